@@ -1,0 +1,182 @@
+# animd - one non-recursive Makefile.
+#
+#   make run      install missing packages, build, run on the demo assets
+#   make check    install missing packages, build, run every test
+#                 (unit tests twice: plain and under ASan+UBSan)
+#   make bench    build optimised and print the benchmark figures
+#   make fuzz     run every libFuzzer harness for FUZZ_SECONDS each
+#   make install  PREFIX=/usr/local DESTDIR=
+#   V=1           show full commands
+#
+# Source files are found by folder, so adding a module or a test needs no
+# edit here: daemon/{formats,anim,assets}/*.c form the engine library,
+# daemon/{offline,service}/*.c the animd binary, tests/unit/test_*.c one
+# cmocka program each, tests/fuzz/fuzz_*.c one harness each,
+# tests/bench/bench_*.c one benchmark each, tests/gen/gen_*.c one generator each.
+
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2 -g
+SAN      ?=
+FUZZ_SECONDS ?= 60
+FUZZ_CC  ?= clang
+
+# Debian packages the project needs; `make deps` installs the missing ones.
+DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
+	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
+	libsystemd-dev libjansson-dev
+PC_LIBS = jansson
+
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	  -Wno-unused-parameter
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -Idaemon $(CFLAGS)
+LDLIBS_ALL = $(LDLIBS) -lm
+ifneq ($(SAN),)
+CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=$(SAN)
+endif
+
+# pkg-config is evaluated lazily, after `make deps` has run.
+PC_CFLAGS = $(shell pkg-config --cflags $(PC_LIBS))
+PC_LDLIBS = $(shell pkg-config --libs $(PC_LIBS))
+CMOCKA_LDLIBS = $(shell pkg-config --libs cmocka)
+
+CORE_SRC  := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/assets/*.c))
+ANIMD_SRC := $(sort $(wildcard daemon/offline/*.c daemon/service/*.c))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SUPPORT_SRC := $(sort $(wildcard tests/unit/support/*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench/bench_*.c))
+GEN_SRC   := $(sort $(wildcard tests/gen/gen_*.c))
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+INTEG_TESTS := $(sort $(wildcard tests/integration/test_*.sh))
+
+CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+ANIMD_OBJ := $(ANIMD_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+CORE_LIB  := $(BUILD)/libanimcore.a
+ANIMD     := $(BUILD)/animd
+DEMO_DIR  := $(BUILD)/demo
+
+.PHONY: all deps run check check-unit check-san check-integration unit-tests \
+	bench fuzz demo install clean
+.DEFAULT_GOAL := all
+
+all: $(ANIMD) $(GEN_BIN)
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(PC_CFLAGS) -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ANIMD): $(ANIMD_OBJ) $(CORE_LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
+
+unit-tests: $(UNIT_BIN)
+
+# Demo assets come from our own generator, never from a game.
+demo: $(GEN_BIN)
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	$(Q)$(BUILD)/gen/gen_demo $(DEMO_DIR)
+
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all demo
+	@echo "== animd check $(DEMO_DIR)"
+	$(Q)$(ANIMD) check -v $(DEMO_DIR)
+	@echo "== animd inspect $(DEMO_DIR)/walker.md5anim"
+	$(Q)$(ANIMD) inspect $(DEMO_DIR)/walker.md5anim
+	@echo "== animd sample $(DEMO_DIR)/walker.md5anim --mesh $(DEMO_DIR)/walker.md5mesh --time 0.25 --space model"
+	$(Q)$(ANIMD) sample $(DEMO_DIR)/walker.md5anim --mesh $(DEMO_DIR)/walker.md5mesh --time 0.25 --space model
+
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory check-san
+	@$(MAKE) --no-print-directory check-integration
+
+check-unit: all unit-tests
+	@echo "== unit tests"
+	$(Q)tests/run-tests.sh unit $(UNIT_BIN)
+
+check-san:
+	@echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=address,undefined OPT="-O1 -g" unit-tests
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  tests/run-tests.sh unit-san $(UNIT_BIN:$(BUILD)/%=$(BUILD)/san/%)
+
+check-integration: all demo
+	@echo "== integration tests"
+	$(Q)ANIMD=$(abspath $(ANIMD)) BUILD=$(abspath $(BUILD)) tests/run-tests.sh integration $(INTEG_TESTS)
+
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/bench-build OPT="-O2 -DNDEBUG" \
+	  $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench-build/bench/%)
+	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench-build/bench/%); do $$b; done
+
+# libFuzzer: each harness links the engine sources compiled by clang.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Idaemon $(WARN) \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  $(PC_CFLAGS) -o $@ $< $(CORE_SRC) $(PC_LDLIBS) -lm
+
+fuzz:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(ANIMD) $(DESTDIR)$(BINDIR)/animd
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,116 @@
+/*
+ * clip.h - the one runtime clip representation and its sampler.
+ *
+ * Every format compiles to this (DESIGN.md 3).  A clip animates
+ * joint_count joints; per joint it has translation, rotation and scale
+ * channels.  Two storages share one sampler entry point:
+ *
+ *  - uniform: frame-based data sampled at a fixed rate (MD5).  `frames`
+ *    holds frame_count dense local poses (frame_count * joint_count
+ *    transforms, frame-major).  Time -> frame position is exact integer
+ *    arithmetic on nanoseconds.
+ *  - keyed: per joint and channel, a track of keys with its own timeline
+ *    and interpolation (.x, M2).  A channel with no keys holds the
+ *    joint's value from `rest`.
+ *
+ * Clip time runs over [0, duration_ns].  Playback time (elapsed since
+ * start, any sign, any size) maps to clip time through a loop mode.
+ *
+ * Sampling never allocates and never fails; clips are immutable once built.
+ */
+#ifndef ANIMD_CLIP_H
+#define ANIMD_CLIP_H
+
+#include <stdint.h>
+
+#include "math3d.h"
+
+#define NS_PER_SEC 1000000000LL
+
+enum loop_mode {
+	LOOP_LOOP,      /* wrap around: the end is the start of the next cycle */
+	LOOP_ONCE,      /* clamp to [0, duration]; hold the last pose */
+	LOOP_PINGPONG,  /* forward then backward, period 2 * duration */
+};
+
+enum root_motion {
+	ROOT_RAW,       /* joint 0 as authored */
+	ROOT_IN_PLACE,  /* Doom's way: joint 0's translation relative to its
+			   base, plus root_delta per completed loop */
+};
+
+enum interp {
+	INTERP_STEP,
+	INTERP_LINEAR,      /* lerp; shortest-path slerp for rotations */
+	INTERP_CATMULL_ROM, /* through the keys (.x spline positions) */
+	INTERP_HERMITE,     /* value, in-tangent, out-tangent per key (M2) */
+	INTERP_BEZIER,      /* value, in-control, out-control per key (M2) */
+};
+
+struct track {
+	uint32_t count;         /* 0: channel not animated */
+	uint8_t interp;         /* enum interp */
+	uint8_t width;          /* floats per value: 3 (vec3) or 4 (quat x,y,z,w) */
+	const int64_t *times;   /* count non-decreasing clip times in ns */
+	const float *values;    /* count * width floats; three times that for
+				   HERMITE and BEZIER (value, in, out) */
+};
+
+struct joint_tracks {
+	struct track t, r, s;
+};
+
+struct clip {
+	char *name;
+	uint32_t joint_count;
+	int64_t duration_ns;
+	enum loop_mode loop;            /* the authored default */
+
+	/* Uniform storage (frames != NULL). */
+	uint32_t frame_count;
+	uint32_t frame_rate;            /* frames per second, > 0 */
+	struct transform *frames;       /* frame_count * joint_count */
+
+	/* Keyed storage (tracks != NULL). */
+	struct joint_tracks *tracks;    /* joint_count */
+	struct transform *rest;         /* joint_count: values for empty channels */
+	void *key_storage;              /* owns every track's times and values */
+
+	/* MD5 extras (NULL / zero when absent). */
+	float (*bounds)[6];             /* per frame: min xyz, max xyz */
+	vec3 root_base;                 /* joint 0's baseframe translation */
+	vec3 root_delta;                /* last frame's root minus root_base */
+};
+
+/* Where playback time landed in the clip. */
+struct clip_time {
+	int64_t t_ns;           /* clip time in [0, duration_ns] */
+	int64_t cycles;         /* completed loops (negative when playing back
+				   before the start of a loop); 0 otherwise */
+	int ended;              /* LOOP_ONCE only: time is past the end */
+};
+
+/* Map playback time to clip time.  Uniform clips wrap in exact integer
+ * frame units; zero-length clips always map to 0. */
+struct clip_time clip_map_time(const struct clip *c, int64_t elapsed_ns, enum loop_mode mode);
+
+/* Local pose at clip time t (clamped to [0, duration]).  `out` holds
+ * joint_count transforms. */
+void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out);
+
+/* Apply a root-motion mode to a sampled pose (joint 0).  ROOT_RAW leaves it
+ * unchanged. */
+void clip_apply_root_motion(const struct clip *c, enum root_motion mode,
+			    const struct clip_time *ct, struct transform *pose);
+
+/* Blended bounds box at clip time t; 0, or -1 when the clip has none. */
+int clip_bounds(const struct clip *c, int64_t t_ns, float out[6]);
+
+/* Seconds (API) <-> nanoseconds (engine), rounding to nearest and saturating
+ * instead of overflowing; NaN maps to 0. */
+int64_t time_from_seconds(double s);
+double time_to_seconds(int64_t ns);
+
+void clip_free(struct clip *c);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * math3d.h - the engine's vectors, quaternions and 3x4 matrices.
+ *
+ * Conventions (DESIGN.md 3): column vectors, p' = M * p.  Quaternions are
+ * Hamilton, stored x, y, z, w, rotating by q * v * q^-1.  A mat34 is a
+ * row-major 3x4 affine matrix, translation in the last column:
+ *
+ *     | m[0][0] m[0][1] m[0][2] m[0][3] |       p' = R * p + t,
+ *     | m[1][0] m[1][1] m[1][2] m[1][3] |       t = (m[0][3], m[1][3], m[2][3])
+ *     | m[2][0] m[2][1] m[2][2] m[2][3] |
+ *
+ * Everything here is inline or allocation-free; nothing touches errno.
+ */
+#ifndef ANIMD_MATH3D_H
+#define ANIMD_MATH3D_H
+
+typedef struct { float x, y, z; } vec3;
+typedef struct { float x, y, z, w; } quat;
+typedef struct { float m[3][4]; } mat34;
+
+/* A local joint transform: scale, then rotate, then translate
+ * (T * R * S in column form). */
+struct transform {
+	vec3 t;
+	quat r;
+	vec3 s;
+};
+
+static inline vec3 vec3_make(float x, float y, float z) { vec3 v = { x, y, z }; return v; }
+static inline vec3 vec3_add(vec3 a, vec3 b) { return vec3_make(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline vec3 vec3_sub(vec3 a, vec3 b) { return vec3_make(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline vec3 vec3_scale(vec3 a, float k) { return vec3_make(a.x * k, a.y * k, a.z * k); }
+static inline vec3 vec3_lerp(vec3 a, vec3 b, float t)
+{
+	return vec3_make(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
+}
+
+static inline quat quat_make(float x, float y, float z, float w) { quat q = { x, y, z, w }; return q; }
+static inline quat quat_identity(void) { return quat_make(0.0f, 0.0f, 0.0f, 1.0f); }
+static inline quat quat_conj(quat q) { return quat_make(-q.x, -q.y, -q.z, q.w); }
+static inline float quat_dot(quat a, quat b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+quat quat_mul(quat a, quat b);                  /* a * b: rotate by b, then a */
+quat quat_normalize(quat q);                    /* identity for a zero quaternion */
+vec3 quat_rotate(quat q, vec3 v);
+/* Shortest-path spherical interpolation, normalised.  Accurate to float
+ * precision for any pair of unit quaternions. */
+quat quat_slerp(quat a, quat b, float t);
+/* Normalised linear interpolation along the shortest path. */
+quat quat_nlerp(quat a, quat b, float t);
+
+struct transform transform_identity(void);
+mat34 mat34_identity(void);
+mat34 mat34_from_transform(const struct transform *x);     /* T * R * S */
+mat34 mat34_from_rt(quat r, vec3 t);                        /* T * R */
+mat34 mat34_mul(const mat34 *a, const mat34 *b);            /* a * b */
+vec3 mat34_apply(const mat34 *m, vec3 p);                   /* m * p (point) */
+vec3 mat34_apply_dir(const mat34 *m, vec3 d);               /* rotation part only */
+/* Inverse of a rigid or scaled affine matrix (general 3x3 inverse).  A
+ * singular matrix yields the identity. */
+mat34 mat34_inverse(const mat34 *m);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * pose.h - from local joint transforms to the matrices a renderer wants.
+ * Allocation-free; callers own every array (joint_count entries).
+ */
+#ifndef ANIMD_POSE_H
+#define ANIMD_POSE_H
+
+#include <stdint.h>
+
+#include "math3d.h"
+#include "skeleton.h"
+
+/* model[i] = model[parent[i]] * local[i]; roots use local[i]. */
+void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model);
+
+/* skin[i] = model[i] * inv_bind[i].  Requires s->inv_bind. */
+void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin);
+
+/* Local transforms from model-space matrices without scale (the inverse of
+ * pose_local_to_model for rigid poses); used for bind poses given in model
+ * space, such as md5mesh joints. */
+void pose_model_to_local(const struct skeleton *s, const mat34 *model, struct transform *local);
+
+#endif

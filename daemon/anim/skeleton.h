@@ -1,0 +1,43 @@
+/*
+ * skeleton.h - joints, their hierarchy and their rest pose.
+ *
+ * Invariant every loader guarantees and every consumer relies on:
+ * parents[i] < i (or -1), so a single forward pass resolves the hierarchy.
+ * Immutable once built; shared by reference between clips and meshes of an
+ * asset.
+ */
+#ifndef ANIMD_SKELETON_H
+#define ANIMD_SKELETON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "math3d.h"
+
+struct skeleton {
+	uint32_t joint_count;
+	char **names;               /* joint_count NUL-terminated names */
+	int32_t *parents;           /* -1 for roots */
+	struct transform *rest;     /* local (parent-relative) rest pose */
+	mat34 *bind_model;          /* model-space bind pose, or NULL if none */
+	mat34 *inv_bind;            /* inverse of bind_model, or NULL if none */
+};
+
+/* Allocate an empty skeleton of n joints (names NULL, parents -1, rest
+ * identity, no bind pose).  NULL on ENOMEM. */
+struct skeleton *skeleton_new(uint32_t n);
+/* Allocate bind_model/inv_bind and fill them from `rest` through the
+ * hierarchy.  0 or -ENOMEM. */
+int skeleton_compute_bind(struct skeleton *s);
+void skeleton_free(struct skeleton *s);
+
+/* Index of the joint with this name, or -1. */
+int32_t skeleton_find(const struct skeleton *s, const char *name);
+
+/* Can a clip built for `clip_skel` drive `target`?  Same joint count, same
+ * names index by index, same parents (Doom's rule).  0, or -EINVAL with a
+ * message naming the first difference written to err. */
+int skeleton_check_binding(const struct skeleton *clip_skel, const struct skeleton *target,
+			   char *err, size_t errlen);
+
+#endif

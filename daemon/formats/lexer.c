@@ -1,0 +1,372 @@
+#include "lexer.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest number we accept as text; real exporters write at most ~25. */
+#define LEX_NUMBER_MAX 63
+
+void lex_init(struct lexer *lx, const char *buf, size_t len, const char *puncts,
+	      unsigned flags, struct diag *diag)
+{
+	memset(lx, 0, sizeof *lx);
+	lx->p = buf;
+	lx->end = buf + len;
+	lx->line = 1;
+	lx->col = 1;
+	lx->flags = flags;
+	lx->puncts = puncts;
+	lx->diag = diag;
+}
+
+size_t lex_remaining(const struct lexer *lx)
+{
+	return (size_t)(lx->end - lx->p);
+}
+
+/* Advance one byte, keeping line and column exact for LF, CRLF and CR. */
+static void lex_advance(struct lexer *lx)
+{
+	char c = *lx->p++;
+
+	if (c == '\n' || (c == '\r' && (lx->p == lx->end || *lx->p != '\n'))) {
+		lx->line++;
+		lx->col = 1;
+	} else if (c == '\r') {
+		/* The CR of a CRLF: the LF that follows ends the line. */
+	} else {
+		lx->col++;
+	}
+}
+
+static int lex_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int lex_is_punct_char(const struct lexer *lx, char c)
+{
+	return c != '\0' && strchr(lx->puncts, c) != NULL;
+}
+
+static int lex_comment_starts(const struct lexer *lx, const char *p)
+{
+	if (*p == '/' && p + 1 < lx->end && (p[1] == '/' || p[1] == '*'))
+		return 1;
+	return *p == '#' && (lx->flags & LEX_HASH_COMMENTS);
+}
+
+/* Skip whitespace and comments.  Returns -EINVAL on an unterminated block
+ * comment. */
+static int lex_skip(struct lexer *lx)
+{
+	while (lx->p < lx->end) {
+		char c = *lx->p;
+
+		if (lex_is_space(c)) {
+			lex_advance(lx);
+		} else if (c == '#' && (lx->flags & LEX_HASH_COMMENTS)) {
+			while (lx->p < lx->end && *lx->p != '\n' && *lx->p != '\r')
+				lex_advance(lx);
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+			while (lx->p < lx->end && *lx->p != '\n' && *lx->p != '\r')
+				lex_advance(lx);
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+			uint32_t line = lx->line, col = lx->col;
+
+			lex_advance(lx);
+			lex_advance(lx);
+			for (;;) {
+				if (lx->p >= lx->end) {
+					diag_at(lx->diag, line, col,
+						"comment opened here is never closed");
+					return -EINVAL;
+				}
+				if (*lx->p == '*' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+					lex_advance(lx);
+					lex_advance(lx);
+					break;
+				}
+				lex_advance(lx);
+			}
+		} else {
+			break;
+		}
+	}
+	return 0;
+}
+
+static int lex_scan(struct lexer *lx, struct lex_token *tok)
+{
+	unsigned char c;
+
+	if (lex_skip(lx) < 0)
+		return -EINVAL;
+	tok->line = lx->line;
+	tok->col = lx->col;
+	tok->text = lx->p;
+	tok->len = 0;
+	if (lx->p >= lx->end) {
+		tok->kind = LEX_EOF;
+		return 0;
+	}
+	c = (unsigned char)*lx->p;
+	if (c < 0x20 || c == 0x7f) {
+		diag_at(lx->diag, lx->line, lx->col,
+			"unexpected control byte 0x%02x (is this a text file?)", c);
+		return -EINVAL;
+	}
+	if (c == '"') {
+		lex_advance(lx);
+		tok->kind = LEX_STRING;
+		tok->text = lx->p;
+		while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n' && *lx->p != '\r')
+			lex_advance(lx);
+		if (lx->p >= lx->end || *lx->p != '"') {
+			diag_at(lx->diag, tok->line, tok->col,
+				"string opened here is not closed on its line");
+			return -EINVAL;
+		}
+		tok->len = (size_t)(lx->p - tok->text);
+		lex_advance(lx);
+		return 0;
+	}
+	if (c == '<' && (lx->flags & LEX_GUIDS)) {
+		lex_advance(lx);
+		tok->kind = LEX_GUID;
+		tok->text = lx->p;
+		while (lx->p < lx->end && *lx->p != '>' && *lx->p != '\n' && *lx->p != '\r')
+			lex_advance(lx);
+		if (lx->p >= lx->end || *lx->p != '>') {
+			diag_at(lx->diag, tok->line, tok->col,
+				"GUID opened here is not closed on its line");
+			return -EINVAL;
+		}
+		tok->len = (size_t)(lx->p - tok->text);
+		lex_advance(lx);
+		return 0;
+	}
+	if (lex_is_punct_char(lx, (char)c)) {
+		tok->kind = LEX_PUNCT;
+		tok->len = 1;
+		lex_advance(lx);
+		return 0;
+	}
+	tok->kind = LEX_WORD;
+	while (lx->p < lx->end) {
+		c = (unsigned char)*lx->p;
+		if (lex_is_space((char)c) || c == '"' || c < 0x20 || c == 0x7f ||
+		    lex_is_punct_char(lx, (char)c) || lex_comment_starts(lx, lx->p) ||
+		    (c == '<' && (lx->flags & LEX_GUIDS)))
+			break;
+		lx->p++;
+		lx->col++;
+	}
+	tok->len = (size_t)(lx->p - tok->text);
+	return 0;
+}
+
+int lex_next(struct lexer *lx, struct lex_token *tok)
+{
+	if (lx->has_ahead) {
+		*tok = lx->ahead;
+		lx->has_ahead = 0;
+		return 0;
+	}
+	return lex_scan(lx, tok);
+}
+
+int lex_peek(struct lexer *lx, struct lex_token *tok)
+{
+	if (!lx->has_ahead) {
+		if (lex_scan(lx, &lx->ahead) < 0)
+			return -EINVAL;
+		lx->has_ahead = 1;
+	}
+	*tok = lx->ahead;
+	return 0;
+}
+
+int lex_is_word(const struct lex_token *tok, const char *word)
+{
+	size_t n = strlen(word);
+
+	return tok->kind == LEX_WORD && tok->len == n && memcmp(tok->text, word, n) == 0;
+}
+
+int lex_is_punct(const struct lex_token *tok, char c)
+{
+	return tok->kind == LEX_PUNCT && tok->text[0] == c;
+}
+
+const char *lex_describe(const struct lex_token *tok, char *buf, size_t size)
+{
+	int n = tok->len > 40 ? 40 : (int)tok->len;
+	const char *more = tok->len > 40 ? "..." : "";
+
+	switch (tok->kind) {
+	case LEX_EOF:
+		snprintf(buf, size, "end of file");
+		break;
+	case LEX_PUNCT:
+		snprintf(buf, size, "'%c'", tok->text[0]);
+		break;
+	case LEX_STRING:
+		snprintf(buf, size, "string \"%.*s%s\"", n, tok->text, more);
+		break;
+	case LEX_GUID:
+		snprintf(buf, size, "GUID <%.*s%s>", n, tok->text, more);
+		break;
+	default:
+		snprintf(buf, size, "\"%.*s%s\"", n, tok->text, more);
+		break;
+	}
+	return buf;
+}
+
+static int lex_fail_expected(struct lexer *lx, const struct lex_token *tok,
+			     const char *expected)
+{
+	char found[64];
+
+	diag_at(lx->diag, tok->line, tok->col, "expected %s, found %s", expected,
+		lex_describe(tok, found, sizeof found));
+	return -EINVAL;
+}
+
+int lex_expect_word(struct lexer *lx, const char *word)
+{
+	struct lex_token tok;
+	char want[80];
+
+	if (lex_next(lx, &tok) < 0)
+		return -EINVAL;
+	if (lex_is_word(&tok, word))
+		return 0;
+	snprintf(want, sizeof want, "\"%s\"", word);
+	return lex_fail_expected(lx, &tok, want);
+}
+
+int lex_expect_punct(struct lexer *lx, char c)
+{
+	struct lex_token tok;
+	char want[8];
+
+	if (lex_next(lx, &tok) < 0)
+		return -EINVAL;
+	if (lex_is_punct(&tok, c))
+		return 0;
+	snprintf(want, sizeof want, "'%c'", c);
+	return lex_fail_expected(lx, &tok, want);
+}
+
+int lex_expect_string(struct lexer *lx, const char *what, struct lex_token *tok)
+{
+	char want[96];
+
+	if (lex_next(lx, tok) < 0)
+		return -EINVAL;
+	if (tok->kind == LEX_STRING)
+		return 0;
+	snprintf(want, sizeof want, "a quoted %s", what);
+	return lex_fail_expected(lx, tok, want);
+}
+
+/* Copy a word into a NUL-terminated buffer for strtod/strtoll. */
+static int lex_number_text(const struct lex_token *tok, char *buf)
+{
+	if (tok->kind != LEX_WORD || tok->len == 0 || tok->len > LEX_NUMBER_MAX)
+		return -EINVAL;
+	memcpy(buf, tok->text, tok->len);
+	buf[tok->len] = '\0';
+	return 0;
+}
+
+int lex_token_int(const struct lex_token *tok, int64_t *out)
+{
+	char buf[LEX_NUMBER_MAX + 1], *end;
+	long long v;
+
+	if (lex_number_text(tok, buf) < 0)
+		return -EINVAL;
+	if (!(buf[0] == '-' || buf[0] == '+' || (buf[0] >= '0' && buf[0] <= '9')))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int lex_token_float(const struct lex_token *tok, float *out)
+{
+	char buf[LEX_NUMBER_MAX + 1], *end;
+	double v;
+	char c;
+
+	if (lex_number_text(tok, buf) < 0)
+		return -EINVAL;
+	c = buf[0];
+	/* strtod also takes "nan", "inf" and hex floats: a file has no use for them. */
+	if (!(c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')))
+		return -EINVAL;
+	if (strpbrk(buf, "xXnNiI") != NULL)
+		return -EINVAL;
+	v = strtod(buf, &end);
+	if (*end != '\0' || !isfinite(v) || fabs(v) > FLT_MAX)
+		return -EINVAL;
+	*out = (float)v;
+	return 0;
+}
+
+int lex_expect_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
+		   int64_t *out)
+{
+	struct lex_token tok;
+	char want[96], found[64];
+	int64_t v;
+
+	if (lex_next(lx, &tok) < 0)
+		return -EINVAL;
+	if (lex_token_int(&tok, &v) < 0) {
+		snprintf(want, sizeof want, "an integer %s", what);
+		return lex_fail_expected(lx, &tok, want);
+	}
+	if (v < min || v > max) {
+		diag_at(lx->diag, tok.line, tok.col,
+			"%s %s is out of range (%lld..%lld)", what,
+			lex_describe(&tok, found, sizeof found), (long long)min, (long long)max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int lex_expect_float(struct lexer *lx, const char *what, float *out)
+{
+	struct lex_token tok;
+	char want[96];
+
+	if (lex_next(lx, &tok) < 0)
+		return -EINVAL;
+	if (lex_token_float(&tok, out) == 0)
+		return 0;
+	snprintf(want, sizeof want, "a finite number for %s", what);
+	return lex_fail_expected(lx, &tok, want);
+}
+
+char *lex_strdup(const struct lex_token *tok)
+{
+	char *s = malloc(tok->len + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, tok->text, tok->len);
+	s[tok->len] = '\0';
+	return s;
+}

@@ -1,0 +1,95 @@
+/*
+ * lexer.h - the tokenizer shared by the text formats (MD5 today, .x text).
+ *
+ * Tokens are words (keywords and numbers), double-quoted strings (no escapes;
+ * the quotes are not part of the text), single punctuation characters from a
+ * per-format set, and optionally <GUID>s.  Whitespace and comments separate
+ * tokens; "//" and "/ *  * /" comments always, "#" line comments on request.
+ * Line ends may be LF, CRLF or a lone CR.  Every token knows its 1-based line
+ * and column (columns count bytes), which is what errors point at.
+ *
+ * Token text points into the caller's buffer, which must outlive the lexer;
+ * the buffer need not be NUL-terminated.  The lexer never reads outside
+ * [buf, buf + len).
+ */
+#ifndef ANIMD_LEXER_H
+#define ANIMD_LEXER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+enum lex_kind {
+	LEX_EOF,
+	LEX_WORD,
+	LEX_STRING,
+	LEX_PUNCT,
+	LEX_GUID,
+};
+
+struct lex_token {
+	enum lex_kind kind;
+	const char *text;
+	size_t len;
+	uint32_t line;
+	uint32_t col;
+};
+
+#define LEX_HASH_COMMENTS 0x1u  /* '#' starts a comment to the end of the line */
+#define LEX_GUIDS         0x2u  /* "<...>" is one LEX_GUID token */
+
+struct lexer {
+	const char *p;
+	const char *end;
+	uint32_t line;
+	uint32_t col;
+	unsigned flags;
+	const char *puncts;     /* NUL-terminated set of punctuation characters */
+	struct diag *diag;
+	struct lex_token ahead;
+	int has_ahead;
+};
+
+void lex_init(struct lexer *lx, const char *buf, size_t len, const char *puncts,
+	      unsigned flags, struct diag *diag);
+
+/* Next token (LEX_EOF at the end, repeatedly).  Returns 0, or -EINVAL with
+ * the diag set for an unterminated string or comment or a control byte. */
+int lex_next(struct lexer *lx, struct lex_token *tok);
+int lex_peek(struct lexer *lx, struct lex_token *tok);
+
+/* 1 if the token is exactly this word / this punctuation character. */
+int lex_is_word(const struct lex_token *tok, const char *word);
+int lex_is_punct(const struct lex_token *tok, char c);
+
+/* Human-readable description of a token for messages: "\"numJoints\"",
+ * "'{'", "end of file".  Writes into buf and returns it. */
+const char *lex_describe(const struct lex_token *tok, char *buf, size_t size);
+
+/*
+ * Expectations.  Each consumes one token and returns 0 when it matches, or
+ * -EINVAL after recording "expected X, found Y" (or a range error) at the
+ * token's position.  `what` names the value in messages ("numJoints",
+ * "joint parent").
+ */
+int lex_expect_word(struct lexer *lx, const char *word);
+int lex_expect_punct(struct lexer *lx, char c);
+int lex_expect_string(struct lexer *lx, const char *what, struct lex_token *tok);
+int lex_expect_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
+		   int64_t *out);
+/* A finite number representable as a float. */
+int lex_expect_float(struct lexer *lx, const char *what, float *out);
+
+/* Parse a token as a number without consuming anything (0 or -EINVAL, no
+ * diag). */
+int lex_token_int(const struct lex_token *tok, int64_t *out);
+int lex_token_float(const struct lex_token *tok, float *out);
+
+/* Copy of the token text as a NUL-terminated string (NULL on ENOMEM). */
+char *lex_strdup(const struct lex_token *tok);
+
+/* Bytes not yet consumed; parsers use it to bound counts before allocating. */
+size_t lex_remaining(const struct lexer *lx);
+
+#endif
