@@ -12,7 +12,8 @@
 # edit here: daemon/{formats,anim,assets}/*.c form the engine library,
 # daemon/{offline,service}/*.c the animd binary, tests/unit/test_*.c one
 # cmocka program each, tests/fuzz/fuzz_*.c one harness each,
-# tests/bench/bench_*.c one benchmark each, tests/gen/gen_*.c one generator each.
+# tests/bench/bench_*.c one benchmark each, tests/gen/gen_*.c one generator
+# each; tests/support/*.c (fixture writers) link into all of those.
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
@@ -26,7 +27,7 @@ FUZZ_CC  ?= clang
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
-	libsystemd-dev libjansson-dev
+	libsystemd-dev libjansson-dev jq
 PC_LIBS = jansson
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -39,7 +40,7 @@ endif
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -Idaemon $(CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -Idaemon -Itests $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -54,7 +55,7 @@ CMOCKA_LDLIBS = $(shell pkg-config --libs cmocka)
 CORE_SRC  := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/assets/*.c))
 ANIMD_SRC := $(sort $(wildcard daemon/offline/*.c daemon/service/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_SUPPORT_SRC := $(sort $(wildcard tests/unit/support/*.c))
+SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/bench_*.c))
 GEN_SRC   := $(sort $(wildcard tests/gen/gen_*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -62,7 +63,7 @@ INTEG_TESTS := $(sort $(wildcard tests/integration/test_*.sh))
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMD_OBJ := $(ANIMD_SRC:%.c=$(BUILD)/obj/%.o)
-UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
+SUPPORT_OBJ := $(SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
@@ -101,17 +102,17 @@ $(ANIMD): $(ANIMD_OBJ) $(CORE_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT_OBJ) $(CORE_LIB)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
 
-$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(CORE_LIB)
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
-$(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(CORE_LIB)
+$(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)

@@ -1,0 +1,293 @@
+#include "asset.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "anim/md5_import.h"
+#include "formats/md5.h"
+
+static const char *asset_extension(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	const char *dot = strrchr(slash ? slash : name, '.');
+
+	return dot ? dot + 1 : "";
+}
+
+enum asset_format asset_detect(const char *name, const void *head, size_t len)
+{
+	const char *ext = asset_extension(name);
+
+	(void)head;
+	(void)len;
+	if (strcasecmp(ext, "md5mesh") == 0)
+		return ASSET_FORMAT_MD5MESH;
+	if (strcasecmp(ext, "md5anim") == 0)
+		return ASSET_FORMAT_MD5ANIM;
+	if (strcasecmp(ext, "md5camera") == 0)
+		return ASSET_FORMAT_MD5CAMERA;
+	return ASSET_FORMAT_UNKNOWN;
+}
+
+const char *asset_format_name(enum asset_format f)
+{
+	switch (f) {
+	case ASSET_FORMAT_MD5MESH:   return "md5mesh";
+	case ASSET_FORMAT_MD5ANIM:   return "md5anim";
+	case ASSET_FORMAT_MD5CAMERA: return "md5camera";
+	default:                     return "unknown";
+	}
+}
+
+/* The clip name of a single-clip file: its base name without extension. */
+static char *asset_stem(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	const char *base = slash ? slash + 1 : name;
+	const char *dot = strrchr(base, '.');
+	size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+
+	return strndup(base, n);
+}
+
+static struct asset *asset_new(const char *name, enum asset_format f, size_t len)
+{
+	struct asset *a = calloc(1, sizeof *a);
+
+	if (a == NULL)
+		return NULL;
+	a->name = strdup(name);
+	if (a->name == NULL) {
+		free(a);
+		return NULL;
+	}
+	a->format = f;
+	a->file_bytes = len;
+	/* Doom 3 is Z-up and right-handed; MD5 files are left as authored. */
+	a->version = 10;
+	a->up = "z_up";
+	a->handedness = "right";
+	return a;
+}
+
+static int asset_fail_diag(const char *name, const struct diag *d, int rc, char *err,
+			   size_t errlen)
+{
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: error: out of memory", name);
+	else
+		diag_format(d, name, err, errlen);
+	return rc;
+}
+
+static int asset_fail(const char *name, int rc, char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "%s: error: %s: %s", name, what, strerror(-rc));
+	return rc;
+}
+
+static int asset_load_md5mesh(struct asset *a, const void *buf, size_t len, char *err,
+			      size_t errlen)
+{
+	struct md5_model *m = NULL;
+	struct diag d = { 0 };
+	int rc = md5_mesh_parse(buf, len, &m, &d);
+
+	if (rc < 0)
+		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	rc = md5_import_skeleton(m, &a->skeleton);
+	if (rc == 0 && m->num_meshes > 0) {
+		a->meshes = calloc(m->num_meshes, sizeof *a->meshes);
+		if (a->meshes == NULL)
+			rc = -ENOMEM;
+	}
+	for (uint32_t i = 0; rc == 0 && i < m->num_meshes; i++) {
+		rc = md5_import_mesh(m, i, &a->meshes[i]);
+		if (rc == 0)
+			a->mesh_count++;
+	}
+	md5_model_free(m);
+	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert mesh") : 0;
+}
+
+static int asset_load_md5anim(struct asset *a, const void *buf, size_t len, char *err,
+			      size_t errlen)
+{
+	struct md5_anim *an = NULL;
+	struct diag d = { 0 };
+	char *stem;
+	int rc = md5_anim_parse(buf, len, &an, &d);
+
+	if (rc < 0)
+		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	a->animated_components = an->num_components;
+	stem = asset_stem(a->name);
+	a->clips = calloc(1, sizeof *a->clips);
+	if (stem == NULL || a->clips == NULL)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = md5_import_anim_skeleton(an, &a->skeleton);
+	if (rc == 0)
+		rc = md5_import_clip(an, stem, &a->clips[0]);
+	if (rc == 0)
+		a->clip_count = 1;
+	free(stem);
+	md5_anim_free(an);
+	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert anim") : 0;
+}
+
+static int asset_load_md5camera(struct asset *a, const void *buf, size_t len, char *err,
+				size_t errlen)
+{
+	struct md5_camera *c = NULL;
+	struct diag d = { 0 };
+	int rc = md5_camera_parse(buf, len, &c, &d);
+
+	if (rc < 0)
+		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	rc = md5_import_camera(c, &a->camera);
+	md5_camera_free(c);
+	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert camera") : 0;
+}
+
+int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
+		      char *err, size_t errlen)
+{
+	enum asset_format f = asset_detect(name, buf, len);
+	struct asset *a;
+	int rc;
+
+	if (f == ASSET_FORMAT_UNKNOWN) {
+		snprintf(err, errlen,
+			 "%s: error: unknown format (expected .md5mesh, .md5anim or .md5camera)",
+			 name);
+		return -EINVAL;
+	}
+	a = asset_new(name, f, len);
+	if (a == NULL)
+		return asset_fail(name, -ENOMEM, err, errlen, "cannot load");
+	switch (f) {
+	case ASSET_FORMAT_MD5MESH:
+		rc = asset_load_md5mesh(a, buf, len, err, errlen);
+		break;
+	case ASSET_FORMAT_MD5ANIM:
+		rc = asset_load_md5anim(a, buf, len, err, errlen);
+		break;
+	default:
+		rc = asset_load_md5camera(a, buf, len, err, errlen);
+		break;
+	}
+	if (rc < 0) {
+		asset_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+/* Read a regular file whole, refusing anything larger than max_bytes. */
+static int asset_read_file(const char *path, size_t max_bytes, char **buf_out, size_t *len_out,
+			   char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return asset_fail(path, -errno, err, errlen, "cannot open");
+	if (fstat(fd, &st) < 0) {
+		rc = asset_fail(path, -errno, err, errlen, "cannot stat");
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: error: not a regular file", path);
+		rc = -EINVAL;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > max_bytes) {
+		snprintf(err, errlen, "%s: error: file is %lld bytes, over the %zu-byte limit",
+			 path, (long long)st.st_size, max_bytes);
+		rc = -EFBIG;
+		goto out;
+	}
+	/* One spare byte so a file that grows while we read is noticed. */
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		rc = asset_fail(path, -ENOMEM, err, errlen, "cannot read");
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = asset_fail(path, -errno, err, errlen, "cannot read");
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > (size_t)st.st_size) {
+			snprintf(err, errlen, "%s: error: file grew while being read", path);
+			rc = -EAGAIN;
+			goto out;
+		}
+	}
+	*buf_out = buf;
+	*len_out = len;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
+		    size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (max_bytes == 0)
+		max_bytes = ASSET_DEFAULT_MAX_BYTES;
+	rc = asset_read_file(path, max_bytes, &buf, &len, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = asset_load_buffer(path, buf, len, out, err, errlen);
+	free(buf);
+	return rc;
+}
+
+const struct clip *asset_find_clip(const struct asset *a, const char *name)
+{
+	for (uint32_t i = 0; i < a->clip_count; i++)
+		if (name == NULL || strcmp(a->clips[i]->name, name) == 0)
+			return a->clips[i];
+	return NULL;
+}
+
+void asset_free(struct asset *a)
+{
+	if (a == NULL)
+		return;
+	for (uint32_t i = 0; i < a->clip_count; i++)
+		clip_free(a->clips[i]);
+	for (uint32_t i = 0; i < a->mesh_count; i++)
+		mesh_free(a->meshes[i]);
+	free(a->clips);
+	free(a->meshes);
+	skeleton_free(a->skeleton);
+	camera_track_free(a->camera);
+	free(a->name);
+	free(a);
+}

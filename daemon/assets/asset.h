@@ -1,0 +1,67 @@
+/*
+ * asset.h - one loaded asset file: format detection, parsing, conversion
+ * to the runtime representation.
+ *
+ * The one place that turns a file into runtime objects, shared by the
+ * offline tools (animd check / inspect / sample) and the daemon's cache.
+ * An asset is immutable once loaded.
+ */
+#ifndef ANIMD_ASSET_H
+#define ANIMD_ASSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "anim/camera.h"
+#include "anim/clip.h"
+#include "anim/mesh.h"
+#include "anim/skeleton.h"
+
+enum asset_format {
+	ASSET_FORMAT_UNKNOWN = -1,
+	ASSET_FORMAT_MD5MESH,
+	ASSET_FORMAT_MD5ANIM,
+	ASSET_FORMAT_MD5CAMERA,
+};
+
+/* Largest file we read unless the caller says otherwise. */
+#define ASSET_DEFAULT_MAX_BYTES (256u << 20)
+
+struct asset {
+	enum asset_format format;
+	char *name;                     /* as given to the loader */
+	int version;                    /* the format's own version number */
+	const char *up;                 /* "z_up" or "y_up", as the file has it */
+	const char *handedness;         /* "right" or "left" */
+	uint64_t file_bytes;
+
+	struct skeleton *skeleton;      /* md5mesh: bind; md5anim: hierarchy; else NULL */
+	uint32_t clip_count;
+	struct clip **clips;
+	uint32_t mesh_count;
+	struct mesh **meshes;
+	struct camera_track *camera;    /* md5camera, else NULL */
+
+	/* Per-format facts for inspect (0 when not applicable). */
+	uint32_t animated_components;
+};
+
+/* Format from the file name (extension, case-insensitive) and, for formats
+ * that have one, the header bytes.  ASSET_FORMAT_UNKNOWN if neither says. */
+enum asset_format asset_detect(const char *name, const void *head, size_t len);
+const char *asset_format_name(enum asset_format f);
+
+/* Parse and convert a whole file held in memory.  On failure returns a
+ * negative errno and writes one line ("name:line:col: error: ...") to err. */
+int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
+		      char *err, size_t errlen);
+/* Read a file (at most max_bytes; 0 means ASSET_DEFAULT_MAX_BYTES) and load it. */
+int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
+		    size_t errlen);
+
+/* Clip by name; NULL name means the first clip.  NULL if none matches. */
+const struct clip *asset_find_clip(const struct asset *a, const char *name);
+
+void asset_free(struct asset *a);
+
+#endif

@@ -1,0 +1,258 @@
+#include "sampling.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/pose.h"
+
+static const char *const space_names[] = {
+	[SPACE_LOCAL] = "local",
+	[SPACE_MODEL] = "model",
+	[SPACE_SKIN] = "skin",
+	[SPACE_VERTICES] = "vertices",
+	[SPACE_CAMERA] = "camera",
+};
+
+static const char *const loop_names[] = {
+	[LOOP_LOOP] = "loop",
+	[LOOP_ONCE] = "once",
+	[LOOP_PINGPONG] = "pingpong",
+};
+
+static const char *const root_motion_names[] = {
+	[ROOT_RAW] = "raw",
+	[ROOT_IN_PLACE] = "in_place",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int sampling_lookup(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *sample_space_name(enum sample_space s) { return space_names[s]; }
+const char *sample_loop_name(enum loop_mode m) { return loop_names[m]; }
+const char *sample_root_motion_name(enum root_motion m) { return root_motion_names[m]; }
+
+int sample_space_parse(const char *name, enum sample_space *out)
+{
+	int i = sampling_lookup(space_names, COUNT(space_names), name);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = (enum sample_space)i;
+	return 0;
+}
+
+int sample_loop_parse(const char *name, enum loop_mode *out)
+{
+	int i = sampling_lookup(loop_names, COUNT(loop_names), name);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = (enum loop_mode)i;
+	return 0;
+}
+
+int sample_root_motion_parse(const char *name, enum root_motion *out)
+{
+	int i = sampling_lookup(root_motion_names, COUNT(root_motion_names), name);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = (enum root_motion)i;
+	return 0;
+}
+
+enum sample_space sample_default_space(const struct asset *a)
+{
+	return a->camera != NULL ? SPACE_CAMERA : SPACE_MODEL;
+}
+
+static int sampling_fail(char *err, size_t errlen, int rc, const char *fmt, const char *a,
+			 const char *b)
+{
+	snprintf(err, errlen, fmt, a, b);
+	return rc;
+}
+
+static int sampling_camera(const struct sample_request *req, struct sample_result *res,
+			   char *err, size_t errlen)
+{
+	const struct camera_track *cam = req->asset->camera;
+	enum loop_mode mode = req->loop_set ? req->loop : LOOP_LOOP;
+
+	if (req->space != SPACE_CAMERA)
+		return sampling_fail(err, errlen, -EINVAL, "%s is a camera: only the %s space applies",
+				     req->asset->name, "camera");
+	res->clip_time = camera_map_time(cam, time_from_seconds(req->time), mode);
+	camera_sample(cam, res->clip_time.t_ns, &res->camera);
+	return 0;
+}
+
+/* Which skeleton the pose is expressed on, after checking the pairing. */
+static int sampling_pick_skeleton(const struct sample_request *req, const struct asset **mesh_out,
+				  char *err, size_t errlen)
+{
+	const struct asset *a = req->asset;
+	const struct asset *mesh = req->mesh;
+	char why[256];
+
+	if (mesh != NULL && mesh->format != ASSET_FORMAT_MD5MESH)
+		return sampling_fail(err, errlen, -EINVAL, "%s: the mesh must be a %s file",
+				     mesh->name, "md5mesh");
+	if (mesh == NULL && a->format == ASSET_FORMAT_MD5MESH)
+		mesh = a;
+	if (mesh != NULL && mesh != a && a->skeleton != NULL &&
+	    skeleton_check_binding(a->skeleton, mesh->skeleton, why, sizeof why) < 0) {
+		snprintf(err, errlen, "%s does not fit mesh %s: %s", a->name, mesh->name, why);
+		return -EINVAL;
+	}
+	*mesh_out = mesh;
+	return 0;
+}
+
+static int sampling_vertices(const struct asset *mesh, const struct skeleton *skel,
+			     const mat34 *model, struct sample_result *res)
+{
+	mat34 *skin = NULL;
+
+	res->meshes = calloc(mesh->mesh_count ? mesh->mesh_count : 1, sizeof *res->meshes);
+	res->positions = calloc(mesh->mesh_count ? mesh->mesh_count : 1, sizeof *res->positions);
+	if (res->meshes == NULL || res->positions == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
+		const struct mesh *m = mesh->meshes[i];
+		const mat34 *mats = model;
+
+		if (m->space == MESH_BIND_SPACE) {
+			if (skin == NULL) {
+				skin = malloc((size_t)skel->joint_count * sizeof *skin + 1);
+				if (skin == NULL)
+					return -ENOMEM;
+				pose_model_to_skin(skel, model, skin);
+			}
+			mats = skin;
+		}
+		res->meshes[i] = m;
+		res->positions[i] = malloc((size_t)m->vertex_count * sizeof(vec3) + 1);
+		res->mesh_count = i + 1;
+		if (res->positions[i] == NULL) {
+			free(skin);
+			return -ENOMEM;
+		}
+		mesh_skin_positions(m, mats, res->positions[i]);
+	}
+	free(skin);
+	return 0;
+}
+
+int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
+		    size_t errlen)
+{
+	const struct asset *a = req->asset;
+	const struct asset *mesh = NULL;
+	const struct skeleton *skel;
+	const struct clip *clip = NULL;
+	mat34 *model = NULL;
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	res->space = req->space;
+	if (a->camera != NULL)
+		return sampling_camera(req, res, err, errlen);
+	if (req->space == SPACE_CAMERA)
+		return sampling_fail(err, errlen, -EINVAL, "%s has no %s", a->name, "camera");
+	rc = sampling_pick_skeleton(req, &mesh, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (a->clip_count > 0) {
+		clip = asset_find_clip(a, req->clip);
+		if (clip == NULL)
+			return sampling_fail(err, errlen, -ENOENT, "%s has no clip named \"%s\"",
+					     a->name, req->clip);
+	} else if (req->clip != NULL) {
+		return sampling_fail(err, errlen, -ENOENT, "%s has no clips (asked for \"%s\")",
+				     a->name, req->clip);
+	}
+	skel = mesh != NULL ? mesh->skeleton : a->skeleton;
+	if (req->space == SPACE_SKIN && skel->inv_bind == NULL)
+		return sampling_fail(err, errlen, -EINVAL,
+				     "%s has no bind pose: the %s space needs a mesh (--mesh)",
+				     a->name, "skin");
+	if (req->space == SPACE_VERTICES && mesh == NULL)
+		return sampling_fail(err, errlen, -EINVAL,
+				     "%s has no vertices: the %s space needs a mesh (--mesh)",
+				     a->name, "vertices");
+
+	res->skeleton = skel;
+	res->clip = clip;
+	res->local = malloc((size_t)skel->joint_count * sizeof *res->local);
+	model = malloc((size_t)skel->joint_count * sizeof *model);
+	if (res->local == NULL || model == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (clip != NULL) {
+		enum loop_mode mode = req->loop_set ? req->loop : clip->loop;
+
+		res->clip_time = clip_map_time(clip, time_from_seconds(req->time), mode);
+		clip_sample(clip, res->clip_time.t_ns, res->local);
+		clip_apply_root_motion(clip, req->root_motion, &res->clip_time, res->local);
+		res->has_bounds = clip_bounds(clip, res->clip_time.t_ns, res->bounds) == 0;
+		pose_local_to_model(skel, res->local, model);
+	} else {
+		memcpy(res->local, skel->rest, (size_t)skel->joint_count * sizeof *res->local);
+		/* The bind pose is given in model space: use it as authored. */
+		if (skel->bind_model != NULL)
+			memcpy(model, skel->bind_model, (size_t)skel->joint_count * sizeof *model);
+		else
+			pose_local_to_model(skel, res->local, model);
+	}
+
+	switch (req->space) {
+	case SPACE_LOCAL:
+		free(model);
+		return 0;
+	case SPACE_MODEL:
+		res->mats = model;
+		return 0;
+	case SPACE_SKIN:
+		res->mats = malloc((size_t)skel->joint_count * sizeof *res->mats);
+		if (res->mats == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		pose_model_to_skin(skel, model, res->mats);
+		free(model);
+		return 0;
+	default:
+		rc = sampling_vertices(mesh, skel, model, res);
+		if (rc < 0)
+			goto fail;
+		free(model);
+		return 0;
+	}
+fail:
+	free(model);
+	sample_result_free(res);
+	snprintf(err, errlen, "%s: out of memory", a->name);
+	return rc;
+}
+
+void sample_result_free(struct sample_result *res)
+{
+	for (uint32_t i = 0; i < res->mesh_count; i++)
+		free(res->positions[i]);
+	free(res->positions);
+	free(res->meshes);
+	free(res->local);
+	free(res->mats);
+	memset(res, 0, sizeof *res);
+}

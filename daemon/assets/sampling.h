@@ -1,0 +1,66 @@
+/*
+ * sampling.h - evaluate one pose of an asset at a time, in a chosen space.
+ *
+ * Shared by `animd sample` and the daemon's `sample` request, so both give
+ * the same numbers.  Allocates its result arrays (this is the on-demand
+ * path, not the streaming hot path).
+ */
+#ifndef ANIMD_SAMPLING_H
+#define ANIMD_SAMPLING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asset.h"
+
+enum sample_space {
+	SPACE_LOCAL,
+	SPACE_MODEL,
+	SPACE_SKIN,
+	SPACE_VERTICES,
+	SPACE_CAMERA,
+};
+
+struct sample_request {
+	const struct asset *asset;      /* the file sampled */
+	const struct asset *mesh;       /* md5mesh supplying bind pose and vertices, or NULL */
+	const char *clip;               /* clip name, NULL for the first */
+	double time;                    /* seconds of playback */
+	enum sample_space space;
+	int loop_set;                   /* 0: use the clip's authored loop mode */
+	enum loop_mode loop;
+	enum root_motion root_motion;
+};
+
+struct sample_result {
+	enum sample_space space;
+	const struct skeleton *skeleton;    /* joint names and parents (joint spaces) */
+	const struct clip *clip;            /* NULL when the asset has none */
+	struct clip_time clip_time;
+	struct transform *local;            /* SPACE_LOCAL */
+	mat34 *mats;                        /* SPACE_MODEL, SPACE_SKIN */
+	uint32_t mesh_count;                /* SPACE_VERTICES */
+	const struct mesh **meshes;
+	vec3 **positions;                   /* per mesh, vertex_count each */
+	struct camera_frame camera;         /* SPACE_CAMERA */
+	int has_bounds;
+	float bounds[6];
+};
+
+const char *sample_space_name(enum sample_space s);
+int sample_space_parse(const char *name, enum sample_space *out);
+const char *sample_loop_name(enum loop_mode m);
+int sample_loop_parse(const char *name, enum loop_mode *out);
+const char *sample_root_motion_name(enum root_motion m);
+int sample_root_motion_parse(const char *name, enum root_motion *out);
+
+/* The space a request should default to for this asset. */
+enum sample_space sample_default_space(const struct asset *a);
+
+/* Evaluate.  0, or a negative errno with a one-line reason in err (unknown
+ * clip, space the asset cannot give, mesh that does not bind). */
+int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
+		    size_t errlen);
+void sample_result_free(struct sample_result *res);
+
+#endif

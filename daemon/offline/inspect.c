@@ -1,0 +1,176 @@
+/*
+ * animd inspect FILE [--json]
+ *
+ * What a file holds: format, version, axes, skeleton, clips, meshes,
+ * cameras.  The JSON form is a contract other tools rely on (README).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+
+#include "assets/asset.h"
+#include "assets/sampling.h"
+#include "json_out.h"
+#include "offline.h"
+
+static json_t *inspect_skeleton_json(const struct skeleton *s)
+{
+	json_t *joints = json_array();
+
+	for (uint32_t i = 0; i < s->joint_count; i++)
+		json_array_append_new(joints, json_pack("{s:o, s:i}", "name",
+							json_out_string_or_null(s->names[i]),
+							"parent", (int)s->parents[i]));
+	return json_pack("{s:I, s:b, s:o}", "joint_count", (json_int_t)s->joint_count,
+			 "bind_pose", s->bind_model != NULL, "joints", joints);
+}
+
+static json_t *inspect_clip_json(const struct asset *a, const struct clip *c)
+{
+	json_t *o = json_pack("{s:o, s:o, s:s, s:I}", "name", json_out_string_or_null(c->name),
+			      "duration", json_out_number(time_to_seconds(c->duration_ns)),
+			      "loop", sample_loop_name(c->loop), "joint_count",
+			      (json_int_t)c->joint_count);
+
+	if (c->frames != NULL) {
+		json_object_set_new(o, "frame_rate", json_integer(c->frame_rate));
+		json_object_set_new(o, "frame_count", json_integer(c->frame_count));
+	}
+	if (a->format == ASSET_FORMAT_MD5ANIM)
+		json_object_set_new(o, "animated_components",
+				    json_integer(a->animated_components));
+	json_object_set_new(o, "bounds", json_boolean(c->bounds != NULL));
+	return o;
+}
+
+static json_t *inspect_mesh_json(const struct mesh *m, uint32_t index)
+{
+	char fallback[32];
+
+	snprintf(fallback, sizeof fallback, "mesh%u", index);
+	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:b, s:b}",
+			 "name", json_out_string_or_null(m->name ? m->name : fallback),
+			 "material", json_out_string_or_null(m->material),
+			 "vertex_count", (json_int_t)m->vertex_count,
+			 "triangle_count", (json_int_t)m->triangle_count,
+			 "weight_count", (json_int_t)m->influence_count,
+			 "skinned", m->influence_count > 0,
+			 "normals", m->normals != NULL);
+}
+
+static json_t *inspect_camera_json(const struct camera_track *c)
+{
+	json_t *cuts = json_array();
+
+	for (uint32_t i = 0; i < c->cut_count; i++)
+		json_array_append_new(cuts, json_integer(c->cuts[i]));
+	return json_pack("{s:I, s:I, s:o, s:o}", "frame_count", (json_int_t)c->frame_count,
+			 "frame_rate", (json_int_t)c->frame_rate, "cuts", cuts, "duration",
+			 json_out_number(time_to_seconds(c->duration_ns)));
+}
+
+static json_t *inspect_json(const struct asset *a)
+{
+	json_t *clips = json_array(), *meshes = json_array(), *cameras = json_array();
+	json_t *root;
+
+	for (uint32_t i = 0; i < a->clip_count; i++)
+		json_array_append_new(clips, inspect_clip_json(a, a->clips[i]));
+	for (uint32_t i = 0; i < a->mesh_count; i++)
+		json_array_append_new(meshes, inspect_mesh_json(a->meshes[i], i));
+	if (a->camera != NULL)
+		json_array_append_new(cameras, inspect_camera_json(a->camera));
+	root = json_pack("{s:o, s:s, s:i, s:I, s:{s:s, s:s}}", "asset",
+			 json_out_string_or_null(a->name), "format", asset_format_name(a->format),
+			 "version", a->version, "bytes", (json_int_t)a->file_bytes, "axes", "up",
+			 a->up, "handedness", a->handedness);
+	json_object_set_new(root, "skeleton",
+			    a->skeleton ? inspect_skeleton_json(a->skeleton) : json_null());
+	json_object_set_new(root, "clips", clips);
+	json_object_set_new(root, "meshes", meshes);
+	json_object_set_new(root, "cameras", cameras);
+	return root;
+}
+
+static void inspect_text(const struct asset *a)
+{
+	printf("asset    %s\n", a->name);
+	printf("format   %s version %d, %llu bytes\n", asset_format_name(a->format), a->version,
+	       (unsigned long long)a->file_bytes);
+	printf("axes     %s, %s-handed\n", a->up, a->handedness);
+	if (a->skeleton != NULL) {
+		const struct skeleton *s = a->skeleton;
+
+		printf("skeleton %u joints%s\n", s->joint_count,
+		       s->bind_model ? ", bind pose" : "");
+		for (uint32_t i = 0; i < s->joint_count; i++)
+			printf("  %4u  %-32s parent %d\n", i, s->names[i], s->parents[i]);
+	}
+	for (uint32_t i = 0; i < a->clip_count; i++) {
+		const struct clip *c = a->clips[i];
+
+		printf("clip     \"%s\": %.6g s, %s", c->name, time_to_seconds(c->duration_ns),
+		       sample_loop_name(c->loop));
+		if (c->frames != NULL)
+			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
+		if (a->format == ASSET_FORMAT_MD5ANIM)
+			printf(", %u animated components", a->animated_components);
+		printf("%s\n", c->bounds ? ", bounds" : "");
+	}
+	for (uint32_t i = 0; i < a->mesh_count; i++) {
+		const struct mesh *m = a->meshes[i];
+
+		printf("mesh     %u \"%s\" material \"%s\": %u vertices, %u triangles, %u weights%s\n",
+		       i, m->name ? m->name : "", m->material ? m->material : "", m->vertex_count,
+		       m->triangle_count, m->influence_count, m->influence_count ? ", skinned" : "");
+	}
+	if (a->camera != NULL) {
+		const struct camera_track *c = a->camera;
+
+		printf("camera   %u frames at %u fps, %.6g s playable, cuts:", c->frame_count,
+		       c->frame_rate, time_to_seconds(c->duration_ns));
+		for (uint32_t i = 0; i < c->cut_count; i++)
+			printf(" %u", c->cuts[i]);
+		printf("%s\n", c->cut_count ? "" : " none");
+	}
+}
+
+static void inspect_usage(FILE *f)
+{
+	fprintf(f, "usage: animd inspect FILE [--json]\n"
+		   "  Show format, version, axes, skeleton, clips, meshes and cameras.\n");
+}
+
+int offline_inspect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct asset *a = NULL;
+	char err[512];
+	int json = 0, c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h': inspect_usage(stdout); return 0;
+		default: inspect_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		inspect_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (asset_load_file(argv[optind], 0, &a, err, sizeof err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (json)
+		rc = json_out_print(inspect_json(a), stdout) < 0;
+	else
+		inspect_text(a);
+	asset_free(a);
+	return rc;
+}

@@ -1,0 +1,39 @@
+# Shared helpers for the integration tests (sourced, not run).
+# Each test gets a private temporary directory, removed on exit.
+set -u
+: "${ANIMD:?set ANIMD to the animd binary}"
+: "${BUILD:?set BUILD to the build directory}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+checks=0
+fails=0
+
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "not ok: $*"; }
+
+# expect_status WANT CMD... : run CMD, compare its exit status.
+expect_status() {
+	want=$1; shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else
+		bad "$* exited $got, expected $want"; sed 's/^/    /' "$TMP/out" "$TMP/err" | head -20
+	fi
+}
+
+# expect_match REGEX FILE : an extended regex must match a line of FILE.
+expect_match() {
+	if grep -Eq -- "$1" "$2"; then ok; else bad "no line of $2 matches /$1/"; sed 's/^/    /' "$2" | head -20; fi
+}
+
+# expect_jq FILTER FILE : a jq filter must print true.
+expect_jq() {
+	if [ "$(jq -e "$1" "$2" 2>/dev/null)" = "true" ]; then ok; else
+		bad "jq '$1' is not true for $2"; head -c 600 "$2"; echo
+	fi
+}
+
+finish() {
+	echo "$(basename "$0"): $((checks - fails)) passed, $fails failed"
+	[ "$fails" -eq 0 ]
+}

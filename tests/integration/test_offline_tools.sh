@@ -1,0 +1,90 @@
+#!/bin/sh
+# animd check / inspect / sample on the generated demo assets and on files
+# broken on purpose: exit codes, message format, and the JSON contract.
+. "$(dirname "$0")/lib.sh"
+
+demo=$TMP/demo
+mkdir -p "$demo/sub"
+"$BUILD/gen/gen_demo" "$demo" || { echo "gen_demo failed"; exit 1; }
+
+# check: a good tree passes, quietly unless -v.
+expect_status 0 "$ANIMD" check "$demo"
+[ -s "$TMP/out" ] && bad "check printed on success without -v" || ok
+expect_status 0 "$ANIMD" check -v "$demo"
+expect_match '/walker\.md5anim: ok' "$TMP/out"
+expect_match '/orbit\.md5camera: ok' "$TMP/out"
+expect_status 0 "$ANIMD" check --mesh "$demo/walker.md5mesh" "$demo/walker.md5anim" "$demo/idle.md5anim"
+
+# A broken file in a subdirectory: located error, exit 1, others still checked.
+sed 's/^numJoints 10$/numJoints 11/' "$demo/walker.md5anim" >"$demo/sub/broken.md5anim"
+expect_status 1 "$ANIMD" check "$demo"
+expect_match '^.*/sub/broken\.md5anim:[0-9]+:[0-9]+: error: ' "$TMP/out"
+[ "$(wc -l <"$TMP/out")" -eq 1 ] && ok || bad "expected exactly one problem line"
+rm "$demo/sub/broken.md5anim"
+
+# A frame block one number short.
+awk '/^frame 3 \{/{f=1} f&&/^\t/{sub(/ [^ ]+$/,""); f=0} {print}' "$demo/walker.md5anim" >"$TMP/short.md5anim"
+expect_status 1 "$ANIMD" check "$TMP/short.md5anim"
+expect_match 'short\.md5anim:[0-9]+:[0-9]+: error: ' "$TMP/out"
+
+# An anim that does not fit a mesh (a renamed joint).
+sed 's/"head"/"skull"/' "$demo/walker.md5anim" >"$TMP/renamed.md5anim"
+expect_status 1 "$ANIMD" check --mesh "$demo/walker.md5mesh" "$TMP/renamed.md5anim"
+expect_match 'renamed\.md5anim: error: does not fit mesh .*head|skull' "$TMP/out"
+
+# Missing paths and unknown formats are problems too; usage errors are 2.
+expect_status 1 "$ANIMD" check "$TMP/nope.md5mesh"
+echo hello >"$TMP/notes.txt"
+expect_status 1 "$ANIMD" check "$TMP/notes.txt"
+expect_match 'unknown format' "$TMP/out"
+expect_status 2 "$ANIMD" check
+expect_status 2 "$ANIMD" frobnicate
+
+# inspect --json: the documented fields.
+expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5anim"
+cp "$TMP/out" "$TMP/inspect.json"
+expect_jq '.format == "md5anim" and .version == 10 and .axes.up == "z_up" and .axes.handedness == "right"' "$TMP/inspect.json"
+expect_jq '.skeleton.joint_count == 10 and .skeleton.joints[3].name == "head" and .skeleton.joints[3].parent == 2' "$TMP/inspect.json"
+expect_jq '.clips[0].name == "walker" and .clips[0].frame_rate == 24 and .clips[0].frame_count == 25 and .clips[0].loop == "loop"' "$TMP/inspect.json"
+expect_jq '(.clips[0].duration - 1.0 | fabs) < 1e-9' "$TMP/inspect.json"
+expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5mesh"
+expect_jq '.meshes | length == 9 and .[0].vertex_count == 8 and .[0].triangle_count == 12 and .[0].skinned' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$demo/orbit.md5camera"
+expect_jq '.cameras[0].cuts == [40, 70] and .cameras[0].frame_rate == 30' "$TMP/out"
+expect_status 0 "$ANIMD" inspect "$demo/walker.md5anim"
+expect_match '^clip .*"walker"' "$TMP/out"
+
+# sample --json, every space.
+s() { "$ANIMD" sample "$@" --json; }
+expect_status 0 s "$demo/walker.md5mesh" --time 0 --space model
+expect_jq '.space == "model" and (.joints | length) == 10 and (.joints[3].m | length) == 12' "$TMP/out"
+# The bind pose: head at (0, 0, 69) in model space, identity rotation.
+expect_jq '.joints[3].m == [1,0,0,0, 0,1,0,0, 0,0,1,69]' "$TMP/out"
+expect_status 0 s "$demo/walker.md5anim" --time 0 --space local
+expect_jq '.joints[1].t == [0,0,41.5] and .joints[1].r == [0,0,0,1] and .joints[1].s == [1,1,1]' "$TMP/out"
+expect_status 0 s "$demo/walker.md5anim" --mesh "$demo/walker.md5mesh" --time 0.5 --space skin
+expect_jq '(.joints | length) == 10 and .clip == "walker" and .time == 0.5' "$TMP/out"
+expect_status 0 s "$demo/walker.md5anim" --mesh "$demo/walker.md5mesh" --time 0.25 --space vertices
+expect_jq '(.meshes | length) == 9 and (.meshes[0].positions | length) == 8 and (.meshes[0].positions[0] | length) == 3' "$TMP/out"
+# Root motion: raw at 0.5 s has the root at 30 units; in_place after 1.5 loops at 90.
+expect_status 0 s "$demo/walker.md5anim" --time 0.5 --space model
+expect_jq '(.joints[0].m[3] - 30 | fabs) < 1e-4' "$TMP/out"
+expect_status 0 s "$demo/walker.md5anim" --time 1.5 --space model --root-motion in_place
+expect_jq '(.joints[0].m[3] - 90 | fabs) < 1e-4 and .cycles == 1' "$TMP/out"
+# Past the end wraps for a looping clip; once holds the last frame.
+expect_status 0 s "$demo/walker.md5anim" --time 1.25 --space local
+expect_jq '(.clip_time - 0.25 | fabs) < 1e-9' "$TMP/out"
+expect_status 0 s "$demo/walker.md5anim" --time 7 --space local --loop once
+expect_jq '(.clip_time - 1 | fabs) < 1e-9' "$TMP/out"
+expect_status 0 s "$demo/orbit.md5camera" --time 0.5
+expect_jq '.space == "camera" and (.camera.position | length) == 3 and (.camera.orientation | length) == 4 and (.camera.fov - 63.75 | fabs) < 1e-4' "$TMP/out"
+
+# Refusals are messages with exit 1, not crashes.
+expect_status 1 s "$demo/walker.md5anim" --time 0 --space vertices
+expect_match 'needs a mesh' "$TMP/err"
+expect_status 1 s "$demo/walker.md5anim" --time 0 --clip nope
+expect_status 1 s "$demo/walker.md5anim" --mesh "$demo/walker.md5anim" --time 0
+expect_status 2 s "$demo/walker.md5anim" --time soon
+expect_status 2 s "$demo/walker.md5anim" --time 0 --space sideways
+
+finish
