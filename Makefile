@@ -9,9 +9,10 @@
 #   V=1           show full commands
 #
 # Source files are found by folder, so adding a module or a test needs no
-# edit here: daemon/{formats,anim,assets}/*.c form the engine library,
-# daemon/{offline,service}/*.c the animd binary, tests/unit/test_*.c one
-# cmocka program each, tests/fuzz/fuzz_*.c one harness each,
+# edit here: everything under daemon/ and proto/ but main() forms
+# libanimcore.a (tests link it too), daemon/service/main.c the animd binary, tests/unit/test_*.c one
+# cmocka program each, tests/integration/test_*.{c,sh} one end-to-end test
+# each (the real animd), tests/fuzz/fuzz_*.c one harness each,
 # tests/bench/bench_*.c one benchmark each, tests/gen/gen_*.c one generator
 # each; tests/support/*.c (fixture writers) link into all of those.
 
@@ -28,7 +29,7 @@ FUZZ_CC  ?= clang
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
 	libsystemd-dev libjansson-dev jq
-PC_LIBS = jansson
+PC_LIBS = jansson msgpack inih libsystemd libuv
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
@@ -40,7 +41,7 @@ endif
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -Idaemon -Itests $(CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -Idaemon -Iproto -Itests $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -52,14 +53,20 @@ PC_CFLAGS = $(shell pkg-config --cflags $(PC_LIBS))
 PC_LDLIBS = $(shell pkg-config --libs $(PC_LIBS))
 CMOCKA_LDLIBS = $(shell pkg-config --libs cmocka)
 
-CORE_SRC  := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/assets/*.c))
-ANIMD_SRC := $(sort $(wildcard daemon/offline/*.c daemon/service/*.c))
+# The engine (bytes in, poses out) is what the fuzzers link; the library
+# adds the wire, the service and the offline tools, everything but main().
+ENGINE_SRC := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/assets/*.c))
+PROTO_SRC  := $(sort $(wildcard proto/*.c))
+CORE_SRC  := $(ENGINE_SRC) $(PROTO_SRC) \
+	$(sort $(filter-out daemon/service/main.c,$(wildcard daemon/offline/*.c daemon/service/*.c)))
+ANIMD_SRC := daemon/service/main.c
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/bench_*.c))
 GEN_SRC   := $(sort $(wildcard tests/gen/gen_*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-INTEG_TESTS := $(sort $(wildcard tests/integration/test_*.sh))
+INTEG_SH   := $(sort $(wildcard tests/integration/test_*.sh))
+INTEG_SRC  := $(sort $(wildcard tests/integration/test_*.c))
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMD_OBJ := $(ANIMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -68,6 +75,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
 
 CORE_LIB  := $(BUILD)/libanimcore.a
 ANIMD     := $(BUILD)/animd
@@ -103,6 +111,11 @@ $(ANIMD): $(ANIMD_OBJ) $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/integration/%: $(BUILD)/obj/tests/integration/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
@@ -150,9 +163,9 @@ check-san:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run-tests.sh unit-san $(UNIT_BIN:$(BUILD)/%=$(BUILD)/san/%)
 
-check-integration: all demo
+check-integration: all demo $(INTEG_BIN)
 	@echo "== integration tests"
-	$(Q)ANIMD=$(abspath $(ANIMD)) BUILD=$(abspath $(BUILD)) tests/run-tests.sh integration $(INTEG_TESTS)
+	$(Q)ANIMD=$(abspath $(ANIMD)) BUILD=$(abspath $(BUILD)) tests/run-tests.sh integration $(INTEG_SH) $(INTEG_BIN)
 
 bench:
 	@$(MAKE) --no-print-directory deps
@@ -161,12 +174,12 @@ bench:
 	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench-build/bench/%); do $$b; done
 
 # libFuzzer: each harness links the engine sources compiled by clang.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Idaemon $(WARN) \
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Idaemon -Iproto -Itests $(WARN) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  $(PC_CFLAGS) -o $@ $< $(CORE_SRC) $(PC_LDLIBS) -lm
+	  $(PC_CFLAGS) -o $@ $< $(ENGINE_SRC) $(PROTO_SRC) $(PC_LDLIBS) -lm
 
 fuzz:
 	@$(MAKE) --no-print-directory deps

@@ -94,6 +94,21 @@ struct clip_time {
  * frame units; zero-length clips always map to 0. */
 struct clip_time clip_map_time(const struct clip *c, int64_t elapsed_ns, enum loop_mode mode);
 
+/* The loop mapping of frame-based timelines (uniform clips, cameras):
+ * `intervals` frame intervals at `rate` frames per second.  Exact: the
+ * wrap happens in units of 1/(rate * 1e9) s, and the returned clip time is
+ * rounded up to the next nanosecond, so a time that is exactly on a frame
+ * samples exactly that frame.  intervals == 0 or rate == 0: always 0. */
+struct clip_time clip_map_frames(int64_t elapsed_ns, uint64_t intervals, uint32_t rate,
+				 enum loop_mode mode);
+/* Length of `intervals` frame intervals at `rate`, rounded up to whole
+ * nanoseconds (so that sampling at the duration lands on the last frame);
+ * saturates at INT64_MAX; 0 when rate is 0. */
+int64_t clip_frames_duration(uint64_t intervals, uint32_t rate);
+/* Frame position of clip time t (< 0 counts as 0) at `rate`: returns the
+ * whole frame (saturating at UINT64_MAX) and sets *frac in [0, 1]. */
+uint64_t clip_frame_at(int64_t t_ns, uint32_t rate, float *frac);
+
 /* Local pose at clip time t (clamped to [0, duration]).  `out` holds
  * joint_count transforms. */
 void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out);

@@ -49,6 +49,23 @@ quat quat_slerp(quat a, quat b, float t);
 /* Normalised linear interpolation along the shortest path. */
 quat quat_nlerp(quat a, quat b, float t);
 
+/*
+ * quat_slerp split in two, for many pairs blended at one t (a sampler
+ * blends every joint of two frames at the same t): the coefficients of the
+ * weights' polynomials depend on t only.  quat_slerp(a, b, t) equals
+ * quat_slerp_apply(&k, a, b) after quat_slerp_prepare(&k, t).
+ */
+#define QUAT_SLERP_DEGREE 5
+struct quat_slerp_coef {
+	float k0[QUAT_SLERP_DEGREE + 1];        /* weight of a, by power of y */
+	float k1[QUAT_SLERP_DEGREE + 1];        /* weight of b, by power of y */
+};
+void quat_slerp_prepare(struct quat_slerp_coef *k, float t);
+quat quat_slerp_apply(const struct quat_slerp_coef *k, quat a, quat b);
+
+/* Rotation of a matrix's 3x3 part, which must be orthonormal (no scale). */
+quat quat_from_mat34(const mat34 *m);
+
 struct transform transform_identity(void);
 mat34 mat34_identity(void);
 mat34 mat34_from_transform(const struct transform *x);     /* T * R * S */

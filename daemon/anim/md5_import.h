@@ -15,6 +15,21 @@
 #include "mesh.h"
 #include "skeleton.h"
 
+/*
+ * Every function returns 0 with *out owned by the caller, or a negative
+ * errno with *out untouched: -EINVAL when the model breaks a rule md5.h
+ * states (checked again here, cheaply, so a hand-built model cannot make
+ * the import read out of bounds), -E2BIG past the limits below, -ENOMEM.
+ *
+ * The parser bounds each count by the bytes of the file; these bound the
+ * products of counts, which a small hostile file could otherwise make huge.
+ */
+#define MD5_IMPORT_MAX_FRAME_JOINTS (1u << 23)  /* numFrames * numJoints (320 MiB
+						   of transforms) */
+#define MD5_IMPORT_INFLUENCE_FACTOR 16u         /* a mesh's vertices may name at
+						   most 16 * numweights weights in
+						   total (weights can be shared) */
+
 /* Bind skeleton of an md5mesh: rest = local pose derived from the
  * model-space joints, bind_model/inv_bind from the joints themselves. */
 int md5_import_skeleton(const struct md5_model *m, struct skeleton **out);

@@ -67,6 +67,7 @@ static struct asset *asset_new(const char *name, enum asset_format f, size_t len
 		free(a);
 		return NULL;
 	}
+	a->refs = 1;
 	a->format = f;
 	a->file_bytes = len;
 	/* Doom 3 is Z-up and right-handed; MD5 files are left as authored. */
@@ -276,10 +277,14 @@ const struct clip *asset_find_clip(const struct asset *a, const char *name)
 	return NULL;
 }
 
-void asset_free(struct asset *a)
+struct asset *asset_ref(struct asset *a)
 {
-	if (a == NULL)
-		return;
+	a->refs++;
+	return a;
+}
+
+static void asset_destroy(struct asset *a)
+{
 	for (uint32_t i = 0; i < a->clip_count; i++)
 		clip_free(a->clips[i]);
 	for (uint32_t i = 0; i < a->mesh_count; i++)
@@ -290,4 +295,15 @@ void asset_free(struct asset *a)
 	camera_track_free(a->camera);
 	free(a->name);
 	free(a);
+}
+
+void asset_unref(struct asset *a)
+{
+	if (a != NULL && --a->refs == 0)
+		asset_destroy(a);
+}
+
+void asset_free(struct asset *a)
+{
+	asset_unref(a);
 }

@@ -28,6 +28,7 @@ enum asset_format {
 #define ASSET_DEFAULT_MAX_BYTES (256u << 20)
 
 struct asset {
+	int refs;                       /* asset_ref / asset_unref; 1 after loading */
 	enum asset_format format;
 	char *name;                     /* as given to the loader */
 	int version;                    /* the format's own version number */
@@ -62,6 +63,15 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 /* Clip by name; NULL name means the first clip.  NULL if none matches. */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
 
+/* Shared ownership: a loaded asset starts with one reference and the last
+ * unref frees it.  References are plain counts, taken and dropped on one
+ * thread only (the daemon's loop thread): work handed to the thread pool
+ * holds a reference taken before it is queued and dropped after it
+ * completes, both on the loop.  (The only atomics in animd are the
+ * shared-memory seqlocks in proto/.)  asset_free is asset_unref for code
+ * that never shared the asset. */
+struct asset *asset_ref(struct asset *a);
+void asset_unref(struct asset *a);
 void asset_free(struct asset *a);
 
 #endif

@@ -10,6 +10,23 @@
 /* Longest number we accept as text; real exporters write at most ~25. */
 #define LEX_NUMBER_MAX 63
 
+/* Halfway between FLT_MAX and 2^128: from here on a double rounds to
+ * infinity as a float. */
+#define LEX_FLOAT_OVERFLOW 3.4028235677973366e38
+
+/* Internal flag, set by lex_init when the punctuation set holds one of the
+ * plain word bytes below, which then need the full test. */
+#define LEX_PLAIN_PUNCT 0x80000000u
+
+/* Bytes that can only continue a word (digits, letters, . + - _). */
+static int lex_is_plain(unsigned char c)
+{
+	unsigned char l = (unsigned char)(c | 0x20);
+
+	return (c >= '0' && c <= '9') || (l >= 'a' && l <= 'z') || c == '.' || c == '-' ||
+	       c == '+' || c == '_';
+}
+
 void lex_init(struct lexer *lx, const char *buf, size_t len, const char *puncts,
 	      unsigned flags, struct diag *diag)
 {
@@ -18,9 +35,12 @@ void lex_init(struct lexer *lx, const char *buf, size_t len, const char *puncts,
 	lx->end = buf + len;
 	lx->line = 1;
 	lx->col = 1;
-	lx->flags = flags;
+	lx->flags = flags & ~LEX_PLAIN_PUNCT;
 	lx->puncts = puncts;
 	lx->diag = diag;
+	for (; *puncts != '\0'; puncts++)
+		if (lex_is_plain((unsigned char)*puncts))
+			lx->flags |= LEX_PLAIN_PUNCT;
 }
 
 size_t lex_remaining(const struct lexer *lx)
@@ -74,7 +94,11 @@ static int lex_skip(struct lexer *lx)
 	while (lx->p < lx->end) {
 		char c = *lx->p;
 
-		if (lex_is_space(c)) {
+		if (c == ' ' || c == '\t') {
+			/* The common case, without lex_advance's line logic. */
+			lx->p++;
+			lx->col++;
+		} else if (lex_is_space(c)) {
 			lex_advance(lx);
 		} else if (c == '#' && (lx->flags & LEX_HASH_COMMENTS)) {
 			while (lx->p < lx->end && *lx->p != '\n' && *lx->p != '\r')
@@ -172,16 +196,24 @@ static int lex_scan(struct lexer *lx, struct lex_token *tok)
 		return 0;
 	}
 	tok->kind = LEX_WORD;
-	while (lx->p < lx->end) {
+	for (;;) {
+		/* Numbers and keywords are made of these; skip them without the
+		 * full test below unless the format made one a punctuation. */
+		if (!(lx->flags & LEX_PLAIN_PUNCT))
+			while (lx->p < lx->end && lex_is_plain((unsigned char)*lx->p))
+				lx->p++;
+		if (lx->p >= lx->end)
+			break;
 		c = (unsigned char)*lx->p;
 		if (lex_is_space((char)c) || c == '"' || c < 0x20 || c == 0x7f ||
 		    lex_is_punct_char(lx, (char)c) || lex_comment_starts(lx, lx->p) ||
 		    (c == '<' && (lx->flags & LEX_GUIDS)))
 			break;
 		lx->p++;
-		lx->col++;
 	}
+	/* A word never holds a line break: the column just moves on. */
 	tok->len = (size_t)(lx->p - tok->text);
+	lx->col += (uint32_t)tok->len;
 	return 0;
 }
 
@@ -419,8 +451,13 @@ int lex_token_float(const struct lex_token *tok, float *out)
 	if (strpbrk(buf, "xXnNiI") != NULL)
 		return -EINVAL;
 	v = strtod(buf, &end);
-	if (*end != '\0' || !isfinite(v) || fabs(v) > FLT_MAX)
+	if (*end != '\0' || !isfinite(v) || fabs(v) >= LEX_FLOAT_OVERFLOW)
 		return -EINVAL;
+	/* Between FLT_MAX and the overflow point the value rounds to FLT_MAX
+	 * ("3.40282347e+38" is how %.9g prints FLT_MAX); say so rather than
+	 * convert a double outside float's range. */
+	if (fabs(v) > FLT_MAX)
+		v = v < 0 ? -FLT_MAX : FLT_MAX;
 	*out = (float)v;
 	return 0;
 }

@@ -69,8 +69,10 @@ int md5_common_header(struct lexer *lx, char **commandline)
 	return md5_common_name(lx, "commandline", commandline);
 }
 
-int md5_common_fits(struct lexer *lx, const struct lex_token *tok, const char *what,
-		    uint64_t n, uint64_t min_bytes)
+/* Fails at tok with "<what> N is more than the file can hold" unless
+ * n * min_bytes <= lex_remaining(lx). */
+static int md5_common_fits(struct lexer *lx, const struct lex_token *tok, const char *what,
+			   uint64_t n, uint64_t min_bytes)
 {
 	/* n < 2^32 and min_bytes is small: the product cannot wrap. */
 	if (n * min_bytes <= (uint64_t)lex_remaining(lx))

@@ -34,12 +34,6 @@ int md5_common_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
 int md5_common_count(struct lexer *lx, const char *keyword, uint32_t min,
 		     uint32_t max, size_t min_bytes, uint32_t *out);
 
-/* Like the check in md5_common_count, for a count already read: fails at
- * tok with "<what> N is more than the file can hold" unless
- * n * min_bytes <= lex_remaining(lx). */
-int md5_common_fits(struct lexer *lx, const struct lex_token *tok, const char *what,
-		    uint64_t n, uint64_t min_bytes);
-
 /* "( v0 ... vn-1 )" of finite floats. */
 int md5_common_vec(struct lexer *lx, const char *what, float *v, unsigned n);
 

@@ -48,9 +48,14 @@ static int md5_anim_header(struct lexer *lx, struct md5_anim *a)
 		return rc;
 	a->num_components = (uint32_t)v;
 	/* At most 2^24 frames of 6 * 65535 values: the product fits in 64 bits. */
-	return md5_common_fits(lx, &tok, "numAnimatedComponents",
-			       (uint64_t)a->num_frames * a->num_components,
-			       MD5_ANIM_VALUE_BYTES);
+	if ((uint64_t)a->num_frames * a->num_components * MD5_ANIM_VALUE_BYTES >
+	    (uint64_t)lex_remaining(lx)) {
+		diag_at(lx->diag, tok.line, tok.col,
+			"numAnimatedComponents %lu in each of %lu frames is more than the file can hold",
+			(unsigned long)a->num_components, (unsigned long)a->num_frames);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static unsigned md5_anim_popcount(uint32_t flags)

@@ -198,7 +198,7 @@ static void test_crlf_twin_identical(void **state)
 		struct sample_request q = { 0 };
 		struct sample_result r1, r2;
 		char err[512], *buf;
-		size_t len, o = 0;
+		size_t len = 0, o = 0;
 
 		buf = read_whole(testdata_path(rel[f]), &len);
 		assert_non_null(buf);

@@ -1,0 +1,114 @@
+#include "skeleton.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pose.h"
+
+struct skeleton *skeleton_new(uint32_t n)
+{
+	struct skeleton *s = calloc(1, sizeof *s);
+	size_t cnt = n ? n : 1;
+
+	if (!s)
+		return NULL;
+	s->joint_count = n;
+	s->names = calloc(cnt, sizeof *s->names);
+	s->parents = malloc(cnt * sizeof *s->parents);
+	s->rest = malloc(cnt * sizeof *s->rest);
+	if (!s->names || !s->parents || !s->rest) {
+		skeleton_free(s);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		s->parents[i] = -1;
+		s->rest[i] = transform_identity();
+	}
+	return s;
+}
+
+int skeleton_compute_bind(struct skeleton *s)
+{
+	size_t cnt = s->joint_count ? s->joint_count : 1;
+	mat34 *bind = malloc(cnt * sizeof *bind);
+	mat34 *inv = malloc(cnt * sizeof *inv);
+
+	if (!bind || !inv) {
+		free(bind);
+		free(inv);
+		return -ENOMEM;
+	}
+	pose_local_to_model(s, s->rest, bind);
+	for (uint32_t i = 0; i < s->joint_count; i++)
+		inv[i] = mat34_inverse(&bind[i]);
+	free(s->bind_model);
+	free(s->inv_bind);
+	s->bind_model = bind;
+	s->inv_bind = inv;
+	return 0;
+}
+
+void skeleton_free(struct skeleton *s)
+{
+	if (!s)
+		return;
+	if (s->names)
+		for (uint32_t i = 0; i < s->joint_count; i++)
+			free(s->names[i]);
+	free(s->names);
+	free(s->parents);
+	free(s->rest);
+	free(s->bind_model);
+	free(s->inv_bind);
+	free(s);
+}
+
+int32_t skeleton_find(const struct skeleton *s, const char *name)
+{
+	if (!name)
+		return -1;
+	for (uint32_t i = 0; i < s->joint_count; i++)
+		if (s->names[i] && strcmp(s->names[i], name) == 0)
+			return (int32_t)i;
+	return -1;
+}
+
+static const char *skeleton_name(const struct skeleton *s, uint32_t i)
+{
+	return s->names && s->names[i] ? s->names[i] : "";
+}
+
+int skeleton_check_binding(const struct skeleton *clip_skel, const struct skeleton *target,
+			   char *err, size_t errlen)
+{
+	char dummy[1];
+
+	if (!err || errlen == 0) {
+		err = dummy;
+		errlen = sizeof dummy;
+	}
+	err[0] = '\0';
+	if (clip_skel->joint_count != target->joint_count) {
+		snprintf(err, errlen, "joint count differs: the clip has %u, the skeleton %u",
+			 clip_skel->joint_count, target->joint_count);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < target->joint_count; i++) {
+		const char *a = skeleton_name(clip_skel, i), *b = skeleton_name(target, i);
+
+		if (strcmp(a, b) != 0) {
+			snprintf(err, errlen, "joint %u is \"%s\" in the clip but \"%s\" in the skeleton",
+				 i, a, b);
+			return -EINVAL;
+		}
+		if (clip_skel->parents[i] != target->parents[i]) {
+			snprintf(err, errlen,
+				 "joint %u (\"%s\") has parent %d in the clip but %d in the skeleton",
+				 i, a, (int)clip_skel->parents[i], (int)target->parents[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,184 @@
+/*
+ * cache.h - the asset cache and hot reload (DESIGN.md 5).
+ *
+ * The cache owns every asset loaded from the asset root.  An asset is named
+ * by its path relative to the root with '/' separators ("chars/walk.md5anim").
+ * Only files whose format asset_detect() recognises are assets; hidden and
+ * editor-temporary names (asset_path_ignored) are not, until renamed to a
+ * real name.
+ *
+ * Life of an entry:
+ *  - cache_start walks the tree on the thread pool and loads every asset
+ *    (in parallel, a few at a time), then reports a summary.
+ *  - One watch per directory (libuv's inotify watcher is not recursive);
+ *    directories created later are found and watched, removed ones
+ *    unwatched.  Each event about a file (re)arms that file's quiet-period
+ *    timer; when the timer fires the file is read and parsed on the thread
+ *    pool.  Never two loads of one file at once: an event during a load
+ *    marks it dirty and the timer is re-armed when the load completes, so
+ *    results are applied in order.
+ *  - Success: the new asset replaces the old in one step on the loop
+ *    thread; the generation goes up by one; the old asset is unref'd (anyone
+ *    who took a reference keeps a valid, unchanged asset).  Event `loaded`
+ *    the first time a name has a good version, `reloaded` afterwards.
+ *  - Failure: the last good version stays live, the generation is
+ *    unchanged, the error ("name:line:col: error: ...", as asset_load_*
+ *    writes it) is kept and reported (`error`); the next good save recovers
+ *    (`reloaded`, or `loaded` if there never was a good version).
+ *  - The file is gone when its timer fires: the entry is removed (`removed`).
+ *    A delete and re-create within the quiet period is one reload.
+ *  - Bytes identical to the last attempt's (a touch, a chmod, a save
+ *    without changes) are not parsed again and send no event, except that a
+ *    still-broken file reports its error again.  cache_reload always parses.
+ *  - A periodic rescan (and cache_rescan) walks the tree again and compares
+ *    (size, mtime, inode) with the last load of each file, to catch what
+ *    the watcher missed (inotify overflows are dropped by libuv).
+ *
+ * Threads: every function here runs on the loop thread; the loop never
+ * blocks on disk or parsing, except cache_new (realpath and open of the
+ * root) and cache_resolve (realpath: metadata only).  Asset references
+ * (asset_ref / asset_unref) are taken and dropped on the loop thread.
+ *
+ * Nothing here prints: everything worth logging arrives through the
+ * callbacks.
+ */
+#ifndef ANIMD_CACHE_H
+#define ANIMD_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "assets/asset.h"
+
+#define CACHE_DEFAULT_QUIET_MS 100
+#define CACHE_DEFAULT_MAX_PARALLEL_LOADS 4
+
+struct cache;
+
+/* Event callbacks, all optional (NULL to ignore), all called on the loop
+ * thread with the cache_options data.  Names and messages are valid during
+ * the call only.  The asset events may call any cache function, including
+ * cache_close; `log` must not call cache_close. */
+struct cache_events {
+	/* name has its first good version, numbered generation (1 unless it
+	 * was removed and re-created, which starts again at 1). */
+	void (*loaded)(struct cache *c, const char *name, uint64_t generation, void *data);
+	/* A new version of name is live. */
+	void (*reloaded)(struct cache *c, const char *name, uint64_t generation, void *data);
+	/* Loading name failed; message is one line, "name:line:col: error: ..."
+	 * for parse errors, "name: error: ..." for the others.  Any previous
+	 * good version stays live. */
+	void (*error)(struct cache *c, const char *name, const char *message, void *data);
+	/* name is gone from the tree and from the cache. */
+	void (*removed)(struct cache *c, const char *name, void *data);
+	/* Operational notes for the service's log: level is a syslog priority
+	 * (LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG). */
+	void (*log)(struct cache *c, int level, const char *message, void *data);
+};
+
+struct cache_options {
+	const char *root;               /* the asset root directory */
+	unsigned quiet_ms;              /* per-file quiet period; 0: CACHE_DEFAULT_QUIET_MS */
+	unsigned rescan_interval_s;     /* periodic rescan; 0: none */
+	size_t max_asset_bytes;         /* 0: ASSET_DEFAULT_MAX_BYTES */
+	unsigned max_parallel_loads;    /* 0: CACHE_DEFAULT_MAX_PARALLEL_LOADS */
+	struct cache_events events;
+	void *data;                     /* passed to every callback */
+};
+
+/* What the cache knows of one asset.  Pointers are borrowed: valid until
+ * control returns to the loop (the next swap may drop the asset; take a
+ * reference with asset_ref to keep it). */
+struct cache_info {
+	const char *name;
+	struct asset *asset;            /* the live version; NULL if none loaded yet */
+	uint64_t generation;            /* of the live version; 0 if none */
+	const char *error;              /* the last attempt's error; NULL if it loaded */
+	uint64_t file_bytes;            /* size of the live version's file */
+	int64_t loaded_at_ns;           /* CLOCK_REALTIME when it went live */
+	uint64_t load_ns;               /* how long reading and parsing it took */
+	bool pending;                   /* a reload is waiting or running */
+};
+
+/* Start-up summary, for the log and before announcing readiness. */
+struct cache_summary {
+	int status;                     /* 0, or a negative errno if the walk was
+					   incomplete (root unreadable, limits) */
+	uint32_t files;                 /* asset files found */
+	uint32_t loaded;
+	uint32_t failed;
+	uint32_t directories;           /* directories watched */
+	uint64_t elapsed_ns;            /* from cache_start to the last load */
+};
+
+struct cache_stats {
+	size_t assets;                  /* names listed by cache_list */
+	size_t failing;                 /* of which the last attempt failed */
+	size_t directories;             /* directories watched */
+	size_t loads_running;
+	size_t loads_waiting;           /* quiet period or a free worker */
+	bool walking;                   /* a walk is running or waiting */
+	uint64_t scans;                 /* walks completed */
+	uint64_t loads;                 /* parses completed, good or bad */
+};
+
+typedef void (*cache_ready_cb)(struct cache *c, const struct cache_summary *s, void *data);
+
+/* Creates a cache over opts->root (resolved with realpath now; it must be a
+ * directory).  Nothing is read or watched until cache_start.  Returns 0, or
+ * a negative errno with a one-line reason in err.  A cache, once created,
+ * is released only by cache_close. */
+int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **out, char *err,
+	      size_t errlen);
+
+/* Watches the root, walks the tree and loads every asset.  ready(summary)
+ * is called once, when the walk and every load it started have completed
+ * (asset events fire for each file before it).  Never called if the cache
+ * is closed first.  0, -EALREADY, or a negative errno. */
+int cache_start(struct cache *c, cache_ready_cb ready);
+
+/* The live state of name (exact, as listed).  0, or -ENOENT if the cache
+ * has no such asset (never seen, removed, or not yet attempted). */
+int cache_get(struct cache *c, const char *name, struct cache_info *out);
+
+/* Every asset that has a live version or an error, sorted by name, in a
+ * malloc'd array the caller frees with free() (NULL if there are none).
+ * The entries' pointers are borrowed as for cache_get.  0 or -ENOMEM. */
+int cache_list(struct cache *c, struct cache_info **out, size_t *count);
+
+/* Reads and parses name now (no quiet period, even if unchanged), for the
+ * assets.reload request; the outcome arrives through the usual events.  If
+ * a load of name is running, another follows it.  0, or -ENOENT if the
+ * cache does not know name (see cache_rescan for files it has not seen). */
+int cache_reload(struct cache *c, const char *name);
+
+/* Walks the whole tree again now and reconciles: new files are loaded,
+ * changed ones reloaded, vanished ones removed, directories (un)watched.
+ * Coalesced with a walk already under way. */
+int cache_rescan(struct cache *c);
+
+/* For names from requests (also `mesh` arguments): name is len bytes,
+ * untrusted.  Refuses an empty name, NUL bytes, empty, "." components
+ * (-EINVAL), absolute names, ".." components, and anything whose realpath
+ * (symlinks resolved) is not inside the root's (-EACCES); -ENOENT if it
+ * does not exist.  On 0, out holds the absolute resolved path; otherwise
+ * err holds a one-line reason.  Blocks on metadata lookups (realpath). */
+int cache_resolve(const struct cache *c, const char *name, size_t len, char *out, size_t size,
+		  char *err, size_t errlen);
+
+/* The realpath of the asset root. */
+const char *cache_root(const struct cache *c);
+
+void cache_stats(const struct cache *c, struct cache_stats *out);
+
+/* Stops everything: no event or ready callback after this call.  Closes
+ * every handle (timers, watches), waits for loads and walks already running
+ * on the thread pool, then calls close_cb(data) from a libuv callback and
+ * frees the cache and the assets it holds (references taken with asset_ref
+ * stay valid).  NULL c does nothing. */
+void cache_close(struct cache *c, void (*close_cb)(void *data));
+
+#endif

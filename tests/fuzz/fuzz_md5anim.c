@@ -1,0 +1,67 @@
+/*
+ * libFuzzer harness for the .md5anim parser: parse, check md5.h's
+ * promises on what came out (every joint reads inside its frame), free.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "formats/md5.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static unsigned popcount(uint32_t v)
+{
+	unsigned n = 0;
+
+	for (; v != 0; v &= v - 1)
+		n++;
+	return n;
+}
+
+static void check_anim(const struct md5_anim *a)
+{
+	uint32_t i;
+	size_t k;
+
+	if (a->num_frames < 1 || a->num_joints < 1 || a->frame_rate < 1 ||
+	    a->num_components > 6 * a->num_joints || a->commandline == NULL)
+		abort();
+	for (i = 0; i < a->num_joints; i++) {
+		const struct md5_anim_joint *j = &a->joints[i];
+
+		if (j->name == NULL || a->base[i].name != j->name || a->base[i].parent != j->parent)
+			abort();
+		if (i == 0 ? j->parent != -1 : (j->parent < 0 || j->parent >= (int32_t)i))
+			abort();
+		if ((j->flags & ~MD5_ANIM_ALL) != 0 ||
+		    (uint64_t)j->start_index + popcount(j->flags) > a->num_components)
+			abort();
+	}
+	/* Read every value, so ASan sees the arrays are as long as promised;
+	 * the lexer lets no NaN or infinity in. */
+	for (i = 0; i < a->num_frames; i++)
+		for (k = 0; k < 6; k++)
+			if (!isfinite(a->bounds[i][k]))
+				abort();
+	for (k = 0; k < (size_t)a->num_frames * a->num_components; k++)
+		if (!isfinite(a->components[k]))
+			abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct md5_anim *a = NULL;
+	struct diag d = { 0 };
+	int rc;
+
+	rc = md5_anim_parse((const char *)data, size, &a, &d);
+	if (rc == 0) {
+		check_anim(a);
+		md5_anim_free(a);
+	} else if (a != NULL || !d.set || d.line == 0) {
+		abort();
+	}
+	return 0;
+}

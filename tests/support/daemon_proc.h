@@ -1,0 +1,42 @@
+/*
+ * daemon_proc.h - run the real animd for an integration test: a private
+ * temporary directory with its own asset root, socket, config and log,
+ * readiness learnt the way systemd learns it (a NOTIFY_SOCKET of our own
+ * that receives READY=1), and a stop that reports how the daemon exited.
+ */
+#ifndef ANIMD_TEST_DAEMON_PROC_H
+#define ANIMD_TEST_DAEMON_PROC_H
+
+#include <sys/types.h>
+
+struct daemon_proc {
+	pid_t pid;
+	int notify_fd;
+	char dir[256];
+	char assets[320];
+	char socket[320];
+	char config[320];
+	char log[320];
+	char notify[320];
+	char status[256];       /* the last STATUS= the daemon sent */
+};
+
+/* Make the directory tree (assets/ empty).  0 or -errno. */
+int daemon_proc_init(struct daemon_proc *d);
+/* Write a file under assets/ (directories created).  0 or -errno. */
+int daemon_proc_write_asset(const struct daemon_proc *d, const char *name, const char *text);
+/* Start `$ANIMD serve -c CONFIG` with CONFIG holding asset root, socket and
+ * `extra_ini` (may be NULL); waits for READY=1 up to timeout_ms.
+ * 0, or -errno (the log says why). */
+int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
+/* Wait for a notify message starting with `prefix` (e.g. "RELOADING=1"). */
+int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeout_ms);
+/* Send `sig` and wait up to timeout_ms; returns the exit status (0..255),
+ * 128 + signal if killed by one, or -ETIMEDOUT (then it is SIGKILLed). */
+int daemon_proc_stop(struct daemon_proc *d, int sig, int timeout_ms);
+/* Remove the directory tree. */
+void daemon_proc_cleanup(struct daemon_proc *d);
+/* 1 if the daemon's log contains `needle`. */
+int daemon_proc_log_contains(const struct daemon_proc *d, const char *needle);
+
+#endif

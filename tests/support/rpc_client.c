@@ -1,0 +1,431 @@
+#include "rpc_client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t rpc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int rpc_client_connect(struct rpc_client *c, const char *path, int timeout_ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int64_t deadline = rpc_now_ms() + timeout_ms;
+
+	memset(c, 0, sizeof *c);
+	c->fd = -1;
+	c->next_id = 1;
+	c->timeout_ms = timeout_ms;
+	if (strlen(path) >= sizeof sa.sun_path)
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return -errno;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+			c->fd = fd;
+			break;
+		}
+		close(fd);
+		if ((errno != ENOENT && errno != ECONNREFUSED) || rpc_now_ms() >= deadline)
+			return -errno;
+		usleep(10000);
+	}
+	if (!msgpack_unpacker_init(&c->up, 65536)) {
+		close(c->fd);
+		c->fd = -1;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rpc_client_close(struct rpc_client *c)
+{
+	if (c->fd < 0)
+		return;
+	close(c->fd);
+	c->fd = -1;
+	msgpack_unpacker_destroy(&c->up);
+	while (c->event_count > 0) {
+		rpc_event_free(&c->events[c->event_head]);
+		c->event_head = (c->event_head + 1) % RPC_MAX_EVENTS;
+		c->event_count--;
+	}
+}
+
+static void rpc_pack_params(msgpack_packer *pk, const char *fmt, va_list ap)
+{
+	size_t n = 0;
+	const char *p;
+
+	if (fmt == NULL || *fmt == '\0') {
+		msgpack_pack_array(pk, 0);
+		return;
+	}
+	for (p = fmt; *p; p++)
+		n += *p == ':';
+	msgpack_pack_array(pk, 1);
+	msgpack_pack_map(pk, n);
+	p = fmt;
+	while (*p) {
+		const char *colon = strchr(p, ':');
+		char t;
+
+		while (*p == ' ')
+			p++;
+		colon = strchr(p, ':');
+		if (colon == NULL)
+			break;
+		msgpack_pack_str(pk, (size_t)(colon - p));
+		msgpack_pack_str_body(pk, p, (size_t)(colon - p));
+		t = colon[1];
+		switch (t) {
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+
+			msgpack_pack_str(pk, strlen(s));
+			msgpack_pack_str_body(pk, s, strlen(s));
+			break;
+		}
+		case 'i': msgpack_pack_int64(pk, va_arg(ap, int64_t)); break;
+		case 'u': msgpack_pack_uint64(pk, va_arg(ap, uint64_t)); break;
+		case 'd': msgpack_pack_double(pk, va_arg(ap, double)); break;
+		case 'b':
+			if (va_arg(ap, int))
+				msgpack_pack_true(pk);
+			else
+				msgpack_pack_false(pk);
+			break;
+		case 'S': {
+			const char **list = va_arg(ap, const char **);
+			size_t k = 0;
+
+			while (list[k] != NULL)
+				k++;
+			msgpack_pack_array(pk, k);
+			for (k = 0; list[k] != NULL; k++) {
+				msgpack_pack_str(pk, strlen(list[k]));
+				msgpack_pack_str_body(pk, list[k], strlen(list[k]));
+			}
+			break;
+		}
+		default: msgpack_pack_nil(pk); break;
+		}
+		p = colon + 2;
+	}
+}
+
+int rpc_client_send_raw(struct rpc_client *c, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int64_t rpc_vsend(struct rpc_client *c, const char *method, const char *fmt, va_list ap)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	uint32_t id = c->next_id++;
+	int rc;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_array(&pk, 4);
+	msgpack_pack_uint8(&pk, 0);
+	msgpack_pack_uint32(&pk, id);
+	msgpack_pack_str(&pk, strlen(method));
+	msgpack_pack_str_body(&pk, method, strlen(method));
+	rpc_pack_params(&pk, fmt, ap);
+	rc = rpc_client_send_raw(c, sb.data, sb.size);
+	msgpack_sbuffer_destroy(&sb);
+	return rc < 0 ? rc : (int64_t)id;
+}
+
+int64_t rpc_client_send(struct rpc_client *c, const char *method, const char *fmt, ...)
+{
+	va_list ap;
+	int64_t rc;
+
+	va_start(ap, fmt);
+	rc = rpc_vsend(c, method, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void rpc_copy_str(const msgpack_object *o, char *out, size_t size)
+{
+	size_t n;
+
+	out[0] = '\0';
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR || size == 0)
+		return;
+	n = o->via.str.size < size - 1 ? o->via.str.size : size - 1;
+	memcpy(out, o->via.str.ptr, n);
+	out[n] = '\0';
+}
+
+/* Read more bytes into the unpacker, waiting until the deadline. */
+static int rpc_fill(struct rpc_client *c, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int64_t left = deadline - rpc_now_ms();
+	ssize_t n;
+
+	if (left <= 0)
+		return -ETIMEDOUT;
+	n = poll(&pfd, 1, (int)left);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return -ETIMEDOUT;
+	if (!msgpack_unpacker_reserve_buffer(&c->up, 65536))
+		return -ENOMEM;
+	n = recv(c->fd, msgpack_unpacker_buffer(&c->up), msgpack_unpacker_buffer_capacity(&c->up), 0);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	msgpack_unpacker_buffer_consumed(&c->up, (size_t)n);
+	return 0;
+}
+
+static void rpc_queue_event(struct rpc_client *c, msgpack_unpacked *msg)
+{
+	const msgpack_object *params;
+	struct rpc_event *ev;
+
+	if (c->event_count == RPC_MAX_EVENTS) {
+		c->events_dropped++;
+		return;
+	}
+	ev = &c->events[(c->event_head + c->event_count) % RPC_MAX_EVENTS];
+	memset(ev, 0, sizeof *ev);
+	ev->msg = *msg;
+	msgpack_unpacked_init(msg);
+	params = &ev->msg.data.via.array.ptr[2];
+	if (params->type == MSGPACK_OBJECT_ARRAY && params->via.array.size == 1)
+		ev->body = &params->via.array.ptr[0];
+	rpc_copy_str(rpc_get(ev->body, "type"), ev->type, sizeof ev->type);
+	c->event_count++;
+}
+
+/* Next message: 1 = reply filled, 0 = event queued, <0 error. */
+static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_reply *reply)
+{
+	msgpack_unpacked msg;
+
+	msgpack_unpacked_init(&msg);
+	for (;;) {
+		msgpack_unpack_return r = msgpack_unpacker_next(&c->up, &msg);
+
+		if (r == MSGPACK_UNPACK_SUCCESS) {
+			const msgpack_object *o = &msg.data;
+
+			if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 3 ||
+			    o->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+				continue;
+			if (o->via.array.ptr[0].via.u64 == 2) {
+				rpc_queue_event(c, &msg);
+				msgpack_unpacked_destroy(&msg);
+				return 0;
+			}
+			if (o->via.array.ptr[0].via.u64 != 1 || o->via.array.size != 4)
+				continue;
+			memset(reply, 0, sizeof *reply);
+			reply->msg = msg;
+			o = &reply->msg.data;
+			reply->msgid = (uint32_t)o->via.array.ptr[1].via.u64;
+			if (o->via.array.ptr[2].type != MSGPACK_OBJECT_NIL) {
+				reply->error = &o->via.array.ptr[2];
+				rpc_copy_str(rpc_get(reply->error, "code"), reply->code, sizeof reply->code);
+				rpc_copy_str(rpc_get(reply->error, "message"), reply->message,
+					     sizeof reply->message);
+			} else {
+				reply->result = &o->via.array.ptr[3];
+			}
+			return 1;
+		}
+		if (r == MSGPACK_UNPACK_PARSE_ERROR || r == MSGPACK_UNPACK_NOMEM_ERROR) {
+			msgpack_unpacked_destroy(&msg);
+			return -EPROTO;
+		}
+		r = rpc_fill(c, deadline);
+		if (r < 0) {
+			msgpack_unpacked_destroy(&msg);
+			return (int)r;
+		}
+	}
+}
+
+int rpc_client_wait_any(struct rpc_client *c, struct rpc_reply *reply)
+{
+	int64_t deadline = rpc_now_ms() + c->timeout_ms;
+	int rc;
+
+	while ((rc = rpc_next_message(c, deadline, reply)) == 0)
+		;
+	return rc < 0 ? rc : 0;
+}
+
+int rpc_client_wait(struct rpc_client *c, uint32_t msgid, struct rpc_reply *reply)
+{
+	int64_t deadline = rpc_now_ms() + c->timeout_ms;
+
+	for (;;) {
+		int rc = rpc_next_message(c, deadline, reply);
+
+		if (rc < 0)
+			return rc;
+		if (rc == 1 && reply->msgid == msgid)
+			return 0;
+		if (rc == 1)
+			rpc_reply_free(reply);
+	}
+}
+
+int rpc_client_call(struct rpc_client *c, struct rpc_reply *reply, const char *method,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	int64_t id;
+
+	va_start(ap, fmt);
+	id = rpc_vsend(c, method, fmt, ap);
+	va_end(ap);
+	if (id < 0)
+		return (int)id;
+	return rpc_client_wait(c, (uint32_t)id, reply);
+}
+
+void rpc_reply_free(struct rpc_reply *reply)
+{
+	msgpack_unpacked_destroy(&reply->msg);
+	memset(reply, 0, sizeof *reply);
+}
+
+int rpc_client_wait_closed(struct rpc_client *c, int timeout_ms)
+{
+	int64_t deadline = rpc_now_ms() + timeout_ms;
+
+	for (;;) {
+		struct rpc_reply r;
+		int rc = rpc_next_message(c, deadline, &r);
+
+		if (rc == 1)
+			rpc_reply_free(&r);
+		if (rc == -ECONNRESET || rc == -EPIPE)
+			return 1;
+		if (rc == -ETIMEDOUT)
+			return 0;
+		if (rc < 0)
+			return 1;
+	}
+}
+
+int rpc_client_next_event(struct rpc_client *c, int timeout_ms, struct rpc_event *ev)
+{
+	int64_t deadline = rpc_now_ms() + timeout_ms;
+
+	while (c->event_count == 0) {
+		struct rpc_reply r;
+		int rc = rpc_next_message(c, deadline, &r);
+
+		if (rc == 1)
+			rpc_reply_free(&r);
+		else if (rc < 0)
+			return rc;
+	}
+	*ev = c->events[c->event_head];
+	c->event_head = (c->event_head + 1) % RPC_MAX_EVENTS;
+	c->event_count--;
+	return 0;
+}
+
+void rpc_event_free(struct rpc_event *ev)
+{
+	msgpack_unpacked_destroy(&ev->msg);
+	memset(ev, 0, sizeof *ev);
+}
+
+const msgpack_object *rpc_get(const msgpack_object *map, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (map == NULL || map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (uint32_t i = 0; i < map->via.map.size; i++) {
+		const msgpack_object *k = &map->via.map.ptr[i].key;
+
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+		    memcmp(k->via.str.ptr, key, n) == 0)
+			return &map->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+int rpc_get_str(const msgpack_object *map, const char *key, char *out, size_t size)
+{
+	const msgpack_object *o = rpc_get(map, key);
+
+	if (o == NULL || o->type != MSGPACK_OBJECT_STR)
+		return -ENOENT;
+	rpc_copy_str(o, out, size);
+	return 0;
+}
+
+int rpc_get_i64(const msgpack_object *map, const char *key, int64_t *out)
+{
+	const msgpack_object *o = rpc_get(map, key);
+
+	if (o == NULL)
+		return -ENOENT;
+	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+		*out = (int64_t)o->via.u64;
+	else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+		*out = o->via.i64;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int rpc_get_f64(const msgpack_object *map, const char *key, double *out)
+{
+	const msgpack_object *o = rpc_get(map, key);
+
+	if (o == NULL)
+		return -ENOENT;
+	if (o->type == MSGPACK_OBJECT_FLOAT32 || o->type == MSGPACK_OBJECT_FLOAT64)
+		*out = o->via.f64;
+	else if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+		*out = (double)o->via.u64;
+	else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+		*out = (double)o->via.i64;
+	else
+		return -EINVAL;
+	return 0;
+}

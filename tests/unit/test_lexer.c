@@ -1,0 +1,516 @@
+/*
+ * The shared tokenizer: token kinds and text, exact line:col through
+ * comments and every line-end style, errors for unterminated strings and
+ * comments and control bytes, numbers (and the fast number paths agreeing
+ * with strtod bit for bit), peek, and the expect helpers' messages.  Input
+ * is copied into buffers of its exact length so ASan catches over-reads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/lexer.h"
+
+#define MAX_TOKENS 64
+
+struct scan {
+	char *buf;              /* exact-length copy, no terminator */
+	struct lexer lx;
+	struct diag d;
+};
+
+static void scan_open(struct scan *s, const char *text, size_t len, const char *puncts,
+		      unsigned flags)
+{
+	s->buf = malloc(len ? len : 1);
+	assert_non_null(s->buf);
+	memcpy(s->buf, text, len);
+	memset(&s->d, 0, sizeof s->d);
+	lex_init(&s->lx, s->buf, len, puncts, flags, &s->d);
+}
+
+static void scan_close(struct scan *s)
+{
+	free(s->buf);
+}
+
+static void expect_token(struct scan *s, enum lex_kind kind, const char *text, uint32_t line,
+			 uint32_t col)
+{
+	struct lex_token tok;
+
+	assert_int_equal(lex_next(&s->lx, &tok), 0);
+	if (tok.kind != kind || tok.len != strlen(text) || memcmp(tok.text, text, tok.len) != 0 ||
+	    tok.line != line || tok.col != col)
+		fail_msg("got kind %d \"%.*s\" at %u:%u; want kind %d \"%s\" at %u:%u",
+			 (int)tok.kind, (int)tok.len, tok.text, (unsigned)tok.line,
+			 (unsigned)tok.col, (int)kind, text, (unsigned)line, (unsigned)col);
+}
+
+static void expect_error(struct scan *s, uint32_t line, uint32_t col, const char *msg)
+{
+	struct lex_token tok;
+	int rc = lex_next(&s->lx, &tok);
+
+	if (rc != -EINVAL || s->d.line != line || s->d.col != col || strstr(s->d.msg, msg) == NULL)
+		fail_msg("got rc %d at %u:%u \"%s\"; want -EINVAL at %u:%u \"%s\"", rc,
+			 (unsigned)s->d.line, (unsigned)s->d.col, s->d.msg, (unsigned)line,
+			 (unsigned)col, msg);
+}
+
+/* Tokens of a whole input, for the error-free cases. */
+#define SCAN(s, text) scan_open(s, text, strlen(text), "(){}", 0)
+
+static void test_kinds_and_positions(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	SCAN(&s, "joints {\n\t\"a b\" -1 ( 0.5 )\n}\"\"x");
+	expect_token(&s, LEX_WORD, "joints", 1, 1);
+	expect_token(&s, LEX_PUNCT, "{", 1, 8);
+	expect_token(&s, LEX_STRING, "a b", 2, 2);
+	expect_token(&s, LEX_WORD, "-1", 2, 8);
+	expect_token(&s, LEX_PUNCT, "(", 2, 11);
+	expect_token(&s, LEX_WORD, "0.5", 2, 13);
+	expect_token(&s, LEX_PUNCT, ")", 2, 17);
+	expect_token(&s, LEX_PUNCT, "}", 3, 1);
+	expect_token(&s, LEX_STRING, "", 3, 2);
+	expect_token(&s, LEX_WORD, "x", 3, 4);
+	expect_token(&s, LEX_EOF, "", 3, 5);
+	expect_token(&s, LEX_EOF, "", 3, 5);         /* and again */
+	scan_close(&s);
+}
+
+static void test_words_stop_at_punct_and_quotes(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	SCAN(&s, "a(b)c{d}e\"s\"f a/b");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_PUNCT, "(", 1, 2);
+	expect_token(&s, LEX_WORD, "b", 1, 3);
+	expect_token(&s, LEX_PUNCT, ")", 1, 4);
+	expect_token(&s, LEX_WORD, "c", 1, 5);
+	expect_token(&s, LEX_PUNCT, "{", 1, 6);
+	expect_token(&s, LEX_WORD, "d", 1, 7);
+	expect_token(&s, LEX_PUNCT, "}", 1, 8);
+	expect_token(&s, LEX_WORD, "e", 1, 9);
+	expect_token(&s, LEX_STRING, "s", 1, 10);
+	expect_token(&s, LEX_WORD, "f", 1, 13);
+	expect_token(&s, LEX_WORD, "a/b", 1, 15);    /* a lone slash is no comment */
+	expect_token(&s, LEX_EOF, "", 1, 18);
+	scan_close(&s);
+}
+
+static void test_comments(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	SCAN(&s, "a // to the end ( \"\nb /* over\n two lines */ c/**/d ab//x\ne/*\"*/f");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_WORD, "b", 2, 1);
+	expect_token(&s, LEX_WORD, "c", 3, 15);
+	expect_token(&s, LEX_WORD, "d", 3, 20);
+	expect_token(&s, LEX_WORD, "ab", 3, 22);
+	expect_token(&s, LEX_WORD, "e", 4, 1);
+	expect_token(&s, LEX_WORD, "f", 4, 7);
+	expect_token(&s, LEX_EOF, "", 4, 8);
+	scan_close(&s);
+
+	/* "#" is a word byte unless the format asks for hash comments. */
+	SCAN(&s, "#x\na");
+	expect_token(&s, LEX_WORD, "#x", 1, 1);
+	scan_close(&s);
+	scan_open(&s, "#x ( \na", 7, "(){}", LEX_HASH_COMMENTS);
+	expect_token(&s, LEX_WORD, "a", 2, 1);
+	scan_close(&s);
+
+	/* A comment ending exactly at the end of the buffer. */
+	SCAN(&s, "a/*x*/");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_EOF, "", 1, 7);
+	scan_close(&s);
+	SCAN(&s, "a//");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_EOF, "", 1, 4);
+	scan_close(&s);
+}
+
+static void test_line_ends(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	/* LF, CRLF and a lone CR each end one line. */
+	SCAN(&s, "a\r\n  b\rc\nd\r\n\r\ne\r");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_WORD, "b", 2, 3);
+	expect_token(&s, LEX_WORD, "c", 3, 1);
+	expect_token(&s, LEX_WORD, "d", 4, 1);
+	expect_token(&s, LEX_WORD, "e", 6, 1);
+	expect_token(&s, LEX_EOF, "", 7, 1);
+	scan_close(&s);
+
+	/* CRLF and // comments: the comment stops at the CR. */
+	SCAN(&s, "a // x\r\nb\n\rc");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_WORD, "b", 2, 1);
+	expect_token(&s, LEX_WORD, "c", 4, 1);     /* LF then CR: two lines */
+	scan_close(&s);
+
+	/* Block comments count the line ends inside them. */
+	SCAN(&s, "/*\r\n\r\r\n*/ x");
+	expect_token(&s, LEX_WORD, "x", 4, 4);
+	scan_close(&s);
+
+	/* Tabs, vertical tabs and form feeds are one column each. */
+	SCAN(&s, "\t\v\fx");
+	expect_token(&s, LEX_WORD, "x", 1, 4);
+	scan_close(&s);
+}
+
+static void test_unterminated(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	SCAN(&s, "a \"abc");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_error(&s, 1, 3, "string opened here is not closed on its line");
+	scan_close(&s);
+	SCAN(&s, "\n  \"abc\ndef\"");
+	expect_error(&s, 2, 3, "string opened here is not closed on its line");
+	scan_close(&s);
+	SCAN(&s, "\"abc\r\"");
+	expect_error(&s, 1, 1, "string opened here is not closed on its line");
+	scan_close(&s);
+	SCAN(&s, "a\n /* x\n\n");
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_error(&s, 2, 2, "comment opened here is never closed");
+	scan_close(&s);
+	SCAN(&s, "/*/");
+	expect_error(&s, 1, 1, "comment opened here is never closed");
+	scan_close(&s);
+	SCAN(&s, "/* *");
+	expect_error(&s, 1, 1, "comment opened here is never closed");
+	scan_close(&s);
+}
+
+static void test_control_bytes(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	SCAN(&s, "ab\x01" "c");
+	expect_token(&s, LEX_WORD, "ab", 1, 1);
+	expect_error(&s, 1, 3, "unexpected control byte 0x01 (is this a text file?)");
+	scan_close(&s);
+	SCAN(&s, "\n x\x7f");
+	expect_token(&s, LEX_WORD, "x", 2, 2);
+	expect_error(&s, 2, 3, "unexpected control byte 0x7f");
+	scan_close(&s);
+	scan_open(&s, "a\0b", 3, "(){}", 0);
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_error(&s, 1, 2, "unexpected control byte 0x00");
+	scan_close(&s);
+	/* Inside a string too: a NUL would cut a copied name short. */
+	scan_open(&s, "x \"a\0b\"", 7, "(){}", 0);
+	expect_token(&s, LEX_WORD, "x", 1, 1);
+	expect_error(&s, 1, 5, "unexpected control byte 0x00 in a string");
+	scan_close(&s);
+	SCAN(&s, "\"a\x1b\"");
+	expect_error(&s, 1, 3, "unexpected control byte 0x1b in a string");
+	scan_close(&s);
+	/* A tab in a string is text; so are bytes above 0x7f. */
+	SCAN(&s, "\"a\tb\" \"\xc3\xa9t\xc3\xa9\" \xc3\xa9");
+	expect_token(&s, LEX_STRING, "a\tb", 1, 1);
+	expect_token(&s, LEX_STRING, "\xc3\xa9t\xc3\xa9", 1, 7);
+	expect_token(&s, LEX_WORD, "\xc3\xa9", 1, 15);
+	scan_close(&s);
+}
+
+static void test_guids_and_plain_punct(void **state)
+{
+	struct scan s;
+
+	(void)state;
+	scan_open(&s, "a<12-ab>b <x\n>", 14, "{};,", LEX_GUIDS);
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_GUID, "12-ab", 1, 2);
+	expect_token(&s, LEX_WORD, "b", 1, 9);
+	expect_error(&s, 1, 11, "GUID opened here is not closed on its line");
+	scan_close(&s);
+	/* Without the flag '<' is a word byte. */
+	SCAN(&s, "a<b>");
+	expect_token(&s, LEX_WORD, "a<b>", 1, 1);
+	scan_close(&s);
+	/* A format whose punctuation includes word bytes ('.', '-'). */
+	scan_open(&s, "a.b-c 1.5", 9, ".-", 0);
+	expect_token(&s, LEX_WORD, "a", 1, 1);
+	expect_token(&s, LEX_PUNCT, ".", 1, 2);
+	expect_token(&s, LEX_WORD, "b", 1, 3);
+	expect_token(&s, LEX_PUNCT, "-", 1, 4);
+	expect_token(&s, LEX_WORD, "c", 1, 5);
+	expect_token(&s, LEX_WORD, "1", 1, 7);
+	expect_token(&s, LEX_PUNCT, ".", 1, 8);
+	expect_token(&s, LEX_WORD, "5", 1, 9);
+	scan_close(&s);
+}
+
+static void test_peek(void **state)
+{
+	struct lex_token a, b, c;
+	struct scan s;
+
+	(void)state;
+	SCAN(&s, "x ( y");
+	assert_int_equal(lex_peek(&s.lx, &a), 0);
+	assert_int_equal(lex_peek(&s.lx, &b), 0);
+	assert_true(lex_is_word(&a, "x") && lex_is_word(&b, "x"));
+	assert_int_equal(lex_next(&s.lx, &c), 0);
+	assert_true(lex_is_word(&c, "x"));
+	assert_int_equal(c.col, 1);
+	assert_int_equal(lex_peek(&s.lx, &a), 0);
+	assert_true(lex_is_punct(&a, '('));
+	expect_token(&s, LEX_PUNCT, "(", 1, 3);
+	expect_token(&s, LEX_WORD, "y", 1, 5);
+	assert_int_equal(lex_peek(&s.lx, &a), 0);
+	assert_int_equal(a.kind, LEX_EOF);
+	expect_token(&s, LEX_EOF, "", 1, 6);
+	scan_close(&s);
+	/* A peek that hits an error reports it. */
+	SCAN(&s, "\"x");
+	assert_int_equal(lex_peek(&s.lx, &a), -EINVAL);
+	assert_string_equal(s.d.msg, "string opened here is not closed on its line");
+	scan_close(&s);
+}
+
+static void test_remaining_and_strdup(void **state)
+{
+	struct lex_token tok;
+	struct scan s;
+	char *copy;
+
+	(void)state;
+	SCAN(&s, "\"name\" 12345");
+	assert_int_equal(lex_remaining(&s.lx), 12);
+	assert_int_equal(lex_next(&s.lx, &tok), 0);
+	assert_int_equal(lex_remaining(&s.lx), 6);
+	copy = lex_strdup(&tok);
+	assert_string_equal(copy, "name");
+	free(copy);
+	assert_int_equal(lex_next(&s.lx, &tok), 0);
+	assert_int_equal(lex_remaining(&s.lx), 0);
+	scan_close(&s);
+}
+
+/* ---- numbers ---- */
+
+static struct lex_token word(const char *text)
+{
+	struct lex_token tok = { LEX_WORD, text, strlen(text), 1, 1 };
+
+	return tok;
+}
+
+static void test_ints(void **state)
+{
+	static const struct {
+		const char *text;
+		int64_t value;
+	} good[] = {
+		{ "0", 0 }, { "-0", 0 }, { "+7", 7 }, { "-1", -1 }, { "0012", 12 },
+		{ "123456789012345678", 123456789012345678 },
+		{ "9223372036854775807", INT64_MAX },
+		{ "-9223372036854775808", INT64_MIN },
+	};
+	static const char *const bad[] = {
+		"", "-", "+", "1.0", "1e3", "0x10", "12a", "a12", "--1", "+-1", " 1",
+		"9223372036854775808", "-9223372036854775809", "99999999999999999999",
+	};
+	struct lex_token tok;
+	size_t i;
+	int64_t v;
+
+	(void)state;
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		tok = word(good[i].text);
+		if (lex_token_int(&tok, &v) != 0 || v != good[i].value)
+			fail_msg("\"%s\"", good[i].text);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		tok = word(bad[i]);
+		if (lex_token_int(&tok, &v) != -EINVAL)
+			fail_msg("\"%s\" accepted", bad[i]);
+	}
+	/* Strings and punctuation are not numbers, even when they look it. */
+	tok = word("12");
+	tok.kind = LEX_STRING;
+	assert_int_equal(lex_token_int(&tok, &v), -EINVAL);
+}
+
+static void test_floats(void **state)
+{
+	static const char *const good[] = {
+		"0", "-0", "1", "-1.5", "+2.25", ".5", "5.", "-.5", "1e3", "1E3", "1.5e-2",
+		"-2.5E+10", "0.0000000105", "31.9803333282", "-0.7071067691", "1e-50", "1e-400",
+		"3.40282347e+38", "-3.40282347e+38", "1.17549435e-38", "12345678901234567890",
+		"0.1234567890123456789012345", "1e22", "1e23", "9007199254740993", "000000.5",
+	};
+	static const char *const bad[] = {
+		"", "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "0x1p3", "0X10", "1e", "1e+",
+		"e5", ".", "-", "+", "1.2.3", "1,5", "1f", "1e39", "-1e39", "3.4028236e38",
+		"1e400", "--1", "1e5e5",
+	};
+	struct lex_token tok;
+	size_t i;
+	float f;
+
+	(void)state;
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		float want = (float)strtod(good[i], NULL);
+
+		tok = word(good[i]);
+		if (lex_token_float(&tok, &f) != 0 || memcmp(&f, &want, sizeof f) != 0)
+			fail_msg("\"%s\": got %.9g, want %.9g", good[i], (double)f, (double)want);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		tok = word(bad[i]);
+		if (lex_token_float(&tok, &f) != -EINVAL)
+			fail_msg("\"%s\" accepted as %g", bad[i], (double)f);
+	}
+	/* FLT_MAX as %.9g prints it reads back as FLT_MAX. */
+	tok = word("3.40282347e+38");
+	assert_int_equal(lex_token_float(&tok, &f), 0);
+	assert_true(f == FLT_MAX);
+	/* Longer than any number we take. */
+	tok = word("0.000000000000000000000000000000000000000000000000000000000000000001");
+	assert_int_equal(lex_token_float(&tok, &f), -EINVAL);
+}
+
+/* The fast decimal path must give exactly (float)strtod: random numbers of
+ * the shapes exporters write, and of shapes they do not. */
+static void test_floats_match_strtod(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	char text[80];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 200000; i++) {
+		struct lex_token tok;
+		float got, want;
+		int n = 0, digits, k;
+
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		if (seed >> 63)
+			text[n++] = '-';
+		digits = 1 + (int)((seed >> 8) % 20);
+		for (k = 0; k < digits; k++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			text[n++] = (char)('0' + (seed >> 33) % 10);
+			if (k == (int)((seed >> 40) % (unsigned)(digits + 2)))
+				text[n++] = '.';
+		}
+		if ((seed >> 50) % 3 == 0)
+			n += snprintf(text + n, sizeof text - (size_t)n, "e%d",
+				      (int)((seed >> 20) % 61) - 30);
+		text[n] = '\0';
+		want = (float)strtod(text, NULL);
+		tok = word(text);
+		if (strchr(text, '.') != NULL && strchr(strchr(text, '.') + 1, '.') != NULL)
+			continue;       /* two dots: not a number, checked elsewhere */
+		if (!isfinite(want) || fabs(strtod(text, NULL)) >= 3.4028235677973366e38) {
+			assert_int_equal(lex_token_float(&tok, &got), -EINVAL);
+			continue;
+		}
+		if (lex_token_float(&tok, &got) != 0 || memcmp(&got, &want, sizeof got) != 0)
+			fail_msg("\"%s\": got %.9g, want %.9g", text, (double)got, (double)want);
+	}
+}
+
+/* ---- the expect helpers ---- */
+
+static void test_expect_messages(void **state)
+{
+	struct lex_token tok;
+	struct scan s;
+	int64_t v;
+	float f;
+
+	(void)state;
+	SCAN(&s, "numJoints");
+	assert_int_equal(lex_expect_word(&s.lx, "numJoints"), 0);
+	assert_int_equal(lex_expect_word(&s.lx, "x"), -EINVAL);
+	assert_string_equal(s.d.msg, "expected \"x\", found end of file");
+	assert_int_equal(s.d.col, 10);
+	scan_close(&s);
+
+	SCAN(&s, "a");
+	assert_int_equal(lex_expect_punct(&s.lx, '{'), -EINVAL);
+	assert_string_equal(s.d.msg, "expected '{', found \"a\"");
+	scan_close(&s);
+
+	SCAN(&s, "{");
+	assert_int_equal(lex_expect_string(&s.lx, "joint name", &tok), -EINVAL);
+	assert_string_equal(s.d.msg, "expected a quoted joint name, found '{'");
+	scan_close(&s);
+
+	SCAN(&s, " 70000");
+	assert_int_equal(lex_expect_int(&s.lx, "numJoints", 1, 65535, &v), -EINVAL);
+	assert_string_equal(s.d.msg, "numJoints \"70000\" is out of range (1..65535)");
+	assert_int_equal(s.d.col, 2);
+	scan_close(&s);
+
+	SCAN(&s, "x");
+	assert_int_equal(lex_expect_int(&s.lx, "numJoints", 1, 65535, &v), -EINVAL);
+	assert_string_equal(s.d.msg, "expected an integer numJoints, found \"x\"");
+	scan_close(&s);
+
+	SCAN(&s, "\n\n   inf");
+	assert_int_equal(lex_expect_float(&s.lx, "bias", &f), -EINVAL);
+	assert_string_equal(s.d.msg, "expected a finite number for bias, found \"inf\"");
+	assert_int_equal(s.d.line, 3);
+	assert_int_equal(s.d.col, 4);
+	scan_close(&s);
+
+	/* Long tokens are cut in messages. */
+	SCAN(&s, "\"0123456789012345678901234567890123456789xyz\"");
+	assert_int_equal(lex_expect_word(&s.lx, "w"), -EINVAL);
+	assert_string_equal(s.d.msg, "expected \"w\", found string "
+			    "\"0123456789012345678901234567890123456789...\"");
+	scan_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kinds_and_positions),
+		cmocka_unit_test(test_words_stop_at_punct_and_quotes),
+		cmocka_unit_test(test_comments),
+		cmocka_unit_test(test_line_ends),
+		cmocka_unit_test(test_unterminated),
+		cmocka_unit_test(test_control_bytes),
+		cmocka_unit_test(test_guids_and_plain_punct),
+		cmocka_unit_test(test_peek),
+		cmocka_unit_test(test_remaining_and_strdup),
+		cmocka_unit_test(test_ints),
+		cmocka_unit_test(test_floats),
+		cmocka_unit_test(test_floats_match_strtod),
+		cmocka_unit_test(test_expect_messages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

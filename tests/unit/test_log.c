@@ -1,0 +1,324 @@
+/*
+ * The log: the systemd priority prefix of each level, level filtering,
+ * escaping of what could forge lines, truncation at LOG_LINE_MAX, and one
+ * write(2) per line (checked on a SOCK_SEQPACKET pair, where every write is
+ * one packet).  stderr is redirected with dup2 for the length of each
+ * capture only, so cmocka's own messages still reach the terminal.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "service/log.h"
+
+#define ELLIPSIS "\xe2\x80\xa6"
+
+struct capture {
+	FILE *file;
+	int saved;
+};
+
+static void capture_begin(struct capture *c)
+{
+	fflush(stderr);
+	c->file = tmpfile();
+	assert_non_null(c->file);
+	c->saved = dup(STDERR_FILENO);
+	assert_true(c->saved >= 0);
+	assert_int_equal(dup2(fileno(c->file), STDERR_FILENO), STDERR_FILENO);
+}
+
+/* Restores stderr; returns what was written (caller frees). */
+static char *capture_end(struct capture *c)
+{
+	long n;
+	char *buf;
+
+	dup2(c->saved, STDERR_FILENO);
+	close(c->saved);
+	fseek(c->file, 0, SEEK_END);
+	n = ftell(c->file);
+	rewind(c->file);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, c->file), (size_t)n);
+	fclose(c->file);
+	return buf;
+}
+
+static void test_prefix_per_level(void **state)
+{
+	struct capture c;
+	char *out;
+
+	(void)state;
+	log_init(LOG_LEVEL_DEBUG);
+	capture_begin(&c);
+	log_error("e %d", 1);
+	log_warning("w %s", "two");
+	log_info("i");
+	log_debug("d");
+	log_write(LOG_LEVEL_INFO, "via %s", "log_write");
+	out = capture_end(&c);
+	assert_string_equal(out, "<3>e 1\n<4>w two\n<6>i\n<7>d\n<6>via log_write\n");
+	free(out);
+}
+
+static void test_level_filter(void **state)
+{
+	struct capture c;
+	char *out;
+
+	(void)state;
+	log_init(LOG_LEVEL_WARNING);
+	assert_int_equal(log_get_level(), LOG_LEVEL_WARNING);
+	assert_true(log_enabled(LOG_LEVEL_ERROR));
+	assert_true(log_enabled(LOG_LEVEL_WARNING));
+	assert_false(log_enabled(LOG_LEVEL_INFO));
+	capture_begin(&c);
+	log_error("kept");
+	log_warning("kept too");
+	log_info("dropped");
+	log_debug("dropped");
+	log_set_level(LOG_LEVEL_ERROR);
+	log_warning("dropped");
+	log_set_level(LOG_LEVEL_INFO);
+	log_info("back");
+	log_debug("dropped");
+	out = capture_end(&c);
+	assert_string_equal(out, "<3>kept\n<4>kept too\n<6>back\n");
+	free(out);
+}
+
+static void test_level_names(void **state)
+{
+	(void)state;
+	assert_int_equal(log_level_parse("error"), LOG_LEVEL_ERROR);
+	assert_int_equal(log_level_parse("warning"), LOG_LEVEL_WARNING);
+	assert_int_equal(log_level_parse("info"), LOG_LEVEL_INFO);
+	assert_int_equal(log_level_parse("debug"), LOG_LEVEL_DEBUG);
+	assert_int_equal(log_level_parse("warn"), -EINVAL);
+	assert_int_equal(log_level_parse("Info"), -EINVAL);
+	assert_int_equal(log_level_parse(""), -EINVAL);
+	assert_int_equal(log_level_parse(NULL), -EINVAL);
+	assert_string_equal(log_level_name(LOG_LEVEL_ERROR), "error");
+	assert_string_equal(log_level_name(LOG_LEVEL_WARNING), "warning");
+	assert_string_equal(log_level_name(LOG_LEVEL_INFO), "info");
+	assert_string_equal(log_level_name(LOG_LEVEL_DEBUG), "debug");
+	assert_string_equal(log_level_name((enum log_level)5), "?");
+}
+
+/* A file name cannot add a line, a fake priority, or terminal controls. */
+static void test_sanitising(void **state)
+{
+	struct capture c;
+	char *out;
+
+	(void)state;
+	log_init(LOG_LEVEL_INFO);
+	capture_begin(&c);
+	log_info("loaded %s", "evil\n<3>forged error\r\tx");
+	log_info("esc %s", "\x1b[31mred\x7f");
+	log_info("utf8 %s", "caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80");
+	log_info("bad %s", "\xff\xfe \xc0\xaf \xed\xa0\x80 \xe2\x80");
+	log_info("c1 %s", "\xc2\x9b" "2J \xc2\x85");
+	out = capture_end(&c);
+	assert_string_equal(out, "<6>loaded evil\\n<3>forged error\\r\\tx\n"
+				 "<6>esc \\x1b[31mred\\x7f\n"
+				 "<6>utf8 caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80\n"
+				 "<6>bad \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \\xe2\\x80\n"
+				 "<6>c1 \\u009b2J \\u0085\n");
+	free(out);
+}
+
+static size_t count_char(const char *s, char ch)
+{
+	size_t n = 0;
+
+	for (; *s != '\0'; s++)
+		n += *s == ch;
+	return n;
+}
+
+static void test_truncation(void **state)
+{
+	static char big[3 * LOG_LINE_MAX];
+	struct capture c;
+	char *out;
+	size_t len;
+
+	(void)state;
+	log_init(LOG_LEVEL_INFO);
+
+	/* Plain ASCII, longer than a line. */
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	capture_begin(&c);
+	log_info("%s", big);
+	out = capture_end(&c);
+	len = strlen(out);
+	assert_int_equal(len, LOG_LINE_MAX);
+	assert_memory_equal(out, "<6>aaa", 6);
+	assert_string_equal(out + len - 4, ELLIPSIS "\n");
+	assert_int_equal(count_char(out, '\n'), 1);
+	free(out);
+
+	/* Escapes are never cut in half: the line ends with a whole "\n". */
+	memset(big, '\n', sizeof big - 1);
+	capture_begin(&c);
+	log_info("%s", big);
+	out = capture_end(&c);
+	len = strlen(out);
+	assert_true(len <= LOG_LINE_MAX);
+	assert_string_equal(out + len - 6, "\\n" ELLIPSIS "\n");
+	assert_int_equal(count_char(out, '\n'), 1);
+	free(out);
+
+	/* Nor are multi-byte characters, whether the cut comes from the
+	 * formatting buffer or from the escaping. */
+	for (size_t i = 0; i + 2 < sizeof big; i += 2)
+		memcpy(big + i, "\xc3\xa9", 2);
+	big[sizeof big - 1] = '\0';
+	for (int shift = 0; shift < 2; shift++) {
+		capture_begin(&c);
+		log_info("%s%s", shift ? "x" : "", big);
+		out = capture_end(&c);
+		len = strlen(out);
+		assert_true(len <= LOG_LINE_MAX);
+		assert_null(strstr(out, "\\x"));
+		assert_string_equal(out + len - 4, ELLIPSIS "\n");
+		free(out);
+	}
+
+	/* A message that fills the line exactly is not cut; one byte more
+	 * is. */
+	memset(big, 'b', sizeof big);
+	big[LOG_LINE_MAX - 4] = '\0';
+	capture_begin(&c);
+	log_info("%s", big);
+	out = capture_end(&c);
+	assert_int_equal(strlen(out), LOG_LINE_MAX);
+	assert_null(strstr(out, ELLIPSIS));
+	free(out);
+	big[LOG_LINE_MAX - 4] = 'b';
+	big[LOG_LINE_MAX - 3] = '\0';
+	capture_begin(&c);
+	log_info("%s", big);
+	out = capture_end(&c);
+	assert_int_equal(strlen(out), LOG_LINE_MAX);
+	assert_string_equal(out + LOG_LINE_MAX - 4, ELLIPSIS "\n");
+	free(out);
+}
+
+/* Every line is one write(2): on a SOCK_SEQPACKET pair each write is one
+ * packet, so the packets received are the writes made. */
+static void test_one_write_per_line(void **state)
+{
+	static char big[2 * LOG_LINE_MAX];
+	char pkt[2 * LOG_LINE_MAX];
+	int sv[2], saved;
+	ssize_t n;
+
+	(void)state;
+	log_init(LOG_LEVEL_DEBUG);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	memset(big, 'z', sizeof big - 1);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(sv[0], STDERR_FILENO);
+	log_info("first %s", "line");
+	log_debug("multi\nline\nmessage");
+	log_error("%s", big);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(sv[0]);
+
+	n = recv(sv[1], pkt, sizeof pkt, 0);
+	assert_int_equal(n, (ssize_t)strlen("<6>first line\n"));
+	assert_memory_equal(pkt, "<6>first line\n", (size_t)n);
+	n = recv(sv[1], pkt, sizeof pkt, 0);
+	assert_int_equal(n, (ssize_t)strlen("<7>multi\\nline\\nmessage\n"));
+	assert_memory_equal(pkt, "<7>multi\\nline\\nmessage\n", (size_t)n);
+	n = recv(sv[1], pkt, sizeof pkt, 0);
+	assert_int_equal(n, LOG_LINE_MAX);
+	assert_int_equal(pkt[n - 1], '\n');
+	assert_memory_equal(pkt, "<3>zzz", 6);
+	n = recv(sv[1], pkt, sizeof pkt, 0);
+	assert_int_equal(n, 0); /* nothing else was written */
+	close(sv[1]);
+}
+
+static void test_errno_preserved(void **state)
+{
+	struct capture c;
+	char *out;
+
+	(void)state;
+	log_init(LOG_LEVEL_INFO);
+	capture_begin(&c);
+	errno = ENOSPC;
+	log_info("x");
+	assert_int_equal(errno, ENOSPC);
+	errno = EACCES;
+	log_debug("filtered");
+	assert_int_equal(errno, EACCES);
+	out = capture_end(&c);
+	free(out);
+}
+
+static void test_escape_api(void **state)
+{
+	char buf[16];
+	bool cut = true;
+
+	(void)state;
+	assert_int_equal(log_escape(buf, sizeof buf, "plain", 5, &cut), 5);
+	assert_string_equal(buf, "plain");
+	assert_false(cut);
+
+	/* "ab\n" needs 4 bytes; with room for 3 plus the NUL it fits. */
+	assert_int_equal(log_escape(buf, 5, "ab\ncd", 5, &cut), 4);
+	assert_string_equal(buf, "ab\\n");
+	assert_true(cut);
+	/* One byte short: the escape is left out whole. */
+	assert_int_equal(log_escape(buf, 4, "ab\ncd", 5, &cut), 2);
+	assert_string_equal(buf, "ab");
+	assert_true(cut);
+	/* A character is not split either. */
+	assert_int_equal(log_escape(buf, 3, "a\xc3\xa9", 3, &cut), 1);
+	assert_string_equal(buf, "a");
+	assert_true(cut);
+	/* srclen bounds the input, embedded NULs are escaped. */
+	assert_int_equal(log_escape(buf, sizeof buf, "a\0b", 3, NULL), 6);
+	assert_string_equal(buf, "a\\x00b");
+	assert_int_equal(log_escape(buf, 0, "abc", 3, &cut), 0);
+	assert_true(cut);
+	assert_int_equal(log_escape(buf, 1, "", 0, &cut), 0);
+	assert_string_equal(buf, "");
+	assert_false(cut);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prefix_per_level),
+		cmocka_unit_test(test_level_filter),
+		cmocka_unit_test(test_level_names),
+		cmocka_unit_test(test_sanitising),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_one_write_per_line),
+		cmocka_unit_test(test_errno_preserved),
+		cmocka_unit_test(test_escape_api),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
