@@ -41,7 +41,7 @@ endif
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -Idaemon -Iproto -Itests $(CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. -Idaemon -Iproto -Itests $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -177,7 +177,7 @@ bench:
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Idaemon -Iproto -Itests $(WARN) \
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -Idaemon -Iproto -Itests $(WARN) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  $(PC_CFLAGS) -o $@ $< $(ENGINE_SRC) $(PROTO_SRC) $(PC_LDLIBS) -lm
 

@@ -136,6 +136,7 @@ struct rpc_decoder {
 	uint32_t depth;                 /* containers open */
 	uint32_t remaining[RPC_DEPTH_CEILING];  /* elements left in each */
 	msgpack_zone zone;              /* the unpacked message lives here */
+	bool zone_live;                 /* zone initialised (init succeeded) */
 };
 
 /* One complete message, owned by the decoder: `obj`, and `data`/`size`
@@ -148,7 +149,8 @@ struct rpc_message {
 };
 
 /* limits NULL means RPC_LIMITS_DEFAULT.  0, -EINVAL (a limit out of range),
- * -ENOMEM.  Allocates no buffer until bytes arrive. */
+ * -ENOMEM.  Allocates no buffer until bytes arrive.  Closing a decoder whose
+ * init failed is allowed and does nothing. */
 int rpc_decoder_init(struct rpc_decoder *d, const struct rpc_limits *limits);
 /* Free everything; the decoder must be initialised again before reuse. */
 void rpc_decoder_close(struct rpc_decoder *d);

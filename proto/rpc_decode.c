@@ -263,6 +263,7 @@ int rpc_decoder_init(struct rpc_decoder *d, const struct rpc_limits *limits)
 		return -EINVAL;
 	if (!msgpack_zone_init(&d->zone, RPC_ZONE_CHUNK))
 		return -ENOMEM;
+	d->zone_live = true;
 	d->drained = true;
 	rpc_scan_reset(d);
 	return 0;
@@ -273,7 +274,8 @@ void rpc_decoder_close(struct rpc_decoder *d)
 	if (d == NULL)
 		return;
 	free(d->buf);
-	msgpack_zone_destroy(&d->zone);
+	if (d->zone_live)
+		msgpack_zone_destroy(&d->zone);
 	memset(d, 0, sizeof *d);
 }
 

@@ -25,10 +25,33 @@ static int64_t clip_sat64(i128 v)
 	return (int64_t)v;
 }
 
+static int clip_fits64(i128 v)
+{
+	return v >= (i128)INT64_MIN && v <= (i128)INT64_MAX;
+}
+
+/* Truncating quotient and remainder; 64-bit hardware division when the
+ * operands allow (the usual case), the 128-bit library routine otherwise. */
+static void clip_divmod(i128 a, i128 b, i128 *q, i128 *r)
+{
+	if (clip_fits64(a) && clip_fits64(b) && !(a == (i128)INT64_MIN && b == -1)) {
+		int64_t a64 = (int64_t)a, b64 = (int64_t)b;
+
+		*q = a64 / b64;
+		*r = a64 % b64;
+	} else {
+		*q = a / b;
+		*r = a % b;
+	}
+}
+
 /* ceil(u / num) for u >= 0, num > 0, saturated. */
 static int64_t clip_ceil_div(i128 u, uint64_t num)
 {
-	return clip_sat64((u + (i128)num - 1) / (i128)num);
+	i128 q, r;
+
+	clip_divmod(u, (i128)num, &q, &r);
+	return clip_sat64(q + (r != 0));
 }
 
 /*
@@ -57,8 +80,9 @@ static struct clip_time clip_map_units(int64_t elapsed, uint64_t num, i128 perio
 		}
 		break;
 	case LOOP_PINGPONG: {
-		i128 r = pos % (2 * period);
+		i128 q, r;
 
+		clip_divmod(pos, 2 * period, &q, &r);
 		if (r < 0)
 			r += 2 * period;
 		if (r > period)
@@ -68,8 +92,9 @@ static struct clip_time clip_map_units(int64_t elapsed, uint64_t num, i128 perio
 	}
 	case LOOP_LOOP:
 	default: {
-		i128 q = pos / period, r = pos % period;
+		i128 q, r;
 
+		clip_divmod(pos, period, &q, &r);
 		if (r < 0) {
 			r += period;
 			q -= 1;

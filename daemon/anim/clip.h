@@ -69,7 +69,9 @@ struct clip {
 	/* Uniform storage (frames != NULL). */
 	uint32_t frame_count;
 	uint32_t frame_rate;            /* frames per second, > 0 */
-	struct transform *frames;       /* frame_count * joint_count */
+	struct transform *frames;       /* frame_count * joint_count; rotations
+					   are unit quaternions (the blend's
+					   normalisation relies on it) */
 
 	/* Keyed storage (tracks != NULL). */
 	struct joint_tracks *tracks;    /* joint_count */

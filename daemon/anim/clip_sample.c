@@ -5,10 +5,9 @@
  * Uniform clips blend two whole frames at one fraction, so the slerp
  * polynomial is prepared once per call (quat_slerp_prepare) and every
  * joint costs one polynomial evaluation.  On x86-64 the blend runs four
- * joints at a time in SSE2 (base ISA): translation and scale are lerped as
- * a flat float array (four transforms are exactly ten registers), and the
- * four rotations are transposed into x/y/z/w registers for the slerp.  The
- * portable path below computes the same formulas one joint at a time.
+ * joints at a time in SSE2 (part of the base ISA, so no -march is needed;
+ * see blend_weights4).  The portable path computes the same formulas one
+ * joint at a time, and handles the last joint_count % 4.
  */
 #include "clip.h"
 
@@ -29,67 +28,94 @@ static inline void blend_one(const struct transform *a, const struct transform *
 }
 
 #if defined(__SSE2__)
-/* Four joints: a[0..3], b[0..3] -> o[0..3]. */
-static inline void blend_four(const struct transform *a, const struct transform *b,
-			      __m128 frac, const __m128 *k0, const __m128 *k1, struct transform *o)
+/*
+ * The SSE2 blend works on chunks of joints in two passes, so that each
+ * loop body is short and independent of the previous iteration and the
+ * processor overlaps many of them (one fused pass is a single ~100-cycle
+ * dependency chain per four joints).
+ *
+ * Pass 1, four joints at a time, in "one lane per joint" form: the dot
+ * products (four horizontal sums at once), the shortest-path sign, the
+ * series weights w0, w1, and the normalisation folded into them.  Frames
+ * hold unit quaternions (every loader normalises), so
+ * |w0 a + w1 b|^2 = w0^2 + w1^2 + 2 w0 w1 |a.b| without touching the
+ * result.  Pass 2: translation and scale lerped as a flat float array
+ * (four transforms are exactly ten registers), then each rotation is
+ * W0 a + W1 b with its lane of the weights broadcast.
+ */
+#define BLEND_CHUNK 64
+
+#define LANE(v, i) _mm_shuffle_ps((v), (v), (i) * 0x55)
+/* Horner step; the loops are written out because -O2 does not unroll. */
+#define HORNER(w, y, k, i) ((w) = _mm_add_ps(_mm_mul_ps((w), (y)), (k)[i]))
+
+static inline void blend_weights4(const struct transform *a, const struct transform *b,
+				  const __m128 *k0, const __m128 *k1, __m128 *W0, __m128 *W1)
 {
 	const __m128 one = _mm_set1_ps(1.0f);
 	const __m128 half = _mm_set1_ps(0.5f);
 	const __m128 signbit = _mm_set1_ps(-0.0f);
-	const float *fa = (const float *)a, *fb = (const float *)b;
-	float *fo = (float *)o;
-	__m128 ax, ay, az, aw, bx, by, bz, bw, dot, sign, x, y, w0, w1, n2, inv;
+	__m128 p0 = _mm_mul_ps(_mm_loadu_ps(&a[0].r.x), _mm_loadu_ps(&b[0].r.x));
+	__m128 p1 = _mm_mul_ps(_mm_loadu_ps(&a[1].r.x), _mm_loadu_ps(&b[1].r.x));
+	__m128 p2 = _mm_mul_ps(_mm_loadu_ps(&a[2].r.x), _mm_loadu_ps(&b[2].r.x));
+	__m128 p3 = _mm_mul_ps(_mm_loadu_ps(&a[3].r.x), _mm_loadu_ps(&b[3].r.x));
+	/* Four horizontal sums: s01 = (p0x+p0z, p1x+p1z, p0y+p0w, p1y+p1w). */
+	__m128 s01 = _mm_add_ps(_mm_unpacklo_ps(p0, p1), _mm_unpackhi_ps(p0, p1));
+	__m128 s23 = _mm_add_ps(_mm_unpacklo_ps(p2, p3), _mm_unpackhi_ps(p2, p3));
+	__m128 dot = _mm_add_ps(_mm_movelh_ps(s01, s23), _mm_movehl_ps(s23, s01));
+	__m128 sign = _mm_and_ps(dot, signbit);
+	__m128 x = _mm_min_ps(_mm_andnot_ps(signbit, dot), one);
+	__m128 y = _mm_sub_ps(_mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(x, half), half)), one);
+	__m128 w0 = k0[5], w1 = k1[5], n2, inv;
 
-	/* Translation and scale: lerp all 40 floats; the rotations are
-	 * overwritten below. */
-	for (int v = 0; v < 10; v++) {
-		__m128 va = _mm_loadu_ps(fa + 4 * v), vb = _mm_loadu_ps(fb + 4 * v);
-
-		_mm_storeu_ps(fo + 4 * v, _mm_add_ps(va, _mm_mul_ps(_mm_sub_ps(vb, va), frac)));
-	}
-
-	ax = _mm_loadu_ps(&a[0].r.x);
-	ay = _mm_loadu_ps(&a[1].r.x);
-	az = _mm_loadu_ps(&a[2].r.x);
-	aw = _mm_loadu_ps(&a[3].r.x);
-	_MM_TRANSPOSE4_PS(ax, ay, az, aw);
-	bx = _mm_loadu_ps(&b[0].r.x);
-	by = _mm_loadu_ps(&b[1].r.x);
-	bz = _mm_loadu_ps(&b[2].r.x);
-	bw = _mm_loadu_ps(&b[3].r.x);
-	_MM_TRANSPOSE4_PS(bx, by, bz, bw);
-
-	dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ax, bx), _mm_mul_ps(ay, by)),
-			 _mm_add_ps(_mm_mul_ps(az, bz), _mm_mul_ps(aw, bw)));
-	sign = _mm_and_ps(dot, signbit);
-	x = _mm_min_ps(_mm_andnot_ps(signbit, dot), one);
-	y = _mm_sub_ps(_mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(x, half), half)), one);
-
-	w0 = k0[QUAT_SLERP_DEGREE];
-	w1 = k1[QUAT_SLERP_DEGREE];
-	for (int i = QUAT_SLERP_DEGREE - 1; i >= 0; i--) {
-		w0 = _mm_add_ps(_mm_mul_ps(w0, y), k0[i]);
-		w1 = _mm_add_ps(_mm_mul_ps(w1, y), k1[i]);
-	}
-	w1 = _mm_xor_ps(w1, sign);      /* shortest path: b -> -b */
-
-	ax = _mm_add_ps(_mm_mul_ps(w0, ax), _mm_mul_ps(w1, bx));
-	ay = _mm_add_ps(_mm_mul_ps(w0, ay), _mm_mul_ps(w1, by));
-	az = _mm_add_ps(_mm_mul_ps(w0, az), _mm_mul_ps(w1, bz));
-	aw = _mm_add_ps(_mm_mul_ps(w0, aw), _mm_mul_ps(w1, bw));
-	n2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ax, ax), _mm_mul_ps(ay, ay)),
-			_mm_add_ps(_mm_mul_ps(az, az), _mm_mul_ps(aw, aw)));
+	_Static_assert(QUAT_SLERP_DEGREE == 5, "five Horner steps below");
+	HORNER(w0, y, k0, 4);
+	HORNER(w1, y, k1, 4);
+	HORNER(w0, y, k0, 3);
+	HORNER(w1, y, k1, 3);
+	HORNER(w0, y, k0, 2);
+	HORNER(w1, y, k1, 2);
+	HORNER(w0, y, k0, 1);
+	HORNER(w1, y, k1, 1);
+	HORNER(w0, y, k0, 0);
+	HORNER(w1, y, k1, 0);
+	/* |w0 a + w1 b|^2 = w0^2 + w1 (w1 + 2 w0 x) for unit a, b. */
+	n2 = _mm_add_ps(_mm_mul_ps(w0, w0),
+			_mm_mul_ps(w1, _mm_add_ps(w1, _mm_mul_ps(_mm_add_ps(w0, w0), x))));
 	n2 = _mm_max_ps(n2, _mm_set1_ps(1e-30f));
 	inv = _mm_div_ps(one, _mm_sqrt_ps(n2));
-	ax = _mm_mul_ps(ax, inv);
-	ay = _mm_mul_ps(ay, inv);
-	az = _mm_mul_ps(az, inv);
-	aw = _mm_mul_ps(aw, inv);
-	_MM_TRANSPOSE4_PS(ax, ay, az, aw);
-	_mm_storeu_ps(&o[0].r.x, ax);
-	_mm_storeu_ps(&o[1].r.x, ay);
-	_mm_storeu_ps(&o[2].r.x, az);
-	_mm_storeu_ps(&o[3].r.x, aw);
+	*W0 = _mm_mul_ps(w0, inv);
+	*W1 = _mm_xor_ps(_mm_mul_ps(w1, inv), sign);    /* shortest path: b -> -b */
+}
+
+#define LERP4(v) _mm_storeu_ps(fo + 4 * (v), \
+	_mm_add_ps(_mm_loadu_ps(fa + 4 * (v)), \
+		   _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(fb + 4 * (v)), _mm_loadu_ps(fa + 4 * (v))), frac)))
+#define ROT(i) _mm_storeu_ps(&o[i].r.x, \
+	_mm_add_ps(_mm_mul_ps(LANE(W0, i), _mm_loadu_ps(&a[i].r.x)), \
+		   _mm_mul_ps(LANE(W1, i), _mm_loadu_ps(&b[i].r.x))))
+
+static inline void blend_apply4(const struct transform *a, const struct transform *b,
+				__m128 frac, __m128 W0, __m128 W1, struct transform *o)
+{
+	const float *fa = (const float *)a, *fb = (const float *)b;
+	float *fo = (float *)o;
+
+	/* Translation and scale: all 40 floats; rotations overwritten next. */
+	LERP4(0);
+	LERP4(1);
+	LERP4(2);
+	LERP4(3);
+	LERP4(4);
+	LERP4(5);
+	LERP4(6);
+	LERP4(7);
+	LERP4(8);
+	LERP4(9);
+	ROT(0);
+	ROT(1);
+	ROT(2);
+	ROT(3);
 }
 #endif
 
@@ -104,14 +130,22 @@ static void blend_rows(const struct transform *a, const struct transform *b, uin
 #if defined(__SSE2__)
 	{
 		__m128 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
+		__m128 w[2 * BLEND_CHUNK / 4];
 		__m128 f = _mm_set1_ps(frac);
 
 		for (int i = 0; i <= QUAT_SLERP_DEGREE; i++) {
 			k0[i] = _mm_set1_ps(k.k0[i]);
 			k1[i] = _mm_set1_ps(k.k1[i]);
 		}
-		for (; j + 4 <= n; j += 4)
-			blend_four(a + j, b + j, f, k0, k1, out + j);
+		while (n - j >= 4) {
+			uint32_t m = n - j < BLEND_CHUNK ? (n - j) & ~3u : BLEND_CHUNK;
+
+			for (uint32_t i = 0; i < m; i += 4)
+				blend_weights4(a + j + i, b + j + i, k0, k1, &w[i / 2], &w[i / 2 + 1]);
+			for (uint32_t i = 0; i < m; i += 4)
+				blend_apply4(a + j + i, b + j + i, f, w[i / 2], w[i / 2 + 1], out + j + i);
+			j += m;
+		}
 	}
 #endif
 	for (; j < n; j++)

@@ -82,19 +82,21 @@ vec3 quat_rotate(quat q, vec3 v)
 			 v.z + q.w * c.z + (q.x * c.y - q.y * c.x));
 }
 
+/* 1 / (i (2i + 1)) for the recurrence, the last one times SLERP_TAIL. */
+static const double slerp_inv[QUAT_SLERP_DEGREE + 1] = {
+	0.0, 1.0 / 3.0, 1.0 / 10.0, 1.0 / 21.0, 1.0 / 36.0, SLERP_TAIL / 55.0,
+};
+_Static_assert(QUAT_SLERP_DEGREE == 5, "slerp_inv lists the coefficients of degree 5");
+
 /* Coefficients, by power of y = cos A - 1, of sin(uA) / (2 sin A). */
 static void slerp_series(float out[QUAT_SLERP_DEGREE + 1], double u)
 {
-	double c = 1.0;
+	double c = 0.5 * u, u2 = u * u;
 
-	out[0] = (float)(0.5 * u);
+	out[0] = (float)c;
 	for (int i = 1; i <= QUAT_SLERP_DEGREE; i++) {
-		double b = (u * u - (double)i * i) / ((double)i * (2 * i + 1));
-
-		if (i == QUAT_SLERP_DEGREE)
-			b *= SLERP_TAIL;
-		c *= b;
-		out[i] = (float)(0.5 * u * c);
+		c *= (u2 - (double)(i * i)) * slerp_inv[i];
+		out[i] = (float)c;
 	}
 }
 

@@ -13,14 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Doom's w for a stored (x, y, z): +sqrt(|1 - x^2 - y^2 - z^2|), the same
- * rule as md5_quat_w in the parser (kept here so the import does not
- * depend on the parser's object file). */
-static float md5i_quat_w(float x, float y, float z)
-{
-	return sqrtf(fabsf(1.0f - x * x - y * y - z * z));
-}
-
 /* A file orientation (x, y, z, w) in animd's convention. */
 static quat md5i_rot(const float q[4])
 {
@@ -206,7 +198,7 @@ static struct transform md5i_frame_joint(const struct md5_anim *a, uint32_t f, u
 	q[0] = v[3];
 	q[1] = v[4];
 	q[2] = v[5];
-	q[3] = md5i_quat_w(v[3], v[4], v[5]);
+	q[3] = md5_quat_w(v[3], v[4], v[5]);
 	x.t = vec3_make(v[0], v[1], v[2]);
 	x.r = md5i_rot(q);
 	x.s = vec3_make(1.0f, 1.0f, 1.0f);

@@ -1,54 +1,149 @@
 /*
  * pose.c - local transforms to model and skinning matrices.
  *
- * The matrix products are the hot path after sampling; on x86-64 they use
- * SSE2 (part of the base ISA, so no -march is needed): one matrix row is
- * one register, and row i of a * b is  a[i][0] b0 + a[i][1] b1 +
- * a[i][2] b2 + (0, 0, 0, a[i][3]).  Elsewhere the portable mat34_mul runs.
+ * These loops are the hot path after sampling.  On x86-64 they use SSE2
+ * (part of the base ISA, so no -march is needed); elsewhere the portable
+ * math3d functions compute the same values.
+ *
+ * local -> model runs in two passes:
+ *  1. every local transform becomes a matrix, four joints at a time with
+ *     one joint per lane (no shuffles inside the quaternion math), written
+ *     straight into `model`;
+ *  2. one forward pass multiplies each by its parent, in place
+ *     (parents[i] < i, so model[parent] is final and model[i] still holds
+ *     the local matrix).  When the parent is the previous joint (chains:
+ *     spines, limbs, fingers) its rows are still in registers, which keeps
+ *     a store-to-load round trip off the chain's critical path.
+ * A row of a * b is  a[r][0] b0 + a[r][1] b1 + a[r][2] b2 + (0,0,0,a[r][3])
+ * with b0..b2 the rows of b: one register per row.
  */
 #include "pose.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#endif
 
-static inline void pose_mul(const mat34 *a, const mat34 *b, mat34 *c)
+/* Element k of v in every lane (pshufd: one instruction, source kept). */
+#define BCAST(v, k) _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), (k) * 0x55))
+
+struct rows {
+	__m128 r0, r1, r2;
+};
+
+static inline struct rows rows_load(const mat34 *m)
 {
-#if defined(__SSE2__)
+	struct rows r = { _mm_loadu_ps(m->m[0]), _mm_loadu_ps(m->m[1]), _mm_loadu_ps(m->m[2]) };
+
+	return r;
+}
+
+static inline void rows_store(mat34 *m, struct rows r)
+{
+	_mm_storeu_ps(m->m[0], r.r0);
+	_mm_storeu_ps(m->m[1], r.r1);
+	_mm_storeu_ps(m->m[2], r.r2);
+}
+
+static inline __m128 row_mul(__m128 ar, struct rows b, __m128 lane3)
+{
+	__m128 x = _mm_add_ps(_mm_mul_ps(BCAST(ar, 0), b.r0), _mm_mul_ps(BCAST(ar, 1), b.r1));
+	__m128 y = _mm_add_ps(_mm_mul_ps(BCAST(ar, 2), b.r2), _mm_and_ps(ar, lane3));
+
+	return _mm_add_ps(x, y);
+}
+
+/* a * b */
+static inline struct rows rows_mul(struct rows a, struct rows b)
+{
 	const __m128 lane3 = _mm_castsi128_ps(_mm_set_epi32(-1, 0, 0, 0));
-	__m128 b0 = _mm_loadu_ps(b->m[0]);
-	__m128 b1 = _mm_loadu_ps(b->m[1]);
-	__m128 b2 = _mm_loadu_ps(b->m[2]);
+	struct rows c = { row_mul(a.r0, b, lane3), row_mul(a.r1, b, lane3), row_mul(a.r2, b, lane3) };
 
-	for (int i = 0; i < 3; i++) {
-		__m128 ai = _mm_loadu_ps(a->m[i]);
-		__m128 r = _mm_mul_ps(_mm_shuffle_ps(ai, ai, 0x00), b0);
+	return c;
+}
 
-		r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(ai, ai, 0x55), b1));
-		r = _mm_add_ps(r, _mm_mul_ps(_mm_shuffle_ps(ai, ai, 0xaa), b2));
-		r = _mm_add_ps(r, _mm_and_ps(ai, lane3));
-		_mm_storeu_ps(c->m[i], r);
-	}
-#else
-	*c = mat34_mul(a, b);
-#endif
+/* Transpose four registers in place. */
+#define TRANSPOSE4(a, b, c, d) _MM_TRANSPOSE4_PS(a, b, c, d)
+
+/* Matrices of four local transforms, one joint per lane. */
+static inline void local_matrices4(const struct transform *x, mat34 *out)
+{
+	const __m128 one = _mm_set1_ps(1.0f);
+	/* Rotation (x, y, z, w), translation (t, then r.x), scale (r.w, then s). */
+	__m128 qx = _mm_loadu_ps(&x[0].r.x), qy = _mm_loadu_ps(&x[1].r.x);
+	__m128 qz = _mm_loadu_ps(&x[2].r.x), qw = _mm_loadu_ps(&x[3].r.x);
+	__m128 tx = _mm_loadu_ps(&x[0].t.x), ty = _mm_loadu_ps(&x[1].t.x);
+	__m128 tz = _mm_loadu_ps(&x[2].t.x), t3 = _mm_loadu_ps(&x[3].t.x);
+	__m128 s0 = _mm_loadu_ps(&x[0].r.w), sx = _mm_loadu_ps(&x[1].r.w);
+	__m128 sy = _mm_loadu_ps(&x[2].r.w), sz = _mm_loadu_ps(&x[3].r.w);
+	__m128 x2, y2, z2, xx, yy, zz, xy, xz, yz, wx, wy, wz;
+	__m128 m00, m01, m02, m10, m11, m12, m20, m21, m22;
+
+	TRANSPOSE4(qx, qy, qz, qw);
+	TRANSPOSE4(tx, ty, tz, t3);
+	TRANSPOSE4(s0, sx, sy, sz);
+	x2 = _mm_add_ps(qx, qx);
+	y2 = _mm_add_ps(qy, qy);
+	z2 = _mm_add_ps(qz, qz);
+	xx = _mm_mul_ps(qx, x2);
+	yy = _mm_mul_ps(qy, y2);
+	zz = _mm_mul_ps(qz, z2);
+	xy = _mm_mul_ps(qx, y2);
+	xz = _mm_mul_ps(qx, z2);
+	yz = _mm_mul_ps(qy, z2);
+	wx = _mm_mul_ps(qw, x2);
+	wy = _mm_mul_ps(qw, y2);
+	wz = _mm_mul_ps(qw, z2);
+	/* R(q) * diag(s), as in mat34_from_transform. */
+	m00 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx);
+	m01 = _mm_mul_ps(_mm_sub_ps(xy, wz), sy);
+	m02 = _mm_mul_ps(_mm_add_ps(xz, wy), sz);
+	m10 = _mm_mul_ps(_mm_add_ps(xy, wz), sx);
+	m11 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy);
+	m12 = _mm_mul_ps(_mm_sub_ps(yz, wx), sz);
+	m20 = _mm_mul_ps(_mm_sub_ps(xz, wy), sx);
+	m21 = _mm_mul_ps(_mm_add_ps(yz, wx), sy);
+	m22 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz);
+	/* Back to one matrix row per register: joint j's row r is lane j of
+	 * (m_r0, m_r1, m_r2, t_r). */
+	TRANSPOSE4(m00, m01, m02, tx);
+	TRANSPOSE4(m10, m11, m12, ty);
+	TRANSPOSE4(m20, m21, m22, tz);
+	_mm_storeu_ps(out[0].m[0], m00);
+	_mm_storeu_ps(out[0].m[1], m10);
+	_mm_storeu_ps(out[0].m[2], m20);
+	_mm_storeu_ps(out[1].m[0], m01);
+	_mm_storeu_ps(out[1].m[1], m11);
+	_mm_storeu_ps(out[1].m[2], m21);
+	_mm_storeu_ps(out[2].m[0], m02);
+	_mm_storeu_ps(out[2].m[1], m12);
+	_mm_storeu_ps(out[2].m[2], m22);
+	_mm_storeu_ps(out[3].m[0], tx);
+	_mm_storeu_ps(out[3].m[1], ty);
+	_mm_storeu_ps(out[3].m[2], tz);
 }
 
 void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
 {
 	const int32_t *parents = s->parents;
-	uint32_t n = s->joint_count;
+	uint32_t n = s->joint_count, i = 0;
+	struct rows prev = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
 
-	for (uint32_t i = 0; i < n; i++) {
+	for (; i + 4 <= n; i += 4)
+		local_matrices4(local + i, model + i);
+	for (; i < n; i++)
+		model[i] = mat34_from_transform(&local[i]);
+	for (i = 0; i < n; i++) {
 		int32_t p = parents[i];
-		mat34 m = mat34_from_transform(&local[i]);
 
 		/* parents[i] < i is the loaders' invariant; anything else is
 		 * treated as a root rather than read before it is written. */
-		if (p >= 0 && (uint32_t)p < i)
-			pose_mul(&model[p], &m, &model[i]);
-		else
-			model[i] = m;
+		if (p >= 0 && (uint32_t)p < i) {
+			struct rows par = (uint32_t)p + 1 == i ? prev : rows_load(&model[p]);
+
+			prev = rows_mul(par, rows_load(&model[i]));
+			rows_store(&model[i], prev);
+		} else {
+			prev = rows_load(&model[i]);
+		}
 	}
 }
 
@@ -63,8 +158,32 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		pose_mul(&model[i], &inv[i], &skin[i]);
+		rows_store(&skin[i], rows_mul(rows_load(&model[i]), rows_load(&inv[i])));
 }
+
+#else
+
+void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
+{
+	const int32_t *parents = s->parents;
+
+	for (uint32_t i = 0; i < s->joint_count; i++) {
+		int32_t p = parents[i];
+		mat34 m = mat34_from_transform(&local[i]);
+
+		/* parents[i] < i is the loaders' invariant; anything else is
+		 * treated as a root rather than read before it is written. */
+		model[i] = p >= 0 && (uint32_t)p < i ? mat34_mul(&model[p], &m) : m;
+	}
+}
+
+void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin)
+{
+	for (uint32_t i = 0; i < s->joint_count; i++)
+		skin[i] = s->inv_bind ? mat34_mul(&model[i], &s->inv_bind[i]) : model[i];
+}
+
+#endif
 
 void pose_model_to_local(const struct skeleton *s, const mat34 *model, struct transform *local)
 {

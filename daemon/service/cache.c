@@ -417,6 +417,8 @@ static void cache_load_work(uv_work_t *w)
 		/* Out of memory says nothing about the bytes: try them again. */
 		if (j->rc == -ENOMEM)
 			j->hash_valid = false;
+		if (j->rc < 0 && j->err[0] == '\0')
+			cache_load_fail(j, j->rc, "cannot load");
 	}
 	free(buf);
 	j->elapsed_ns = uv_hrtime() - t0;
@@ -595,7 +597,7 @@ static void cache_load_done(uv_work_t *w, int status)
 		asset_unref(old);
 		ev = old == NULL ? CACHE_EV_LOADED : CACHE_EV_RELOADED;
 	} else {
-		cache_entry_set_error(e, j->err[0] != '\0' ? j->err : "error: cannot load");
+		cache_entry_set_error(e, j->err);
 		ev = CACHE_EV_ERROR;
 	}
 
@@ -654,7 +656,7 @@ static bool cache_scan_proves_absent(const struct scan_result *r, const char *na
 		return false;
 	if (cache_gone_status(r->root_status[root]))
 		return true;
-	if (r->root_status[root] != 0)
+	if (r->root_status[root] != 0 || strcmp(name, r->roots[root]) == 0)
 		return false;
 	if (is_dir ? scan_find_dir(r, name) != NULL : scan_find_file(r, name) != NULL)
 		return false;
@@ -710,8 +712,16 @@ static void cache_scan_file(struct cache *c, const struct scan_file *f, bool sta
 	}
 	if (e->seen_valid && scan_stat_equal(&e->seen, &f->st))
 		return;
-	if (e->state == CACHE_IDLE || (e->state == CACHE_LOADING && e->seen_valid))
+	if (e->state == CACHE_IDLE || (e->state == CACHE_LOADING && e->seen_valid)) {
+		/* If the load cannot even open the file (permissions), this is
+		 * the identity the next walk compares with: one retry per
+		 * change, not one per walk.  A chmod is seen by the watcher. */
+		if (e->state == CACHE_IDLE) {
+			e->seen = f->st;
+			e->seen_valid = true;
+		}
 		cache_entry_touch(c, e);
+	}
 }
 
 static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, bool startup)
@@ -1108,8 +1118,11 @@ int cache_reload(struct cache *c, const char *name)
 
 	if (c->closing)
 		return -ECANCELED;
+	/* Only names cache_get knows: a forced load always ends in an event
+	 * for those (a name never seen that turns out to be gone would end
+	 * silently). */
 	e = cache_entry_find(c, name);
-	if (e == NULL)
+	if (e == NULL || !cache_entry_visible(e))
 		return -ENOENT;
 	e->force = true;
 	if (e->state == CACHE_LOADING) {

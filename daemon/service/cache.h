@@ -150,9 +150,10 @@ int cache_get(struct cache *c, const char *name, struct cache_info *out);
 int cache_list(struct cache *c, struct cache_info **out, size_t *count);
 
 /* Reads and parses name now (no quiet period, even if unchanged), for the
- * assets.reload request; the outcome arrives through the usual events.  If
- * a load of name is running, another follows it.  0, or -ENOENT if the
- * cache does not know name (see cache_rescan for files it has not seen). */
+ * assets.reload request; the outcome always arrives through one of the
+ * usual events (loaded, reloaded, error, removed).  If a load of name is
+ * running, another follows it.  0, or -ENOENT if cache_get does not know
+ * name (see cache_rescan for files the cache has not seen). */
 int cache_reload(struct cache *c, const char *name);
 
 /* Walks the whole tree again now and reconciles: new files are loaded,

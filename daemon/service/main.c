@@ -1,13 +1,14 @@
 /*
  * animd - entry point: picks the subcommand.
  *
- * The offline subcommands (check, inspect, sample) load files with the
+ * `serve` (the default) runs the daemon.  The offline subcommands (check, inspect, sample) load files with the
  * same code the daemon uses, so a user can test assets before serving them.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "offline/offline.h"
+#include "service/serve.h"
 #include "version.h"
 
 struct command {
@@ -17,6 +18,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "serve", serve_main, "run the daemon (the default command)" },
 	{ "check", offline_check, "validate asset files or trees; exit 1 on any failure" },
 	{ "inspect", offline_inspect, "show what an asset file holds (--json for tools)" },
 	{ "sample", offline_sample, "evaluate one pose of a file at a time (--json for tools)" },
@@ -32,10 +34,10 @@ static void main_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		main_usage(stderr);
-		return 2;
-	}
+	/* `animd` and `animd -c FILE ...` mean `animd serve ...`. */
+	if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--help") != 0 &&
+			 strcmp(argv[1], "-h") != 0 && strcmp(argv[1], "--version") != 0))
+		return serve_main(argc, argv);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		main_usage(stdout);

@@ -132,8 +132,8 @@ static int scan_walk(struct scan_ctx *ctx, int fd, const char *rel)
 			rc = errno != 0 ? -errno : 0;
 			break;
 		}
-		if (asset_path_ignored(de->d_name) || strcmp(de->d_name, "..") == 0)
-			continue;               /* also skips "." and hidden names */
+		if (asset_path_ignored(de->d_name))
+			continue;               /* hidden and temporary, "." and ".." too */
 		if (asset_path_join(child, sizeof child, rel, de->d_name) < 0)
 			continue;               /* a name we could never serve */
 		type = de->d_type;
@@ -148,9 +148,9 @@ static int scan_walk(struct scan_ctx *ctx, int fd, const char *rel)
 				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
 			}
 		} else if (type == DT_REG) {
-			if (!asset_path_is_asset(child))
-				continue;
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			/* Only assets are worth a stat. */
+			if (!asset_path_is_asset(child) ||
+			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 		}
 		if (type == DT_REG || type == DT_LNK) {

@@ -134,7 +134,7 @@ int rpc_client_send_raw(struct rpc_client *c, const void *buf, size_t len)
 	const char *p = buf;
 
 	while (len > 0) {
-		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
+		ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL | (c->send_dontwait ? MSG_DONTWAIT : 0));
 
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -36,6 +36,7 @@ struct rpc_client {
 	struct rpc_event events[RPC_MAX_EVENTS];
 	unsigned event_head, event_count;
 	unsigned events_dropped;
+	int send_dontwait;              /* sends fail with -EAGAIN instead of blocking */
 };
 
 /* Connect to a Unix socket, retrying until timeout_ms.  0 or -errno. */

@@ -357,9 +357,9 @@ static void test_error_paths(void **state)
 static void test_error_cross_field(void **state)
 {
 	(void)state;
-	expect_error("[limits]\nmax_message_bytes = 16M\n",
-		     "t.ini: limits.max_output_bytes_per_connection (8MiB) must be at least "
-		     "limits.max_message_bytes (16MiB)");
+	expect_error("[limits]\nmax_message_bytes = 64M\n",
+		     "t.ini: limits.max_output_bytes_per_connection (32MiB) must be at least "
+		     "limits.max_message_bytes (64MiB)");
 }
 
 static void test_file_errors(void **state)
@@ -446,7 +446,7 @@ static void test_flags_override(void **state)
 
 	assert_int_equal(config_set(&c, "limits.max_message_bytes", "64M", err, sizeof err), 0);
 	assert_int_equal(config_validate(&c, err, sizeof err), -EINVAL);
-	assert_string_equal(err, "limits.max_output_bytes_per_connection (8MiB) must be at least "
+	assert_string_equal(err, "limits.max_output_bytes_per_connection (32MiB) must be at least "
 				 "limits.max_message_bytes (64MiB)");
 }
 

@@ -1,0 +1,67 @@
+#include "dispatch.h"
+
+#include "service/log.h"
+
+/* Indexed by enum proto_method: the method table and PROTOCOL.md agree
+ * (a unit test checks every method has a handler). */
+static const method_fn handlers[PROTO_METHOD_COUNT] = {
+	[PROTO_METHOD_HELLO] = method_hello,
+	[PROTO_METHOD_STATUS] = method_status,
+	[PROTO_METHOD_ASSETS_LIST] = method_assets_list,
+	[PROTO_METHOD_ASSETS_INFO] = method_assets_info,
+	[PROTO_METHOD_ASSETS_RELOAD] = method_assets_reload,
+	[PROTO_METHOD_PLAY] = method_play,
+	[PROTO_METHOD_PAUSE] = method_pause,
+	[PROTO_METHOD_RESUME] = method_resume,
+	[PROTO_METHOD_SEEK] = method_seek,
+	[PROTO_METHOD_SPEED] = method_speed,
+	[PROTO_METHOD_STOP] = method_stop,
+	[PROTO_METHOD_INSTANCES_LIST] = method_instances_list,
+	[PROTO_METHOD_SAMPLE] = method_sample,
+	[PROTO_METHOD_SUBSCRIBE] = method_subscribe,
+};
+
+void dispatch_send_result(struct session *s, uint32_t msgid, const msgpack_sbuffer *result)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	if (rpc_pack_response(&pk, msgid) == 0 &&
+	    msgpack_sbuffer_write(&sb, result->data, result->size) == 0)
+		session_send(s, sb.data, sb.size);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+void dispatch_request(struct session *s, const struct rpc_request *req)
+{
+	struct rpc_error err;
+	struct rpc_args args;
+	msgpack_sbuffer result;
+	msgpack_packer pk;
+	enum dispatch_result r;
+
+	rpc_args_init(&args, req, &err);
+	msgpack_sbuffer_init(&result);
+	msgpack_packer_init(&pk, &result, msgpack_sbuffer_write);
+	if (s->svc->stopping) {
+		rpc_error_format(&err, PROTO_ERR_SHUTTING_DOWN, "animd is shutting down");
+		r = DISPATCH_ERROR;
+	} else {
+		r = handlers[req->method](s, req, &args, &pk, &err);
+	}
+	if (r == DISPATCH_REPLY && result.size > PROTO_MAX_REPLY_BYTES) {
+		rpc_error_format(&err, PROTO_ERR_LIMIT,
+				 "%s: the reply would be %zu bytes, over the %u-byte limit",
+				 proto_method_name(req->method), result.size, PROTO_MAX_REPLY_BYTES);
+		r = DISPATCH_ERROR;
+	}
+	if (r == DISPATCH_REPLY)
+		dispatch_send_result(s, req->msgid, &result);
+	else if (r == DISPATCH_ERROR) {
+		log_debug("connection %llu: %s", (unsigned long long)s->id, err.message);
+		session_send_error(s, &err);
+	}
+	msgpack_sbuffer_destroy(&result);
+}

@@ -1,0 +1,169 @@
+/* assets.list, assets.info, assets.reload and sample. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assets/sampling.h"
+#include "service/cache.h"
+#include "service/dispatch.h"
+#include "service/lookup.h"
+#include "service/pose_pack.h"
+
+static const char *const space_names[] = { "local", "model", "skin", "vertices", "camera" };
+static const char *const loop_names[] = { "loop", "once", "pingpong" };
+static const char *const root_motion_names[] = { "raw", "in_place" };
+
+static void pack_error_field(msgpack_packer *pk, const char *error)
+{
+	rpc_pack_cstr(pk, "error");
+	if (error != NULL)
+		rpc_pack_cstr(pk, error);
+	else
+		msgpack_pack_nil(pk);
+}
+
+enum dispatch_result method_assets_list(struct session *s, const struct rpc_request *req,
+					struct rpc_args *args, msgpack_packer *pk,
+					struct rpc_error *err)
+{
+	struct cache_info *list = NULL;
+	size_t n = 0;
+
+	(void)req;
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	if (cache_list(s->svc->cache, &list, &n) < 0) {
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: out of memory");
+		return DISPATCH_ERROR;
+	}
+	msgpack_pack_map(pk, 1);
+	rpc_pack_cstr(pk, "assets");
+	msgpack_pack_array(pk, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct cache_info *in = &list[i];
+
+		msgpack_pack_map(pk, 5);
+		rpc_pack_cstr(pk, "asset");
+		rpc_pack_cstr(pk, in->name);
+		rpc_pack_cstr(pk, "format");
+		rpc_pack_cstr(pk, asset_format_name(asset_detect(in->name, NULL, 0)));
+		rpc_pack_cstr(pk, "generation");
+		msgpack_pack_uint64(pk, in->generation);
+		rpc_pack_cstr(pk, "ok");
+		if (in->asset != NULL)
+			msgpack_pack_true(pk);
+		else
+			msgpack_pack_false(pk);
+		pack_error_field(pk, in->error);
+	}
+	free(list);
+	return DISPATCH_REPLY;
+}
+
+enum dispatch_result method_assets_info(struct session *s, const struct rpc_request *req,
+					struct rpc_args *args, msgpack_packer *pk,
+					struct rpc_error *err)
+{
+	struct rpc_str name = { 0 };
+	struct cache_info info;
+
+	(void)req;
+	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
+	if (rpc_args_finish(args) < 0 || lookup_asset(s->svc, "assets.info", &name, &info, err) < 0)
+		return DISPATCH_ERROR;
+	msgpack_pack_map(pk, 13);
+	pose_pack_asset_info(pk, info.name, info.asset);
+	rpc_pack_cstr(pk, "generation");
+	msgpack_pack_uint64(pk, info.generation);
+	pack_error_field(pk, info.error);
+	rpc_pack_cstr(pk, "loaded_at");
+	msgpack_pack_double(pk, (double)info.loaded_at_ns / 1e9);
+	rpc_pack_cstr(pk, "load_ms");
+	msgpack_pack_double(pk, (double)info.load_ns / 1e6);
+	return DISPATCH_REPLY;
+}
+
+enum dispatch_result method_assets_reload(struct session *s, const struct rpc_request *req,
+					  struct rpc_args *args, msgpack_packer *pk,
+					  struct rpc_error *err)
+{
+	struct pending_reload *p;
+	struct rpc_str name = { 0 };
+	char quoted[160];
+
+	(void)pk;
+	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	p = calloc(1, sizeof *p);
+	if (p == NULL || (p->asset = strndup(name.ptr, name.len)) == NULL) {
+		free(p);
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.reload: out of memory");
+		return DISPATCH_ERROR;
+	}
+	if (cache_reload(s->svc->cache, p->asset) < 0) {
+		rpc_quote(quoted, sizeof quoted, name.ptr, name.len);
+		rpc_error_format(err, PROTO_ERR_NOT_FOUND,
+				 "assets.reload: no asset named %s (new files are found by the watcher or the next rescan)",
+				 quoted);
+		free(p->asset);
+		free(p);
+		return DISPATCH_ERROR;
+	}
+	/* Answered from the cache's event for this name (serve.c). */
+	p->session = s;
+	p->msgid = req->msgid;
+	p->next = s->svc->reloads;
+	s->svc->reloads = p;
+	return DISPATCH_DEFERRED;
+}
+
+enum dispatch_result method_sample(struct session *s, const struct rpc_request *req,
+				   struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+{
+	struct rpc_str name = { 0 }, mesh_name = { 0 };
+	char clip[PROTO_MAX_ASSET_NAME_BYTES + 1] = "";
+	struct cache_info info, mesh_info;
+	struct sample_request q = { 0 };
+	struct sample_result r;
+	char why[512];
+	int space = -1, loop = -1, root = ROOT_RAW, has_clip, has_mesh;
+
+	(void)req;
+	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
+	has_clip = rpc_args_cstring(args, "clip", RPC_OPTIONAL, clip, sizeof clip);
+	rpc_args_double(args, "time", RPC_REQUIRED, &q.time);
+	rpc_args_enum(args, "space", RPC_OPTIONAL, space_names, 5, &space);
+	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
+	rpc_args_enum(args, "loop", RPC_OPTIONAL, loop_names, 3, &loop);
+	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, root_motion_names, 2, &root);
+	if (rpc_args_finish(args) < 0 || lookup_asset(s->svc, "sample", &name, &info, err) < 0)
+		return DISPATCH_ERROR;
+	q.asset = info.asset;
+	if (has_mesh == 1) {
+		if (lookup_asset(s->svc, "sample", &mesh_name, &mesh_info, err) < 0)
+			return DISPATCH_ERROR;
+		q.mesh = mesh_info.asset;
+	}
+	q.clip = has_clip == 1 ? clip : NULL;
+	q.space = space >= 0 ? (enum sample_space)space : sample_default_space(info.asset);
+	q.loop_set = loop >= 0;
+	q.loop = loop >= 0 ? (enum loop_mode)loop : LOOP_LOOP;
+	q.root_motion = (enum root_motion)root;
+	switch (sample_evaluate(&q, &r, why, sizeof why)) {
+	case 0:
+		break;
+	case -ENOENT:
+		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "sample: %s", why);
+		return DISPATCH_ERROR;
+	case -ENOMEM:
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "sample: %s", why);
+		return DISPATCH_ERROR;
+	default:
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "sample: %s", why);
+		return DISPATCH_ERROR;
+	}
+	pose_pack(pk, &q, info.name, &r);
+	sample_result_free(&r);
+	return DISPATCH_REPLY;
+}

@@ -1,0 +1,419 @@
+/*
+ * animd serve [-c FILE] [--assets DIR] [--socket PATH] [--log-level L]
+ *             [--print-config]
+ *
+ * Start-up: configuration (defaults, file, flags), the control socket
+ * (refusing to start if another animd serves it), the asset cache's scan,
+ * then READY=1.  SIGHUP re-reads the configuration and applies what can
+ * change live; SIGTERM and SIGINT shut down cleanly: clients are told, the
+ * socket is removed, every handle is closed and the loop closes empty.
+ */
+#include "serve.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "service/cache.h"
+#include "service/dispatch.h"
+#include "service/events.h"
+#include "service/instances.h"
+#include "service/log.h"
+#include "service/notify.h"
+#include "service/server.h"
+#include "service/service.h"
+#include "service/session.h"
+#include "version.h"
+
+int64_t service_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Defaults, then the file, then the flags, then the cross-field rules. */
+static int serve_build_config(const struct serve_flags *f, struct config *cfg, char *err,
+			      size_t errlen)
+{
+	const char *path = f->config_path ? f->config_path : CONFIG_DEFAULT_PATH;
+	int rc;
+
+	config_defaults(cfg);
+	rc = config_load_file(cfg, path, err, errlen);
+	if (rc == -ENOENT && f->config_path == NULL)
+		rc = 0;         /* no file at the default place: built-in defaults */
+	if (rc == 0 && f->assets)
+		rc = config_apply_flag(cfg, "--assets", f->assets, err, errlen);
+	if (rc == 0 && f->socket)
+		rc = config_apply_flag(cfg, "--socket", f->socket, err, errlen);
+	if (rc == 0 && f->log_level)
+		rc = config_apply_flag(cfg, "--log-level", f->log_level, err, errlen);
+	if (rc == 0)
+		rc = config_validate(cfg, err, errlen);
+	return rc;
+}
+
+/* ---- pending assets.reload replies --------------------------------- */
+
+void service_forget_session(struct service *svc, struct session *s)
+{
+	struct pending_reload **p = &svc->reloads;
+
+	while (*p != NULL) {
+		struct pending_reload *r = *p;
+
+		if (r->session == s) {
+			*p = r->next;
+			free(r->asset);
+			free(r);
+		} else {
+			p = &r->next;
+		}
+	}
+}
+
+/* Answer every assets.reload waiting on `name`: with the new generation, or
+ * with the error (code asset_error / not_found). */
+static void serve_answer_reloads(struct service *svc, const char *name, uint64_t generation,
+				 enum proto_error code, const char *message)
+{
+	struct pending_reload **p = &svc->reloads;
+
+	while (*p != NULL) {
+		struct pending_reload *r = *p;
+
+		if (strcmp(r->asset, name) != 0) {
+			p = &r->next;
+			continue;
+		}
+		*p = r->next;
+		if (code == PROTO_ERR_NONE) {
+			msgpack_sbuffer sb;
+			msgpack_packer pk;
+
+			msgpack_sbuffer_init(&sb);
+			msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+			msgpack_pack_map(&pk, 2);
+			rpc_pack_cstr(&pk, "asset");
+			rpc_pack_cstr(&pk, name);
+			rpc_pack_cstr(&pk, "generation");
+			msgpack_pack_uint64(&pk, generation);
+			dispatch_send_result(r->session, r->msgid, &sb);
+			msgpack_sbuffer_destroy(&sb);
+		} else {
+			struct rpc_error err;
+
+			rpc_error_init(&err);
+			err.msgid = r->msgid;
+			err.has_msgid = true;
+			rpc_error_format(&err, code, "assets.reload: %s", message);
+			session_send_error(r->session, &err);
+		}
+		free(r->asset);
+		free(r);
+	}
+}
+
+/* ---- cache events --------------------------------------------------- */
+
+static void serve_loaded(struct cache *c, const char *name, uint64_t gen, void *data)
+{
+	struct service *svc = data;
+
+	(void)c;
+	if (svc->ready)
+		log_info("loaded %s", name);
+	else
+		log_debug("loaded %s", name);
+	events_asset_loaded(svc, name, gen);
+	serve_answer_reloads(svc, name, gen, PROTO_ERR_NONE, NULL);
+}
+
+static void serve_reloaded(struct cache *c, const char *name, uint64_t gen, void *data)
+{
+	struct service *svc = data;
+	struct cache_info info;
+
+	log_info("reloaded %s (generation %llu)", name, (unsigned long long)gen);
+	events_asset_reloaded(svc, name, gen);
+	if (cache_get(c, name, &info) == 0)
+		instances_asset_changed(svc->instances, name, info.asset, gen);
+	serve_answer_reloads(svc, name, gen, PROTO_ERR_NONE, NULL);
+}
+
+static void serve_error(struct cache *c, const char *name, const char *message, void *data)
+{
+	struct service *svc = data;
+	struct cache_info info;
+	uint64_t live = 0;
+
+	if (cache_get(c, name, &info) == 0)
+		live = info.generation;
+	if (live > 0)
+		log_warning("%s (keeping generation %llu)", message, (unsigned long long)live);
+	else
+		log_warning("%s", message);
+	events_asset_error(svc, name, message, live);
+	serve_answer_reloads(svc, name, 0, PROTO_ERR_ASSET_ERROR, message);
+}
+
+static void serve_removed(struct cache *c, const char *name, void *data)
+{
+	struct service *svc = data;
+
+	(void)c;
+	log_info("removed %s", name);
+	/* The cause before its effects: asset.removed, then instance.stopped. */
+	events_asset_removed(svc, name);
+	instances_asset_changed(svc->instances, name, NULL, 0);
+	serve_answer_reloads(svc, name, 0, PROTO_ERR_NOT_FOUND, "the file is gone");
+}
+
+static void serve_cache_log(struct cache *c, int level, const char *message, void *data)
+{
+	(void)c;
+	(void)data;
+	/* The cache speaks syslog priorities; notices are informational here. */
+	log_write(level <= LOG_LEVEL_WARNING ? LOG_LEVEL_WARNING
+		  : level <= LOG_LEVEL_INFO  ? LOG_LEVEL_INFO
+					     : LOG_LEVEL_DEBUG,
+		  "%s", message);
+}
+
+static void serve_ready(struct cache *c, const struct cache_summary *s, void *data)
+{
+	struct service *svc = data;
+
+	(void)c;
+	if (s->status < 0)
+		log_warning("asset scan incomplete: %s", strerror(-s->status));
+	log_info("serving %s: %u assets loaded, %u failed, %u directories watched, in %.1f ms",
+		 svc->cfg.asset_root, s->loaded, s->failed, s->directories,
+		 (double)s->elapsed_ns / 1e6);
+	svc->ready = true;
+	notify_ready();
+	notify_status("serving %u assets (%u failed) on %s", s->loaded, s->failed,
+		      svc->cfg.socket_path);
+}
+
+/* ---- signals, watchdog, shutdown ------------------------------------ */
+
+static void serve_watchdog(uv_timer_t *t)
+{
+	(void)t;
+	notify_watchdog_ping();
+}
+
+static void serve_closed_handle(uv_handle_t *h)
+{
+	(void)h;
+}
+
+static void serve_cache_closed(void *data)
+{
+	struct service *svc = data;
+
+	svc->cache = NULL;
+}
+
+static void serve_instances_closed(void *data)
+{
+	struct service *svc = data;
+
+	svc->instances = NULL;
+	if (svc->cache != NULL)
+		cache_close(svc->cache, serve_cache_closed);
+}
+
+static void serve_server_closed(void *data)
+{
+	struct service *svc = data;
+
+	svc->server = NULL;
+	instances_close(svc->instances, serve_instances_closed, svc);
+}
+
+void service_stop(struct service *svc, int exit_status)
+{
+	if (svc->stopping)
+		return;
+	svc->stopping = true;
+	svc->exit_status = exit_status;
+	notify_stopping();
+	log_info("shutting down");
+	uv_close((uv_handle_t *)&svc->sig_term, serve_closed_handle);
+	uv_close((uv_handle_t *)&svc->sig_int, serve_closed_handle);
+	uv_close((uv_handle_t *)&svc->sig_hup, serve_closed_handle);
+	uv_close((uv_handle_t *)&svc->watchdog, serve_closed_handle);
+	/* Sessions first (their instances end with them), then what is left. */
+	if (svc->server != NULL)
+		server_close(svc->server, serve_server_closed, svc);
+	else
+		serve_server_closed(svc);
+}
+
+static void serve_on_stop_signal(uv_signal_t *h, int signum)
+{
+	struct service *svc = h->data;
+
+	log_info("received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+	service_stop(svc, 0);
+}
+
+static void serve_on_hup(uv_signal_t *h, int signum)
+{
+	struct service *svc = h->data;
+	struct config fresh;
+	uint32_t applied, restart = 0;
+	char err[512];
+
+	(void)signum;
+	notify_reloading();
+	log_info("SIGHUP: re-reading the configuration");
+	if (serve_build_config(&svc->flags, &fresh, err, sizeof err) < 0) {
+		log_error("%s; keeping the running configuration", err);
+		notify_ready();
+		return;
+	}
+	config_log_diff(&svc->cfg, &fresh);
+	applied = config_apply_live(&svc->cfg, &fresh, &restart);
+	if (applied & CONFIG_BIT(CONFIG_LOG_LEVEL))
+		log_set_level(svc->cfg.log_level);
+	config_free(&fresh);
+	notify_ready();
+}
+
+static void serve_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: animd [serve] [-c FILE] [--assets DIR] [--socket PATH] [--log-level LEVEL]\n"
+		"             [--print-config]\n"
+		"  Serve the assets under DIR on the control socket PATH.  Settings come from\n"
+		"  FILE (default %s if it exists, else built-in defaults);\n"
+		"  flags override it.  LEVEL is error, warning, info or debug.\n"
+		"  --print-config prints the effective configuration and exits.\n",
+		CONFIG_DEFAULT_PATH);
+}
+
+static int serve_parse_args(int argc, char **argv, struct serve_flags *f, int *print)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "assets", required_argument, NULL, 'a' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "print-config", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': f->config_path = optarg; break;
+		case 'a': f->assets = optarg; break;
+		case 's': f->socket = optarg; break;
+		case 'l': f->log_level = optarg; break;
+		case 'p': *print = 1; break;
+		case 'h': serve_usage(stdout); return 1;
+		default: serve_usage(stderr); return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "animd serve: unexpected argument \"%s\"\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int serve_start(struct service *svc, char *err, size_t errlen)
+{
+	struct cache_options opts = {
+		.root = svc->cfg.asset_root,
+		.quiet_ms = svc->cfg.reload_quiet_ms,
+		.rescan_interval_s = svc->cfg.rescan_interval_s,
+		.max_asset_bytes = svc->cfg.max_asset_bytes,
+		.events = { serve_loaded, serve_reloaded, serve_error, serve_removed, serve_cache_log },
+		.data = svc,
+	};
+	uint64_t wd;
+	int rc;
+
+	uv_signal_init(svc->loop, &svc->sig_term);
+	uv_signal_init(svc->loop, &svc->sig_int);
+	uv_signal_init(svc->loop, &svc->sig_hup);
+	uv_timer_init(svc->loop, &svc->watchdog);
+	svc->sig_term.data = svc->sig_int.data = svc->sig_hup.data = svc;
+	uv_signal_start(&svc->sig_term, serve_on_stop_signal, SIGTERM);
+	uv_signal_start(&svc->sig_int, serve_on_stop_signal, SIGINT);
+	uv_signal_start(&svc->sig_hup, serve_on_hup, SIGHUP);
+	wd = notify_watchdog_interval_usec();
+	if (wd > 0)
+		uv_timer_start(&svc->watchdog, serve_watchdog, wd / 2000, wd / 2000);
+
+	rc = instances_new(svc, &svc->instances);
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	rc = cache_new(svc->loop, &opts, &svc->cache, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = server_open(svc, &svc->server, err, errlen);
+	if (rc < 0)
+		return rc;
+	log_info("listening on %s", svc->cfg.socket_path);
+	rc = cache_start(svc->cache, serve_ready);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot scan the asset root: %s", strerror(-rc));
+	return rc;
+}
+
+int serve_main(int argc, char **argv)
+{
+	struct service svc = { 0 };
+	uv_loop_t loop;
+	char err[1024];
+	int print = 0, rc;
+
+	rc = serve_parse_args(argc, argv, &svc.flags, &print);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	if (serve_build_config(&svc.flags, &svc.cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "animd: %s\n", err);
+		return 1;
+	}
+	if (print)
+		return config_dump(&svc.cfg, stdout) < 0;
+	log_init(svc.cfg.log_level);
+	signal(SIGPIPE, SIG_IGN);
+	log_info("animd %s starting (pid %d, config %s)", ANIMD_VERSION, (int)getpid(),
+		 svc.flags.config_path ? svc.flags.config_path
+		 : access(CONFIG_DEFAULT_PATH, F_OK) == 0 ? CONFIG_DEFAULT_PATH
+							 : "built-in defaults");
+	if (uv_loop_init(&loop) < 0) {
+		log_error("cannot create the event loop");
+		return 1;
+	}
+	svc.loop = &loop;
+	svc.started_ns = service_now_ns();
+	if (serve_start(&svc, err, sizeof err) < 0) {
+		log_error("%s", err);
+		service_stop(&svc, 1);
+	}
+	uv_run(&loop, UV_RUN_DEFAULT);
+	rc = uv_loop_close(&loop);
+	if (rc < 0) {
+		log_error("event loop closed with handles still open: %s", uv_strerror(rc));
+		return 1;
+	}
+	log_info("stopped");
+	return svc.exit_status;
+}

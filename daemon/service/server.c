@@ -1,0 +1,283 @@
+#include "server.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "service/log.h"
+#include "service/server_internal.h"
+#include "service/session.h"
+
+struct server {
+	struct service *svc;
+	uv_pipe_t listener;
+	struct session *sessions;
+	size_t count;
+	uint64_t next_id;
+	bool activated;                 /* the socket came from systemd */
+	bool closing;
+	bool listener_closed;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	void (*done)(void *data);
+	void *done_data;
+};
+
+static void server_maybe_done(struct server *srv)
+{
+	if (srv->closing && srv->listener_closed && srv->sessions == NULL) {
+		void (*done)(void *) = srv->done;
+		void *data = srv->done_data;
+
+		free(srv);
+		if (done != NULL)
+			done(data);
+	}
+}
+
+void server_forget(struct server *srv, struct session *s)
+{
+	if (s->prev != NULL)
+		s->prev->next = s->next;
+	else
+		srv->sessions = s->next;
+	if (s->next != NULL)
+		s->next->prev = s->prev;
+	srv->count--;
+	server_maybe_done(srv);
+}
+
+size_t server_session_count(const struct server *srv)
+{
+	return srv->count;
+}
+
+void server_broadcast(struct server *srv, enum proto_event type, const char *data, size_t len)
+{
+	struct session *s, *next;
+
+	for (s = srv->sessions; s != NULL; s = next) {
+		next = s->next;
+		if (!s->closing && (s->subscriptions & (UINT64_C(1) << type)))
+			session_send(s, data, len);
+	}
+}
+
+static void server_on_connection(uv_stream_t *listener, int status)
+{
+	struct server *srv = listener->data;
+	struct session *s;
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	uv_os_fd_t fd;
+
+	if (status < 0) {
+		log_warning("accept failed: %s", uv_strerror(status));
+		return;
+	}
+	s = calloc(1, sizeof *s);
+	if (s == NULL || uv_pipe_init(srv->svc->loop, &s->pipe, 0) < 0) {
+		free(s);
+		log_error("accept: out of memory");
+		return;
+	}
+	s->svc = srv->svc;
+	s->server = srv;
+	s->id = ++srv->next_id;
+	s->pipe.data = s;
+	s->next = srv->sessions;
+	if (srv->sessions != NULL)
+		srv->sessions->prev = s;
+	srv->sessions = s;
+	srv->count++;
+	if (uv_accept(listener, (uv_stream_t *)&s->pipe) < 0 || session_start(s) < 0) {
+		session_close(s, "accept failed");
+		return;
+	}
+	if (uv_fileno((uv_handle_t *)&s->pipe, &fd) == 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+		s->peer_pid = cred.pid;
+		s->peer_uid = cred.uid;
+	}
+	log_info("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
+		 (unsigned)s->peer_uid);
+	if (srv->count > srv->svc->cfg.max_connections || srv->closing) {
+		struct rpc_error err;
+
+		rpc_error_init(&err);
+		err.fatal = true;
+		rpc_error_format(&err, srv->closing ? PROTO_ERR_SHUTTING_DOWN : PROTO_ERR_LIMIT,
+				 srv->closing ? "animd is shutting down"
+					      : "too many connections (limits.max_connections = %u)",
+				 srv->svc->cfg.max_connections);
+		session_send_error(s, &err);
+	}
+}
+
+/* Is a live daemon answering on this path?  1 yes, 0 stale, <0 errno. */
+static int server_probe(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? 1
+	     : errno == ECONNREFUSED                            ? 0
+								: -errno;
+	close(fd);
+	return rc;
+}
+
+static int server_prepare_path(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int live;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket: refusing to replace it", path);
+		return -EEXIST;
+	}
+	live = server_probe(path);
+	if (live == 1) {
+		snprintf(err, errlen, "another animd is serving %s: refusing to start", path);
+		return -EADDRINUSE;
+	}
+	if (live < 0) {
+		snprintf(err, errlen, "cannot probe existing socket %s: %s", path, strerror(-live));
+		return live;
+	}
+	log_info("removing stale socket %s", path);
+	return unlink(path) == 0 ? 0 : -errno;
+}
+
+static int server_group(const char *name, gid_t *out)
+{
+	struct group *g;
+	char *end;
+	unsigned long n;
+
+	if (name[0] == '\0')
+		return 0;
+	g = getgrnam(name);
+	if (g != NULL) {
+		*out = g->gr_gid;
+		return 1;
+	}
+	n = strtoul(name, &end, 10);
+	if (*end != '\0' || end == name)
+		return -ENOENT;
+	*out = (gid_t)n;
+	return 1;
+}
+
+static int server_bind(struct server *srv, char *err, size_t errlen)
+{
+	const struct config *cfg = &srv->svc->cfg;
+	mode_t old;
+	gid_t gid = 0;
+	int rc, has_group;
+
+	rc = server_prepare_path(cfg->socket_path, err, errlen);
+	if (rc < 0) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "%s: %s", cfg->socket_path, strerror(-rc));
+		return rc;
+	}
+	has_group = server_group(cfg->socket_group, &gid);
+	if (has_group < 0) {
+		snprintf(err, errlen, "socket.group \"%s\" is not a known group", cfg->socket_group);
+		return has_group;
+	}
+	/* The socket is born with the configured mode: no window in which it
+	 * is more open than that. */
+	old = umask((mode_t)(~cfg->socket_mode & 0777));
+	rc = uv_pipe_bind(&srv->listener, cfg->socket_path);
+	umask(old);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot bind %s: %s", cfg->socket_path, uv_strerror(rc));
+		return rc;
+	}
+	snprintf(srv->path, sizeof srv->path, "%s", cfg->socket_path);
+	if (has_group && chown(cfg->socket_path, (uid_t)-1, gid) < 0) {
+		snprintf(err, errlen, "cannot give %s to group %s: %s", cfg->socket_path,
+			 cfg->socket_group, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void server_listener_closed(uv_handle_t *h)
+{
+	struct server *srv = h->data;
+
+	srv->listener_closed = true;
+	server_maybe_done(srv);
+}
+
+int server_open(struct service *svc, struct server **out, char *err, size_t errlen)
+{
+	struct server *srv = calloc(1, sizeof *srv);
+	int rc;
+
+	err[0] = '\0';
+	if (srv == NULL)
+		return -ENOMEM;
+	srv->svc = svc;
+	rc = uv_pipe_init(svc->loop, &srv->listener, 0);
+	if (rc < 0) {
+		free(srv);
+		return rc;
+	}
+	srv->listener.data = srv;
+	if (sd_listen_fds(0) == 1) {
+		srv->activated = true;
+		rc = uv_pipe_open(&srv->listener, SD_LISTEN_FDS_START);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot use the socket systemd passed: %s", uv_strerror(rc));
+	} else {
+		rc = server_bind(srv, err, errlen);
+	}
+	if (rc == 0) {
+		rc = uv_listen((uv_stream_t *)&srv->listener, 128, server_on_connection);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot listen on %s: %s", svc->cfg.socket_path,
+				 uv_strerror(rc));
+	}
+	if (rc < 0) {
+		if (srv->path[0] != '\0')
+			unlink(srv->path);
+		srv->closing = true;
+		uv_close((uv_handle_t *)&srv->listener, server_listener_closed);
+		return rc;
+	}
+	*out = srv;
+	return 0;
+}
+
+void server_close(struct server *srv, void (*done)(void *data), void *data)
+{
+	struct session *s, *next;
+
+	srv->closing = true;
+	srv->done = done;
+	srv->done_data = data;
+	/* Unlink first: from now on no new client can find us. */
+	if (!srv->activated && srv->path[0] != '\0')
+		unlink(srv->path);
+	for (s = srv->sessions; s != NULL; s = next) {
+		next = s->next;
+		session_close(s, "animd is shutting down");
+	}
+	uv_close((uv_handle_t *)&srv->listener, server_listener_closed);
+}

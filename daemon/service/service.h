@@ -1,0 +1,64 @@
+/*
+ * service.h - the daemon's state, passed explicitly to every module of the
+ * service (there is no global).  One libuv loop thread owns all of it;
+ * parsing runs on the thread pool inside the cache.
+ */
+#ifndef ANIMD_SERVICE_H
+#define ANIMD_SERVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "service/config.h"
+
+struct cache;
+struct server;
+struct instances;
+struct session;
+
+/* Command-line overrides, kept so that SIGHUP re-applies them over the
+ * re-read file. */
+struct serve_flags {
+	const char *config_path;        /* -c; NULL: CONFIG_DEFAULT_PATH if present */
+	const char *assets;             /* --assets */
+	const char *socket;             /* --socket */
+	const char *log_level;          /* --log-level */
+};
+
+/* An assets.reload request waiting for its outcome. */
+struct pending_reload {
+	struct pending_reload *next;
+	struct session *session;
+	uint32_t msgid;
+	char *asset;
+};
+
+struct service {
+	uv_loop_t *loop;
+	struct config cfg;
+	struct serve_flags flags;
+	struct cache *cache;
+	struct server *server;
+	struct instances *instances;
+	struct pending_reload *reloads;
+	int64_t started_ns;             /* monotonic */
+	uint64_t requests;              /* served since start */
+	uv_signal_t sig_term, sig_int, sig_hup;
+	uv_timer_t watchdog;
+	bool ready;
+	bool stopping;
+	int exit_status;
+};
+
+/* CLOCK_MONOTONIC in nanoseconds: the one clock of playback. */
+int64_t service_now_ns(void);
+
+/* Begin a clean shutdown (signals, fatal errors): tell clients, close
+ * everything, let the loop end. */
+void service_stop(struct service *svc, int exit_status);
+
+/* Drop pending reload replies that belong to a closing session. */
+void service_forget_session(struct service *svc, struct session *s);
+
+#endif

@@ -1,0 +1,251 @@
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/dispatch.h"
+#include "service/instances.h"
+#include "service/log.h"
+#include "service/server_internal.h"
+
+/* One queued write: the request and its bytes in one allocation. */
+struct session_write {
+	uv_write_t req;
+	struct session *s;
+	size_t len;
+	char data[];
+};
+
+static void session_read_start(struct session *s);
+
+static void session_closed(uv_handle_t *h)
+{
+	struct session *s = h->data;
+
+	rpc_decoder_close(&s->dec);
+	server_forget(s->server, s);
+	free(s);
+}
+
+void session_close(struct session *s, const char *why)
+{
+	if (s->closing)
+		return;
+	s->closing = true;
+	log_info("connection %llu closed: %s", (unsigned long long)s->id, why);
+	instances_end_session(s->svc->instances, s);
+	service_forget_session(s->svc, s);
+	uv_close((uv_handle_t *)&s->pipe, session_closed);
+}
+
+static void session_write_done(uv_write_t *req, int status)
+{
+	struct session_write *w = (struct session_write *)req;
+	struct session *s = w->s;
+
+	s->queued -= w->len;
+	free(w);
+	if (s->closing)
+		return;
+	if (status < 0) {
+		session_close(s, uv_strerror(status));
+		return;
+	}
+	/* The client caught up: take requests again. */
+	if (!s->reading && s->queued <= s->high_mark / 2)
+		session_read_start(s);
+}
+
+int session_send(struct session *s, const char *data, size_t len)
+{
+	struct session_write *w;
+	uv_buf_t buf;
+	int rc;
+
+	if (s->closing)
+		return -ECONNRESET;
+	if (s->queued + len > s->max_output) {
+		session_close(s, "client is not reading: output limit reached");
+		return -ECONNRESET;
+	}
+	w = malloc(sizeof *w + len);
+	if (w == NULL) {
+		session_close(s, "out of memory");
+		return -ECONNRESET;
+	}
+	w->s = s;
+	w->len = len;
+	memcpy(w->data, data, len);
+	buf = uv_buf_init(w->data, (unsigned)len);
+	rc = uv_write(&w->req, (uv_stream_t *)&s->pipe, &buf, 1, session_write_done);
+	if (rc < 0) {
+		free(w);
+		session_close(s, uv_strerror(rc));
+		return -ECONNRESET;
+	}
+	s->queued += len;
+	if (s->reading && s->queued >= s->high_mark) {
+		uv_read_stop((uv_stream_t *)&s->pipe);
+		s->reading = false;
+	}
+	return 0;
+}
+
+static void session_close_after_write(uv_write_t *req, int status)
+{
+	struct session_write *w = (struct session_write *)req;
+	struct session *s = w->s;
+
+	(void)status;
+	s->queued -= w->len;
+	free(w);
+	session_close(s, "protocol violation");
+}
+
+void session_send_error(struct session *s, const struct rpc_error *err)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	if (rpc_pack_error_reply(&pk, err) == 0) {
+		if (!err->fatal) {
+			session_send(s, sb.data, sb.size);
+		} else if (!s->closing) {
+			/* Stop reading, say why, then hang up once it is written. */
+			struct session_write *w = malloc(sizeof *w + sb.size);
+
+			uv_read_stop((uv_stream_t *)&s->pipe);
+			s->reading = false;
+			if (w != NULL) {
+				uv_buf_t buf;
+
+				w->s = s;
+				w->len = sb.size;
+				memcpy(w->data, sb.data, sb.size);
+				buf = uv_buf_init(w->data, (unsigned)sb.size);
+				if (uv_write(&w->req, (uv_stream_t *)&s->pipe, &buf, 1,
+					     session_close_after_write) == 0) {
+					s->queued += sb.size;
+					log_warning("connection %llu: %s (disconnecting)",
+						    (unsigned long long)s->id, err->message);
+					msgpack_sbuffer_destroy(&sb);
+					return;
+				}
+				free(w);
+			}
+			session_close(s, err->message);
+		}
+	}
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* Serve every complete request the decoder holds, unless reading has been
+ * paused by backpressure (the rest wait in the decoder). */
+static void session_drain(struct session *s)
+{
+	struct rpc_message msg;
+	struct rpc_error err;
+	int rc;
+
+	while (!s->closing && s->reading) {
+		struct rpc_request req;
+
+		rpc_error_init(&err);
+		rc = rpc_decoder_next(&s->dec, &msg, &err);
+		if (rc == 0)
+			return;
+		if (rc < 0) {
+			session_send_error(s, &err);
+			return;
+		}
+		rpc_error_init(&err);
+		rc = rpc_request_parse(&msg.obj, &req, &err);
+		if (rc == 0) {
+			s->svc->requests++;
+			dispatch_request(s, &req);
+		} else if (rc < 0) {
+			session_send_error(s, &err);
+		}
+		/* rc == 1: a client notification; the protocol defines none. */
+	}
+}
+
+static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct session *s = h->data;
+	char *p = NULL;
+	size_t len = 0;
+
+	if (rpc_decoder_reserve(&s->dec, suggested, &p, &len) < 0) {
+		*buf = uv_buf_init(NULL, 0);
+		return;
+	}
+	*buf = uv_buf_init(p, (unsigned)len);
+}
+
+static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+{
+	struct session *s = stream->data;
+	struct rpc_error err;
+
+	(void)buf;
+	if (s->closing)
+		return;
+	if (n == UV_EOF) {
+		rpc_error_init(&err);
+		if (rpc_decoder_finish(&s->dec, &err) < 0 && err.fatal)
+			log_info("connection %llu: %s", (unsigned long long)s->id, err.message);
+		session_close(s, "client disconnected");
+		return;
+	}
+	if (n < 0) {
+		if (n == UV_ENOBUFS) {
+			/* The decoder refused a buffer: it is dead or full. */
+			rpc_error_init(&err);
+			if (rpc_decoder_next(&s->dec, &(struct rpc_message){ 0 }, &err) < 0) {
+				session_send_error(s, &err);
+				return;
+			}
+		}
+		session_close(s, uv_strerror((int)n));
+		return;
+	}
+	if (n > 0 && rpc_decoder_commit(&s->dec, (size_t)n) < 0) {
+		session_close(s, "decoder refused its own buffer");
+		return;
+	}
+	session_drain(s);
+}
+
+static void session_read_start(struct session *s)
+{
+	s->reading = true;
+	/* Requests that arrived before the pause come first. */
+	session_drain(s);
+	if (!s->closing && s->reading && uv_read_start((uv_stream_t *)&s->pipe, session_alloc,
+						       session_read) < 0)
+		session_close(s, "cannot read");
+}
+
+int session_start(struct session *s)
+{
+	struct rpc_limits limits = RPC_LIMITS_DEFAULT;
+	int rc;
+
+	limits.max_message_bytes = s->svc->cfg.max_message_bytes;
+	rc = rpc_decoder_init(&s->dec, &limits);
+	if (rc < 0)
+		return rc;
+	s->pipe.data = s;
+	s->max_output = s->svc->cfg.max_output_bytes_per_connection;
+	s->max_instances = s->svc->cfg.max_instances_per_connection;
+	s->high_mark = s->max_output / 4 < PROTO_DEFAULT_OUTPUT_HIGH_BYTES
+			       ? s->max_output / 4
+			       : PROTO_DEFAULT_OUTPUT_HIGH_BYTES;
+	s->reading = true;
+	rc = uv_read_start((uv_stream_t *)&s->pipe, session_alloc, session_read);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,235 @@
+/*
+ * bench_pose - the pose engine's hot path, in ns per joint.
+ *
+ * Synthetic uniform clips of 64 and 256 joints, 200 frames at 30 fps, with
+ * a plausible hierarchy (a spine with limbs branching off it) and
+ * rotations that drift a few degrees per frame about slowly turning axes,
+ * as motion capture does.  Three figures per size:
+ *
+ *   sample playback   clip_map_time + clip_sample, time advancing 1/60 s a
+ *                     step (a 60 Hz stream), looping
+ *   sample random     clip_sample at random clip times (scrubbing: every
+ *                     call touches two frames far from the last ones)
+ *   sample+model+skin playback order, then pose_local_to_model and
+ *                     pose_model_to_skin
+ *
+ * Each figure is the median of 7 runs of about 0.1 s.  A checksum of every
+ * output goes to a volatile sink so nothing can be optimised away (the
+ * engine is a separate library anyway).  Speed is printed, not asserted.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "anim/clip.h"
+#include "anim/pose.h"
+#include "anim/skeleton.h"
+
+#define FRAMES 200
+#define RATE 30
+#define RUNS 7
+#define RUN_SECONDS 0.1
+
+static volatile float sink;
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static double rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static quat axis_angle(vec3 axis, double angle)
+{
+	double n = sqrt((double)axis.x * axis.x + (double)axis.y * axis.y + (double)axis.z * axis.z);
+	double s = sin(angle / 2) / (n > 0 ? n : 1);
+
+	return quat_make((float)(axis.x * s), (float)(axis.y * s), (float)(axis.z * s),
+			 (float)cos(angle / 2));
+}
+
+static vec3 random_dir(void)
+{
+	return vec3_make((float)(2 * rnd() - 1), (float)(2 * rnd() - 1), (float)(2 * rnd() - 1));
+}
+
+struct fixture {
+	struct skeleton *skel;
+	struct clip *clip;
+	struct transform *local;
+	mat34 *model, *skin;
+};
+
+static void fixture_init(struct fixture *fx, uint32_t n)
+{
+	struct clip *c = calloc(1, sizeof *c);
+	struct skeleton *s = skeleton_new(n);
+	uint32_t spine = n / 8 > 4 ? n / 8 : 4;
+
+	if (!c || !s) {
+		fprintf(stderr, "bench_pose: out of memory\n");
+		exit(1);
+	}
+	/* A spine chain, then limbs: chains of 4-8 joints hanging off a random
+	 * earlier joint. */
+	for (uint32_t i = 1; i < n; i++) {
+		if (i < spine)
+			s->parents[i] = (int32_t)i - 1;
+		else if (rnd() < 0.2)
+			s->parents[i] = (int32_t)(rnd() * i);
+		else
+			s->parents[i] = (int32_t)i - 1;
+	}
+	c->joint_count = n;
+	c->frame_count = FRAMES;
+	c->frame_rate = RATE;
+	c->duration_ns = clip_frames_duration(FRAMES - 1, RATE);
+	c->loop = LOOP_LOOP;
+	c->frames = malloc((size_t)FRAMES * n * sizeof *c->frames);
+	if (!c->frames) {
+		fprintf(stderr, "bench_pose: out of memory\n");
+		exit(1);
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		quat r = axis_angle(random_dir(), rnd() * M_PI);
+		vec3 axis = random_dir(), bone = vec3_scale(random_dir(), 10.0f);
+		double speed = (1 + 4 * rnd()) * M_PI / 180;     /* 1-5 deg per frame */
+
+		for (uint32_t f = 0; f < FRAMES; f++) {
+			struct transform *x = &c->frames[(size_t)f * n + j];
+
+			axis = vec3_add(axis, vec3_scale(random_dir(), 0.05f));
+			r = quat_normalize(quat_mul(axis_angle(axis, speed), r));
+			x->r = r;
+			x->t = j == 0 ? vec3_make((float)f * 0.5f, 0, 90) : bone;
+			x->s = vec3_make(1, 1, 1);
+		}
+	}
+	memcpy(s->rest, c->frames, n * sizeof *s->rest);
+	if (skeleton_compute_bind(s) != 0) {
+		fprintf(stderr, "bench_pose: out of memory\n");
+		exit(1);
+	}
+	fx->skel = s;
+	fx->clip = c;
+	fx->local = malloc(n * sizeof *fx->local);
+	fx->model = malloc(n * sizeof *fx->model);
+	fx->skin = malloc(n * sizeof *fx->skin);
+	if (!fx->local || !fx->model || !fx->skin) {
+		fprintf(stderr, "bench_pose: out of memory\n");
+		exit(1);
+	}
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	skeleton_free(fx->skel);
+	clip_free(fx->clip);
+	free(fx->local);
+	free(fx->model);
+	free(fx->skin);
+}
+
+enum kind { PLAYBACK, RANDOM, FULL };
+
+#define RANDOM_TIMES 4096
+static int64_t random_times[RANDOM_TIMES];
+
+/* `iters` iterations of one figure; returns the checksum. */
+static float run(struct fixture *fx, enum kind k, long iters, int64_t *elapsed)
+{
+	const struct clip *c = fx->clip;
+	uint32_t n = c->joint_count;
+	float sum = 0;
+
+	for (long i = 0; i < iters; i++) {
+		int64_t t;
+
+		if (k == RANDOM) {
+			t = random_times[i & (RANDOM_TIMES - 1)];
+		} else {
+			*elapsed += NS_PER_SEC / 60;
+			t = clip_map_time(c, *elapsed, LOOP_LOOP).t_ns;
+		}
+		clip_sample(c, t, fx->local);
+		sum += fx->local[i % n].r.x;
+		if (k == FULL) {
+			pose_local_to_model(fx->skel, fx->local, fx->model);
+			pose_model_to_skin(fx->skel, fx->model, fx->skin);
+			sum += fx->skin[i % n].m[1][3];
+		}
+	}
+	return sum;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double measure(struct fixture *fx, enum kind k)
+{
+	double per[RUNS], t0, dt;
+	int64_t elapsed = 0;
+	long iters = 16;
+
+	/* Calibrate: double until one run takes at least a tenth of the
+	 * target, then scale. */
+	for (;;) {
+		t0 = now();
+		sink = run(fx, k, iters, &elapsed);
+		dt = now() - t0;
+		if (dt > RUN_SECONDS / 10)
+			break;
+		iters *= 2;
+	}
+	iters = (long)((double)iters * RUN_SECONDS / dt) + 1;
+	for (int r = 0; r < RUNS; r++) {
+		t0 = now();
+		sink = run(fx, k, iters, &elapsed);
+		dt = now() - t0;
+		per[r] = dt * 1e9 / ((double)iters * fx->clip->joint_count);
+	}
+	qsort(per, RUNS, sizeof per[0], cmp_double);
+	return per[RUNS / 2];
+}
+
+int main(void)
+{
+	static const uint32_t sizes[] = { 64, 256 };
+	static const struct { enum kind k; const char *label; } figures[] = {
+		{ PLAYBACK, "sample playback  " },
+		{ RANDOM, "sample random    " },
+		{ FULL, "sample+model+skin" },
+	};
+
+	printf("bench_pose: uniform clips, %d frames at %d fps\n", FRAMES, RATE);
+	for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+		struct fixture fx;
+
+		fixture_init(&fx, sizes[si]);
+		for (int i = 0; i < RANDOM_TIMES; i++)
+			random_times[i] = (int64_t)(rnd() * (double)fx.clip->duration_ns);
+		for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++)
+			printf("%s %4u joints: %6.1f ns/joint (median of %d)\n", figures[f].label,
+			       sizes[si], measure(&fx, figures[f].k), RUNS);
+		fixture_free(&fx);
+	}
+	return 0;
+}

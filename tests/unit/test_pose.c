@@ -1,0 +1,246 @@
+/*
+ * pose, skeleton, mesh: local -> model through a hierarchy (matrices worked
+ * out by hand), skinning matrices, model -> local, bind poses, binding
+ * checks, and skinned vertices and normals.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/mesh.h"
+#include "anim/pose.h"
+#include "anim/skeleton.h"
+
+#define S2 0.70710678f
+
+static void assert_near(double got, double want, double tol)
+{
+	if (!(fabs(got - want) <= tol))
+		fail_msg("got %.9g, want %.9g (tolerance %g)", got, want, tol);
+}
+
+static void assert_vec(vec3 v, float x, float y, float z, double tol)
+{
+	assert_near(v.x, x, tol);
+	assert_near(v.y, y, tol);
+	assert_near(v.z, z, tol);
+}
+
+static void assert_mat(const mat34 *m, const float want[3][4], double tol)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++)
+			assert_near(m->m[i][j], want[i][j], tol);
+}
+
+static struct skeleton *chain(uint32_t n)
+{
+	struct skeleton *s = skeleton_new(n);
+	static const char *names[] = { "root", "arm", "hand", "finger" };
+
+	assert_non_null(s);
+	for (uint32_t i = 0; i < n; i++) {
+		s->parents[i] = (int32_t)i - 1;
+		s->names[i] = strdup(names[i % 4]);
+	}
+	return s;
+}
+
+static void test_identity(void **state)
+{
+	struct skeleton *s = chain(3);
+	mat34 model[3];
+	const float id[3][4] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 } };
+
+	(void)state;
+	/* skeleton_new: the rest pose is the identity. */
+	pose_local_to_model(s, s->rest, model);
+	for (int i = 0; i < 3; i++)
+		assert_mat(&model[i], id, 0);
+	skeleton_free(s);
+}
+
+static void test_one_joint_z90(void **state)
+{
+	struct skeleton *s = chain(1);
+	struct transform local[1] = { { { 0, 0, 0 }, { 0, 0, S2, S2 }, { 1, 1, 1 } } };
+	mat34 model[1];
+
+	(void)state;
+	pose_local_to_model(s, local, model);
+	/* 90 deg about Z: the joint's +X is the model's +Y. */
+	assert_vec(mat34_apply(&model[0], vec3_make(1, 0, 0)), 0, 1, 0, 1e-6);
+	assert_vec(mat34_apply(&model[0], vec3_make(0, 2, 5)), -2, 0, 5, 1e-6);
+	skeleton_free(s);
+}
+
+/*
+ * The chain, by hand:
+ *   J0 root: t (1,0,0), 90 deg about Z  -> M0 = [0 -1 0 1; 1 0 0 0; 0 0 1 0]
+ *   J1:      t (2,0,0), 90 deg about X, L1 = [1 0 0 2; 0 0 -1 0; 0 1 0 0]
+ *            M1 = M0 L1: R = Rz Rx = [0 0 1; 1 0 0; 0 1 0],
+ *            t = Rz (2,0,0) + (1,0,0) = (1,2,0)
+ *   J2:      t (0,0,3), no rotation, scale 2
+ *            M2 = M1 L2: R = 2 R1 = [0 0 2; 2 0 0; 0 2 0],
+ *            t = R1 (0,0,3) + (1,2,0) = (4,2,0)
+ * A point (1,0,0) in J2's space is M2 (1,0,0) = (4,4,0).
+ */
+static void test_chain(void **state)
+{
+	struct skeleton *s = chain(3);
+	struct transform local[3] = {
+		{ { 1, 0, 0 }, { 0, 0, S2, S2 }, { 1, 1, 1 } },
+		{ { 2, 0, 0 }, { S2, 0, 0, S2 }, { 1, 1, 1 } },
+		{ { 0, 0, 3 }, { 0, 0, 0, 1 }, { 2, 2, 2 } },
+	};
+	const float m0[3][4] = { { 0, -1, 0, 1 }, { 1, 0, 0, 0 }, { 0, 0, 1, 0 } };
+	const float m1[3][4] = { { 0, 0, 1, 1 }, { 1, 0, 0, 2 }, { 0, 1, 0, 0 } };
+	const float m2[3][4] = { { 0, 0, 2, 4 }, { 2, 0, 0, 2 }, { 0, 2, 0, 0 } };
+	mat34 model[3];
+
+	(void)state;
+	pose_local_to_model(s, local, model);
+	assert_mat(&model[0], m0, 1e-6);
+	assert_mat(&model[1], m1, 1e-6);
+	assert_mat(&model[2], m2, 1e-6);
+	assert_vec(mat34_apply(&model[2], vec3_make(1, 0, 0)), 4, 4, 0, 1e-6);
+	skeleton_free(s);
+}
+
+static void test_bind_and_skin(void **state)
+{
+	struct skeleton *s = chain(3);
+	struct transform pose[3];
+	mat34 model[3], skin[3];
+	const float id[3][4] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 } };
+
+	(void)state;
+	s->rest[0] = (struct transform){ { 1, 0, 0 }, { 0, 0, S2, S2 }, { 1, 1, 1 } };
+	s->rest[1] = (struct transform){ { 2, 0, 0 }, { S2, 0, 0, S2 }, { 1, 1, 1 } };
+	s->rest[2] = (struct transform){ { 0, 0, 3 }, { 0, 0, 0, 1 }, { 1, 1, 1 } };
+	assert_int_equal(skeleton_compute_bind(s), 0);
+	/* The rest pose skins to the identity. */
+	pose_local_to_model(s, s->rest, model);
+	pose_model_to_skin(s, model, skin);
+	for (int i = 0; i < 3; i++)
+		assert_mat(&skin[i], id, 1e-6);
+	/* Move the root by (0,0,5): every skinning matrix is that move. */
+	memcpy(pose, s->rest, sizeof pose);
+	pose[0].t.z = 5;
+	pose_local_to_model(s, pose, model);
+	pose_model_to_skin(s, model, skin);
+	for (int i = 0; i < 3; i++) {
+		const float mv[3][4] = { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 5 } };
+
+		assert_mat(&skin[i], mv, 1e-6);
+	}
+	/* Model -> local gives the rigid local pose back. */
+	pose_model_to_local(s, model, pose);
+	assert_vec(pose[0].t, 1, 0, 5, 1e-6);
+	assert_vec(pose[1].t, 2, 0, 0, 1e-6);
+	assert_vec(pose[2].t, 0, 0, 3, 1e-6);
+	assert_near(fabs(quat_dot(pose[1].r, s->rest[1].r)), 1, 1e-6);
+	assert_near(fabs(quat_dot(pose[0].r, s->rest[0].r)), 1, 1e-6);
+	assert_vec(pose[2].s, 1, 1, 1, 0);
+	skeleton_free(s);
+}
+
+static void test_find_and_binding(void **state)
+{
+	struct skeleton *a = chain(3), *b = chain(3), *c = chain(2);
+	char err[128];
+
+	(void)state;
+	assert_int_equal(skeleton_find(a, "hand"), 2);
+	assert_int_equal(skeleton_find(a, "nope"), -1);
+	assert_int_equal(skeleton_check_binding(a, b, err, sizeof err), 0);
+	assert_int_equal(skeleton_check_binding(a, c, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "joint count"));
+	free(b->names[1]);
+	b->names[1] = strdup("leg");
+	assert_int_equal(skeleton_check_binding(a, b, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "\"arm\""));
+	assert_non_null(strstr(err, "\"leg\""));
+	free(b->names[1]);
+	b->names[1] = strdup("arm");
+	b->parents[2] = 0;
+	assert_int_equal(skeleton_check_binding(a, b, err, sizeof err), -EINVAL);
+	assert_non_null(strstr(err, "parent"));
+	/* No buffer: still an answer. */
+	assert_int_equal(skeleton_check_binding(a, b, NULL, 0), -EINVAL);
+	skeleton_free(a);
+	skeleton_free(b);
+	skeleton_free(c);
+	skeleton_free(NULL);
+}
+
+static void test_mesh_positions_and_normals(void **state)
+{
+	/* Two joints: 0 at rest, 1 turned 90 deg about Z and moved (0,0,2). */
+	mat34 mats[2] = { mat34_identity(),
+			  mat34_from_rt(quat_make(0, 0, S2, S2), vec3_make(0, 0, 2)) };
+	struct mesh_influence inf[4] = {
+		{ 0, 1.0f, { 1, 0, 0 } },
+		{ 1, 1.0f, { 1, 0, 0 } },
+		{ 0, 0.5f, { 1, 0, 0 } },
+		{ 1, 0.5f, { 1, 0, 0 } },
+	};
+	uint32_t first[4] = { 0, 1, 2, 4 };
+	vec3 normals[3] = { { 1, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 } };
+	struct mesh m = { .space = MESH_BIND_SPACE, .vertex_count = 3, .influence_count = 4,
+			  .first_influence = first, .influences = inf, .normals = normals };
+	vec3 out[3];
+
+	(void)state;
+	mesh_skin_positions(&m, mats, out);
+	assert_vec(out[0], 1, 0, 0, 1e-6);
+	/* Joint 1: (1,0,0) -> (0,1,0) + (0,0,2). */
+	assert_vec(out[1], 0, 1, 2, 1e-6);
+	/* Half each: ((1,0,0) + (0,1,2)) / 2. */
+	assert_vec(out[2], 0.5f, 0.5f, 1, 1e-6);
+	mesh_skin_normals(&m, mats, out);
+	assert_vec(out[0], 1, 0, 0, 1e-6);
+	assert_vec(out[1], 0, 1, 0, 1e-6);
+	assert_vec(out[2], S2, S2, 0, 1e-6);
+	/* Non-uniform scale: normals take the inverse transpose.  Scaling x
+	 * by 2 turns the plane x + y = 0's normal (1,1,0) into (1/2, 1, 0). */
+	{
+		struct transform x = { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 2, 1, 1 } };
+		mat34 sc[1] = { mat34_from_transform(&x) };
+		vec3 n1[1] = { { S2, S2, 0 } };
+		uint32_t f1[2] = { 0, 1 };
+		struct mesh_influence i1[1] = { { 0, 1.0f, { 0, 0, 0 } } };
+		struct mesh m1 = { .space = MESH_BIND_SPACE, .vertex_count = 1, .influence_count = 1,
+				   .first_influence = f1, .influences = i1, .normals = n1 };
+		float k = 1.0f / sqrtf(1.25f);
+
+		mesh_skin_normals(&m1, sc, out);
+		assert_vec(out[0], 0.5f * k, k, 0, 1e-6);
+		/* No normals: zeros. */
+		m1.normals = NULL;
+		mesh_skin_normals(&m1, sc, out);
+		assert_vec(out[0], 0, 0, 0, 0);
+	}
+	mesh_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_one_joint_z90),
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_bind_and_skin),
+		cmocka_unit_test(test_find_and_binding),
+		cmocka_unit_test(test_mesh_positions_and_normals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
