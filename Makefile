@@ -167,11 +167,14 @@ check-integration: all demo $(INTEG_BIN)
 	@echo "== integration tests"
 	$(Q)ANIMD=$(abspath $(ANIMD)) BUILD=$(abspath $(BUILD)) tests/run-tests.sh integration $(INTEG_SH) $(INTEG_BIN)
 
+# Benchmarks run against an optimised build of everything, daemon included.
+BENCH_BUILD := $(BUILD)/bench-build
 bench:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/bench-build OPT="-O2 -DNDEBUG" \
-	  $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench-build/bench/%)
-	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench-build/bench/%); do $$b; done
+	@$(MAKE) --no-print-directory BUILD=$(BENCH_BUILD) OPT="-O2 -DNDEBUG" \
+	  all $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%)
+	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%); do \
+	  ANIMD=$(abspath $(BENCH_BUILD))/animd BUILD=$(abspath $(BENCH_BUILD)) $$b; done
 
 # libFuzzer: each harness links the engine sources compiled by clang.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)

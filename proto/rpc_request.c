@@ -21,7 +21,12 @@
 
 void rpc_error_init(struct rpc_error *err)
 {
-	memset(err, 0, sizeof *err);
+	/* Called for every request: clear the fields, not the whole message. */
+	err->code = PROTO_ERR_NONE;
+	err->fatal = false;
+	err->has_msgid = false;
+	err->msgid = 0;
+	err->message[0] = '\0';
 }
 
 void rpc_error_format(struct rpc_error *err, enum proto_error code, const char *fmt, ...)

@@ -83,27 +83,31 @@ vec3 quat_rotate(quat q, vec3 v)
 }
 
 /* 1 / (i (2i + 1)) for the recurrence, the last one times SLERP_TAIL. */
-static const double slerp_inv[QUAT_SLERP_DEGREE + 1] = {
-	0.0, 1.0 / 3.0, 1.0 / 10.0, 1.0 / 21.0, 1.0 / 36.0, SLERP_TAIL / 55.0,
-};
-_Static_assert(QUAT_SLERP_DEGREE == 5, "slerp_inv lists the coefficients of degree 5");
+#define SLERP_INV1 (1.0f / 3.0f)
+#define SLERP_INV2 (1.0f / 10.0f)
+#define SLERP_INV3 (1.0f / 21.0f)
+#define SLERP_INV4 (1.0f / 36.0f)
+#define SLERP_INV5 ((float)(SLERP_TAIL / 55.0))
+_Static_assert(QUAT_SLERP_DEGREE == 5, "the recurrence below has five steps");
 
-/* Coefficients, by power of y = cos A - 1, of sin(uA) / (2 sin A). */
-static void slerp_series(float out[QUAT_SLERP_DEGREE + 1], double u)
+/* Coefficients, by power of y = cos A - 1, of sin(uA) / (2 sin A).  In
+ * float and straight-line: a sampler prepares one set per call. */
+static void slerp_series(float k[QUAT_SLERP_DEGREE + 1], float u)
 {
-	double c = 0.5 * u, u2 = u * u;
+	float u2 = u * u;
 
-	out[0] = (float)c;
-	for (int i = 1; i <= QUAT_SLERP_DEGREE; i++) {
-		c *= (u2 - (double)(i * i)) * slerp_inv[i];
-		out[i] = (float)c;
-	}
+	k[0] = 0.5f * u;
+	k[1] = k[0] * ((u2 - 1.0f) * SLERP_INV1);
+	k[2] = k[1] * ((u2 - 4.0f) * SLERP_INV2);
+	k[3] = k[2] * ((u2 - 9.0f) * SLERP_INV3);
+	k[4] = k[3] * ((u2 - 16.0f) * SLERP_INV4);
+	k[5] = k[4] * ((u2 - 25.0f) * SLERP_INV5);
 }
 
 void quat_slerp_prepare(struct quat_slerp_coef *k, float t)
 {
-	slerp_series(k->k0, 2.0 * (1.0 - (double)t));
-	slerp_series(k->k1, 2.0 * (double)t);
+	slerp_series(k->k0, 2.0f * (1.0f - t));
+	slerp_series(k->k1, 2.0f * t);
 }
 
 quat quat_slerp_apply(const struct quat_slerp_coef *k, quat a, quat b)

@@ -5,15 +5,15 @@
  * (part of the base ISA, so no -march is needed); elsewhere the portable
  * math3d functions compute the same values.
  *
- * local -> model runs in two passes:
- *  1. every local transform becomes a matrix, four joints at a time with
- *     one joint per lane (no shuffles inside the quaternion math), written
+ * local -> model in two passes:
+ *  1. the local transforms become matrices, four joints at a time with one
+ *     joint per lane (no shuffles inside the quaternion math), written
  *     straight into `model`;
- *  2. one forward pass multiplies each by its parent, in place
- *     (parents[i] < i, so model[parent] is final and model[i] still holds
- *     the local matrix).  When the parent is the previous joint (chains:
- *     spines, limbs, fingers) its rows are still in registers, which keeps
- *     a store-to-load round trip off the chain's critical path.
+ *  2. each is multiplied by its parent, in place (parents[i] < i, so
+ *     model[parent] is final and model[i] still holds the local matrix).
+ *     When the parent is the previous joint (chains: spines, limbs,
+ *     fingers) its rows are still in registers, which keeps a
+ *     store-to-load round trip off the chain's critical path.
  * A row of a * b is  a[r][0] b0 + a[r][1] b1 + a[r][2] b2 + (0,0,0,a[r][3])
  * with b0..b2 the rows of b: one register per row.
  */
@@ -121,9 +121,17 @@ static inline void local_matrices4(const struct transform *x, mat34 *out)
 	_mm_storeu_ps(out[3].m[2], tz);
 }
 
-void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
+/*
+ * Pass 1 over every joint, then the forward pass of parent products and,
+ * with `with_skin`, the skinning matrices: independent work that fills the
+ * cycles a parent chain spends waiting on its previous joint.
+ */
+static inline __attribute__((always_inline)) void
+pose_forward(const struct skeleton *s, const struct transform *local, mat34 *model, mat34 *skin,
+	     int with_skin)
 {
 	const int32_t *parents = s->parents;
+	const mat34 *inv = s->inv_bind;
 	uint32_t n = s->joint_count, i = 0;
 	struct rows prev = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
 
@@ -144,7 +152,20 @@ void pose_local_to_model(const struct skeleton *s, const struct transform *local
 		} else {
 			prev = rows_load(&model[i]);
 		}
+		if (with_skin)
+			rows_store(&skin[i], inv ? rows_mul(prev, rows_load(&inv[i])) : prev);
 	}
+}
+
+void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
+{
+	pose_forward(s, local, model, NULL, 0);
+}
+
+void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
+			mat34 *skin)
+{
+	pose_forward(s, local, model, skin, 1);
 }
 
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin)
@@ -181,6 +202,13 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
 {
 	for (uint32_t i = 0; i < s->joint_count; i++)
 		skin[i] = s->inv_bind ? mat34_mul(&model[i], &s->inv_bind[i]) : model[i];
+}
+
+void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
+			mat34 *skin)
+{
+	pose_local_to_model(s, local, model);
+	pose_model_to_skin(s, model, skin);
 }
 
 #endif

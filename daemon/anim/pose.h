@@ -13,8 +13,14 @@
 /* model[i] = model[parent[i]] * local[i]; roots use local[i]. */
 void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model);
 
-/* skin[i] = model[i] * inv_bind[i].  Requires s->inv_bind. */
+/* skin[i] = model[i] * inv_bind[i]; a skeleton without a bind pose
+ * (inv_bind NULL) copies model. */
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin);
+
+/* Both of the above in one pass (faster than the two calls: the skinning
+ * products fill the time the parent chain waits on itself). */
+void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
+			mat34 *skin);
 
 /* Local transforms from model-space matrices without scale (the inverse of
  * pose_local_to_model for rigid poses); used for bind poses given in model

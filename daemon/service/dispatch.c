@@ -38,30 +38,37 @@ void dispatch_request(struct session *s, const struct rpc_request *req)
 {
 	struct rpc_error err;
 	struct rpc_args args;
-	msgpack_sbuffer result;
 	msgpack_packer pk;
+	size_t mark = session_out_mark(s);
 	enum dispatch_result r;
 
+	/* The reply is packed straight into the session's output: header
+	 * first, then the handler's result; an error rolls it back. */
 	rpc_args_init(&args, req, &err);
-	msgpack_sbuffer_init(&result);
-	msgpack_packer_init(&pk, &result, msgpack_sbuffer_write);
+	session_packer(s, &pk);
 	if (s->svc->stopping) {
 		rpc_error_format(&err, PROTO_ERR_SHUTTING_DOWN, "animd is shutting down");
+		r = DISPATCH_ERROR;
+	} else if (rpc_pack_response(&pk, req->msgid) < 0) {
+		rpc_error_format(&err, PROTO_ERR_INTERNAL, "out of memory");
 		r = DISPATCH_ERROR;
 	} else {
 		r = handlers[req->method](s, req, &args, &pk, &err);
 	}
-	if (r == DISPATCH_REPLY && result.size > PROTO_MAX_REPLY_BYTES) {
+	if (r == DISPATCH_REPLY && session_out_mark(s) - mark > PROTO_MAX_REPLY_BYTES) {
 		rpc_error_format(&err, PROTO_ERR_LIMIT,
 				 "%s: the reply would be %zu bytes, over the %u-byte limit",
-				 proto_method_name(req->method), result.size, PROTO_MAX_REPLY_BYTES);
+				 proto_method_name(req->method), session_out_mark(s) - mark,
+				 PROTO_MAX_REPLY_BYTES);
 		r = DISPATCH_ERROR;
 	}
-	if (r == DISPATCH_REPLY)
-		dispatch_send_result(s, req->msgid, &result);
-	else if (r == DISPATCH_ERROR) {
+	if (r == DISPATCH_REPLY) {
+		session_out_done(s);
+		return;
+	}
+	session_out_rollback(s, mark);
+	if (r == DISPATCH_ERROR) {
 		log_debug("connection %llu: %s", (unsigned long long)s->id, err.message);
 		session_send_error(s, &err);
 	}
-	msgpack_sbuffer_destroy(&result);
 }

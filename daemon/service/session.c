@@ -25,6 +25,7 @@ static void session_closed(uv_handle_t *h)
 
 	rpc_decoder_close(&s->dec);
 	server_forget(s->server, s);
+	free(s->out);
 	free(s);
 }
 
@@ -57,18 +58,14 @@ static void session_write_done(uv_write_t *req, int status)
 		session_read_start(s);
 }
 
-int session_send(struct session *s, const char *data, size_t len)
+/* Hand `len` bytes at `data` (inside the allocation `w`, or copied into a
+ * new one) to libuv. */
+static int session_write(struct session *s, const char *data, size_t len)
 {
 	struct session_write *w;
 	uv_buf_t buf;
 	int rc;
 
-	if (s->closing)
-		return -ECONNRESET;
-	if (s->queued + len > s->max_output) {
-		session_close(s, "client is not reading: output limit reached");
-		return -ECONNRESET;
-	}
 	w = malloc(sizeof *w + len);
 	if (w == NULL) {
 		session_close(s, "out of memory");
@@ -90,6 +87,109 @@ int session_send(struct session *s, const char *data, size_t len)
 		s->reading = false;
 	}
 	return 0;
+}
+
+/* Write what a read's requests produced, in one system call. */
+static void session_flush(struct session *s)
+{
+	size_t n = s->out_len;
+
+	s->out_len = 0;
+	if (n > 0 && !s->closing)
+		session_write(s, s->out, n);
+	/* Keep a modest buffer around; give back a big one. */
+	if (s->out_cap > 256 * 1024) {
+		free(s->out);
+		s->out = NULL;
+		s->out_cap = 0;
+	}
+}
+
+/* Append to the gathered output.  0, or -ENOMEM (nothing appended). */
+static int session_append(struct session *s, const char *data, size_t len)
+{
+	if (s->out_len + len > s->out_cap) {
+		size_t cap = s->out_cap ? s->out_cap : 4096;
+		char *grown;
+
+		while (cap < s->out_len + len)
+			cap *= 2;
+		grown = realloc(s->out, cap);
+		if (grown == NULL)
+			return -ENOMEM;
+		s->out = grown;
+		s->out_cap = cap;
+	}
+	memcpy(s->out + s->out_len, data, len);
+	s->out_len += len;
+	return 0;
+}
+
+/* msgpack-c calls this for every few bytes it packs: keep the common case
+ * (room in the buffer, a short piece) free of calls. */
+static int session_packer_write(void *data, const char *buf, size_t len)
+{
+	struct session *s = data;
+
+	if (s->out_len + len <= s->out_cap && len <= 16) {
+		char *d = s->out + s->out_len;
+
+		for (size_t i = 0; i < len; i++)
+			d[i] = buf[i];
+		s->out_len += len;
+		return 0;
+	}
+	return session_append(s, buf, len);
+}
+
+void session_packer(struct session *s, msgpack_packer *pk)
+{
+	msgpack_packer_init(pk, s, session_packer_write);
+}
+
+size_t session_out_mark(const struct session *s)
+{
+	return s->out_len;
+}
+
+void session_out_rollback(struct session *s, size_t mark)
+{
+	if (mark < s->out_len)
+		s->out_len = mark;
+}
+
+void session_out_done(struct session *s)
+{
+	if (s->closing) {
+		s->out_len = 0;
+		return;
+	}
+	if (s->queued + s->out_len > s->max_output) {
+		s->out_len = 0;
+		session_close(s, "client is not reading: output limit reached");
+		return;
+	}
+	if (!s->batching) {
+		session_flush(s);
+		return;
+	}
+	/* Past the high mark, stop taking requests even mid-batch. */
+	if (s->reading && s->queued + s->out_len >= s->high_mark) {
+		uv_read_stop((uv_stream_t *)&s->pipe);
+		s->reading = false;
+	}
+}
+
+int session_send(struct session *s, const char *data, size_t len)
+{
+	if (s->closing)
+		return -ECONNRESET;
+	if (session_append(s, data, len) < 0) {
+		session_close(s, "out of memory");
+		return -ECONNRESET;
+	}
+	session_out_done(s);
+	return s->closing ? -ECONNRESET : 0;
 }
 
 static void session_close_after_write(uv_write_t *req, int status)
@@ -114,8 +214,12 @@ void session_send_error(struct session *s, const struct rpc_error *err)
 		if (!err->fatal) {
 			session_send(s, sb.data, sb.size);
 		} else if (!s->closing) {
-			/* Stop reading, say why, then hang up once it is written. */
-			struct session_write *w = malloc(sizeof *w + sb.size);
+			/* Stop reading, say why after what was already answered,
+			 * then hang up once it is written. */
+			struct session_write *w;
+
+			session_flush(s);
+			w = malloc(sizeof *w + sb.size);
 
 			uv_read_stop((uv_stream_t *)&s->pipe);
 			s->reading = false;
@@ -217,14 +321,20 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		session_close(s, "decoder refused its own buffer");
 		return;
 	}
+	s->batching = true;
 	session_drain(s);
+	s->batching = false;
+	session_flush(s);
 }
 
 static void session_read_start(struct session *s)
 {
 	s->reading = true;
 	/* Requests that arrived before the pause come first. */
+	s->batching = true;
 	session_drain(s);
+	s->batching = false;
+	session_flush(s);
 	if (!s->closing && s->reading && uv_read_start((uv_stream_t *)&s->pipe, session_alloc,
 						       session_read) < 0)
 		session_close(s, "cannot read");

@@ -8,6 +8,10 @@
  * more); when they pass max_output_bytes_per_connection (events keep coming
  * even when requests are not read), the client is disconnected.
  *
+ * Replies to the requests of one read are gathered and written with one
+ * system call when the read has been served (pipelined clients get one
+ * write per batch, not one per reply); everything else is written at once.
+ *
  * A session is freed only from its pipe's close callback; session_close
  * marks it and starts the close, so it is safe from inside any callback.
  */
@@ -32,6 +36,9 @@ struct session {
 	pid_t peer_pid;
 	uid_t peer_uid;
 	size_t queued;                  /* bytes handed to uv_write, not yet written */
+	char *out;                      /* replies gathered while serving a read */
+	size_t out_len, out_cap;
+	bool batching;                  /* inside a read callback: flush at its end */
 	size_t high_mark;
 	size_t max_output;              /* snapshot of the limit at accept time */
 	uint32_t max_instances;
@@ -49,6 +56,15 @@ int session_start(struct session *s);
 /* Queue bytes for the client (copied).  0, or -ECONNRESET when the session
  * is closing or was just closed for exceeding its output limit. */
 int session_send(struct session *s, const char *data, size_t len);
+
+/* A packer that appends to the session's output (the batch of a read, or
+ * a message written as soon as the caller calls session_send_out). */
+void session_packer(struct session *s, msgpack_packer *pk);
+/* Bytes gathered so far, to roll a half-packed reply back to. */
+size_t session_out_mark(const struct session *s);
+void session_out_rollback(struct session *s, size_t mark);
+/* Done appending: outside a read's batch, write it now; check the limit. */
+void session_out_done(struct session *s);
 
 /* Send an error reply and, if fatal, close after it is written. */
 void session_send_error(struct session *s, const struct rpc_error *err);

@@ -10,7 +10,9 @@
  *                     step (a 60 Hz stream), looping
  *   sample random     clip_sample at random clip times (scrubbing: every
  *                     call touches two frames far from the last ones)
- *   sample+model+skin playback order, then pose_local_to_model and
+ *   sample+model+skin playback order, then the model and skinning
+ *                     matrices (pose_local_to_skin: both in one pass)
+ *   (separate calls)  the same with pose_local_to_model then
  *                     pose_model_to_skin
  *
  * Each figure is the median of 7 runs of about 0.1 s.  A checksum of every
@@ -144,7 +146,7 @@ static void fixture_free(struct fixture *fx)
 	free(fx->skin);
 }
 
-enum kind { PLAYBACK, RANDOM, FULL };
+enum kind { PLAYBACK, RANDOM, FULL, FULL_SEPARATE };
 
 #define RANDOM_TIMES 4096
 static int64_t random_times[RANDOM_TIMES];
@@ -168,6 +170,9 @@ static float run(struct fixture *fx, enum kind k, long iters, int64_t *elapsed)
 		clip_sample(c, t, fx->local);
 		sum += fx->local[i % n].r.x;
 		if (k == FULL) {
+			pose_local_to_skin(fx->skel, fx->local, fx->model, fx->skin);
+			sum += fx->skin[i % n].m[1][3];
+		} else if (k == FULL_SEPARATE) {
 			pose_local_to_model(fx->skel, fx->local, fx->model);
 			pose_model_to_skin(fx->skel, fx->model, fx->skin);
 			sum += fx->skin[i % n].m[1][3];
@@ -217,6 +222,7 @@ int main(void)
 		{ PLAYBACK, "sample playback  " },
 		{ RANDOM, "sample random    " },
 		{ FULL, "sample+model+skin" },
+		{ FULL_SEPARATE, "  (separate calls)" },
 	};
 
 	printf("bench_pose: uniform clips, %d frames at %d fps\n", FRAMES, RATE);

@@ -57,6 +57,9 @@ void rpc_client_close(struct rpc_client *c)
 {
 	if (c->fd < 0)
 		return;
+	if (c->corked)
+		msgpack_sbuffer_destroy(&c->corked_out);
+	c->corked = 0;
 	close(c->fd);
 	c->fd = -1;
 	msgpack_unpacker_destroy(&c->up);
@@ -129,6 +132,25 @@ static void rpc_pack_params(msgpack_packer *pk, const char *fmt, va_list ap)
 	}
 }
 
+void rpc_client_cork(struct rpc_client *c)
+{
+	if (!c->corked)
+		msgpack_sbuffer_init(&c->corked_out);
+	c->corked = 1;
+}
+
+int rpc_client_uncork(struct rpc_client *c)
+{
+	int rc;
+
+	if (!c->corked)
+		return 0;
+	c->corked = 0;
+	rc = rpc_client_send_raw(c, c->corked_out.data, c->corked_out.size);
+	msgpack_sbuffer_destroy(&c->corked_out);
+	return rc;
+}
+
 int rpc_client_send_raw(struct rpc_client *c, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -161,7 +183,10 @@ static int64_t rpc_vsend(struct rpc_client *c, const char *method, const char *f
 	msgpack_pack_str(&pk, strlen(method));
 	msgpack_pack_str_body(&pk, method, strlen(method));
 	rpc_pack_params(&pk, fmt, ap);
-	rc = rpc_client_send_raw(c, sb.data, sb.size);
+	if (c->corked)
+		rc = msgpack_sbuffer_write(&c->corked_out, sb.data, sb.size) == 0 ? 0 : -ENOMEM;
+	else
+		rc = rpc_client_send_raw(c, sb.data, sb.size);
 	msgpack_sbuffer_destroy(&sb);
 	return rc < 0 ? rc : (int64_t)id;
 }
@@ -280,6 +305,32 @@ static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_r
 			return (int)r;
 		}
 	}
+}
+
+int rpc_client_read_nowait(struct rpc_client *c)
+{
+	ssize_t n;
+
+	if (!msgpack_unpacker_reserve_buffer(&c->up, 65536))
+		return -ENOMEM;
+	n = recv(c->fd, msgpack_unpacker_buffer(&c->up), msgpack_unpacker_buffer_capacity(&c->up),
+		 MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	msgpack_unpacker_buffer_consumed(&c->up, (size_t)n);
+	return 0;
+}
+
+int rpc_client_next_buffered(struct rpc_client *c, struct rpc_reply *reply)
+{
+	int rc;
+
+	/* A deadline in the past: parse what is buffered, never wait. */
+	while ((rc = rpc_next_message(c, 0, reply)) == 0)
+		;
+	return rc == 1 ? 1 : 0;
 }
 
 int rpc_client_wait_any(struct rpc_client *c, struct rpc_reply *reply)

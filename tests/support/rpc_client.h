@@ -37,6 +37,8 @@ struct rpc_client {
 	unsigned event_head, event_count;
 	unsigned events_dropped;
 	int send_dontwait;              /* sends fail with -EAGAIN instead of blocking */
+	int corked;                     /* rpc_client_send gathers until rpc_client_uncork */
+	msgpack_sbuffer corked_out;
 };
 
 /* Connect to a Unix socket, retrying until timeout_ms.  0 or -errno. */
@@ -60,6 +62,16 @@ int rpc_client_wait(struct rpc_client *c, uint32_t msgid, struct rpc_reply *repl
 /* Read the next message of any kind that is a reply (any msgid). */
 int rpc_client_wait_any(struct rpc_client *c, struct rpc_reply *reply);
 void rpc_reply_free(struct rpc_reply *reply);
+
+/* Non-blocking pair for event-driven callers (benchmarks): read whatever
+ * has arrived (0, -EAGAIN when nothing, -ECONNRESET), then take buffered
+ * replies one by one (1 = reply, 0 = none left; events are queued). */
+int rpc_client_read_nowait(struct rpc_client *c);
+int rpc_client_next_buffered(struct rpc_client *c, struct rpc_reply *reply);
+
+/* Gather requests and send them with one system call (pipelining). */
+void rpc_client_cork(struct rpc_client *c);
+int rpc_client_uncork(struct rpc_client *c);
 
 /* Send raw bytes (for malformed-input tests).  0 or -errno. */
 int rpc_client_send_raw(struct rpc_client *c, const void *buf, size_t len);

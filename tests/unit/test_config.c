@@ -93,7 +93,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.max_instances_per_connection, 1024);
 	assert_int_equal(c.max_streams_per_connection, 16);
 	assert_int_equal(c.max_asset_bytes, 256u << 20);
-	assert_int_equal(c.max_output_bytes_per_connection, 8u << 20);
+	assert_int_equal(c.max_output_bytes_per_connection, 32u << 20);
 	assert_true(c.reload_watch);
 	assert_int_equal(c.reload_quiet_ms, 150);
 	assert_int_equal(c.rescan_interval_s, 30);
