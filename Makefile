@@ -18,6 +18,8 @@
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
 BUILD    ?= build
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -77,6 +79,22 @@ GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
 
+# libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
+# compiled position-independent with hidden visibility; only the animc_
+# prefix is exported (client/libanimclient.map).  animctl links the static
+# library and uses nothing but the public header.
+CLIENT_LIB_SRC := $(sort $(wildcard client/lib/*.c)) $(PROTO_SRC)
+CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
+ANIMCTL_SRC    := $(sort $(wildcard client/animctl/*.c))
+ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o)
+CLIENT_SONAME  := libanimclient.so.1
+CLIENT_A       := $(BUILD)/libanimclient.a
+CLIENT_SO      := $(BUILD)/$(CLIENT_SONAME)
+ANIMCTL        := $(BUILD)/animctl
+CLIENT_PC      := $(BUILD)/animclient.pc
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+
 CORE_LIB  := $(BUILD)/libanimcore.a
 ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
@@ -85,7 +103,8 @@ DEMO_DIR  := $(BUILD)/demo
 	bench fuzz demo install clean
 .DEFAULT_GOAL := all
 
-all: $(ANIMD) $(GEN_BIN)
+all: $(ANIMD) $(GEN_BIN) $(if $(wildcard client/lib/*.c),$(CLIENT_A) $(CLIENT_SO) $(CLIENT_PC)) \
+	$(if $(ANIMCTL_SRC),$(ANIMCTL))
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -101,6 +120,30 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(PC_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (pic)")
+	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden $(PC_CFLAGS) -c $< -o $@
+
+$(CLIENT_A): $(CLIENT_LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(CLIENT_SO): $(CLIENT_LIB_OBJ) client/libanimclient.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -shared -fPIC -Wl,-soname,$(CLIENT_SONAME) \
+	  -Wl,--version-script=client/libanimclient.map -Wl,--no-undefined \
+	  -o $@ $(CLIENT_LIB_OBJ) $$(pkg-config --libs msgpack) -lm
+	$(Q)ln -sf $(CLIENT_SONAME) $(BUILD)/libanimclient.so
+
+$(CLIENT_PC): client/animclient.pc.in
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' $< >$@
+
+$(ANIMCTL): $(ANIMCTL_OBJ) $(CLIENT_A)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs msgpack) -lm
 
 $(CORE_LIB): $(CORE_OBJ)
 	@$(if $(Q),echo "  AR      $@")
@@ -137,15 +180,19 @@ demo: $(GEN_BIN)
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	$(Q)$(BUILD)/gen/gen_demo $(DEMO_DIR)
 
+RUN_SOCKET := $(BUILD)/animd.sock
 run:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all demo
 	@echo "== animd check $(DEMO_DIR)"
 	$(Q)$(ANIMD) check -v $(DEMO_DIR)
-	@echo "== animd inspect $(DEMO_DIR)/walker.md5anim"
-	$(Q)$(ANIMD) inspect $(DEMO_DIR)/walker.md5anim
-	@echo "== animd sample $(DEMO_DIR)/walker.md5anim --mesh $(DEMO_DIR)/walker.md5mesh --time 0.25 --space model"
-	$(Q)$(ANIMD) sample $(DEMO_DIR)/walker.md5anim --mesh $(DEMO_DIR)/walker.md5mesh --time 0.25 --space model
+	@echo
+	@echo "== animd serve: assets $(DEMO_DIR), socket $(RUN_SOCKET) (Ctrl-C stops it)"
+	@echo "   In another terminal, for example:"
+	@echo "     $(ANIMD) sample $(DEMO_DIR)/walker.md5anim --mesh $(DEMO_DIR)/walker.md5mesh --time 0.25 --space model"
+	@echo "     any msgpack-RPC client on $(RUN_SOCKET): [0, 1, \"assets.list\", []]   (proto/PROTOCOL.md)"
+	@echo
+	$(Q)$(ANIMD) serve --assets $(DEMO_DIR) --socket $(RUN_SOCKET) --log-level info
 
 check:
 	@$(MAKE) --no-print-directory deps
@@ -190,8 +237,14 @@ fuzz:
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
 
 install: all
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/animd $(DESTDIR)$(UNITDIR)
 	install -m 0755 $(ANIMD) $(DESTDIR)$(BINDIR)/animd
+	@# Never overwrite an operator's edited configuration.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/animd/animd.ini ] || \
+	  install -m 0644 conf/animd.ini $(DESTDIR)$(SYSCONFDIR)/animd/animd.ini
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/animd.service \
+	  >$(DESTDIR)$(UNITDIR)/animd.service
+	install -m 0644 systemd/animd.socket $(DESTDIR)$(UNITDIR)/animd.socket
 
 clean:
 	rm -rf $(BUILD)

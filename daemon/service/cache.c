@@ -1056,6 +1056,22 @@ int cache_start(struct cache *c, cache_ready_cb ready)
 	return 0;
 }
 
+void cache_set_timing(struct cache *c, unsigned quiet_ms, unsigned rescan_interval_s)
+{
+	/* Timers already running keep their deadline; the next ones use the
+	 * new values. */
+	c->opts.quiet_ms = quiet_ms ? quiet_ms : CACHE_DEFAULT_QUIET_MS;
+	if (c->opts.rescan_interval_s == rescan_interval_s)
+		return;
+	c->opts.rescan_interval_s = rescan_interval_s;
+	uv_timer_stop(&c->rescan_timer);
+	if (rescan_interval_s > 0) {
+		uint64_t ms = (uint64_t)rescan_interval_s * 1000;
+
+		uv_timer_start(&c->rescan_timer, cache_rescan_cb, ms, ms);
+	}
+}
+
 static void cache_info_fill(const struct cache_entry *e, struct cache_info *out)
 {
 	out->name = e->name;

@@ -170,6 +170,10 @@ int cache_rescan(struct cache *c);
 int cache_resolve(const struct cache *c, const char *name, size_t len, char *out, size_t size,
 		  char *err, size_t errlen);
 
+/* SIGHUP: a new quiet period and rescan interval (0 = no periodic rescan),
+ * used from the next timer armed on. */
+void cache_set_timing(struct cache *c, unsigned quiet_ms, unsigned rescan_interval_s);
+
 /* The realpath of the asset root. */
 const char *cache_root(const struct cache *c);
 

@@ -286,6 +286,10 @@ static void serve_on_hup(uv_signal_t *h, int signum)
 	applied = config_apply_live(&svc->cfg, &fresh, &restart);
 	if (applied & CONFIG_BIT(CONFIG_LOG_LEVEL))
 		log_set_level(svc->cfg.log_level);
+	if (applied & (CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) | CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S)))
+		cache_set_timing(svc->cache, svc->cfg.reload_quiet_ms, svc->cfg.rescan_interval_s);
+	/* Limits apply to connections accepted from now on; the publish rate
+	 * to streams opened from now on. */
 	config_free(&fresh);
 	notify_ready();
 }

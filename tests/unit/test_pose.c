@@ -152,6 +152,79 @@ static void test_bind_and_skin(void **state)
 	skeleton_free(s);
 }
 
+static uint64_t rng = 0x853c49e6748fea9bull;
+
+static float rndf(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (float)((double)(rng >> 11) / 9007199254740992.0);
+}
+
+/* The fast paths (four joints per block, parent rows kept in registers,
+ * the fused skinning pass) against the portable matrix functions, on
+ * random poses and hierarchies, with and without scale. */
+static void test_against_reference(void **state)
+{
+	enum { N = 23 };
+	struct skeleton *s = skeleton_new(N);
+	struct transform local[N];
+	mat34 model[N], skin[N], skin2[N], want[N];
+
+	(void)state;
+	assert_non_null(s);
+	for (int round = 0; round < 40; round++) {
+		for (int i = 0; i < N; i++) {
+			quat q = quat_normalize(quat_make(2 * rndf() - 1, 2 * rndf() - 1,
+							  2 * rndf() - 1, 2 * rndf() - 1));
+
+			s->parents[i] = i == 0 ? -1 : rndf() < 0.6f ? i - 1 : (int32_t)(rndf() * (float)i);
+			if (i > 0 && rndf() < 0.1f)
+				s->parents[i] = -1;
+			local[i].t = vec3_make(4 * rndf() - 2, 4 * rndf() - 2, 4 * rndf() - 2);
+			local[i].r = q;
+			/* Whole blocks of unit scale, and blocks with some. */
+			local[i].s = round % 2 && i % 5 == 3 ?
+				     vec3_make(0.5f + rndf(), 0.5f + rndf(), 0.5f + rndf()) :
+				     vec3_make(1, 1, 1);
+		}
+		/* A bind pose that differs from the pose. */
+		for (int i = 0; i < N; i++)
+			s->rest[i] = local[(i + 1 + round) % N];
+		for (int i = 0; i < N; i++) {
+			mat34 m = mat34_from_transform(&local[i]);
+			int32_t p = s->parents[i];
+
+			want[i] = p >= 0 ? mat34_mul(&want[p], &m) : m;
+		}
+		pose_local_to_model(s, local, model);
+		for (int i = 0; i < N; i++)
+			for (int r = 0; r < 3; r++)
+				for (int c = 0; c < 4; c++)
+					assert_near(model[i].m[r][c], want[i].m[r][c], 1e-4);
+		/* Skinning, separate and fused, with and without a bind pose. */
+		free(s->bind_model);
+		free(s->inv_bind);
+		s->bind_model = s->inv_bind = NULL;
+		pose_local_to_skin(s, local, model, skin);
+		assert_memory_equal(skin, model, sizeof skin);
+		assert_int_equal(skeleton_compute_bind(s), 0);
+		pose_model_to_skin(s, model, skin);
+		pose_local_to_skin(s, local, model, skin2);
+		for (int i = 0; i < N; i++) {
+			mat34 w = mat34_mul(&want[i], &s->inv_bind[i]);
+
+			for (int r = 0; r < 3; r++)
+				for (int c = 0; c < 4; c++) {
+					assert_near(skin[i].m[r][c], w.m[r][c], 1e-4);
+					assert_near(skin2[i].m[r][c], w.m[r][c], 1e-4);
+				}
+		}
+	}
+	skeleton_free(s);
+}
+
 static void test_find_and_binding(void **state)
 {
 	struct skeleton *a = chain(3), *b = chain(3), *c = chain(2);
@@ -238,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_one_joint_z90),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_bind_and_skin),
+		cmocka_unit_test(test_against_reference),
 		cmocka_unit_test(test_find_and_binding),
 		cmocka_unit_test(test_mesh_positions_and_normals),
 	};

@@ -1,0 +1,234 @@
+/*
+ * animd_shm.c - the stream layout's arithmetic and its seqlock: the only
+ * code in animd with atomics.  Each barrier says what it orders.
+ *
+ * The payload itself is written and copied with plain memcpy between the
+ * seqlock's fences, the classic seqlock pattern (as in the Linux kernel):
+ * a copy that raced a write is detected by the sequence changing and is
+ * thrown away, never returned.
+ */
+#include "animd_shm.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* The layout's atomic fields are plain uint64_t/uint32_t in the ABI; these
+ * view them as atomics (same size and representation on every platform we
+ * build for). */
+#define A64(p) ((_Atomic uint64_t *)(void *)(p))
+#define A32(p) ((_Atomic uint32_t *)(void *)(p))
+
+uint32_t animd_shm_stride(uint32_t space)
+{
+	switch (space) {
+	case ANIMD_SHM_SPACE_LOCAL: return ANIMD_SHM_STRIDE_LOCAL;
+	case ANIMD_SHM_SPACE_MODEL:
+	case ANIMD_SHM_SPACE_SKIN: return ANIMD_SHM_STRIDE_MATRIX;
+	case ANIMD_SHM_SPACE_VERTICES: return ANIMD_SHM_STRIDE_VERTEX;
+	case ANIMD_SHM_SPACE_CAMERA: return ANIMD_SHM_STRIDE_CAMERA;
+	default: return 0;
+	}
+}
+
+static uint64_t shm_round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+int animd_shm_layout(struct animd_shm_header *h, uint32_t space, uint32_t max_elements,
+		     uint32_t channels, uint32_t slots)
+{
+	uint32_t stride = animd_shm_stride(space);
+	uint64_t slot_bytes, channel_bytes, region;
+
+	if (stride == 0 || max_elements == 0 || max_elements > ANIMD_SHM_MAX_ELEMENTS ||
+	    channels == 0 || channels > ANIMD_SHM_MAX_CHANNELS || slots < 2 ||
+	    slots > ANIMD_SHM_MAX_SLOTS || (slots & (slots - 1)) != 0)
+		return -EINVAL;
+	slot_bytes = shm_round_up(sizeof(struct animd_shm_slot) + (uint64_t)stride * max_elements,
+				  ANIMD_SHM_ALIGN);
+	channel_bytes = sizeof(struct animd_shm_channel) + slot_bytes * slots;
+	region = sizeof *h + channel_bytes * channels;
+	if (slot_bytes > UINT32_MAX || region > ANIMD_SHM_MAX_REGION_BYTES)
+		return -EINVAL;
+	memset(h, 0, sizeof *h);
+	h->magic = ANIMD_SHM_MAGIC;
+	h->layout_version = ANIMD_SHM_LAYOUT_VERSION;
+	h->header_bytes = sizeof *h;
+	h->region_bytes = region;
+	h->space = space;
+	h->element_stride = stride;
+	h->max_elements = max_elements;
+	h->channel_count = channels;
+	h->slot_count = slots;
+	h->slot_bytes = (uint32_t)slot_bytes;
+	h->channels_offset = sizeof *h;
+	h->channel_bytes = channel_bytes;
+	return 0;
+}
+
+int animd_shm_validate(const struct animd_shm_header *h, uint64_t mapped_bytes,
+		       const char **why)
+{
+	const char *reason = NULL;
+	uint64_t payload;
+
+	if (mapped_bytes < sizeof *h)
+		reason = "mapping is smaller than the header";
+	else if (h->magic != ANIMD_SHM_MAGIC)
+		reason = "bad magic: not an animd stream";
+	else if (h->layout_version != ANIMD_SHM_LAYOUT_VERSION)
+		reason = "unsupported layout version";
+	else if (h->header_bytes != sizeof *h || h->channels_offset < sizeof *h ||
+		 h->channels_offset % ANIMD_SHM_ALIGN != 0)
+		reason = "bad header size or channel offset";
+	else if (h->region_bytes > mapped_bytes)
+		reason = "region is larger than the mapping";
+	else if (animd_shm_stride(h->space) == 0 || h->element_stride != animd_shm_stride(h->space))
+		reason = "unknown space or wrong element stride";
+	else if (h->slot_count < 2 || h->slot_count > ANIMD_SHM_MAX_SLOTS ||
+		 (h->slot_count & (h->slot_count - 1)) != 0)
+		reason = "slot count is not a power of two in range";
+	else if (h->channel_count == 0 || h->channel_count > ANIMD_SHM_MAX_CHANNELS ||
+		 h->max_elements == 0 || h->max_elements > ANIMD_SHM_MAX_ELEMENTS)
+		reason = "channel or element count out of range";
+	else {
+		payload = (uint64_t)h->element_stride * h->max_elements;
+		if (h->slot_bytes % ANIMD_SHM_ALIGN != 0 ||
+		    h->slot_bytes < sizeof(struct animd_shm_slot) + payload)
+			reason = "slot too small for its elements";
+		else if (h->channel_bytes < sizeof(struct animd_shm_channel) +
+						    (uint64_t)h->slot_bytes * h->slot_count ||
+			 h->channel_bytes % ANIMD_SHM_ALIGN != 0)
+			reason = "channel too small for its slots";
+		else if (h->channels_offset + h->channel_bytes * h->channel_count > h->region_bytes)
+			reason = "channels run past the region";
+	}
+	if (why != NULL)
+		*why = reason;
+	return reason == NULL ? 0 : (h->magic != ANIMD_SHM_MAGIC ? -EPROTO : -EINVAL);
+}
+
+uint32_t animd_shm_checksum(const void *payload, size_t bytes, uint64_t seq)
+{
+	const unsigned char *p = payload;
+	uint32_t sum = (uint32_t)(seq * 0x9E3779B1u);
+	size_t words = bytes / 4;
+
+	for (size_t i = 0; i < words; i++) {
+		uint32_t w;
+
+		memcpy(&w, p + 4 * i, 4);
+		sum += w * (uint32_t)(2 * i + 1);
+	}
+	return sum;
+}
+
+int animd_shm_verify(const void *copy, uint32_t element_stride)
+{
+	const struct animd_shm_slot *s = copy;
+
+	return animd_shm_checksum((const char *)copy + sizeof *s,
+				  (size_t)s->element_count * element_stride, s->seq) == s->checksum;
+}
+
+struct animd_shm_slot *animd_shm_write_begin(struct animd_shm_channel *ch,
+					     const struct animd_shm_header *h, uint64_t *n_out)
+{
+	/* Only the daemon writes `published`: its own last store is visible. */
+	uint64_t n = atomic_load_explicit(A64(&ch->published), memory_order_relaxed);
+	struct animd_shm_slot *slot = animd_shm_slot(ch, h, n);
+
+	atomic_store_explicit(A64(&slot->seq), 2 * n + 1, memory_order_relaxed);
+	/* Orders the odd mark before every write to the slot that follows, so a
+	 * reader that sees any of the new bytes also sees the slot as odd. */
+	atomic_thread_fence(memory_order_release);
+	*n_out = n;
+	return slot;
+}
+
+void animd_shm_write_end(struct animd_shm_channel *ch, const struct animd_shm_header *h,
+			 struct animd_shm_slot *slot, uint64_t n)
+{
+	slot->checksum = animd_shm_checksum(animd_shm_payload(slot),
+					    (size_t)slot->element_count * h->element_stride,
+					    2 * n + 2);
+	/* Release: the slot's contents happen-before the even mark. */
+	atomic_store_explicit(A64(&slot->seq), 2 * n + 2, memory_order_release);
+	/* Release: the completed slot happens-before readers learn it exists. */
+	atomic_store_explicit(A64(&ch->published), n + 1, memory_order_release);
+}
+
+void animd_shm_set_instance(struct animd_shm_channel *ch, uint64_t instance_id)
+{
+	/* Release: poses published before the hand-over stay ordered before it. */
+	atomic_store_explicit(A64(&ch->instance_id), instance_id, memory_order_release);
+}
+
+void animd_shm_set_state(struct animd_shm_header *h, uint32_t state)
+{
+	/* Release: every pose published before closing is visible to a reader
+	 * that sees the stream closed. */
+	atomic_store_explicit(A32(&h->state), state, memory_order_release);
+}
+
+void animd_shm_add_tick(struct animd_shm_header *h)
+{
+	/* A counter for observers: nothing is ordered by it. */
+	atomic_fetch_add_explicit(A64(&h->ticks), 1, memory_order_relaxed);
+}
+
+uint64_t animd_shm_published(const struct animd_shm_channel *ch)
+{
+	/* Acquire: pairs with write_end's release, so slot n-1 is complete. */
+	return atomic_load_explicit(A64(&ch->published), memory_order_acquire);
+}
+
+uint64_t animd_shm_instance(const struct animd_shm_channel *ch)
+{
+	return atomic_load_explicit(A64(&ch->instance_id), memory_order_acquire);
+}
+
+uint32_t animd_shm_state(const struct animd_shm_header *h)
+{
+	return atomic_load_explicit(A32(&h->state), memory_order_acquire);
+}
+
+int animd_shm_read(const struct animd_shm_header *h, const struct animd_shm_channel *ch,
+		   uint64_t n, void *out, size_t out_bytes)
+{
+	uint64_t published = animd_shm_published(ch);
+	const struct animd_shm_slot *slot;
+	struct animd_shm_slot *copy = out;
+	uint64_t s1, s2, want = 2 * n + 2;
+	size_t room, payload;
+
+	if (out_bytes < sizeof *slot)
+		return -EINVAL;
+	if (n >= published)
+		return -ENODATA;
+	if (n + h->slot_count <= published)
+		return -ESTALE;
+	slot = animd_shm_slot((struct animd_shm_channel *)ch, h, n);
+	/* Acquire: the slot's contents as of this even mark are visible. */
+	s1 = atomic_load_explicit(A64(&slot->seq), memory_order_acquire);
+	if (s1 != want)
+		return -ESTALE;
+	memcpy(copy, slot, sizeof *slot);
+	room = (out_bytes - sizeof *slot) / h->element_stride;
+	if (copy->element_count > h->max_elements)
+		copy->element_count = h->max_elements;
+	if (copy->element_count > room)
+		copy->element_count = (uint32_t)room;
+	payload = (size_t)copy->element_count * h->element_stride;
+	memcpy(copy + 1, slot + 1, payload);
+	/* Acquire fence: the copies above are ordered before the re-check, so a
+	 * writer that started overwriting during them has changed seq. */
+	atomic_thread_fence(memory_order_acquire);
+	s2 = atomic_load_explicit(A64(&slot->seq), memory_order_relaxed);
+	if (s2 != s1)
+		return -EAGAIN;
+	copy->seq = s1;
+	return 0;
+}
