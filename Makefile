@@ -44,7 +44,7 @@ endif
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. -Idaemon -Iproto -Itests $(CFLAGS)
-LDLIBS_ALL = $(LDLIBS) -lm
+LDLIBS_ALL = $(LDLIBS) -lm -lpthread
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS    += -fsanitize=$(SAN)

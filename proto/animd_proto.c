@@ -36,6 +36,8 @@ const char *const proto_method_names[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_INSTANCES_LIST] = "instances.list",
 	[PROTO_METHOD_SAMPLE] = "sample",
 	[PROTO_METHOD_SUBSCRIBE] = "subscribe",
+	[PROTO_METHOD_STREAM_OPEN] = "stream.open",
+	[PROTO_METHOD_STREAM_CLOSE] = "stream.close",
 };
 
 const char *const proto_event_names[PROTO_EVENT_COUNT] = {
@@ -45,6 +47,7 @@ const char *const proto_event_names[PROTO_EVENT_COUNT] = {
 	[PROTO_EVENT_ASSET_REMOVED] = "asset.removed",
 	[PROTO_EVENT_INSTANCE_ENDED] = "instance.ended",
 	[PROTO_EVENT_INSTANCE_STOPPED] = "instance.stopped",
+	[PROTO_EVENT_SERVER_STOPPING] = "server.stopping",
 };
 
 /* Linear search: the tables are a dozen short names, and a request names one

@@ -106,6 +106,8 @@ enum proto_method {
 	PROTO_METHOD_INSTANCES_LIST,    /* "instances.list" */
 	PROTO_METHOD_SAMPLE,            /* "sample" */
 	PROTO_METHOD_SUBSCRIBE,         /* "subscribe" */
+	PROTO_METHOD_STREAM_OPEN,       /* "stream.open" */
+	PROTO_METHOD_STREAM_CLOSE,      /* "stream.close" */
 	PROTO_METHOD_COUNT
 };
 
@@ -128,6 +130,9 @@ enum proto_event {
 	PROTO_EVENT_ASSET_REMOVED,      /* "asset.removed" */
 	PROTO_EVENT_INSTANCE_ENDED,     /* "instance.ended" */
 	PROTO_EVENT_INSTANCE_STOPPED,   /* "instance.stopped" */
+	PROTO_EVENT_SERVER_STOPPING,    /* "server.stopping": sent to every
+					   connection, subscribed or not, when
+					   the daemon begins a clean shutdown */
 	PROTO_EVENT_COUNT
 };
 

@@ -45,7 +45,8 @@ static inline void blend_one(const struct transform *a, const struct transform *
  */
 #define BLEND_CHUNK 64
 
-#define LANE(v, i) _mm_shuffle_ps((v), (v), (i) * 0x55)
+/* Lane i of v in every lane (pshufd: one instruction, source kept). */
+#define LANE(v, i) _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), (i) * 0x55))
 /* Horner step; the loops are written out because -O2 does not unroll. */
 #define HORNER(w, y, k, i) ((w) = _mm_add_ps(_mm_mul_ps((w), (y)), (k)[i]))
 

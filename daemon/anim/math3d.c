@@ -192,7 +192,9 @@ struct transform transform_identity(void)
 
 mat34 mat34_identity(void)
 {
-	mat34 m = { { { 1.0f, 0.0f, 0.0f, 0.0f }, { 0.0f, 1.0f, 0.0f, 0.0f }, { 0.0f, 0.0f, 1.0f, 0.0f } } };
+	mat34 m = { { { 1.0f, 0.0f, 0.0f, 0.0f },
+		      { 0.0f, 1.0f, 0.0f, 0.0f },
+		      { 0.0f, 0.0f, 1.0f, 0.0f } } };
 
 	return m;
 }

@@ -10,10 +10,8 @@
  *     joint per lane (no shuffles inside the quaternion math), written
  *     straight into `model`;
  *  2. each is multiplied by its parent, in place (parents[i] < i, so
- *     model[parent] is final and model[i] still holds the local matrix).
- *     When the parent is the previous joint (chains: spines, limbs,
- *     fingers) its rows are still in registers, which keeps a
- *     store-to-load round trip off the chain's critical path.
+ *     model[parent] is final and model[i] still holds the local matrix),
+ *     optionally followed by the skinning product (see pose_forward).
  * A row of a * b is  a[r][0] b0 + a[r][1] b1 + a[r][2] b2 + (0,0,0,a[r][3])
  * with b0..b2 the rows of b: one register per row.
  */
@@ -66,8 +64,10 @@ static inline struct rows rows_mul(struct rows a, struct rows b)
 static inline __m128 row_mul2(__m128 ar, const mat34 *b, const mat34 *c, __m128 lane3, __m128 *rc)
 {
 	__m128 a0 = BCAST(ar, 0), a1 = BCAST(ar, 1), a2 = BCAST(ar, 2), t = _mm_and_ps(ar, lane3);
-	__m128 x = _mm_add_ps(_mm_mul_ps(a0, _mm_loadu_ps(b->m[0])), _mm_mul_ps(a1, _mm_loadu_ps(b->m[1])));
-	__m128 y = _mm_add_ps(_mm_mul_ps(a0, _mm_loadu_ps(c->m[0])), _mm_mul_ps(a1, _mm_loadu_ps(c->m[1])));
+	__m128 x = _mm_add_ps(_mm_mul_ps(a0, _mm_loadu_ps(b->m[0])),
+			      _mm_mul_ps(a1, _mm_loadu_ps(b->m[1])));
+	__m128 y = _mm_add_ps(_mm_mul_ps(a0, _mm_loadu_ps(c->m[0])),
+			      _mm_mul_ps(a1, _mm_loadu_ps(c->m[1])));
 
 	*rc = _mm_add_ps(y, _mm_add_ps(_mm_mul_ps(a2, _mm_loadu_ps(c->m[2])), t));
 	return _mm_add_ps(x, _mm_add_ps(_mm_mul_ps(a2, _mm_loadu_ps(b->m[2])), t));

@@ -1,5 +1,7 @@
 #include "dispatch.h"
 
+#include <stdbool.h>
+
 #include "service/log.h"
 
 /* Indexed by enum proto_method: the method table and PROTOCOL.md agree
@@ -19,6 +21,15 @@ static const method_fn handlers[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_INSTANCES_LIST] = method_instances_list,
 	[PROTO_METHOD_SAMPLE] = method_sample,
 	[PROTO_METHOD_SUBSCRIBE] = method_subscribe,
+	[PROTO_METHOD_STREAM_OPEN] = method_stream_open,
+	[PROTO_METHOD_STREAM_CLOSE] = method_stream_close,
+};
+
+/* Methods that answer later (or with a descriptor) on success: their
+ * reply header is not packed up front. */
+static const bool deferring[PROTO_METHOD_COUNT] = {
+	[PROTO_METHOD_ASSETS_RELOAD] = true,
+	[PROTO_METHOD_STREAM_OPEN] = true,
 };
 
 void dispatch_send_result(struct session *s, uint32_t msgid, const msgpack_sbuffer *result)
@@ -49,7 +60,7 @@ void dispatch_request(struct session *s, const struct rpc_request *req)
 	if (s->svc->stopping) {
 		rpc_error_format(&err, PROTO_ERR_SHUTTING_DOWN, "animd is shutting down");
 		r = DISPATCH_ERROR;
-	} else if (rpc_pack_response(&pk, req->msgid) < 0) {
+	} else if (!deferring[req->method] && rpc_pack_response(&pk, req->msgid) < 0) {
 		rpc_error_format(&err, PROTO_ERR_INTERNAL, "out of memory");
 		r = DISPATCH_ERROR;
 	} else {

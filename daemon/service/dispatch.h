@@ -41,6 +41,8 @@ enum dispatch_result method_seek(struct session *, const struct rpc_request *, s
 enum dispatch_result method_speed(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
 enum dispatch_result method_stop(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
 enum dispatch_result method_instances_list(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
+enum dispatch_result method_stream_open(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
+enum dispatch_result method_stream_close(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
 
 /* Send a deferred reply: result packed by the caller into `result`. */
 void dispatch_send_result(struct session *s, uint32_t msgid, const msgpack_sbuffer *result);

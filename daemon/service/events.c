@@ -97,3 +97,14 @@ void events_instance_stopped(struct service *svc, const struct instance *in, con
 {
 	events_instance(svc, PROTO_EVENT_INSTANCE_STOPPED, in, reason);
 }
+
+void events_server_stopping(struct service *svc)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+
+	events_begin(&sb, &pk, PROTO_EVENT_SERVER_STOPPING, 0);
+	if (svc->server != NULL)
+		server_broadcast(svc->server, PROTO_EVENT_COUNT, sb.data, sb.size);
+	msgpack_sbuffer_destroy(&sb);
+}

@@ -17,5 +17,7 @@ void events_asset_error(struct service *svc, const char *asset, const char *mess
 void events_asset_removed(struct service *svc, const char *asset);
 void events_instance_ended(struct service *svc, const struct instance *in);
 void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason);
+/* To every connection, subscribed or not: the daemon is shutting down. */
+void events_server_stopping(struct service *svc);
 
 #endif

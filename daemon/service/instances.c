@@ -10,6 +10,7 @@
 #include "service/events.h"
 #include "service/log.h"
 #include "service/session.h"
+#include "service/streams.h"
 
 struct instances {
 	struct service *svc;
@@ -157,6 +158,7 @@ static void instance_end_fired(uv_timer_t *timer)
 		return;
 	}
 	in->ended = true;
+	stream_publish_now(in);
 	events_instance_ended(in->set->svc, in);
 }
 
@@ -252,6 +254,7 @@ void instances_destroy(struct instance *in)
 		set->last = in->all_prev;
 	set->count--;
 	in->owner->instance_count--;
+	stream_detach(in);
 	asset_unref(in->asset);
 	asset_unref(in->mesh);
 	free(in->asset_name);
@@ -298,12 +301,14 @@ void instance_pause(struct instance *in)
 {
 	playback_pause(&in->clock, service_now_ns());
 	instance_arm(in);
+	stream_publish_now(in);
 }
 
 void instance_resume(struct instance *in)
 {
 	playback_resume(&in->clock, service_now_ns());
 	instance_arm(in);
+	stream_publish_now(in);
 }
 
 void instance_seek(struct instance *in, int64_t time_ns)
@@ -313,6 +318,7 @@ void instance_seek(struct instance *in, int64_t time_ns)
 	instance_arm(in);
 	if (instance_past_end(in) && !in->clock.playing)
 		in->ended = true;
+	stream_publish_now(in);
 }
 
 void instance_set_speed(struct instance *in, double speed)
@@ -320,6 +326,7 @@ void instance_set_speed(struct instance *in, double speed)
 	playback_set_speed(&in->clock, service_now_ns(), speed);
 	in->ended = false;
 	instance_arm(in);
+	stream_publish_now(in);
 }
 
 /* Stop an instance because its asset changed under it. */
@@ -383,7 +390,13 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 		in->mesh = asset_ref(asset);
 		in->mesh_generation = generation;
 	}
+	/* The new version must still fit its stream's slots. */
+	if (in->stream != NULL && stream_check(in->stream, in, why, sizeof why) < 0) {
+		instance_stop_with(in, "the new version no longer fits its stream: %s", why, "");
+		return;
+	}
 	instance_arm(in);
+	stream_publish_now(in);
 }
 
 void instances_asset_changed(struct instances *set, const char *name, struct asset *asset,
@@ -412,7 +425,7 @@ void instance_pack(const struct instance *in, msgpack_packer *pk)
 {
 	struct clip_time ct = instance_clip_time(in);
 
-	msgpack_pack_map(pk, 12);
+	msgpack_pack_map(pk, in->stream ? 14 : 12);
 	rpc_pack_cstr(pk, "instance");
 	msgpack_pack_uint64(pk, in->id);
 	instance_pack_str(pk, "asset", in->asset_name);
@@ -431,4 +444,10 @@ void instance_pack(const struct instance *in, msgpack_packer *pk)
 	instance_pack_str(pk, "root_motion", sample_root_motion_name(in->root_motion));
 	rpc_pack_cstr(pk, "generation");
 	msgpack_pack_uint64(pk, in->generation);
+	if (in->stream != NULL) {
+		rpc_pack_cstr(pk, "stream");
+		msgpack_pack_uint64(pk, stream_id(in->stream));
+		rpc_pack_cstr(pk, "channel");
+		msgpack_pack_uint32(pk, in->channel);
+	}
 }

@@ -38,6 +38,8 @@ struct instance {
 	enum root_motion root_motion;
 	bool ended;
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
+	struct stream *stream;          /* where its poses are published, or NULL */
+	uint32_t channel;
 	struct instance *next;          /* bucket chain */
 	struct instance *all_prev, *all_next;
 };

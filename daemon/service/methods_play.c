@@ -7,6 +7,7 @@
 #include "service/dispatch.h"
 #include "service/instances.h"
 #include "service/lookup.h"
+#include "service/streams.h"
 
 static const char *const loop_names[] = { "loop", "once", "pingpong" };
 static const char *const root_motion_names[] = { "raw", "in_place" };
@@ -42,7 +43,9 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	struct instance_spec spec = { .speed = 1.0 };
 	struct instance *in;
 	double start = 0;
-	int loop = -1, root = ROOT_RAW, has_clip, has_mesh;
+	uint64_t stream_no = 0;
+	struct stream *st = NULL;
+	int loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_stream;
 	char why[256];
 
 	(void)req;
@@ -53,9 +56,15 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	rpc_args_double(args, "speed", RPC_OPTIONAL, &spec.speed);
 	rpc_args_double(args, "start", RPC_OPTIONAL, &start);
 	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, root_motion_names, 2, &root);
+	has_stream = rpc_args_uint64(args, "stream", RPC_OPTIONAL, &stream_no);
 	if (rpc_args_finish(args) < 0 || play_check_time("play", "start", start, err) < 0 ||
 	    play_check_speed("play", spec.speed, err) < 0)
 		return DISPATCH_ERROR;
+	if (has_stream == 1 && (st = stream_find(s->svc, s, stream_no)) == NULL) {
+		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: no stream %llu on this connection",
+				 (unsigned long long)stream_no);
+		return DISPATCH_ERROR;
+	}
 	if (s->instance_count >= s->max_instances) {
 		rpc_error_format(err, PROTO_ERR_LIMIT,
 				 "play: this connection already has %u instances "
@@ -102,6 +111,17 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	if (instances_create(s->svc->instances, s, &spec, &in) < 0) {
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "play: out of memory");
 		return DISPATCH_ERROR;
+	}
+	if (st != NULL) {
+		int rc = stream_attach(st, in, why, sizeof why);
+
+		if (rc < 0) {
+			instances_destroy(in);
+			rpc_error_format(err, rc == -ENOSPC || rc == -E2BIG ? PROTO_ERR_LIMIT
+									    : PROTO_ERR_BAD_REQUEST,
+					 "play: %s", why);
+			return DISPATCH_ERROR;
+		}
 	}
 	instance_pack(in, pk);
 	return DISPATCH_REPLY;

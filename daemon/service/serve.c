@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "service/cache.h"
@@ -28,6 +29,7 @@
 #include "service/server.h"
 #include "service/service.h"
 #include "service/session.h"
+#include "service/streams.h"
 #include "version.h"
 
 int64_t service_now_ns(void)
@@ -248,6 +250,9 @@ void service_stop(struct service *svc, int exit_status)
 	svc->exit_status = exit_status;
 	notify_stopping();
 	log_info("shutting down");
+	events_server_stopping(svc);
+	/* Readers see every stream closed before their connection goes. */
+	streams_close_all(svc);
 	uv_close((uv_handle_t *)&svc->sig_term, serve_closed_handle);
 	uv_close((uv_handle_t *)&svc->sig_int, serve_closed_handle);
 	uv_close((uv_handle_t *)&svc->sig_hup, serve_closed_handle);
@@ -408,6 +413,9 @@ int serve_main(int argc, char **argv)
 	}
 	svc.loop = &loop;
 	svc.started_ns = service_now_ns();
+	/* Stream headers carry this: a restarted daemon is told apart. */
+	if (getrandom(&svc.epoch, sizeof svc.epoch, 0) != sizeof svc.epoch)
+		svc.epoch = (uint64_t)svc.started_ns ^ ((uint64_t)getpid() << 32);
 	if (serve_start(&svc, err, sizeof err) < 0) {
 		log_error("%s", err);
 		service_stop(&svc, 1);

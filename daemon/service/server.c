@@ -64,7 +64,9 @@ void server_broadcast(struct server *srv, enum proto_event type, const char *dat
 
 	for (s = srv->sessions; s != NULL; s = next) {
 		next = s->next;
-		if (!s->closing && (s->subscriptions & (UINT64_C(1) << type)))
+		/* PROTO_EVENT_COUNT: to everyone (server.stopping). */
+		if (!s->closing && (type == PROTO_EVENT_COUNT ||
+				    (s->subscriptions & (UINT64_C(1) << type))))
 			session_send(s, data, len);
 	}
 }

@@ -19,7 +19,8 @@
 
 int server_open(struct service *svc, struct server **out, char *err, size_t errlen);
 
-/* Send one packed event message to every session subscribed to `type`. */
+/* Send one packed event message to every session subscribed to `type`
+ * (PROTO_EVENT_COUNT: to every session). */
 void server_broadcast(struct server *srv, enum proto_event type, const char *data, size_t len);
 
 size_t server_session_count(const struct server *srv);

@@ -16,6 +16,7 @@ struct cache;
 struct server;
 struct instances;
 struct session;
+struct stream;
 
 /* Command-line overrides, kept so that SIGHUP re-applies them over the
  * re-read file. */
@@ -42,6 +43,9 @@ struct service {
 	struct server *server;
 	struct instances *instances;
 	struct pending_reload *reloads;
+	struct stream *streams;         /* every open stream, any owner */
+	uint64_t next_stream_id;
+	uint64_t epoch;                 /* random per run: stream headers carry it */
 	int64_t started_ns;             /* monotonic */
 	uint64_t requests;              /* served since start */
 	uv_signal_t sig_term, sig_int, sig_hup;

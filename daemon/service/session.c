@@ -1,6 +1,8 @@
 #include "session.h"
 
 #include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +10,7 @@
 #include "service/instances.h"
 #include "service/log.h"
 #include "service/server_internal.h"
+#include "service/streams.h"
 
 /* One queued write: the request and its bytes in one allocation. */
 struct session_write {
@@ -18,6 +21,10 @@ struct session_write {
 };
 
 static void session_read_start(struct session *s);
+static void session_pump_fd(struct session *s);
+static void session_drain(struct session *s);
+static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf);
 
 static void session_closed(uv_handle_t *h)
 {
@@ -25,6 +32,9 @@ static void session_closed(uv_handle_t *h)
 
 	rpc_decoder_close(&s->dec);
 	server_forget(s->server, s);
+	if (s->fd_msg != NULL)
+		close(s->fd_msg_fd);
+	free(s->fd_msg);
 	free(s->out);
 	free(s);
 }
@@ -36,6 +46,7 @@ void session_close(struct session *s, const char *why)
 	s->closing = true;
 	log_info("connection %llu closed: %s", (unsigned long long)s->id, why);
 	instances_end_session(s->svc->instances, s);
+	streams_end_session(s->svc, s);
 	service_forget_session(s->svc, s);
 	uv_close((uv_handle_t *)&s->pipe, session_closed);
 }
@@ -53,8 +64,10 @@ static void session_write_done(uv_write_t *req, int status)
 		session_close(s, uv_strerror(status));
 		return;
 	}
+	session_pump_fd(s);
 	/* The client caught up: take requests again. */
-	if (!s->reading && s->queued <= s->high_mark / 2)
+	if (!s->reading && s->fd_msg == NULL && !s->fd_paused_read &&
+	    s->queued <= s->high_mark / 2)
 		session_read_start(s);
 }
 
@@ -89,11 +102,14 @@ static int session_write(struct session *s, const char *data, size_t len)
 	return 0;
 }
 
-/* Write what a read's requests produced, in one system call. */
+/* Write what a read's requests produced, in one system call.  While a
+ * descriptor-carrying reply waits, everything after it keeps gathering. */
 static void session_flush(struct session *s)
 {
 	size_t n = s->out_len;
 
+	if (s->fd_msg != NULL)
+		return;
 	s->out_len = 0;
 	if (n > 0 && !s->closing)
 		session_write(s, s->out, n);
@@ -180,6 +196,82 @@ void session_out_done(struct session *s)
 	}
 }
 
+/* Send the waiting descriptor reply once nothing is queued before it. */
+static void session_pump_fd(struct session *s)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+	uv_os_fd_t sock;
+	ssize_t n;
+
+	if (s->fd_msg == NULL || s->closing ||
+	    uv_stream_get_write_queue_size((uv_stream_t *)&s->pipe) > 0 ||
+	    uv_fileno((uv_handle_t *)&s->pipe, &sock) < 0)
+		return;
+	memset(cbuf, 0, sizeof cbuf);
+	iov.iov_base = s->fd_msg;
+	iov.iov_len = s->fd_msg_len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof cbuf;
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &s->fd_msg_fd, sizeof(int));
+	do
+		n = sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		/* The client asked for a stream and does not read its socket. */
+		session_close(s, n < 0 ? strerror(errno) : "cannot pass the stream descriptor");
+		return;
+	}
+	close(s->fd_msg_fd);
+	if ((size_t)n < s->fd_msg_len)
+		session_write(s, s->fd_msg + n, s->fd_msg_len - (size_t)n);
+	free(s->fd_msg);
+	s->fd_msg = NULL;
+	if (!s->batching)
+		session_flush(s);
+	/* Serve the requests that waited behind it. */
+	if (s->fd_paused_read) {
+		s->fd_paused_read = false;
+		if (!s->draining)
+			session_read_start(s);
+		else if (uv_read_start((uv_stream_t *)&s->pipe, session_alloc, session_read) == 0)
+			s->reading = true;      /* the drain under way carries on */
+	}
+}
+
+void session_send_with_fd(struct session *s, const char *data, size_t len, int fd)
+{
+	char *copy = s->closing ? NULL : malloc(len);
+
+	if (copy == NULL) {
+		close(fd);
+		if (!s->closing)
+			session_close(s, "out of memory");
+		return;
+	}
+	/* Everything answered before this reply goes first; requests after
+	 * it wait (session_drain) until it is on its way. */
+	session_flush(s);
+	if (s->reading) {
+		uv_read_stop((uv_stream_t *)&s->pipe);
+		s->reading = false;
+		s->fd_paused_read = true;
+	}
+	memcpy(copy, data, len);
+	s->fd_msg = copy;
+	s->fd_msg_len = len;
+	s->fd_msg_fd = fd;
+	session_pump_fd(s);
+}
+
 int session_send(struct session *s, const char *data, size_t len)
 {
 	if (s->closing)
@@ -254,16 +346,17 @@ static void session_drain(struct session *s)
 	struct rpc_error err;
 	int rc;
 
-	while (!s->closing && s->reading) {
+	s->draining = true;
+	while (!s->closing && s->reading && s->fd_msg == NULL) {
 		struct rpc_request req;
 
 		rpc_error_init(&err);
 		rc = rpc_decoder_next(&s->dec, &msg, &err);
 		if (rc == 0)
-			return;
+			break;
 		if (rc < 0) {
 			session_send_error(s, &err);
-			return;
+			break;
 		}
 		rpc_error_init(&err);
 		rc = rpc_request_parse(&msg.obj, &req, &err);
@@ -275,6 +368,7 @@ static void session_drain(struct session *s)
 		}
 		/* rc == 1: a client notification; the protocol defines none. */
 	}
+	s->draining = false;
 }
 
 static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)

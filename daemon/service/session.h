@@ -39,6 +39,11 @@ struct session {
 	char *out;                      /* replies gathered while serving a read */
 	size_t out_len, out_cap;
 	bool batching;                  /* inside a read callback: flush at its end */
+	bool draining;                  /* serving requests from the decoder */
+	bool fd_paused_read;            /* reading stopped until fd_msg is sent */
+	char *fd_msg;                   /* a reply waiting to carry a descriptor */
+	size_t fd_msg_len;
+	int fd_msg_fd;
 	size_t high_mark;
 	size_t max_output;              /* snapshot of the limit at accept time */
 	uint32_t max_instances;
@@ -65,6 +70,12 @@ size_t session_out_mark(const struct session *s);
 void session_out_rollback(struct session *s, size_t mark);
 /* Done appending: outside a read's batch, write it now; check the limit. */
 void session_out_done(struct session *s);
+
+/* Send a whole message whose first byte carries `fd` (SCM_RIGHTS; libuv
+ * cannot attach a plain descriptor, so this one send uses sendmsg once
+ * everything queued before it is written).  Output after it waits for it.
+ * Takes ownership of fd. */
+void session_send_with_fd(struct session *s, const char *data, size_t len, int fd);
 
 /* Send an error reply and, if fatal, close after it is written. */
 void session_send_error(struct session *s, const struct rpc_error *err);

@@ -60,6 +60,8 @@ void rpc_client_close(struct rpc_client *c)
 	if (c->corked)
 		msgpack_sbuffer_destroy(&c->corked_out);
 	c->corked = 0;
+	while (c->fd_count > 0)
+		close(c->fds[--c->fd_count]);
 	close(c->fd);
 	c->fd = -1;
 	msgpack_unpacker_destroy(&c->up);
@@ -214,6 +216,44 @@ static void rpc_copy_str(const msgpack_object *o, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* recvmsg into the unpacker's buffer, keeping any descriptors passed. */
+static ssize_t rpc_recv(struct rpc_client *c, int flags)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = { msgpack_unpacker_buffer(&c->up), msgpack_unpacker_buffer_capacity(&c->up) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof cbuf };
+	ssize_t n = recvmsg(c->fd, &mh, flags | MSG_CMSG_CLOEXEC);
+
+	for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof fd);
+			if (c->fd_count < sizeof c->fds / sizeof c->fds[0])
+				c->fds[c->fd_count++] = fd;
+			else
+				close(fd);
+		}
+	}
+	return n;
+}
+
+int rpc_client_take_fd(struct rpc_client *c)
+{
+	int fd;
+
+	if (c->fd_count == 0)
+		return -1;
+	fd = c->fds[0];
+	memmove(c->fds, c->fds + 1, --c->fd_count * sizeof c->fds[0]);
+	return fd;
+}
+
 /* Read more bytes into the unpacker, waiting until the deadline. */
 static int rpc_fill(struct rpc_client *c, int64_t deadline)
 {
@@ -230,7 +270,7 @@ static int rpc_fill(struct rpc_client *c, int64_t deadline)
 		return -ETIMEDOUT;
 	if (!msgpack_unpacker_reserve_buffer(&c->up, 65536))
 		return -ENOMEM;
-	n = recv(c->fd, msgpack_unpacker_buffer(&c->up), msgpack_unpacker_buffer_capacity(&c->up), 0);
+	n = rpc_recv(c, 0);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (n == 0)
@@ -313,8 +353,7 @@ int rpc_client_read_nowait(struct rpc_client *c)
 
 	if (!msgpack_unpacker_reserve_buffer(&c->up, 65536))
 		return -ENOMEM;
-	n = recv(c->fd, msgpack_unpacker_buffer(&c->up), msgpack_unpacker_buffer_capacity(&c->up),
-		 MSG_DONTWAIT);
+	n = rpc_recv(c, MSG_DONTWAIT);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	if (n == 0)

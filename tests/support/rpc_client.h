@@ -37,6 +37,8 @@ struct rpc_client {
 	unsigned event_head, event_count;
 	unsigned events_dropped;
 	int send_dontwait;              /* sends fail with -EAGAIN instead of blocking */
+	int fds[8];                     /* descriptors received (SCM_RIGHTS), oldest first */
+	unsigned fd_count;
 	int corked;                     /* rpc_client_send gathers until rpc_client_uncork */
 	msgpack_sbuffer corked_out;
 };
@@ -68,6 +70,10 @@ void rpc_reply_free(struct rpc_reply *reply);
  * replies one by one (1 = reply, 0 = none left; events are queued). */
 int rpc_client_read_nowait(struct rpc_client *c);
 int rpc_client_next_buffered(struct rpc_client *c, struct rpc_reply *reply);
+
+/* The oldest descriptor received with a message (stream.open), or -1.
+ * The caller owns it. */
+int rpc_client_take_fd(struct rpc_client *c);
 
 /* Gather requests and send them with one system call (pipelining). */
 void rpc_client_cork(struct rpc_client *c);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "anim/clip.h"
+#include "anim/pose.h"
 
 #define S2 0.70710678f
 #define MS 1000000LL                    /* ns per millisecond */
@@ -103,6 +104,26 @@ static void test_identity_pose(void **state)
 			assert_vec(out[j].s, 1, 1, 1, 0);
 		}
 	}
+	clip_free(c);
+}
+
+static void test_one_joint_z90(void **state)
+{
+	struct clip *c = make_uniform(1, 3, 24);
+	struct skeleton *s = skeleton_new(1);
+	struct transform out[1];
+	mat34 model[1];
+
+	(void)state;
+	assert_non_null(s);
+	for (int f = 0; f < 3; f++)
+		FR(c, f, 0).r = quat_make(0, 0, S2, S2);
+	clip_sample(c, 30 * MS, out);
+	pose_local_to_model(s, out, model);
+	/* 90 deg about Z: the joint's +X is the model's +Y, its +Y the -X. */
+	assert_vec(mat34_apply(&model[0], vec3_make(1, 0, 0)), 0, 1, 0, 1e-6);
+	assert_vec(mat34_apply(&model[0], vec3_make(0, 2, 3)), -2, 0, 3, 1e-6);
+	skeleton_free(s);
 	clip_free(c);
 }
 
@@ -723,6 +744,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_identity_pose),
+		cmocka_unit_test(test_one_joint_z90),
 		cmocka_unit_test(test_half_way),
 		cmocka_unit_test(test_exact_frames),
 		cmocka_unit_test(test_loop_seam),

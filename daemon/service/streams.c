@@ -1,0 +1,451 @@
+#include "streams.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "anim/pose.h"
+#include "service/instances.h"
+#include "service/log.h"
+#include "service/session.h"
+
+struct stream {
+	struct service *svc;
+	struct session *owner;
+	uint64_t id;
+	int fd;                         /* memfd, read-write, ours */
+	struct animd_shm_header *hdr;   /* the mapping */
+	enum sample_space space;
+	uint32_t rate_hz;
+	struct instance **channels;     /* channel -> attached instance */
+	uint32_t attached;
+	uv_timer_t timer;
+	int64_t period_ns;
+	int64_t next_tick_ns;
+	uint64_t tick;
+	/* Scratch for evaluation: max_elements of each. */
+	struct transform *local;
+	mat34 *model;
+	mat34 *skin;
+	vec3 *positions;
+	uint32_t scratch_joints;        /* capacity of local, model, skin */
+	struct stream *next;
+};
+
+uint64_t stream_id(const struct stream *st)
+{
+	return st->id;
+}
+
+const struct animd_shm_header *stream_header(const struct stream *st)
+{
+	return st->hdr;
+}
+
+static uint32_t stream_shm_space(enum sample_space s)
+{
+	switch (s) {
+	case SPACE_LOCAL: return ANIMD_SHM_SPACE_LOCAL;
+	case SPACE_MODEL: return ANIMD_SHM_SPACE_MODEL;
+	case SPACE_SKIN: return ANIMD_SHM_SPACE_SKIN;
+	case SPACE_VERTICES: return ANIMD_SHM_SPACE_VERTICES;
+	default: return ANIMD_SHM_SPACE_CAMERA;
+	}
+}
+
+/* The skeleton an instance's joints are expressed on: the mesh's when it
+ * has one (the clip was checked to fit it), else the asset's. */
+static const struct skeleton *stream_skeleton(const struct instance *in)
+{
+	return in->mesh != NULL ? in->mesh->skeleton : in->asset->skeleton;
+}
+
+/* The asset supplying vertices and the bind pose. */
+static const struct asset *stream_mesh_asset(const struct instance *in)
+{
+	if (in->mesh != NULL)
+		return in->mesh;
+	return in->asset->format == ASSET_FORMAT_MD5MESH ? in->asset : NULL;
+}
+
+static uint32_t stream_vertex_count(const struct asset *mesh)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < mesh->mesh_count; i++)
+		n += mesh->meshes[i]->vertex_count;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+int stream_check(const struct stream *st, const struct instance *in, char *err, size_t errlen)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	const struct asset *mesh = stream_mesh_asset(in);
+	uint32_t need;
+
+	if (st->space == SPACE_CAMERA) {
+		if (in->asset->camera == NULL) {
+			snprintf(err, errlen, "a camera stream needs a camera asset");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (skel == NULL) {
+		snprintf(err, errlen, "a %s stream needs an asset with a skeleton",
+			 sample_space_name(st->space));
+		return -EINVAL;
+	}
+	if (st->space == SPACE_SKIN && skel->inv_bind == NULL) {
+		snprintf(err, errlen, "a skin stream needs a bind pose: give a mesh");
+		return -EINVAL;
+	}
+	if (st->space == SPACE_VERTICES && mesh == NULL) {
+		snprintf(err, errlen, "a vertices stream needs a mesh");
+		return -EINVAL;
+	}
+	need = st->space == SPACE_VERTICES ? stream_vertex_count(mesh) : skel->joint_count;
+	if (need > st->hdr->max_elements) {
+		snprintf(err, errlen, "the pose has %u %s but the stream's slots hold %u", need,
+			 st->space == SPACE_VERTICES ? "vertices" : "joints", st->hdr->max_elements);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* Evaluate the instance now into the slot's payload; returns the element
+ * count. */
+static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
+				const struct clip_time *ct, float *out)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	const struct asset *mesh;
+	uint32_t n = 0;
+
+	if (st->space == SPACE_CAMERA) {
+		struct camera_frame f;
+
+		camera_sample(in->asset->camera, ct->t_ns, &f);
+		memcpy(out, &f.pos, 3 * sizeof(float));
+		memcpy(out + 3, &f.rot, 4 * sizeof(float));
+		out[7] = f.fov;
+		return 1;
+	}
+	if (in->clip != NULL) {
+		clip_sample(in->clip, ct->t_ns, st->local);
+		clip_apply_root_motion(in->clip, in->root_motion, ct, st->local);
+	} else {
+		memcpy(st->local, skel->rest, skel->joint_count * sizeof *st->local);
+	}
+	if (st->space == SPACE_LOCAL) {
+		for (uint32_t j = 0; j < skel->joint_count; j++) {
+			const struct transform *x = &st->local[j];
+			float *o = out + 10 * j;
+
+			o[0] = x->t.x, o[1] = x->t.y, o[2] = x->t.z;
+			o[3] = x->r.x, o[4] = x->r.y, o[5] = x->r.z, o[6] = x->r.w;
+			o[7] = x->s.x, o[8] = x->s.y, o[9] = x->s.z;
+		}
+		return skel->joint_count;
+	}
+	if (in->clip == NULL && skel->bind_model != NULL)
+		memcpy(st->model, skel->bind_model, skel->joint_count * sizeof *st->model);
+	else
+		pose_local_to_model(skel, st->local, st->model);
+	if (st->space == SPACE_MODEL) {
+		memcpy(out, st->model, skel->joint_count * sizeof(mat34));
+		return skel->joint_count;
+	}
+	if (st->space == SPACE_SKIN) {
+		pose_model_to_skin(skel, st->model, (mat34 *)(void *)out);
+		return skel->joint_count;
+	}
+	mesh = stream_mesh_asset(in);
+	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
+		const struct mesh *m = mesh->meshes[i];
+		const mat34 *mats = st->model;
+
+		if (m->space == MESH_BIND_SPACE) {
+			pose_model_to_skin(skel, st->model, st->skin);
+			mats = st->skin;
+		}
+		mesh_skin_positions(m, mats, st->positions);
+		memcpy(out + 3 * (size_t)n, st->positions, m->vertex_count * sizeof(vec3));
+		n += m->vertex_count;
+	}
+	return n;
+}
+
+static void stream_publish(struct stream *st, struct instance *in)
+{
+	struct animd_shm_channel *ch = animd_shm_channel(st->hdr, st->hdr, in->channel);
+	struct clip_time ct = instance_clip_time(in);
+	struct animd_shm_slot *slot;
+	uint64_t n;
+
+	slot = animd_shm_write_begin(ch, st->hdr, &n);
+	slot->instance_id = in->id;
+	slot->tick = st->tick;
+	slot->clip_time = time_to_seconds(ct.t_ns);
+	slot->generation = in->generation;
+	slot->flags = (in->clock.playing ? 0 : ANIMD_SHM_SLOT_PAUSED) |
+		      (in->ended ? ANIMD_SHM_SLOT_ENDED : 0) |
+		      (in->root_motion == ROOT_IN_PLACE ? ANIMD_SHM_SLOT_IN_PLACE : 0);
+	slot->element_count = stream_evaluate(st, in, &ct, animd_shm_payload(slot));
+	slot->publish_ns = service_now_ns();
+	slot->reserved = 0;
+	animd_shm_write_end(ch, st->hdr, slot, n);
+}
+
+void stream_publish_now(struct instance *in)
+{
+	if (in->stream != NULL)
+		stream_publish(in->stream, in);
+}
+
+static void stream_tick(uv_timer_t *t)
+{
+	struct stream *st = t->data;
+	int64_t now = service_now_ns(), wait;
+
+	st->tick++;
+	animd_shm_add_tick(st->hdr);
+	for (uint32_t c = 0; c < st->hdr->channel_count; c++)
+		if (st->channels[c] != NULL)
+			stream_publish(st, st->channels[c]);
+	/* Steady clock: the next deadline is absolute; after a stall, skip the
+	 * ticks that are already late instead of bunching them. */
+	st->next_tick_ns += st->period_ns;
+	if (st->next_tick_ns <= now)
+		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
+	wait = st->next_tick_ns - service_now_ns();
+	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)(wait + 999999) / 1000000 : 0,
+		       0);
+}
+
+/* Joint scratch grows to the largest skeleton attached (at attach time,
+ * never while publishing). */
+static int stream_reserve_joints(struct stream *st, uint32_t joints)
+{
+	struct transform *l;
+	mat34 *m, *k;
+
+	if (joints <= st->scratch_joints)
+		return 0;
+	l = realloc(st->local, joints * sizeof *l);
+	if (l != NULL)
+		st->local = l;
+	m = realloc(st->model, joints * sizeof *m);
+	if (m != NULL)
+		st->model = m;
+	k = realloc(st->skin, joints * sizeof *k);
+	if (k != NULL)
+		st->skin = k;
+	if (l == NULL || m == NULL || k == NULL)
+		return -ENOMEM;
+	st->scratch_joints = joints;
+	return 0;
+}
+
+int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	int rc = stream_check(st, in, err, errlen);
+
+	if (rc == 0 && skel != NULL && stream_reserve_joints(st, skel->joint_count) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
+	if (rc < 0)
+		return rc;
+	for (uint32_t c = 0; c < st->hdr->channel_count; c++) {
+		if (st->channels[c] != NULL)
+			continue;
+		st->channels[c] = in;
+		st->attached++;
+		in->stream = st;
+		in->channel = c;
+		animd_shm_set_instance(animd_shm_channel(st->hdr, st->hdr, c), in->id);
+		stream_publish(st, in);
+		return 0;
+	}
+	snprintf(err, errlen, "every channel of stream %llu is in use (%u)",
+		 (unsigned long long)st->id, st->hdr->channel_count);
+	return -ENOSPC;
+}
+
+void stream_detach(struct instance *in)
+{
+	struct stream *st = in->stream;
+
+	if (st == NULL)
+		return;
+	st->channels[in->channel] = NULL;
+	st->attached--;
+	animd_shm_set_instance(animd_shm_channel(st->hdr, st->hdr, in->channel), 0);
+	in->stream = NULL;
+}
+
+static void stream_timer_closed(uv_handle_t *h)
+{
+	struct stream *st = h->data;
+
+	munmap(st->hdr, st->hdr->region_bytes);
+	close(st->fd);
+	free(st->channels);
+	free(st->local);
+	free(st->model);
+	free(st->skin);
+	free(st->positions);
+	free(st);
+}
+
+void stream_close(struct stream *st)
+{
+	struct stream **p = &st->svc->streams;
+
+	while (*p != st)
+		p = &(*p)->next;
+	*p = st->next;
+	for (uint32_t c = 0; c < st->hdr->channel_count; c++)
+		if (st->channels[c] != NULL)
+			stream_detach(st->channels[c]);
+	animd_shm_set_state(st->hdr, ANIMD_SHM_STATE_CLOSED);
+	uv_close((uv_handle_t *)&st->timer, stream_timer_closed);
+}
+
+struct stream *stream_find(struct service *svc, struct session *owner, uint64_t id)
+{
+	for (struct stream *st = svc->streams; st != NULL; st = st->next)
+		if (st->id == id && st->owner == owner)
+			return st;
+	return NULL;
+}
+
+uint32_t streams_count_owned(struct service *svc, const struct session *owner)
+{
+	uint32_t n = 0;
+
+	for (struct stream *st = svc->streams; st != NULL; st = st->next)
+		n += st->owner == owner;
+	return n;
+}
+
+void streams_end_session(struct service *svc, struct session *owner)
+{
+	struct stream *st = svc->streams, *next;
+
+	for (; st != NULL; st = next) {
+		next = st->next;
+		if (st->owner == owner)
+			stream_close(st);
+	}
+}
+
+void streams_close_all(struct service *svc)
+{
+	while (svc->streams != NULL)
+		stream_close(svc->streams);
+}
+
+/* A sealed memfd of `bytes`: it can never shrink or grow, so a mapping of
+ * it never faults past its end. */
+static int stream_memfd(uint64_t bytes, char *err, size_t errlen)
+{
+	int fd = memfd_create("animd-stream", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+		return -errno;
+	}
+	if (ftruncate(fd, (off_t)bytes) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "cannot size or seal the stream: %s", strerror(errno));
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* A read-only descriptor of the same memfd for the client: through it the
+ * region can be mapped for reading only. */
+static int stream_ro_fd(int fd)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int stream_open(struct service *svc, struct session *owner, const struct stream_params *p,
+		struct stream **out, int *ro_fd, char *err, size_t errlen)
+{
+	struct animd_shm_header h;
+	struct stream *st;
+	void *map;
+	int fd, rc;
+
+	rc = animd_shm_layout(&h, stream_shm_space(p->space), p->max_elements, p->channels,
+			      p->depth);
+	if (rc < 0) {
+		snprintf(err, errlen, "no such stream layout: joints 1..%u, instances 1..%u, depth a "
+			 "power of two 2..%u, at most %llu bytes in all", ANIMD_SHM_MAX_ELEMENTS,
+			 ANIMD_SHM_MAX_CHANNELS, ANIMD_SHM_MAX_SLOTS,
+			 (unsigned long long)ANIMD_SHM_MAX_REGION_BYTES);
+		return rc;
+	}
+	st = calloc(1, sizeof *st);
+	if (st == NULL)
+		return -ENOMEM;
+	fd = stream_memfd(h.region_bytes, err, errlen);
+	if (fd < 0) {
+		free(st);
+		return fd;
+	}
+	map = mmap(NULL, h.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	st->channels = calloc(p->channels, sizeof *st->channels);
+	st->positions = p->space == SPACE_VERTICES ? malloc(p->max_elements * sizeof *st->positions)
+						   : NULL;
+	*ro_fd = stream_ro_fd(fd);
+	if (map == MAP_FAILED || st->channels == NULL ||
+	    (p->space == SPACE_VERTICES && st->positions == NULL) || *ro_fd < 0) {
+		snprintf(err, errlen, "cannot map the stream: %s", strerror(errno ? errno : ENOMEM));
+		if (map != MAP_FAILED)
+			munmap(map, h.region_bytes);
+		if (*ro_fd >= 0)
+			close(*ro_fd);
+		close(fd);
+		free(st->channels);
+		free(st->positions);
+		free(st);
+		return -ENOMEM;
+	}
+	st->svc = svc;
+	st->owner = owner;
+	st->id = ++svc->next_stream_id;
+	st->fd = fd;
+	st->hdr = map;
+	st->space = p->space;
+	st->rate_hz = p->rate_hz;
+	h.epoch = svc->epoch;
+	h.stream_id = st->id;
+	h.rate_hz = p->rate_hz;
+	memcpy(st->hdr, &h, sizeof h);
+	animd_shm_set_state(st->hdr, ANIMD_SHM_STATE_LIVE);
+	uv_timer_init(svc->loop, &st->timer);
+	st->timer.data = st;
+	if (p->rate_hz > 0) {
+		st->period_ns = 1000000000LL / p->rate_hz;
+		st->next_tick_ns = service_now_ns() + st->period_ns;
+		uv_timer_start(&st->timer, stream_tick, (uint64_t)st->period_ns / 1000000, 0);
+	}
+	st->next = svc->streams;
+	svc->streams = st;
+	*out = st;
+	return 0;
+}

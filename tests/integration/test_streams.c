@@ -1,0 +1,434 @@
+/*
+ * Shared-memory pose streams against the real daemon: the descriptor
+ * arrives with the stream.open reply, maps read-only only, and carries a
+ * valid header; play publishes at once and on every tick; seek and pause
+ * are visible immediately; several readers under full-speed publishing
+ * never see a torn pose; a reader that never reads slows nobody; a client
+ * that dies or hangs up with streams open costs the daemon nothing; a
+ * daemon restart is visible through the state and the epoch.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto/animd_shm.h"
+#include "support/daemon_proc.h"
+#include "support/rpc_client.h"
+
+#define TIMEOUT_MS 10000
+
+struct fixture {
+	struct daemon_proc d;
+	struct rpc_client c;
+};
+
+struct mapped {
+	int fd;
+	const struct animd_shm_header *h;
+	size_t bytes;
+	uint64_t id;
+};
+
+static int start_daemon(struct fixture *fx)
+{
+	char cmd[1024];
+	const char *build = getenv("BUILD");
+
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", fx->d.assets);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
+	return rpc_client_connect(&fx->c, fx->d.socket, TIMEOUT_MS);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof *fx);
+
+	assert_int_equal(daemon_proc_init(&fx->d), 0);
+	assert_int_equal(start_daemon(fx), 0);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	rpc_client_close(&fx->c);
+	if (fx->d.pid > 0)
+		assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	daemon_proc_cleanup(&fx->d);
+	free(fx);
+	return 0;
+}
+
+static void open_stream_sized(struct fixture *fx, const char *space, uint32_t rate,
+			      uint32_t channels, uint32_t elements, struct mapped *m)
+{
+	struct rpc_reply r;
+	struct stat st;
+	const char *why = NULL;
+	int64_t v;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stream.open",
+					 "space:s rate:u instances:u joints:u depth:u", space,
+					 (uint64_t)rate, (uint64_t)channels, (uint64_t)elements,
+					 (uint64_t)8), 0);
+	if (r.error != NULL)
+		fail_msg("stream.open: %s %s", r.code, r.message);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
+	m->id = (uint64_t)v;
+	m->fd = rpc_client_take_fd(&fx->c);
+	assert_true(m->fd >= 0);
+	assert_int_equal(fstat(m->fd, &st), 0);
+	assert_int_equal(rpc_get_i64(r.result, "region_bytes", &v), 0);
+	assert_int_equal((int64_t)st.st_size, v);
+	rpc_reply_free(&r);
+	m->bytes = (size_t)st.st_size;
+	m->h = mmap(NULL, m->bytes, PROT_READ, MAP_SHARED, m->fd, 0);
+	assert_true(m->h != MAP_FAILED);
+	if (animd_shm_validate(m->h, m->bytes, &why) != 0)
+		fail_msg("invalid header: %s", why);
+}
+
+static void open_stream(struct fixture *fx, const char *space, uint32_t rate, uint32_t channels,
+			struct mapped *m)
+{
+	open_stream_sized(fx, space, rate, channels, 64, m);
+}
+
+static void unmap(struct mapped *m)
+{
+	munmap((void *)m->h, m->bytes);
+	close(m->fd);
+}
+
+static int64_t play_into(struct fixture *fx, uint64_t stream, const char *asset, const char *mesh)
+{
+	struct rpc_reply r;
+	int64_t id, channel;
+
+	if (mesh != NULL)
+		assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u", asset,
+						 mesh, stream), 0);
+	else
+		assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s stream:u", asset,
+						 stream), 0);
+	if (r.error != NULL)
+		fail_msg("play: %s %s", r.code, r.message);
+	assert_int_equal(rpc_get_i64(r.result, "instance", &id), 0);
+	assert_int_equal(rpc_get_i64(r.result, "channel", &channel), 0);
+	rpc_reply_free(&r);
+	return id;
+}
+
+/* The newest pose of a channel, copied whole. */
+static int latest(const struct mapped *m, uint32_t channel, void *buf, size_t size)
+{
+	const struct animd_shm_channel *ch =
+		animd_shm_channel((void *)m->h, m->h, channel);
+
+	for (int tries = 0; tries < 1000; tries++) {
+		uint64_t p = animd_shm_published(ch);
+		int rc;
+
+		if (p == 0)
+			return -ENODATA;
+		rc = animd_shm_read(m->h, ch, p - 1, buf, size);
+		if (rc == 0)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+static void test_open_map_read_only(void **state)
+{
+	struct fixture *fx = *state;
+	struct mapped m;
+	void *w;
+
+	open_stream(fx, "model", 60, 4, &m);
+	assert_int_equal(m.h->space, ANIMD_SHM_SPACE_MODEL);
+	assert_int_equal(m.h->channel_count, 4);
+	assert_int_equal(m.h->slot_count, 8);
+	assert_int_equal(m.h->rate_hz, 60);
+	assert_int_equal(animd_shm_state(m.h), ANIMD_SHM_STATE_LIVE);
+	assert_true(m.h->epoch != 0);
+	/* Read-only: no writable mapping, no resizing. */
+	w = mmap(NULL, m.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
+	assert_true(w == MAP_FAILED);
+	assert_true(ftruncate(m.fd, 0) < 0);
+	unmap(&m);
+}
+
+static void test_play_publishes_and_seek_is_immediate(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 64 * 48];
+	const struct animd_shm_slot *slot = (const void *)buf;
+	const float *mats = (const float *)(buf + 64);
+	struct rpc_reply r;
+	struct mapped m;
+	int64_t id;
+
+	open_stream(fx, "model", 60, 4, &m);
+	id = play_into(fx, m.id, "walker.md5anim", "walker.md5mesh");
+	/* Published at once, without waiting for a tick. */
+	assert_int_equal(latest(&m, 0, buf, sizeof buf), 0);
+	assert_int_equal(slot->instance_id, (uint64_t)id);
+	assert_int_equal(slot->element_count, 10);
+	assert_int_equal(slot->generation, 1);
+	assert_true(animd_shm_verify(buf, m.h->element_stride));
+	/* The root walks 60 units per second of clip time. */
+	assert_true(fabs(mats[3] - 60.0 * slot->clip_time) < 1e-3);
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "pause", "instance:u", (uint64_t)id), 0);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d", (uint64_t)id, 0.5), 0);
+	rpc_reply_free(&r);
+	/* No sleep: the reply came after the pose was published. */
+	assert_int_equal(latest(&m, 0, buf, sizeof buf), 0);
+	assert_true(fabs(slot->clip_time - 0.5) < 1e-9);
+	assert_true(slot->flags & ANIMD_SHM_SLOT_PAUSED);
+	assert_true(fabs(mats[3] - 30.0) < 1e-3);
+	/* Ticks keep publishing the paused pose. */
+	{
+		uint64_t p0 = animd_shm_published(animd_shm_channel((void *)m.h, m.h, 0));
+
+		usleep(100000);
+		assert_true(animd_shm_published(animd_shm_channel((void *)m.h, m.h, 0)) > p0);
+	}
+	unmap(&m);
+}
+
+static void test_spaces_and_limits(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 256 * 48];
+	const struct animd_shm_slot *slot = (const void *)buf;
+	struct rpc_reply r;
+	struct mapped cam, verts, small;
+
+	open_stream(fx, "camera", 0, 2, &cam);
+	play_into(fx, cam.id, "orbit.md5camera", NULL);
+	assert_int_equal(latest(&cam, 0, buf, sizeof buf), 0);
+	assert_int_equal(slot->element_count, 1);
+	assert_true(animd_shm_verify(buf, cam.h->element_stride));
+	/* A walker into a camera stream is refused with a reason. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s stream:u", "walker.md5anim",
+					 cam.id), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "bad_request");
+	rpc_reply_free(&r);
+
+	open_stream_sized(fx, "vertices", 30, 1, 72, &verts);
+	play_into(fx, verts.id, "walker.md5anim", "walker.md5mesh");
+	assert_int_equal(latest(&verts, 0, buf, sizeof buf), 0);
+	assert_int_equal(slot->element_count, 72);      /* 9 boxes of 8 */
+	/* The one channel is taken. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", verts.id), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "limit");
+	rpc_reply_free(&r);
+	/* A pose larger than the slots is refused, not truncated. */
+	open_stream_sized(fx, "vertices", 30, 1, 64, &small);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", small.id), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "limit");
+	assert_non_null(strstr(r.message, "72 vertices"));
+	rpc_reply_free(&r);
+	unmap(&cam);
+	unmap(&verts);
+	unmap(&small);
+}
+
+struct reader {
+	const struct mapped *m;
+	uint32_t channels;
+	atomic_int *stop;
+	uint64_t read, dropped, torn_retries, bad;
+};
+
+/* Read every channel in order, verifying each pose's checksum. */
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	uint64_t next[16] = { 0 };
+	unsigned char buf[64 + 64 * 48];
+
+	while (!atomic_load(rd->stop)) {
+		for (uint32_t c = 0; c < rd->channels; c++) {
+			const struct animd_shm_channel *ch = animd_shm_channel((void *)rd->m->h, rd->m->h, c);
+			uint64_t p = animd_shm_published(ch);
+
+			while (next[c] < p) {
+				int rc;
+
+				if (next[c] + rd->m->h->slot_count <= p) {
+					uint64_t oldest = p - rd->m->h->slot_count + 1;
+
+					rd->dropped += oldest - next[c];
+					next[c] = oldest;
+				}
+				rc = animd_shm_read(rd->m->h, ch, next[c], buf, sizeof buf);
+				if (rc == -EAGAIN || rc == -ESTALE) {
+					rd->torn_retries++;
+					p = animd_shm_published(ch);
+					continue;
+				}
+				if (rc != 0 || !animd_shm_verify(buf, rd->m->h->element_stride))
+					rd->bad++;
+				rd->read++;
+				next[c]++;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void test_stress_no_torn_reads(void **state)
+{
+	struct fixture *fx = *state;
+	struct reader rd[3];
+	pthread_t th[3];
+	atomic_int stop = 0;
+	struct mapped m;
+	uint64_t total = 0;
+
+	/* Full speed: 1000 Hz, 8 instances, readers racing the writer. */
+	open_stream(fx, "model", 1000, 8, &m);
+	for (int i = 0; i < 8; i++)
+		play_into(fx, m.id, "walker.md5anim", "walker.md5mesh");
+	for (int i = 0; i < 3; i++) {
+		rd[i] = (struct reader){ .m = &m, .channels = 8, .stop = &stop };
+		pthread_create(&th[i], NULL, reader_main, &rd[i]);
+	}
+	/* Meanwhile seek and pause hammer immediate publishes too. */
+	for (int k = 0; k < 200; k++) {
+		struct rpc_reply r;
+
+		assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d",
+						 (uint64_t)(1 + k % 8), 0.01 * k), 0);
+		rpc_reply_free(&r);
+		usleep(5000);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		printf("  reader %d: %llu poses, %llu dropped, %llu retries, %llu bad\n", i,
+		       (unsigned long long)rd[i].read, (unsigned long long)rd[i].dropped,
+		       (unsigned long long)rd[i].torn_retries, (unsigned long long)rd[i].bad);
+		assert_int_equal(rd[i].bad, 0);
+		total += rd[i].read;
+	}
+	assert_true(total > 1000);
+	unmap(&m);
+}
+
+static void test_idle_reader_and_hangups(void **state)
+{
+	struct fixture *fx = *state;
+	struct rpc_client other;
+	struct rpc_reply r;
+	struct mapped m;
+	int64_t v;
+	pid_t child;
+	uint64_t t0;
+
+	/* Another client opens a stream, plays into it, never reads. */
+	assert_int_equal(rpc_client_connect(&other, fx->d.socket, TIMEOUT_MS), 0);
+	{
+		struct rpc_client keep = fx->c;
+
+		fx->c = other;
+		open_stream(fx, "model", 200, 2, &m);
+		play_into(fx, m.id, "walker.md5anim", NULL);
+		other = fx->c;
+		fx->c = keep;
+	}
+	t0 = m.h->ticks;
+	usleep(200000);
+	/* Ticks ran at their rate regardless (about 40 in 200 ms). */
+	assert_true(m.h->ticks - t0 >= 20);
+
+	/* A reader killed mid-read costs the daemon nothing. */
+	child = fork();
+	if (child == 0) {
+		unsigned char buf[64 + 64 * 48];
+
+		for (;;)
+			latest(&m, 0, buf, sizeof buf);
+	}
+	usleep(50000);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+
+	/* The owner hangs up with its stream open: the daemon frees it, the
+	 * mapping stays readable and says closed. */
+	rpc_client_close(&other);
+	for (int i = 0; i < 200; i++) {
+		assert_int_equal(rpc_client_call(&fx->c, &r, "status", NULL), 0);
+		assert_int_equal(rpc_get_i64(r.result, "instances", &v), 0);
+		rpc_reply_free(&r);
+		if (v == 0 && animd_shm_state(m.h) == ANIMD_SHM_STATE_CLOSED)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(v, 0);
+	assert_int_equal(animd_shm_state(m.h), ANIMD_SHM_STATE_CLOSED);
+	unmap(&m);
+}
+
+static void test_daemon_restart_visible(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 64 * 48];
+	struct mapped m, m2;
+	uint64_t epoch;
+
+	open_stream(fx, "local", 60, 2, &m);
+	play_into(fx, m.id, "walker.md5anim", NULL);
+	epoch = m.h->epoch;
+	rpc_client_close(&fx->c);
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	/* A clean stop closes every stream; the last pose is still readable. */
+	assert_int_equal(animd_shm_state(m.h), ANIMD_SHM_STATE_CLOSED);
+	assert_int_equal(latest(&m, 0, buf, sizeof buf), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_connect(&fx->c, fx->d.socket, TIMEOUT_MS), 0);
+	open_stream(fx, "local", 60, 2, &m2);
+	assert_true(m2.h->epoch != epoch);
+	unmap(&m);
+	unmap(&m2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_map_read_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_play_publishes_and_seek_is_immediate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_reader_and_hangups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_daemon_restart_visible, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
