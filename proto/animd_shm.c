@@ -148,12 +148,17 @@ struct animd_shm_slot *animd_shm_write_begin(struct animd_shm_channel *ch,
 	return slot;
 }
 
-void animd_shm_write_end(struct animd_shm_channel *ch, const struct animd_shm_header *h,
-			 struct animd_shm_slot *slot, uint64_t n)
+void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *h, uint64_t n)
 {
 	slot->checksum = animd_shm_checksum(animd_shm_payload(slot),
 					    (size_t)slot->element_count * h->element_stride,
 					    2 * n + 2);
+}
+
+void animd_shm_write_end(struct animd_shm_channel *ch, const struct animd_shm_header *h,
+			 struct animd_shm_slot *slot, uint64_t n)
+{
+	(void)h;
 	/* Release: the slot's contents happen-before the even mark. */
 	atomic_store_explicit(A64(&slot->seq), 2 * n + 2, memory_order_release);
 	/* Release: the completed slot happens-before readers learn it exists. */

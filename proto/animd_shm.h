@@ -192,7 +192,10 @@ int animd_shm_verify(const void *copy, uint32_t element_stride);
  * publish_ns and the payload, then call animd_shm_write_end. */
 struct animd_shm_slot *animd_shm_write_begin(struct animd_shm_channel *ch,
 					     const struct animd_shm_header *h, uint64_t *n_out);
-/* Seal the checksum, complete the slot and publish it. */
+/* Compute the slot's checksum from its payload (element_count set); do it
+ * before stamping publish_ns so the stamp is as late as possible. */
+void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *h, uint64_t n);
+/* Complete the slot (sealed) and publish it. */
 void animd_shm_write_end(struct animd_shm_channel *ch, const struct animd_shm_header *h,
 			 struct animd_shm_slot *slot, uint64_t n);
 void animd_shm_set_instance(struct animd_shm_channel *ch, uint64_t instance_id);

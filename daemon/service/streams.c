@@ -195,8 +195,9 @@ static void stream_publish(struct stream *st, struct instance *in)
 		      (in->ended ? ANIMD_SHM_SLOT_ENDED : 0) |
 		      (in->root_motion == ROOT_IN_PLACE ? ANIMD_SHM_SLOT_IN_PLACE : 0);
 	slot->element_count = stream_evaluate(st, in, &ct, animd_shm_payload(slot));
-	slot->publish_ns = service_now_ns();
 	slot->reserved = 0;
+	animd_shm_seal(slot, st->hdr, n);
+	slot->publish_ns = service_now_ns();
 	animd_shm_write_end(ch, st->hdr, slot, n);
 }
 
@@ -209,21 +210,24 @@ void stream_publish_now(struct instance *in)
 static void stream_tick(uv_timer_t *t)
 {
 	struct stream *st = t->data;
-	int64_t now = service_now_ns(), wait;
+	int64_t now, wait;
 
 	st->tick++;
 	animd_shm_add_tick(st->hdr);
 	for (uint32_t c = 0; c < st->hdr->channel_count; c++)
 		if (st->channels[c] != NULL)
 			stream_publish(st, st->channels[c]);
-	/* Steady clock: the next deadline is absolute; after a stall, skip the
-	 * ticks that are already late instead of bunching them. */
+	/* Steady clock: the next deadline is absolute.  After a stall (or a
+	 * tick that took longer than its period) the late ticks are skipped,
+	 * not bunched, and at least a millisecond is left for the loop's I/O,
+	 * so an overloaded stream slows its own rate, never the control
+	 * socket. */
+	now = service_now_ns();
 	st->next_tick_ns += st->period_ns;
 	if (st->next_tick_ns <= now)
 		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
-	wait = st->next_tick_ns - service_now_ns();
-	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)(wait + 999999) / 1000000 : 0,
-		       0);
+	wait = (st->next_tick_ns - now + 999999) / 1000000;
+	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)wait : 1, 0);
 }
 
 /* Joint scratch grows to the largest skeleton attached (at attach time,
