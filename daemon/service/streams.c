@@ -31,7 +31,6 @@ struct stream {
 	struct transform *local;
 	mat34 *model;
 	mat34 *skin;
-	vec3 *positions;
 	uint32_t scratch_joints;        /* capacity of local, model, skin */
 	struct stream *next;
 };
@@ -123,6 +122,7 @@ static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	const struct asset *mesh;
+	mat34 *model;
 	uint32_t n = 0;
 
 	if (st->space == SPACE_CAMERA) {
@@ -151,29 +151,29 @@ static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
 		}
 		return skel->joint_count;
 	}
+	/* Model space is written straight into the slot; the other spaces
+	 * start from it in scratch. */
+	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : st->model;
 	if (in->clip == NULL && skel->bind_model != NULL)
-		memcpy(st->model, skel->bind_model, skel->joint_count * sizeof *st->model);
+		memcpy(model, skel->bind_model, skel->joint_count * sizeof *model);
 	else
-		pose_local_to_model(skel, st->local, st->model);
-	if (st->space == SPACE_MODEL) {
-		memcpy(out, st->model, skel->joint_count * sizeof(mat34));
+		pose_local_to_model(skel, st->local, model);
+	if (st->space == SPACE_MODEL)
 		return skel->joint_count;
-	}
 	if (st->space == SPACE_SKIN) {
-		pose_model_to_skin(skel, st->model, (mat34 *)(void *)out);
+		pose_model_to_skin(skel, model, (mat34 *)(void *)out);
 		return skel->joint_count;
 	}
 	mesh = stream_mesh_asset(in);
 	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
 		const struct mesh *m = mesh->meshes[i];
-		const mat34 *mats = st->model;
+		const mat34 *mats = model;
 
 		if (m->space == MESH_BIND_SPACE) {
-			pose_model_to_skin(skel, st->model, st->skin);
+			pose_model_to_skin(skel, model, st->skin);
 			mats = st->skin;
 		}
-		mesh_skin_positions(m, mats, st->positions);
-		memcpy(out + 3 * (size_t)n, st->positions, m->vertex_count * sizeof(vec3));
+		mesh_skin_positions(m, mats, (vec3 *)(void *)(out + 3 * (size_t)n));
 		n += m->vertex_count;
 	}
 	return n;
@@ -303,7 +303,6 @@ static void stream_timer_closed(uv_handle_t *h)
 	free(st->local);
 	free(st->model);
 	free(st->skin);
-	free(st->positions);
 	free(st);
 }
 
@@ -413,11 +412,8 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 	}
 	map = mmap(NULL, h.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	st->channels = calloc(p->channels, sizeof *st->channels);
-	st->positions = p->space == SPACE_VERTICES ? malloc(p->max_elements * sizeof *st->positions)
-						   : NULL;
 	*ro_fd = stream_ro_fd(fd);
-	if (map == MAP_FAILED || st->channels == NULL ||
-	    (p->space == SPACE_VERTICES && st->positions == NULL) || *ro_fd < 0) {
+	if (map == MAP_FAILED || st->channels == NULL || *ro_fd < 0) {
 		snprintf(err, errlen, "cannot map the stream: %s", strerror(errno ? errno : ENOMEM));
 		if (map != MAP_FAILED)
 			munmap(map, h.region_bytes);
@@ -425,7 +421,6 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 			close(*ro_fd);
 		close(fd);
 		free(st->channels);
-		free(st->positions);
 		free(st);
 		return -ENOMEM;
 	}
