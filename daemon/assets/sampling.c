@@ -89,7 +89,7 @@ static int sampling_camera(const struct sample_request *req, struct sample_resul
 	enum loop_mode mode = req->loop_set ? req->loop : LOOP_LOOP;
 
 	if (req->space != SPACE_CAMERA)
-		return sampling_fail(err, errlen, -EINVAL, "%s is a camera: only the %s space applies",
+		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s is a camera: only the %s space applies",
 				     req->asset->name, "camera");
 	res->clip_time = camera_map_time(cam, time_from_seconds(req->time), mode);
 	camera_sample(cam, res->clip_time.t_ns, &res->camera);
@@ -168,7 +168,7 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	if (a->camera != NULL)
 		return sampling_camera(req, res, err, errlen);
 	if (req->space == SPACE_CAMERA)
-		return sampling_fail(err, errlen, -EINVAL, "%s has no %s", a->name, "camera");
+		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s has no %s", a->name, "camera");
 	rc = sampling_pick_skeleton(req, &mesh, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -183,11 +183,11 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	}
 	skel = mesh != NULL ? mesh->skeleton : a->skeleton;
 	if (req->space == SPACE_SKIN && skel->inv_bind == NULL)
-		return sampling_fail(err, errlen, -EINVAL,
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
 				     "%s has no bind pose: the %s space needs a mesh (--mesh)",
 				     a->name, "skin");
 	if (req->space == SPACE_VERTICES && mesh == NULL)
-		return sampling_fail(err, errlen, -EINVAL,
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
 				     "%s has no vertices: the %s space needs a mesh (--mesh)",
 				     a->name, "vertices");
 

@@ -57,8 +57,9 @@ int sample_root_motion_parse(const char *name, enum root_motion *out);
 /* The space a request should default to for this asset. */
 enum sample_space sample_default_space(const struct asset *a);
 
-/* Evaluate.  0, or a negative errno with a one-line reason in err (unknown
- * clip, space the asset cannot give, mesh that does not bind). */
+/* Evaluate.  0, or a negative errno with a one-line reason in err:
+ * -ENOENT unknown clip, -EOPNOTSUPP a space this asset cannot give,
+ * -EINVAL a mesh that is not one or does not fit, -ENOMEM. */
 int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
 		    size_t errlen);
 void sample_result_free(struct sample_result *res);

@@ -2,6 +2,7 @@
 
 #include "proto/rpc.h"
 #include "service/server.h"
+#include "service/session.h"
 
 static void events_send(struct service *svc, enum proto_event type, msgpack_sbuffer *sb)
 {
@@ -63,6 +64,7 @@ void events_asset_removed(struct service *svc, const char *asset)
 	events_send(svc, PROTO_EVENT_ASSET_REMOVED, &sb);
 }
 
+/* Instance events go to the instance's own connection, if it subscribed. */
 static void events_instance(struct service *svc, enum proto_event type,
 			    const struct instance *in, const char *reason)
 {
@@ -85,7 +87,10 @@ static void events_instance(struct service *svc, enum proto_event type,
 		rpc_pack_cstr(&pk, "reason");
 		rpc_pack_cstr(&pk, reason);
 	}
-	events_send(svc, type, &sb);
+	if (!in->owner->closing && (in->owner->subscriptions & (UINT64_C(1) << type)))
+		session_send(in->owner, sb.data, sb.size);
+	msgpack_sbuffer_destroy(&sb);
+	(void)svc;
 }
 
 void events_instance_ended(struct service *svc, const struct instance *in)

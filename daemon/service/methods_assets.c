@@ -159,8 +159,11 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	case -ENOMEM:
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "sample: %s", why);
 		return DISPATCH_ERROR;
+	case -EOPNOTSUPP:
+		rpc_error_format(err, PROTO_ERR_UNSUPPORTED, "sample: %s", why);
+		return DISPATCH_ERROR;
 	default:
-		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "sample: %s", why);
+		rpc_error_format(err, PROTO_ERR_ASSET_ERROR, "sample: %s", why);
 		return DISPATCH_ERROR;
 	}
 	pose_pack(pk, &q, info.name, &r);

@@ -84,7 +84,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 			return DISPATCH_ERROR;
 		}
 	} else if (info.asset->camera == NULL) {
-		rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+		rpc_error_format(err, PROTO_ERR_UNSUPPORTED,
 				 "play: %s has nothing to play (no clip, no camera)", info.name);
 		return DISPATCH_ERROR;
 	}
@@ -94,7 +94,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 		if (mesh_info.asset->format != ASSET_FORMAT_MD5MESH || info.asset->skeleton == NULL ||
 		    skeleton_check_binding(info.asset->skeleton, mesh_info.asset->skeleton, why,
 					   sizeof why) < 0) {
-			rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "play: %s does not fit mesh %s: %s",
+			rpc_error_format(err, PROTO_ERR_ASSET_ERROR, "play: %s does not fit mesh %s: %s",
 					 info.name, mesh_info.name,
 					 mesh_info.asset->format != ASSET_FORMAT_MD5MESH ? "not a mesh"
 					 : info.asset->skeleton == NULL ? "no skeleton" : why);
@@ -118,7 +118,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 		if (rc < 0) {
 			instances_destroy(in);
 			rpc_error_format(err, rc == -ENOSPC || rc == -E2BIG ? PROTO_ERR_LIMIT
-									    : PROTO_ERR_BAD_REQUEST,
+									    : PROTO_ERR_UNSUPPORTED,
 					 "play: %s", why);
 			return DISPATCH_ERROR;
 		}

@@ -89,22 +89,22 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 	if (st->space == SPACE_CAMERA) {
 		if (in->asset->camera == NULL) {
 			snprintf(err, errlen, "a camera stream needs a camera asset");
-			return -EINVAL;
+			return -EOPNOTSUPP;
 		}
 		return 0;
 	}
 	if (skel == NULL) {
 		snprintf(err, errlen, "a %s stream needs an asset with a skeleton",
 			 sample_space_name(st->space));
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (st->space == SPACE_SKIN && skel->inv_bind == NULL) {
 		snprintf(err, errlen, "a skin stream needs a bind pose: give a mesh");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	if (st->space == SPACE_VERTICES && mesh == NULL) {
 		snprintf(err, errlen, "a vertices stream needs a mesh");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	need = st->space == SPACE_VERTICES ? stream_vertex_count(mesh) : skel->joint_count;
 	if (need > st->hdr->max_elements) {

@@ -48,7 +48,7 @@ uint64_t stream_id(const struct stream *st);
 const struct animd_shm_header *stream_header(const struct stream *st);
 
 /* Can this instance publish into this stream (space, sizes)?  0, or
- * -EINVAL / -E2BIG with a reason.  Then attach: a free channel is taken
+ * -EOPNOTSUPP (wrong kind of asset for the space) / -E2BIG with a reason.  Then attach: a free channel is taken
  * (-ENOSPC when none) and the pose published at once. */
 int stream_check(const struct stream *st, const struct instance *in, char *err, size_t errlen);
 int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen);

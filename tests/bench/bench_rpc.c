@@ -42,9 +42,14 @@ static int64_t pct(int64_t *v, size_t n, double p)
 	return v[(size_t)(p * (double)(n - 1))];
 }
 
+/* The daemon this run started, stopped on every way out. */
+static struct daemon_proc *running;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "bench_rpc: %s\n", what);
+	if (running != NULL)
+		daemon_proc_cleanup(running);
 	exit(1);
 }
 
@@ -194,6 +199,7 @@ int main(void)
 
 	if (daemon_proc_init(&d) < 0)
 		die("temp dir");
+	running = &d;
 	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", d.assets);
 	if (system(cmd) != 0)
 		die("gen_demo");

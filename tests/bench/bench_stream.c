@@ -40,9 +40,14 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* The daemon this run started, stopped on every way out. */
+static struct daemon_proc *running;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "bench_stream: %s\n", what);
+	if (running != NULL)
+		daemon_proc_cleanup(running);
 	exit(1);
 }
 
@@ -255,6 +260,7 @@ int main(void)
 
 	if (daemon_proc_init(&d) < 0)
 		die("temp dir");
+	running = &d;
 	if (md5_synth_write(d.assets, "c64", 64, 61, 30) < 0 ||
 	    md5_synth_write(d.assets, "c256", 256, 61, 30) < 0)
 		die("synth");

@@ -368,11 +368,11 @@ static void test_request_errors(void **state)
 	rpc_reply_free(&r);
 	assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s",
 					 "walker.md5anim", 0.0, "vertices"), 0);
-	expect_error(&r, "bad_request", "mesh");
+	expect_error(&r, "unsupported", "mesh");
 	rpc_reply_free(&r);
 	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s", "walker.md5anim",
 					 "idle.md5anim"), 0);
-	expect_error(&r, "bad_request", "does not fit");
+	expect_error(&r, "asset_error", "does not fit");
 	rpc_reply_free(&r);
 	assert_int_equal(rpc_client_call(&fx->c, &r, "subscribe", "events:S",
 					 (const char *[]){ "asset.exploded", NULL }), 0);

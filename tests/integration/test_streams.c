@@ -233,7 +233,7 @@ static void test_spaces_and_limits(void **state)
 	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s stream:u", "walker.md5anim",
 					 cam.id), 0);
 	assert_non_null(r.error);
-	assert_string_equal(r.code, "bad_request");
+	assert_string_equal(r.code, "unsupported");
 	rpc_reply_free(&r);
 
 	open_stream_sized(fx, "vertices", 30, 1, 72, &verts);
