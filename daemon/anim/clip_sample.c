@@ -120,6 +120,123 @@ static inline void blend_apply4(const struct transform *a, const struct transfor
 }
 #endif
 
+#if defined(MATH3D_AVX2_DISPATCH)
+/*
+ * The same two passes in AVX2 + FMA, eight joints at a time: the weights
+ * with one joint per lane of a 256-bit register (each 128-bit half sums
+ * four dot products as above), the lerp over 80 floats in ten registers,
+ * and each rotation with its weights broadcast straight from memory.
+ */
+#include <immintrin.h>
+
+#define AVX2_FMA __attribute__((target("avx2,fma")))
+
+static inline AVX2_FMA __m256 load2(const float *lo, const float *hi)
+{
+	return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+
+#define HORNER8(w, y, k, i) ((w) = _mm256_fmadd_ps((w), (y), (k)[i]))
+
+static inline AVX2_FMA void blend_weights8(const struct transform *a, const struct transform *b,
+					   const __m256 *k0, const __m256 *k1, float *W0, float *W1)
+{
+	const __m256 one = _mm256_set1_ps(1.0f);
+	const __m256 half = _mm256_set1_ps(0.5f);
+	const __m256 signbit = _mm256_set1_ps(-0.0f);
+	/* Joint j in the low half, joint j + 4 in the high half. */
+	__m256 p04 = _mm256_mul_ps(load2(&a[0].r.x, &a[4].r.x), load2(&b[0].r.x, &b[4].r.x));
+	__m256 p15 = _mm256_mul_ps(load2(&a[1].r.x, &a[5].r.x), load2(&b[1].r.x, &b[5].r.x));
+	__m256 p26 = _mm256_mul_ps(load2(&a[2].r.x, &a[6].r.x), load2(&b[2].r.x, &b[6].r.x));
+	__m256 p37 = _mm256_mul_ps(load2(&a[3].r.x, &a[7].r.x), load2(&b[3].r.x, &b[7].r.x));
+	__m256 s01 = _mm256_add_ps(_mm256_unpacklo_ps(p04, p15), _mm256_unpackhi_ps(p04, p15));
+	__m256 s23 = _mm256_add_ps(_mm256_unpacklo_ps(p26, p37), _mm256_unpackhi_ps(p26, p37));
+	__m256 dot = _mm256_add_ps(_mm256_shuffle_ps(s01, s23, 0x44),
+				   _mm256_shuffle_ps(s01, s23, 0xee));
+	__m256 sign = _mm256_and_ps(dot, signbit);
+	__m256 x = _mm256_min_ps(_mm256_andnot_ps(signbit, dot), one);
+	__m256 y = _mm256_sub_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(x, half, half)), one);
+	__m256 w0 = k0[5], w1 = k1[5], n2, inv;
+
+	HORNER8(w0, y, k0, 4);
+	HORNER8(w1, y, k1, 4);
+	HORNER8(w0, y, k0, 3);
+	HORNER8(w1, y, k1, 3);
+	HORNER8(w0, y, k0, 2);
+	HORNER8(w1, y, k1, 2);
+	HORNER8(w0, y, k0, 1);
+	HORNER8(w1, y, k1, 1);
+	HORNER8(w0, y, k0, 0);
+	HORNER8(w1, y, k1, 0);
+	/* w0^2 + w1 (w1 + 2 w0 x), as in blend_weights4. */
+	n2 = _mm256_fmadd_ps(w0, w0,
+			     _mm256_mul_ps(w1, _mm256_fmadd_ps(_mm256_add_ps(w0, w0), x, w1)));
+	n2 = _mm256_max_ps(n2, _mm256_set1_ps(1e-30f));
+	inv = _mm256_div_ps(one, _mm256_sqrt_ps(n2));
+	_mm256_storeu_ps(W0, _mm256_mul_ps(w0, inv));
+	_mm256_storeu_ps(W1, _mm256_xor_ps(_mm256_mul_ps(w1, inv), sign));
+}
+
+#define LERP8(v) _mm256_storeu_ps(fo + 8 * (v), _mm256_fmadd_ps( \
+	_mm256_sub_ps(_mm256_loadu_ps(fb + 8 * (v)), _mm256_loadu_ps(fa + 8 * (v))), frac, \
+	_mm256_loadu_ps(fa + 8 * (v))))
+#define ROT8(i) _mm_storeu_ps(&o[i].r.x, _mm_fmadd_ps(_mm_broadcast_ss(&W0[i]), \
+	_mm_loadu_ps(&a[i].r.x), _mm_mul_ps(_mm_broadcast_ss(&W1[i]), _mm_loadu_ps(&b[i].r.x))))
+
+static inline AVX2_FMA void blend_apply8(const struct transform *a, const struct transform *b,
+					 __m256 frac, const float *W0, const float *W1,
+					 struct transform *o)
+{
+	const float *fa = (const float *)a, *fb = (const float *)b;
+	float *fo = (float *)o;
+
+	LERP8(0);
+	LERP8(1);
+	LERP8(2);
+	LERP8(3);
+	LERP8(4);
+	LERP8(5);
+	LERP8(6);
+	LERP8(7);
+	LERP8(8);
+	LERP8(9);
+	ROT8(0);
+	ROT8(1);
+	ROT8(2);
+	ROT8(3);
+	ROT8(4);
+	ROT8(5);
+	ROT8(6);
+	ROT8(7);
+}
+
+/* Blends the first n & ~7 joints; returns how many. */
+static AVX2_FMA uint32_t blend_rows_avx2(const struct transform *a, const struct transform *b,
+					 uint32_t n, float frac, const struct quat_slerp_coef *k,
+					 struct transform *out)
+{
+	__m256 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
+	float w0[BLEND_CHUNK], w1[BLEND_CHUNK];
+	__m256 f = _mm256_set1_ps(frac);
+	uint32_t j = 0;
+
+	for (int i = 0; i <= QUAT_SLERP_DEGREE; i++) {
+		k0[i] = _mm256_set1_ps(k->k0[i]);
+		k1[i] = _mm256_set1_ps(k->k1[i]);
+	}
+	while (n - j >= 8) {
+		uint32_t m = n - j < BLEND_CHUNK ? (n - j) & ~7u : BLEND_CHUNK;
+
+		for (uint32_t i = 0; i < m; i += 8)
+			blend_weights8(a + j + i, b + j + i, k0, k1, w0 + i, w1 + i);
+		for (uint32_t i = 0; i < m; i += 8)
+			blend_apply8(a + j + i, b + j + i, f, w0 + i, w1 + i, out + j + i);
+		j += m;
+	}
+	return j;
+}
+#endif
+
 /* out[j] = blend(a[j], b[j], frac) for n joints. */
 static void blend_rows(const struct transform *a, const struct transform *b, uint32_t n,
 		       float frac, struct transform *out)
@@ -128,8 +245,12 @@ static void blend_rows(const struct transform *a, const struct transform *b, uin
 	uint32_t j = 0;
 
 	quat_slerp_prepare(&k, frac);
+#if defined(MATH3D_AVX2_DISPATCH)
+	if (math3d_simd_level() == MATH3D_SIMD_AVX2)
+		j = blend_rows_avx2(a, b, n, frac, &k, out);
+#endif
 #if defined(__SSE2__)
-	{
+	if (n - j >= 4) {
 		__m128 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
 		__m128 w[2 * BLEND_CHUNK / 4];
 		__m128 f = _mm_set1_ps(frac);

@@ -49,6 +49,31 @@
 /* Tail correction of the last series coefficient (see above). */
 #define SLERP_TAIL 1.144272
 
+/* The CPU's best level, and the level in use (see math3d.h). */
+static enum math3d_simd simd_cpu = MATH3D_SIMD_BASE;
+static enum math3d_simd simd_level = MATH3D_SIMD_BASE;
+
+#if defined(MATH3D_AVX2_DISPATCH)
+/* Before main and before any thread: afterwards the levels are only read. */
+__attribute__((constructor)) static void math3d_simd_detect(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		simd_cpu = simd_level = MATH3D_SIMD_AVX2;
+}
+#endif
+
+enum math3d_simd math3d_simd_level(void)
+{
+	return simd_level;
+}
+
+enum math3d_simd math3d_simd_limit(enum math3d_simd max)
+{
+	simd_level = max < simd_cpu ? max : simd_cpu;
+	return simd_level;
+}
+
 quat quat_mul(quat a, quat b)
 {
 	return quat_make(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,

@@ -66,6 +66,30 @@ quat quat_slerp_apply(const struct quat_slerp_coef *k, quat a, quat b);
 /* Rotation of a matrix's 3x3 part, which must be orthonormal (no scale). */
 quat quat_from_mat34(const mat34 *m);
 
+/*
+ * The instruction set of the hot loops (clip_sample, pose_*).  Builds are
+ * for baseline x86-64 (SSE2); where the compiler allows, the loops also
+ * exist in AVX2+FMA versions, chosen once at start-up when the CPU has
+ * both.  One binary runs on any x86-64 and uses the wider units where they
+ * exist.  Results differ between the two only in the last bits (FMA rounds
+ * once).
+ */
+#if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#define MATH3D_AVX2_DISPATCH 1
+#endif
+
+enum math3d_simd {
+	MATH3D_SIMD_BASE,       /* SSE2 on x86-64, plain C elsewhere */
+	MATH3D_SIMD_AVX2,       /* AVX2 + FMA */
+};
+
+/* The level in use. */
+enum math3d_simd math3d_simd_level(void);
+/* Use at most `max` (never more than the CPU has); returns the level now
+ * in use.  For tests and benchmarks: not thread-safe, call it before any
+ * sampling starts. */
+enum math3d_simd math3d_simd_limit(enum math3d_simd max);
+
 struct transform transform_identity(void);
 mat34 mat34_identity(void);
 mat34 mat34_from_transform(const struct transform *x);     /* T * R * S */

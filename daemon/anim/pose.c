@@ -228,15 +228,253 @@ pose_forward(const struct skeleton *s, const struct transform *local, mat34 *mod
 	}
 }
 
+#if defined(MATH3D_AVX2_DISPATCH)
+/*
+ * AVX2 + FMA versions: the local matrices eight joints at a time (joint j
+ * in the low half of a 256-bit register, joint j + 4 in the high half; the
+ * 4x4 transposes work within each half), and the products with fused
+ * multiply-adds.  The chain's latency stays that of the SSE2 form: the
+ * dependent broadcast feeds plain multiplies, the fused one is off the
+ * critical path.
+ */
+#include <immintrin.h>
+
+#define AVX2_FMA __attribute__((target("avx2,fma")))
+#define PERMUTE(v, k) _mm_permute_ps((v), (k) * 0x55)
+
+static inline AVX2_FMA __m128 row_mul_fma(__m128 ar, struct rows b, __m128 lane3)
+{
+	__m128 x = _mm_add_ps(_mm_mul_ps(PERMUTE(ar, 0), b.r0), _mm_mul_ps(PERMUTE(ar, 1), b.r1));
+
+	return _mm_add_ps(x, _mm_fmadd_ps(PERMUTE(ar, 2), b.r2, _mm_and_ps(ar, lane3)));
+}
+
+static inline AVX2_FMA struct rows rows_mul_fma(struct rows a, struct rows b)
+{
+	const __m128 lane3 = _mm_castsi128_ps(_mm_set_epi32(-1, 0, 0, 0));
+	struct rows c = { row_mul_fma(a.r0, b, lane3), row_mul_fma(a.r1, b, lane3),
+			  row_mul_fma(a.r2, b, lane3) };
+
+	return c;
+}
+
+static inline AVX2_FMA __m128 row_mul2_fma(__m128 ar, const mat34 *b, const mat34 *c,
+					   __m128 lane3, __m128 *rc)
+{
+	__m128 a0 = PERMUTE(ar, 0), a1 = PERMUTE(ar, 1), a2 = PERMUTE(ar, 2);
+	__m128 t = _mm_and_ps(ar, lane3);
+	__m128 x = _mm_add_ps(_mm_mul_ps(a0, _mm_loadu_ps(b->m[0])),
+			      _mm_mul_ps(a1, _mm_loadu_ps(b->m[1])));
+	__m128 y = _mm_add_ps(_mm_mul_ps(a0, _mm_loadu_ps(c->m[0])),
+			      _mm_mul_ps(a1, _mm_loadu_ps(c->m[1])));
+
+	*rc = _mm_add_ps(y, _mm_fmadd_ps(a2, _mm_loadu_ps(c->m[2]), t));
+	return _mm_add_ps(x, _mm_fmadd_ps(a2, _mm_loadu_ps(b->m[2]), t));
+}
+
+static inline AVX2_FMA void rows_mul2_fma(struct rows a, const mat34 *b, const mat34 *c,
+					  struct rows *ab, struct rows *ac)
+{
+	const __m128 lane3 = _mm_castsi128_ps(_mm_set_epi32(-1, 0, 0, 0));
+
+	ab->r0 = row_mul2_fma(a.r0, b, c, lane3, &ac->r0);
+	ab->r1 = row_mul2_fma(a.r1, b, c, lane3, &ac->r1);
+	ab->r2 = row_mul2_fma(a.r2, b, c, lane3, &ac->r2);
+}
+
+static inline AVX2_FMA __m256 load2(const float *lo, const float *hi)
+{
+	return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+
+static inline AVX2_FMA void store2(float *lo, float *hi, __m256 v)
+{
+	_mm_storeu_ps(lo, _mm256_castps256_ps128(v));
+	_mm_storeu_ps(hi, _mm256_extractf128_ps(v, 1));
+}
+
+/* _MM_TRANSPOSE4_PS within each 128-bit half. */
+#define TRANSPOSE4X2(a, b, c, d) do { \
+	__m256 t0_ = _mm256_unpacklo_ps(a, b), t1_ = _mm256_unpacklo_ps(c, d); \
+	__m256 t2_ = _mm256_unpackhi_ps(a, b), t3_ = _mm256_unpackhi_ps(c, d); \
+	(a) = _mm256_shuffle_ps(t0_, t1_, 0x44); \
+	(b) = _mm256_shuffle_ps(t0_, t1_, 0xee); \
+	(c) = _mm256_shuffle_ps(t2_, t3_, 0x44); \
+	(d) = _mm256_shuffle_ps(t2_, t3_, 0xee); \
+} while (0)
+
+static inline AVX2_FMA int unit_scale8(__m256 v)
+{
+	return (_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(1.0f), _CMP_EQ_OQ)) & 0xee) == 0xee;
+}
+
+/* local_matrices4 for eight joints. */
+static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *out)
+{
+	const __m256 one = _mm256_set1_ps(1.0f);
+	__m256 qx = load2(&x[0].r.x, &x[4].r.x), qy = load2(&x[1].r.x, &x[5].r.x);
+	__m256 qz = load2(&x[2].r.x, &x[6].r.x), qw = load2(&x[3].r.x, &x[7].r.x);
+	__m256 x2, y2, z2, xx, yy, zz, xy, xz, yz, wx, wy, wz, tx, ty, tz, t3;
+	__m256 m00, m01, m02, m10, m11, m12, m20, m21, m22;
+
+	TRANSPOSE4X2(qx, qy, qz, qw);
+	x2 = _mm256_add_ps(qx, qx);
+	y2 = _mm256_add_ps(qy, qy);
+	z2 = _mm256_add_ps(qz, qz);
+	xx = _mm256_mul_ps(qx, x2);
+	yy = _mm256_mul_ps(qy, y2);
+	zz = _mm256_mul_ps(qz, z2);
+	xy = _mm256_mul_ps(qx, y2);
+	xz = _mm256_mul_ps(qx, z2);
+	yz = _mm256_mul_ps(qy, z2);
+	wx = _mm256_mul_ps(qw, x2);
+	wy = _mm256_mul_ps(qw, y2);
+	wz = _mm256_mul_ps(qw, z2);
+	m00 = _mm256_sub_ps(one, _mm256_add_ps(yy, zz));
+	m01 = _mm256_sub_ps(xy, wz);
+	m02 = _mm256_add_ps(xz, wy);
+	m10 = _mm256_add_ps(xy, wz);
+	m11 = _mm256_sub_ps(one, _mm256_add_ps(xx, zz));
+	m12 = _mm256_sub_ps(yz, wx);
+	m20 = _mm256_sub_ps(xz, wy);
+	m21 = _mm256_add_ps(yz, wx);
+	m22 = _mm256_sub_ps(one, _mm256_add_ps(xx, yy));
+	{
+		__m256 s0 = load2(&x[0].r.w, &x[4].r.w), sx = load2(&x[1].r.w, &x[5].r.w);
+		__m256 sy = load2(&x[2].r.w, &x[6].r.w), sz = load2(&x[3].r.w, &x[7].r.w);
+
+		if (!(unit_scale8(s0) && unit_scale8(sx) && unit_scale8(sy) && unit_scale8(sz))) {
+			TRANSPOSE4X2(s0, sx, sy, sz);
+			m00 = _mm256_mul_ps(m00, sx);
+			m10 = _mm256_mul_ps(m10, sx);
+			m20 = _mm256_mul_ps(m20, sx);
+			m01 = _mm256_mul_ps(m01, sy);
+			m11 = _mm256_mul_ps(m11, sy);
+			m21 = _mm256_mul_ps(m21, sy);
+			m02 = _mm256_mul_ps(m02, sz);
+			m12 = _mm256_mul_ps(m12, sz);
+			m22 = _mm256_mul_ps(m22, sz);
+		}
+	}
+	tx = load2(&x[0].t.x, &x[4].t.x);
+	ty = load2(&x[1].t.x, &x[5].t.x);
+	tz = load2(&x[2].t.x, &x[6].t.x);
+	t3 = load2(&x[3].t.x, &x[7].t.x);
+	TRANSPOSE4X2(tx, ty, tz, t3);
+	TRANSPOSE4X2(m00, m01, m02, tx);
+	store2(out[0].m[0], out[4].m[0], m00);
+	store2(out[1].m[0], out[5].m[0], m01);
+	store2(out[2].m[0], out[6].m[0], m02);
+	store2(out[3].m[0], out[7].m[0], tx);
+	TRANSPOSE4X2(m10, m11, m12, ty);
+	store2(out[0].m[1], out[4].m[1], m10);
+	store2(out[1].m[1], out[5].m[1], m11);
+	store2(out[2].m[1], out[6].m[1], m12);
+	store2(out[3].m[1], out[7].m[1], ty);
+	TRANSPOSE4X2(m20, m21, m22, tz);
+	store2(out[0].m[2], out[4].m[2], m20);
+	store2(out[1].m[2], out[5].m[2], m21);
+	store2(out[2].m[2], out[6].m[2], m22);
+	store2(out[3].m[2], out[7].m[2], tz);
+}
+
+/* pose_forward with the AVX2 + FMA kernels. */
+static inline __attribute__((always_inline)) AVX2_FMA void
+pose_forward_avx2(const struct skeleton *s, const struct transform *local, mat34 *model,
+		  mat34 *skin, int with_skin)
+{
+	const int32_t *parents = s->parents;
+	const mat34 *inv = s->inv_bind;
+	uint32_t n = s->joint_count, i = 0;
+	struct rows cur;
+
+	for (; i + 8 <= n; i += 8)
+		local_matrices8(local + i, model + i);
+	for (; i + 4 <= n; i += 4)
+		local_matrices4(local + i, model + i);
+	for (; i < n; i++)
+		model[i] = mat34_from_transform(&local[i]);
+	if (n == 0)
+		return;
+	cur = rows_load(&model[0]);
+	for (i = 0;; i++) {
+		uint32_t j = i + 1;
+		int chained = j < n && parents[j] == (int32_t)i;
+		struct rows next, sk;
+
+		if (with_skin && inv) {
+			if (chained)
+				rows_mul2_fma(cur, &inv[i], &model[j], &sk, &next);
+			else
+				sk = rows_mul_fma(cur, rows_load(&inv[i]));
+			rows_store(&skin[i], sk);
+		} else {
+			if (with_skin)
+				rows_store(&skin[i], cur);
+			if (chained)
+				next = rows_mul_fma(cur, rows_load(&model[j]));
+		}
+		if (j >= n)
+			break;
+		if (!chained) {
+			int32_t p = parents[j];
+
+			if (p >= 0 && (uint32_t)p < j)
+				next = rows_mul_fma(rows_load(&model[p]), rows_load(&model[j]));
+			else
+				next = rows_load(&model[j]);
+		}
+		rows_store(&model[j], next);
+		cur = next;
+	}
+}
+
+static AVX2_FMA void pose_local_to_model_avx2(const struct skeleton *s,
+					      const struct transform *local, mat34 *model)
+{
+	pose_forward_avx2(s, local, model, NULL, 0);
+}
+
+static AVX2_FMA void pose_local_to_skin_avx2(const struct skeleton *s,
+					     const struct transform *local, mat34 *model,
+					     mat34 *skin)
+{
+	pose_forward_avx2(s, local, model, skin, 1);
+}
+
+static AVX2_FMA void pose_model_to_skin_avx2(const struct skeleton *s, const mat34 *model,
+					     mat34 *skin)
+{
+	const mat34 *inv = s->inv_bind;
+	uint32_t n = s->joint_count;
+
+	for (uint32_t i = 0; i < n; i++)
+		rows_store(&skin[i], rows_mul_fma(rows_load(&model[i]), rows_load(&inv[i])));
+}
+
+#define USE_AVX2() (math3d_simd_level() == MATH3D_SIMD_AVX2)
+#else
+#define USE_AVX2() 0
+#define pose_local_to_model_avx2(s, l, m) ((void)0)
+#define pose_local_to_skin_avx2(s, l, m, k) ((void)0)
+#define pose_model_to_skin_avx2(s, m, k) ((void)0)
+#endif
+
 void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
 {
-	pose_forward(s, local, model, NULL, 0);
+	if (USE_AVX2())
+		pose_local_to_model_avx2(s, local, model);
+	else
+		pose_forward(s, local, model, NULL, 0);
 }
 
 void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
 			mat34 *skin)
 {
-	pose_forward(s, local, model, skin, 1);
+	if (USE_AVX2())
+		pose_local_to_skin_avx2(s, local, model, skin);
+	else
+		pose_forward(s, local, model, skin, 1);
 }
 
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin)
@@ -247,6 +485,10 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
 	if (!inv) {
 		for (uint32_t i = 0; i < n; i++)
 			skin[i] = model[i];
+		return;
+	}
+	if (USE_AVX2()) {
+		pose_model_to_skin_avx2(s, model, skin);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++)

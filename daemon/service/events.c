@@ -25,14 +25,22 @@ static void events_asset(struct service *svc, enum proto_event type, const char 
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
 
-	events_begin(&sb, &pk, type, message ? 3 : 2);
+	events_begin(&sb, &pk, type, message ? 4 : 3);
 	rpc_pack_cstr(&pk, "asset");
 	rpc_pack_cstr(&pk, asset);
 	rpc_pack_cstr(&pk, "generation");
 	msgpack_pack_uint64(&pk, generation);
+	rpc_pack_cstr(&pk, "format");
+	rpc_pack_cstr(&pk, asset_format_name(asset_detect(asset, NULL, 0)));
 	if (message != NULL) {
 		rpc_pack_cstr(&pk, "message");
 		rpc_pack_cstr(&pk, message);
+		/* Whether a good version stays in use (generation > 0). */
+		rpc_pack_cstr(&pk, "live");
+		if (generation > 0)
+			msgpack_pack_true(&pk);
+		else
+			msgpack_pack_false(&pk);
 	}
 	events_send(svc, type, &sb);
 }
@@ -66,12 +74,12 @@ void events_asset_removed(struct service *svc, const char *asset)
 
 /* Instance events go to the instance's own connection, if it subscribed. */
 static void events_instance(struct service *svc, enum proto_event type,
-			    const struct instance *in, const char *reason)
+			    const struct instance *in, const char *reason, const char *message)
 {
 	msgpack_sbuffer sb;
 	msgpack_packer pk;
 
-	events_begin(&sb, &pk, type, reason ? 5 : 4);
+	events_begin(&sb, &pk, type, reason ? 6 : 4);
 	rpc_pack_cstr(&pk, "instance");
 	msgpack_pack_uint64(&pk, in->id);
 	rpc_pack_cstr(&pk, "asset");
@@ -86,6 +94,8 @@ static void events_instance(struct service *svc, enum proto_event type,
 	if (reason != NULL) {
 		rpc_pack_cstr(&pk, "reason");
 		rpc_pack_cstr(&pk, reason);
+		rpc_pack_cstr(&pk, "message");
+		rpc_pack_cstr(&pk, message);
 	}
 	if (!in->owner->closing && (in->owner->subscriptions & (UINT64_C(1) << type)))
 		session_send(in->owner, sb.data, sb.size);
@@ -95,12 +105,13 @@ static void events_instance(struct service *svc, enum proto_event type,
 
 void events_instance_ended(struct service *svc, const struct instance *in)
 {
-	events_instance(svc, PROTO_EVENT_INSTANCE_ENDED, in, NULL);
+	events_instance(svc, PROTO_EVENT_INSTANCE_ENDED, in, NULL, NULL);
 }
 
-void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason)
+void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason,
+			     const char *message)
 {
-	events_instance(svc, PROTO_EVENT_INSTANCE_STOPPED, in, reason);
+	events_instance(svc, PROTO_EVENT_INSTANCE_STOPPED, in, reason, message);
 }
 
 void events_server_stopping(struct service *svc)

@@ -16,7 +16,9 @@ void events_asset_error(struct service *svc, const char *asset, const char *mess
 			uint64_t live_generation);
 void events_asset_removed(struct service *svc, const char *asset);
 void events_instance_ended(struct service *svc, const struct instance *in);
-void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason);
+/* reason: a stable code (PROTOCOL.md); message: one line for people. */
+void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason,
+			     const char *message);
 /* To every connection, subscribed or not: the daemon is shutting down. */
 void events_server_stopping(struct service *svc);
 

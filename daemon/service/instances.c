@@ -113,6 +113,8 @@ struct clip_time instance_clip_time(const struct instance *in)
 
 const char *instance_state(const struct instance *in)
 {
+	if (in->stopped)
+		return "stopped";
 	if (in->ended)
 		return "ended";
 	return in->clock.playing ? "playing" : "paused";
@@ -330,13 +332,14 @@ void instance_set_speed(struct instance *in, double speed)
 }
 
 /* Stop an instance because its asset changed under it. */
-static void instance_stop_with(struct instance *in, const char *fmt, const char *a, const char *b)
+static void instance_stop_with(struct instance *in, const char *code, const char *fmt,
+			       const char *a, const char *b)
 {
-	char reason[512];
+	char message[512];
 
-	snprintf(reason, sizeof reason, fmt, a, b);
-	log_info("instance %llu stopped: %s", (unsigned long long)in->id, reason);
-	events_instance_stopped(in->set->svc, in, reason);
+	snprintf(message, sizeof message, fmt, a, b);
+	log_info("instance %llu stopped: %s", (unsigned long long)in->id, message);
+	events_instance_stopped(in->set->svc, in, code, message);
 	instances_destroy(in);
 }
 
@@ -351,30 +354,30 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 	const struct skeleton *anim_skel;
 
 	if (asset == NULL) {
-		instance_stop_with(in, "%s%s was removed", is_asset ? "asset " : "mesh ", name);
+		instance_stop_with(in, "asset_removed", "%s%s was removed", is_asset ? "asset " : "mesh ", name);
 		return;
 	}
 	if (old->skeleton != NULL && asset->skeleton != NULL &&
 	    skeleton_check_binding(old->skeleton, asset->skeleton, why, sizeof why) < 0) {
-		instance_stop_with(in, "the skeleton of %s changed shape: %s", name, why);
+		instance_stop_with(in, "skeleton_changed", "the skeleton of %s changed shape: %s", name, why);
 		return;
 	}
 	if ((old->skeleton == NULL) != (asset->skeleton == NULL) ||
 	    (old->camera == NULL) != (asset->camera == NULL)) {
-		instance_stop_with(in, "%s changed kind%s", name, "");
+		instance_stop_with(in, "skeleton_changed", "%s changed kind%s", name, "");
 		return;
 	}
 	if (is_asset && in->clip_name != NULL) {
 		clip = asset_find_clip(asset, in->clip_name);
 		if (clip == NULL) {
-			instance_stop_with(in, "clip \"%s\" is no longer in %s", in->clip_name, name);
+			instance_stop_with(in, "clip_removed", "clip \"%s\" is no longer in %s", in->clip_name, name);
 			return;
 		}
 	}
 	anim_skel = is_asset ? asset->skeleton : in->asset->skeleton;
 	if (in->mesh != NULL && anim_skel != NULL && !is_asset &&
 	    skeleton_check_binding(anim_skel, asset->skeleton, why, sizeof why) < 0) {
-		instance_stop_with(in, "mesh %s no longer fits: %s", name, why);
+		instance_stop_with(in, "skeleton_changed", "mesh %s no longer fits: %s", name, why);
 		return;
 	}
 	if (is_asset) {
@@ -392,7 +395,8 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 	}
 	/* The new version must still fit its stream's slots. */
 	if (in->stream != NULL && stream_check(in->stream, in, why, sizeof why) < 0) {
-		instance_stop_with(in, "the new version no longer fits its stream: %s", why, "");
+		instance_stop_with(in, "stream_too_small",
+					   "the new version no longer fits its stream: %s%s", why, "");
 		return;
 	}
 	instance_arm(in);

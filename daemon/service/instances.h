@@ -37,6 +37,7 @@ struct instance {
 	enum loop_mode loop;
 	enum root_motion root_motion;
 	bool ended;
+	bool stopped;                   /* set just before a stop's last report */
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
 	struct stream *stream;          /* where its poses are published, or NULL */
 	uint32_t channel;

@@ -16,7 +16,7 @@ enum dispatch_result method_hello(struct session *s, const struct rpc_request *r
 	(void)err;
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	msgpack_pack_map(pk, 4);
+	msgpack_pack_map(pk, 5);
 	rpc_pack_cstr(pk, "protocol");
 	msgpack_pack_uint32(pk, ANIMD_PROTOCOL_VERSION);
 	rpc_pack_cstr(pk, "server");
@@ -25,6 +25,8 @@ enum dispatch_result method_hello(struct session *s, const struct rpc_request *r
 	msgpack_pack_int64(pk, (int64_t)getpid());
 	rpc_pack_cstr(pk, "connection");
 	msgpack_pack_uint64(pk, s->id);
+	rpc_pack_cstr(pk, "max_message_bytes");
+	msgpack_pack_uint64(pk, s->svc->cfg.max_message_bytes);
 	return DISPATCH_REPLY;
 }
 

@@ -165,6 +165,8 @@ static enum dispatch_result play_control(struct session *s, struct rpc_args *arg
 		instance_pause(in);
 	else if (what == CONTROL_RESUME)
 		instance_resume(in);
+	else
+		in->stopped = true;
 	instance_pack(in, pk);
 	if (what == CONTROL_STOP)
 		instances_destroy(in);
