@@ -32,6 +32,11 @@ static const bool deferring[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_STREAM_OPEN] = true,
 };
 
+bool dispatch_handles(enum proto_method m)
+{
+	return (unsigned)m < PROTO_METHOD_COUNT && handlers[m] != NULL;
+}
+
 void dispatch_send_result(struct session *s, uint32_t msgid, const msgpack_sbuffer *result)
 {
 	msgpack_sbuffer sb;

@@ -9,6 +9,7 @@
 #define ANIMD_DISPATCH_H
 
 #include <msgpack.h>
+#include <stdbool.h>
 
 #include "proto/rpc.h"
 #include "service/session.h"
@@ -22,6 +23,10 @@ enum dispatch_result {
 typedef enum dispatch_result (*method_fn)(struct session *s, const struct rpc_request *req,
 					  struct rpc_args *args, msgpack_packer *pk,
 					  struct rpc_error *err);
+
+/* Does the method table have a handler for m?  (Tests check the table,
+ * proto_method_names and PROTOCOL.md agree.) */
+bool dispatch_handles(enum proto_method m);
 
 /* Serve one request: call its handler and send the reply. */
 void dispatch_request(struct session *s, const struct rpc_request *req);

@@ -1,0 +1,126 @@
+/*
+ * The method table in code and proto/PROTOCOL.md must agree: every method
+ * the daemon dispatches has a section, every section names a real method,
+ * and every event type and error code is documented.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/animd_proto.h"
+#include "service/dispatch.h"
+
+static char *doc;
+
+static int load_doc(void **state)
+{
+	FILE *f = fopen("proto/PROTOCOL.md", "r");
+	long n;
+
+	(void)state;
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	doc = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(doc, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return 0;
+}
+
+static int free_doc(void **state)
+{
+	(void)state;
+	free(doc);
+	return 0;
+}
+
+/* 1 if a "### " heading line mentions `name`. */
+static int heading_mentions(const char *name)
+{
+	char needle[96];
+
+	snprintf(needle, sizeof needle, "`%s`", name);
+	for (const char *line = doc; line != NULL; line = strchr(line, '\n')) {
+		const char *end;
+
+		line += *line == '\n';
+		if (strncmp(line, "### ", 4) != 0)
+			continue;
+		end = strchr(line, '\n');
+		for (const char *p = strstr(line, needle); p != NULL && (!end || p < end);
+		     p = strstr(p + 1, needle))
+			return 1;
+	}
+	return 0;
+}
+
+static void test_every_method_documented_and_dispatched(void **state)
+{
+	(void)state;
+	for (int m = 0; m < PROTO_METHOD_COUNT; m++) {
+		if (!heading_mentions(proto_method_name((enum proto_method)m)))
+			fail_msg("PROTOCOL.md has no section for %s", proto_method_name((enum proto_method)m));
+		assert_true(dispatch_handles((enum proto_method)m));
+	}
+}
+
+static void test_every_heading_is_a_method(void **state)
+{
+	(void)state;
+	for (const char *line = doc; line != NULL; line = strchr(line, '\n')) {
+		const char *p, *end;
+
+		line += *line == '\n';
+		if (strncmp(line, "### `", 5) != 0)
+			continue;
+		end = strchr(line, '\n');
+		/* Each backticked name before the first " — " is a method. */
+		for (p = line + 4; p != NULL && *p == '`';) {
+			const char *close = strchr(p + 1, '`');
+
+			assert_non_null(close);
+			if (proto_method_lookup(p + 1, (size_t)(close - p - 1)) < 0)
+				fail_msg("PROTOCOL.md documents unknown method %.*s", (int)(close - p - 1), p + 1);
+			p = close + 1;
+			if (strncmp(p, ", `", 3) != 0)
+				break;
+			p += 2;
+		}
+		(void)end;
+	}
+}
+
+static void test_events_and_errors_documented(void **state)
+{
+	char needle[96];
+
+	(void)state;
+	for (int e = 0; e < PROTO_EVENT_COUNT; e++) {
+		snprintf(needle, sizeof needle, "| `%s` |", proto_event_name((enum proto_event)e));
+		if (strstr(doc, needle) == NULL)
+			fail_msg("PROTOCOL.md does not document event %s", needle);
+	}
+	for (int c = PROTO_ERR_NONE + 1; c < PROTO_ERR_COUNT; c++) {
+		snprintf(needle, sizeof needle, "| `%s` |", proto_error_name((enum proto_error)c));
+		if (strstr(doc, needle) == NULL)
+			fail_msg("PROTOCOL.md does not document error %s", needle);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_method_documented_and_dispatched),
+		cmocka_unit_test(test_every_heading_is_a_method),
+		cmocka_unit_test(test_events_and_errors_documented),
+	};
+
+	return cmocka_run_group_tests(tests, load_doc, free_doc);
+}
