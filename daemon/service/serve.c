@@ -30,6 +30,7 @@
 #include "service/service.h"
 #include "service/session.h"
 #include "service/streams.h"
+#include "service/workers.h"
 #include "version.h"
 
 int64_t service_now_ns(void)
@@ -367,6 +368,17 @@ static int serve_start(struct service *svc, char *err, size_t errlen)
 	if (wd > 0)
 		uv_timer_start(&svc->watchdog, serve_watchdog, wd / 2000, wd / 2000);
 
+	/* One helper thread per other core, for stream ticks with many
+	 * instances (workers.h); none on a single core. */
+	{
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned helpers = cores > 1 ? (unsigned)(cores > 8 ? 7 : cores - 1) : 0;
+
+		if (workers_new(helpers, &svc->workers) < 0) {
+			snprintf(err, errlen, "cannot start worker threads");
+			return -ENOMEM;
+		}
+	}
 	rc = instances_new(svc, &svc->instances);
 	if (rc < 0) {
 		snprintf(err, errlen, "out of memory");
@@ -421,6 +433,7 @@ int serve_main(int argc, char **argv)
 		service_stop(&svc, 1);
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);
+	workers_free(svc.workers);
 	rc = uv_loop_close(&loop);
 	if (rc < 0) {
 		log_error("event loop closed with handles still open: %s", uv_strerror(rc));

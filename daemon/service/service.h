@@ -17,6 +17,7 @@ struct server;
 struct instances;
 struct session;
 struct stream;
+struct workers;
 
 /* Command-line overrides, kept so that SIGHUP re-applies them over the
  * re-read file. */
@@ -46,6 +47,7 @@ struct service {
 	struct stream *streams;         /* every open stream, any owner */
 	uint64_t next_stream_id;
 	uint64_t epoch;                 /* random per run: stream headers carry it */
+	struct workers *workers;        /* helper threads for big stream ticks */
 	int64_t started_ns;             /* monotonic */
 	uint64_t requests;              /* served since start */
 	uv_signal_t sig_term, sig_int, sig_hup;

@@ -12,6 +12,10 @@
 #include "service/instances.h"
 #include "service/log.h"
 #include "service/session.h"
+#include "service/workers.h"
+
+/* Attached instances from which a tick is spread over the worker threads. */
+#define STREAM_PARALLEL_MIN 64
 
 struct stream {
 	struct service *svc;
@@ -27,12 +31,17 @@ struct stream {
 	int64_t period_ns;
 	int64_t next_tick_ns;
 	uint64_t tick;
-	/* Scratch for evaluation: max_elements of each. */
+	/* Evaluation scratch, one per part of a tick (workers.h). */
+	struct stream_scratch *scratch;
+	unsigned parts;
+	struct stream *next;
+};
+
+struct stream_scratch {
 	struct transform *local;
 	mat34 *model;
 	mat34 *skin;
-	uint32_t scratch_joints;        /* capacity of local, model, skin */
-	struct stream *next;
+	uint32_t joints;                /* capacity of each */
 };
 
 uint64_t stream_id(const struct stream *st)
@@ -117,8 +126,8 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 
 /* Evaluate the instance now into the slot's payload; returns the element
  * count. */
-static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
-				const struct clip_time *ct, float *out)
+static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
+				const struct instance *in, const struct clip_time *ct, float *out)
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	const struct asset *mesh;
@@ -135,14 +144,14 @@ static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
 		return 1;
 	}
 	if (in->clip != NULL) {
-		clip_sample(in->clip, ct->t_ns, st->local);
-		clip_apply_root_motion(in->clip, in->root_motion, ct, st->local);
+		clip_sample(in->clip, ct->t_ns, sc->local);
+		clip_apply_root_motion(in->clip, in->root_motion, ct, sc->local);
 	} else {
-		memcpy(st->local, skel->rest, skel->joint_count * sizeof *st->local);
+		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
 	}
 	if (st->space == SPACE_LOCAL) {
 		for (uint32_t j = 0; j < skel->joint_count; j++) {
-			const struct transform *x = &st->local[j];
+			const struct transform *x = &sc->local[j];
 			float *o = out + 10 * j;
 
 			o[0] = x->t.x, o[1] = x->t.y, o[2] = x->t.z;
@@ -153,11 +162,11 @@ static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
 	}
 	/* Model space is written straight into the slot; the other spaces
 	 * start from it in scratch. */
-	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : st->model;
+	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
 	if (in->clip == NULL && skel->bind_model != NULL)
 		memcpy(model, skel->bind_model, skel->joint_count * sizeof *model);
 	else
-		pose_local_to_model(skel, st->local, model);
+		pose_local_to_model(skel, sc->local, model);
 	if (st->space == SPACE_MODEL)
 		return skel->joint_count;
 	if (st->space == SPACE_SKIN) {
@@ -170,8 +179,8 @@ static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
 		const mat34 *mats = model;
 
 		if (m->space == MESH_BIND_SPACE) {
-			pose_model_to_skin(skel, model, st->skin);
-			mats = st->skin;
+			pose_model_to_skin(skel, model, sc->skin);
+			mats = sc->skin;
 		}
 		mesh_skin_positions(m, mats, (vec3 *)(void *)(out + 3 * (size_t)n));
 		n += m->vertex_count;
@@ -179,7 +188,7 @@ static uint32_t stream_evaluate(struct stream *st, const struct instance *in,
 	return n;
 }
 
-static void stream_publish(struct stream *st, struct instance *in)
+static void stream_publish(struct stream *st, struct stream_scratch *sc, struct instance *in)
 {
 	struct animd_shm_channel *ch = animd_shm_channel(st->hdr, st->hdr, in->channel);
 	struct clip_time ct = instance_clip_time(in);
@@ -194,7 +203,7 @@ static void stream_publish(struct stream *st, struct instance *in)
 	slot->flags = (in->clock.playing ? 0 : ANIMD_SHM_SLOT_PAUSED) |
 		      (in->ended ? ANIMD_SHM_SLOT_ENDED : 0) |
 		      (in->root_motion == ROOT_IN_PLACE ? ANIMD_SHM_SLOT_IN_PLACE : 0);
-	slot->element_count = stream_evaluate(st, in, &ct, animd_shm_payload(slot));
+	slot->element_count = stream_evaluate(st, sc, in, &ct, animd_shm_payload(slot));
 	slot->reserved = 0;
 	animd_shm_seal(slot, st->hdr, n);
 	slot->publish_ns = service_now_ns();
@@ -204,7 +213,20 @@ static void stream_publish(struct stream *st, struct instance *in)
 void stream_publish_now(struct instance *in)
 {
 	if (in->stream != NULL)
-		stream_publish(in->stream, in);
+		stream_publish(in->stream, &in->stream->scratch[0], in);
+}
+
+/* One part of a tick: channels [c0, c1) of the stream, on its own scratch. */
+static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
+{
+	struct stream *st = ctx;
+	uint32_t n = st->hdr->channel_count;
+	uint32_t c0 = (uint32_t)((uint64_t)n * part / parts);
+	uint32_t c1 = (uint32_t)((uint64_t)n * (part + 1) / parts);
+
+	for (uint32_t c = c0; c < c1; c++)
+		if (st->channels[c] != NULL)
+			stream_publish(st, &st->scratch[part], st->channels[c]);
 }
 
 static void stream_tick(uv_timer_t *t)
@@ -214,9 +236,12 @@ static void stream_tick(uv_timer_t *t)
 
 	st->tick++;
 	animd_shm_add_tick(st->hdr);
-	for (uint32_t c = 0; c < st->hdr->channel_count; c++)
-		if (st->channels[c] != NULL)
-			stream_publish(st, st->channels[c]);
+	/* Many instances: spread them over the cores; a few: not worth a
+	 * cross-core wake-up. */
+	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1)
+		workers_run(st->svc->workers, stream_tick_part, st);
+	else
+		stream_tick_part(st, 0, 1);
 	/* Steady clock: the next deadline is absolute.  After a stall (or a
 	 * tick that took longer than its period) the late ticks are skipped,
 	 * not bunched, and at least a millisecond is left for the loop's I/O,
@@ -234,23 +259,26 @@ static void stream_tick(uv_timer_t *t)
  * never while publishing). */
 static int stream_reserve_joints(struct stream *st, uint32_t joints)
 {
-	struct transform *l;
-	mat34 *m, *k;
+	for (unsigned i = 0; i < st->parts; i++) {
+		struct stream_scratch *sc = &st->scratch[i];
+		struct transform *l;
+		mat34 *m, *k;
 
-	if (joints <= st->scratch_joints)
-		return 0;
-	l = realloc(st->local, joints * sizeof *l);
-	if (l != NULL)
-		st->local = l;
-	m = realloc(st->model, joints * sizeof *m);
-	if (m != NULL)
-		st->model = m;
-	k = realloc(st->skin, joints * sizeof *k);
-	if (k != NULL)
-		st->skin = k;
-	if (l == NULL || m == NULL || k == NULL)
-		return -ENOMEM;
-	st->scratch_joints = joints;
+		if (joints <= sc->joints)
+			continue;
+		l = realloc(sc->local, joints * sizeof *l);
+		if (l != NULL)
+			sc->local = l;
+		m = realloc(sc->model, joints * sizeof *m);
+		if (m != NULL)
+			sc->model = m;
+		k = realloc(sc->skin, joints * sizeof *k);
+		if (k != NULL)
+			sc->skin = k;
+		if (l == NULL || m == NULL || k == NULL)
+			return -ENOMEM;
+		sc->joints = joints;
+	}
 	return 0;
 }
 
@@ -273,7 +301,7 @@ int stream_attach(struct stream *st, struct instance *in, char *err, size_t errl
 		in->stream = st;
 		in->channel = c;
 		animd_shm_set_instance(animd_shm_channel(st->hdr, st->hdr, c), in->id);
-		stream_publish(st, in);
+		stream_publish(st, &st->scratch[0], in);
 		return 0;
 	}
 	snprintf(err, errlen, "every channel of stream %llu is in use (%u)",
@@ -300,9 +328,12 @@ static void stream_timer_closed(uv_handle_t *h)
 	munmap(st->hdr, st->hdr->region_bytes);
 	close(st->fd);
 	free(st->channels);
-	free(st->local);
-	free(st->model);
-	free(st->skin);
+	for (unsigned i = 0; i < st->parts; i++) {
+		free(st->scratch[i].local);
+		free(st->scratch[i].model);
+		free(st->scratch[i].skin);
+	}
+	free(st->scratch);
 	free(st);
 }
 
@@ -412,8 +443,10 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 	}
 	map = mmap(NULL, h.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	st->channels = calloc(p->channels, sizeof *st->channels);
+	st->parts = svc->workers != NULL ? workers_parts(svc->workers) : 1;
+	st->scratch = calloc(st->parts, sizeof *st->scratch);
 	*ro_fd = stream_ro_fd(fd);
-	if (map == MAP_FAILED || st->channels == NULL || *ro_fd < 0) {
+	if (map == MAP_FAILED || st->channels == NULL || st->scratch == NULL || *ro_fd < 0) {
 		snprintf(err, errlen, "cannot map the stream: %s", strerror(errno ? errno : ENOMEM));
 		if (map != MAP_FAILED)
 			munmap(map, h.region_bytes);
@@ -421,6 +454,7 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 			close(*ro_fd);
 		close(fd);
 		free(st->channels);
+		free(st->scratch);
 		free(st);
 		return -ENOMEM;
 	}
