@@ -1,0 +1,121 @@
+/*
+ * bench_parse - MD5 parser throughput, MB/s of text parsed into validated
+ * models (the whole load path, conversion to runtime objects included),
+ * on synthetic files the size of real Doom 3 assets: an 110-joint anim of
+ * 300 frames and its mesh.  Median of several runs; prints figures only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "assets/asset.h"
+#include "formats/md5.h"
+#include "support/md5_synth.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n);
+	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+enum what { PARSE_ONLY, LOAD };
+
+static void bench_file(const char *path, const char *label, enum what what)
+{
+	double runs[9];
+	size_t len;
+	char *buf = slurp(path, &len), err[512];
+
+	if (buf == NULL) {
+		fprintf(stderr, "bench_parse: cannot read %s\n", path);
+		exit(1);
+	}
+	for (int r = 0; r < 9; r++) {
+		double t0 = now_s(), t;
+		int n = 0;
+
+		do {
+			if (what == LOAD) {
+				struct asset *a = NULL;
+
+				if (asset_load_buffer(path, buf, len, &a, err, sizeof err) < 0) {
+					fprintf(stderr, "%s\n", err);
+					exit(1);
+				}
+				asset_free(a);
+			} else if (strstr(path, ".md5anim")) {
+				struct md5_anim *a = NULL;
+				struct diag d = { 0 };
+
+				md5_anim_parse(buf, len, &a, &d);
+				md5_anim_free(a);
+			} else {
+				struct md5_model *m = NULL;
+				struct diag d = { 0 };
+
+				md5_mesh_parse(buf, len, &m, &d);
+				md5_model_free(m);
+			}
+			n++;
+			t = now_s() - t0;
+		} while (t < 0.2);
+		runs[r] = (double)len * n / t / 1e6;
+	}
+	qsort(runs, 9, sizeof runs[0], cmp_d);
+	printf("md5 %-34s %7.1f MB/s (%zu kB, median of 9)\n", label, runs[4], len / 1024);
+	free(buf);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/animd-bench-parse-XXXXXX", path[256];
+
+	if (mkdtemp(dir) == NULL || md5_synth_write(dir, "big", 110, 300, 24) < 0) {
+		fprintf(stderr, "bench_parse: cannot write the synthetic files\n");
+		return 1;
+	}
+	printf("== md5 parsing (synthetic 110 joints, 300 frames)\n");
+	snprintf(path, sizeof path, "%s/big.md5anim", dir);
+	bench_file(path, "md5anim parse", PARSE_ONLY);
+	bench_file(path, "md5anim parse + convert to a clip", LOAD);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/big.md5mesh", dir);
+	bench_file(path, "md5mesh parse", PARSE_ONLY);
+	bench_file(path, "md5mesh parse + convert", LOAD);
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
