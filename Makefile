@@ -126,9 +126,12 @@ $(BUILD)/pic/%.o: %.c
 	@$(if $(Q),echo "  CC      $< (pic)")
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden $(PC_CFLAGS) -c $< -o $@
 
+# The static library is one relocatable object whose hidden symbols are made
+# local, so a program linking it sees the animc_ prefix and nothing else.
 $(CLIENT_A): $(CLIENT_LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ld -r -o $(BUILD)/animclient.o $^ && \
+	  objcopy --localize-hidden $(BUILD)/animclient.o && ar rcs $@ $(BUILD)/animclient.o
 
 $(CLIENT_SO): $(CLIENT_LIB_OBJ) client/libanimclient.map
 	@$(if $(Q),echo "  LD      $@")
@@ -158,7 +161,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
 
-$(BUILD)/integration/%: $(BUILD)/obj/tests/integration/%.o $(SUPPORT_OBJ) $(CORE_LIB)
+$(BUILD)/integration/%: $(BUILD)/obj/tests/integration/%.o $(SUPPORT_OBJ) $(CORE_LIB) $(CLIENT_A)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
@@ -245,8 +248,17 @@ install: all
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/animd.service \
 	  >$(DESTDIR)$(UNITDIR)/animd.service
 	install -m 0644 systemd/animd.socket $(DESTDIR)$(UNITDIR)/animd.socket
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 0755 $(ANIMCTL) $(DESTDIR)$(BINDIR)/animctl
+	install -m 0644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/libanimclient.a
+	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(CLIENT_SONAME)
+	ln -sf $(CLIENT_SONAME) $(DESTDIR)$(LIBDIR)/libanimclient.so
+	install -m 0644 client/animclient.h $(DESTDIR)$(INCLUDEDIR)/animclient.h
+	@# Written here, not copied from the build, so PREFIX given to install counts.
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	  client/animclient.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/animclient.pc
 
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)

@@ -254,8 +254,13 @@ static void test_errors(void **state)
 			    "run");
 	po.clip = NULL;
 	po.mesh = "idle.md5anim";
-	expect_server_error(fx->c, animc_play(fx->c, &po, NULL), ANIMC_ERR_BAD_REQUEST,
-			    "bad_request", "mesh");
+	expect_server_error(fx->c, animc_play(fx->c, &po, NULL), ANIMC_ERR_ASSET_ERROR,
+			    "asset_error", "mesh");
+	so.time = 0;
+	so.space = ANIMC_SPACE_CAMERA;
+	expect_server_error(fx->c, animc_sample(fx->c, &so, NULL), ANIMC_ERR_UNSUPPORTED,
+			    "unsupported", "camera");
+	so = (animc_sample_opts){ .asset = "walker.md5anim", .time = NAN };
 	expect_server_error(fx->c, animc_pause(fx->c, 12345, NULL), ANIMC_ERR_NOT_FOUND,
 			    "not_found", "12345");
 	expect_server_error(fx->c, animc_assets_reload(fx->c, "missing.md5anim", NULL),

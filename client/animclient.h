@@ -1,0 +1,819 @@
+/*
+ * animclient.h - libanimclient, the C client of animd.  This is the whole
+ * public interface: everything it exports begins with animc_ / ANIMC_.
+ *
+ * What it does
+ *   - connects to the daemon's control socket (msgpack-RPC, proto/PROTOCOL.md)
+ *     and offers every method of the service as a typed call, blocking with
+ *     a timeout or asynchronous with a completion callback;
+ *   - lets the caller drive it from its own event loop: the socket's fd,
+ *     the poll events it wants, and animc_client_process();
+ *   - delivers the daemon's events to a callback;
+ *   - reads shared-memory pose streams (DESIGN.md 7): the latest pose of an
+ *     instance, or every pose in order with a count of what was dropped,
+ *     always as a whole copy, never torn;
+ *   - optionally reconnects after a daemon restart, reopening its streams,
+ *     subscribing again and replaying its instances, and says so.
+ *
+ * In short (error handling left out):
+ *
+ *	animc_client *c;
+ *	animc_stream *s;
+ *	animc_instance *in;
+ *	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;      (model space)
+ *	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+ *	float pose[256 * 12];
+ *	animc_pose_info info;
+ *
+ *	animc_client_new(&c);
+ *	animc_client_connect(c, NULL, 2000);                ($ANIMD_SOCKET or the default)
+ *	animc_stream_open(c, &so, &s);
+ *	po.asset = "walker.md5anim";
+ *	po.stream = s;
+ *	animc_play(c, &po, &in);
+ *	...each frame:
+ *	animc_client_process(c);                            (events, async replies)
+ *	if (animc_stream_latest(s, in->id, pose, 256 * 12, &info) == 0)
+ *		draw(pose, info.element_count);             (12 floats per joint)
+ *	...
+ *	animc_free(in);
+ *	animc_client_close(c);                              (closes s too)
+ *
+ * Conventions
+ *   - Functions returning int give 0 (or a documented non-negative value) on
+ *     success and a negative errno on failure.  The ones worth knowing:
+ *       -EREMOTEIO    the daemon answered with an error: animc_client_error()
+ *                     gives its code (ANIMC_ERR_NOT_FOUND, ...) and message;
+ *       -ETIMEDOUT    no reply within the client's timeout (the daemon may
+ *                     still carry the call out; a late reply is discarded);
+ *       -ECONNRESET   the connection was lost during the call;
+ *       -ENOTCONN     the client is not connected (and could not reconnect);
+ *       -EPROTO       the daemon sent something this library cannot use;
+ *       -EPROTONOSUPPORT  the daemon speaks another protocol version;
+ *       -EINVAL       a bad argument;  -ENOMEM  out of memory.
+ *     animc_strerror() turns any of them into a short English phrase.
+ *   - Results are owned by the caller and freed with animc_free().  Strings
+ *     and arrays inside a result live as long as the result does; never free
+ *     them separately.  Out-pointers to results may be NULL when the caller
+ *     does not want the result.
+ *   - The library never prints, never exits, never raises a signal (every
+ *     send uses MSG_NOSIGNAL) and keeps no global state: any number of
+ *     clients may coexist.  Descriptors it opens are close-on-exec.
+ *   - A client, and the streams opened through it, are one unit that is not
+ *     thread-safe: use them from one thread at a time (lock around them if
+ *     several threads share them).  Different clients are independent.
+ *   - Callbacks (events, async completions, reconnection) are only ever
+ *     called from animc_client_process() / animc_client_wait(), except the
+ *     reconnection callback, which is called by whichever call noticed the
+ *     restart.  A callback may make any call on the client, including
+ *     blocking ones, but must not close it.
+ *   - Instance ids: the ids this library hands out are stable for the life
+ *     of the client.  They equal the daemon's ids until the first reconnect;
+ *     after it the library translates in both directions, so a caller keeps
+ *     using the ids it already has (animc_client_server_instance() gives the
+ *     daemon's current id, for logs).
+ */
+#ifndef ANIMCLIENT_H
+#define ANIMCLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ANIMC_API __attribute__((visibility("default")))
+#else
+#define ANIMC_API
+#endif
+
+/* The version of this library and the protocol version it speaks. */
+#define ANIMC_VERSION_MAJOR 1
+#define ANIMC_VERSION_MINOR 0
+#define ANIMC_VERSION_PATCH 0
+#define ANIMC_PROTOCOL_VERSION 1
+
+/* Where the socket is looked for when no path is given. */
+#define ANIMC_SOCKET_ENV "ANIMD_SOCKET"
+#define ANIMC_SOCKET_DEFAULT "/run/animd/animd.sock"
+
+/* The timeout used when 0 is given. */
+#define ANIMC_DEFAULT_TIMEOUT_MS 10000
+
+typedef struct animc_client animc_client;
+typedef struct animc_stream animc_stream;
+
+/* ====================================================================
+ * Errors
+ * ================================================================== */
+
+/* The stable error codes of the protocol (PROTOCOL.md section 6). */
+typedef enum animc_error_code {
+	ANIMC_ERR_NONE = 0,             /* the last failure was local, not the daemon's answer */
+	ANIMC_ERR_BAD_REQUEST,          /* "bad_request" */
+	ANIMC_ERR_UNKNOWN_METHOD,       /* "unknown_method" */
+	ANIMC_ERR_NOT_FOUND,            /* "not_found" */
+	ANIMC_ERR_LIMIT,                /* "limit" */
+	ANIMC_ERR_ASSET_ERROR,          /* "asset_error" */
+	ANIMC_ERR_UNSUPPORTED,          /* "unsupported" */
+	ANIMC_ERR_SHUTTING_DOWN,        /* "shutting_down" */
+	ANIMC_ERR_INTERNAL,             /* "internal" */
+	ANIMC_ERR_OTHER                 /* a code newer than this library: see its name */
+} animc_error_code;
+
+/*
+ * What the last failed call on this client was about.  Returns the code
+ * (ANIMC_ERR_NONE when the failure was local, e.g. a timeout); *name (may be
+ * NULL) gets the wire code ("not_found", "" for a local failure) and
+ * *message (may be NULL) the daemon's one-line message or a description of
+ * the local failure ("" when there was none).  The strings belong to the
+ * client and stay valid until its next call.  A successful call does not
+ * clear it.  Inside an async completion callback it describes that call.
+ */
+ANIMC_API animc_error_code animc_client_error(const animc_client *c, const char **name,
+					      const char **message);
+
+/* A short English phrase for a negative errno returned by this library (or
+ * any errno); never NULL, never allocates, thread-safe. */
+ANIMC_API const char *animc_strerror(int rc);
+
+/* ====================================================================
+ * Connection
+ * ================================================================== */
+
+/* Create a client, not yet connected.  0, -EINVAL (out NULL), -ENOMEM. */
+ANIMC_API int animc_client_new(animc_client **out);
+
+/*
+ * The socket path a connect with `path` would use: `path` itself when not
+ * NULL, else $ANIMD_SOCKET when set and not empty (ignored in setuid
+ * programs), else ANIMC_SOCKET_DEFAULT.  Never NULL.
+ */
+ANIMC_API const char *animc_socket_path(const char *path);
+
+/*
+ * Connect to the daemon at animc_socket_path(path) and check that it speaks
+ * this library's protocol (a `hello` call).  timeout_ms bounds the whole
+ * connect (0: ANIMC_DEFAULT_TIMEOUT_MS, negative: no limit) and becomes the
+ * client's timeout for calls (animc_client_set_timeout changes it).
+ * Returns 0, or:
+ *   -ENOENT, -ECONNREFUSED, -EACCES  no daemon listens there / not allowed
+ *   -ENAMETOOLONG   the path does not fit a Unix socket address
+ *   -EISCONN        the client is already connected
+ *   -EREMOTEIO      the daemon refused the connection (animc_client_error():
+ *                   ANIMC_ERR_LIMIT when it has too many connections)
+ *   -EPROTONOSUPPORT  the daemon speaks another protocol version
+ *   -ETIMEDOUT, -ECONNRESET, -ENOMEM
+ * On failure the client stays usable and may connect again.  So may a
+ * client whose connection was lost for good: that starts a new session, and
+ * what the old one owned is gone (its instances are forgotten, its streams
+ * stay readable but dead; close them).
+ */
+ANIMC_API int animc_client_connect(animc_client *c, const char *path, int timeout_ms);
+
+/*
+ * Disconnect and free the client, every stream opened through it (their
+ * handles become invalid) and everything still pending: async calls are
+ * not completed, their callbacks are not called.  The daemon ends the
+ * connection's instances and streams.  NULL is allowed.
+ */
+ANIMC_API void animc_client_close(animc_client *c);
+
+/* Timeout for each blocking call (and async call), in ms: 0 means
+ * ANIMC_DEFAULT_TIMEOUT_MS, negative means wait forever. */
+ANIMC_API void animc_client_set_timeout(animc_client *c, int timeout_ms);
+
+/* The socket path in use (or last tried); "" before the first connect. */
+ANIMC_API const char *animc_client_path(const animc_client *c);
+
+/* 1 while connected, 0 otherwise (including while waiting to reconnect). */
+ANIMC_API int animc_client_connected(const animc_client *c);
+
+/* The daemon's version string and pid from the latest `hello` (NULL / 0
+ * before a successful connect). */
+ANIMC_API const char *animc_client_server(const animc_client *c);
+ANIMC_API uint32_t animc_client_server_pid(const animc_client *c);
+
+/* ====================================================================
+ * Event loop integration (non-blocking use)
+ *
+ * The socket is always non-blocking inside the library; blocking calls wait
+ * with poll().  A caller with its own event loop:
+ *   - watches animc_client_fd() for animc_client_poll_events() (POLLIN, and
+ *     POLLOUT while requests are still queued), re-reading both after every
+ *     call into the library: the fd changes after a reconnect;
+ *   - also wakes after animc_client_next_timeout() ms (async call deadlines,
+ *     reconnection back-off);
+ *   - then calls animc_client_process().
+ * ================================================================== */
+
+/* The connected socket, or -1 when not connected. */
+ANIMC_API int animc_client_fd(const animc_client *c);
+
+/* POLLIN | (POLLOUT when output is queued); 0 when not connected. */
+ANIMC_API int animc_client_poll_events(const animc_client *c);
+
+/* Milliseconds until animc_client_process() has timed work (an async call
+ * to time out, a reconnection attempt); -1 when none; 0 when due now. */
+ANIMC_API int animc_client_next_timeout(const animc_client *c);
+
+/*
+ * Do whatever can be done now without waiting: send queued requests, read
+ * what has arrived, time out async calls past their deadline, attempt a due
+ * reconnection (which itself makes blocking calls, bounded by the client's
+ * timeout), then call the callbacks for every event and completed async
+ * call, in arrival order, including those that arrived during blocking
+ * calls since the last process().  Returns the number of callbacks called,
+ * or -ECONNRESET once when the connection was lost and will not be
+ * restored (reconnection off), -ENOTCONN when not connected.
+ */
+ANIMC_API int animc_client_process(animc_client *c);
+
+/*
+ * animc_client_process() after waiting up to timeout_ms (negative: forever)
+ * for something to do.  Returns like process(); 0 when the time ran out.
+ * Interrupted waits (EINTR) return 0 early, so a caller's signal handler
+ * gets a chance to run.
+ */
+ANIMC_API int animc_client_wait(animc_client *c, int timeout_ms);
+
+/* ====================================================================
+ * Events
+ * ================================================================== */
+
+typedef enum animc_event_type {
+	ANIMC_EVENT_UNKNOWN = 0,        /* a type newer than this library: see name */
+	ANIMC_EVENT_ASSET_LOADED,       /* "asset.loaded": asset, generation */
+	ANIMC_EVENT_ASSET_RELOADED,     /* "asset.reloaded": asset, generation */
+	ANIMC_EVENT_ASSET_ERROR,        /* "asset.error": asset, message, generation (live version) */
+	ANIMC_EVENT_ASSET_REMOVED,      /* "asset.removed": asset */
+	ANIMC_EVENT_INSTANCE_ENDED,     /* "instance.ended": instance, asset, clip, time */
+	ANIMC_EVENT_INSTANCE_STOPPED,   /* "instance.stopped": instance, asset, clip, time, reason */
+	ANIMC_EVENT_SERVER_STOPPING     /* "server.stopping": sent to everyone before a clean stop */
+} animc_event_type;
+
+/* Subscription masks: one bit per type. */
+#define ANIMC_EVENT_BIT(type) (1u << (type))
+#define ANIMC_EVENTS_ASSETS                                                          \
+	(ANIMC_EVENT_BIT(ANIMC_EVENT_ASSET_LOADED) | ANIMC_EVENT_BIT(ANIMC_EVENT_ASSET_RELOADED) | \
+	 ANIMC_EVENT_BIT(ANIMC_EVENT_ASSET_ERROR) | ANIMC_EVENT_BIT(ANIMC_EVENT_ASSET_REMOVED))
+#define ANIMC_EVENTS_INSTANCES                                                       \
+	(ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_ENDED) | ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_STOPPED))
+#define ANIMC_EVENTS_ALL (ANIMC_EVENTS_ASSETS | ANIMC_EVENTS_INSTANCES)
+
+/*
+ * One event.  Fields the event does not carry are NULL / 0; `instance` is
+ * this library's id (see "Instance ids" above).  Borrowed: valid only during
+ * the callback.
+ */
+typedef struct animc_event {
+	animc_event_type type;
+	const char *name;               /* the wire type, e.g. "asset.reloaded" */
+	const char *asset;
+	const char *clip;
+	const char *format;
+	const char *message;            /* asset.error: file, line, column, what */
+	const char *reason;             /* instance.stopped */
+	uint64_t generation;
+	uint64_t instance;
+	double time;                    /* playback time, seconds */
+	int live;                       /* asset.error: a good version stays in use */
+} animc_event;
+
+typedef void (*animc_event_fn)(animc_client *c, const animc_event *ev, void *user);
+
+/* Set (or with fn NULL, remove) the event callback.  Events are only
+ * received once subscribed (animc_subscribe), except server.stopping.
+ * Events that arrive while no callback is set are dropped. */
+ANIMC_API void animc_client_on_event(animc_client *c, animc_event_fn fn, void *user);
+
+/* The name of an event type ("asset.loaded"), NULL for UNKNOWN or out of
+ * range; and the type of a name (ANIMC_EVENT_UNKNOWN when not known). */
+ANIMC_API const char *animc_event_name(animc_event_type type);
+ANIMC_API animc_event_type animc_event_lookup(const char *name);
+
+/* ====================================================================
+ * Results
+ * ================================================================== */
+
+/* Free any result this library returned (animc_hello_info, animc_status_info, ...).
+ * NULL is allowed.  Not for streams (animc_stream_close) or clients. */
+ANIMC_API void animc_free(void *result);
+
+typedef struct animc_hello_info {
+	uint32_t protocol;              /* ANIMC_PROTOCOL_VERSION */
+	const char *server;             /* "animd 0.1.0" */
+	uint32_t pid;
+	uint64_t connection;            /* the daemon's number for this connection (0 if unsent) */
+	uint64_t max_message_bytes;     /* 0 if unsent */
+} animc_hello_info;
+
+typedef struct animc_status_info {
+	const char *server;
+	double uptime;                  /* seconds */
+	const char *asset_root;
+	uint32_t pid;
+	uint64_t assets;                /* loaded */
+	uint64_t assets_failing;
+	uint64_t assets_loading;
+	uint64_t directories;
+	uint64_t instances;             /* every connection's */
+	uint64_t connections;           /* this one included */
+	uint64_t requests;
+	uint64_t memory_bytes;
+} animc_status_info;
+
+typedef struct animc_asset_summary {
+	const char *name;               /* relative to the asset root */
+	const char *format;             /* "md5mesh", "md5anim", "md5camera", ... */
+	uint64_t generation;
+	int ok;                         /* a good version is loaded */
+	const char *error;              /* the latest load failure, or NULL */
+} animc_asset_summary;
+
+typedef struct animc_asset_list {
+	size_t count;
+	const animc_asset_summary *assets;      /* sorted by name */
+} animc_asset_list;
+
+typedef struct animc_joint_info {
+	const char *name;
+	int32_t parent;                 /* -1 for a root */
+} animc_joint_info;
+
+typedef struct animc_clip_info {
+	const char *name;
+	double duration;                /* seconds */
+	const char *loop;               /* authored mode: "loop", "once", "pingpong" */
+	uint32_t joint_count;
+	int has_bounds;
+	uint32_t frame_rate;            /* 0 when not uniformly sampled */
+	uint32_t frame_count;
+} animc_clip_info;
+
+typedef struct animc_mesh_info {
+	const char *name;
+	const char *material;           /* may be NULL */
+	uint32_t vertex_count;
+	uint32_t triangle_count;
+	uint32_t weight_count;
+	int skinned;
+	int normals;
+} animc_mesh_info;
+
+typedef struct animc_camera_info {
+	uint32_t frame_count;
+	uint32_t frame_rate;
+	double duration;
+	size_t cut_count;
+	const uint32_t *cuts;           /* frame numbers */
+} animc_camera_info;
+
+typedef struct animc_asset_info {
+	const char *name;
+	const char *format;
+	int32_t version;                /* the file format's version */
+	uint64_t bytes;                 /* file size */
+	const char *up;                 /* axes: "z", "y", ... */
+	const char *handedness;
+	uint64_t generation;
+	const char *error;              /* latest load failure, or NULL */
+	double loaded_at;               /* seconds, daemon clock */
+	double load_ms;
+	int has_skeleton;
+	int bind_pose;                  /* the skeleton has a bind pose */
+	size_t joint_count;
+	const animc_joint_info *joints;
+	size_t clip_count;
+	const animc_clip_info *clips;
+	size_t mesh_count;
+	const animc_mesh_info *meshes;
+	size_t camera_count;
+	const animc_camera_info *cameras;
+} animc_asset_info;
+
+typedef enum animc_loop {
+	ANIMC_LOOP_DEFAULT = 0,         /* the clip's authored mode (on input) / not reported */
+	ANIMC_LOOP_LOOP,
+	ANIMC_LOOP_ONCE,                /* holds the last pose, sends instance.ended */
+	ANIMC_LOOP_PINGPONG
+} animc_loop;
+
+typedef enum animc_root_motion {
+	ANIMC_ROOT_DEFAULT = 0,         /* raw (on input) / not reported */
+	ANIMC_ROOT_RAW,                 /* as authored */
+	ANIMC_ROOT_IN_PLACE             /* Doom's accumulated loop delta removed */
+} animc_root_motion;
+
+typedef enum animc_space {
+	ANIMC_SPACE_DEFAULT = 0,        /* the asset's own default (sample only) */
+	ANIMC_SPACE_LOCAL,              /* per joint t xyz, r xyzw, s xyz: 10 floats */
+	ANIMC_SPACE_MODEL,              /* per joint a 3x4 row-major matrix: 12 floats */
+	ANIMC_SPACE_SKIN,               /* model x inverse bind: 12 floats */
+	ANIMC_SPACE_VERTICES,           /* per vertex xyz, meshes in file order: 3 floats */
+	ANIMC_SPACE_CAMERA              /* position xyz, orientation xyzw, fov: 8 floats */
+} animc_space;
+
+/* Wire names of the enums above ("loop", "in_place", "model"); NULL for
+ * DEFAULT or out of range.  And back: the value for a name, or -1. */
+ANIMC_API const char *animc_loop_name(animc_loop v);
+ANIMC_API const char *animc_root_motion_name(animc_root_motion v);
+ANIMC_API const char *animc_space_name(animc_space v);
+ANIMC_API int animc_loop_lookup(const char *name);
+ANIMC_API int animc_root_motion_lookup(const char *name);
+ANIMC_API int animc_space_lookup(const char *name);
+/* Floats per element of a space (10, 12, 12, 3, 8); 0 for DEFAULT. */
+ANIMC_API unsigned animc_space_floats(animc_space v);
+
+typedef enum animc_state {
+	ANIMC_STATE_UNKNOWN = 0,
+	ANIMC_STATE_PLAYING,
+	ANIMC_STATE_PAUSED,
+	ANIMC_STATE_ENDED,              /* a clip played once reached its end and holds */
+	ANIMC_STATE_STOPPED             /* the result of animc_stop */
+} animc_state;
+
+/* An instance's state, as play, pause, resume, seek, speed, stop and
+ * instances.list report it. */
+typedef struct animc_instance {
+	uint64_t id;                    /* this library's id (see "Instance ids") */
+	const char *asset;
+	const char *clip;               /* NULL for a camera */
+	const char *mesh;               /* NULL without a mesh */
+	animc_state state;
+	const char *state_name;         /* "playing", ... as sent */
+	double time;                    /* playback time, seconds */
+	double clip_time;               /* where that lands in the clip */
+	double duration;                /* the clip's length */
+	double speed;
+	animc_loop loop;
+	animc_root_motion root_motion;
+	uint64_t generation;            /* the asset version it plays */
+	uint64_t stream;                /* the daemon's stream id it publishes to, 0: none */
+	int32_t channel;                /* its channel in that stream, -1: none */
+} animc_instance;
+
+typedef struct animc_instance_list {
+	size_t count;
+	const animc_instance *instances;        /* in id order */
+} animc_instance_list;
+
+/* One joint of a sampled pose: t, r, s for the local space, m (3x4 row
+ * major: rotation-scale columns 0..2, translation column 3) otherwise. */
+typedef struct animc_joint_pose {
+	const char *name;
+	int32_t parent;
+	float t[3];
+	float r[4];                     /* x y z w */
+	float s[3];
+	float m[12];
+} animc_joint_pose;
+
+typedef struct animc_mesh_pose {
+	const char *name;
+	size_t vertex_count;
+	const float *positions;         /* xyz per vertex */
+} animc_mesh_pose;
+
+/* The result of animc_sample: one evaluated pose. */
+typedef struct animc_pose {
+	const char *asset;
+	const char *clip;               /* NULL for a camera */
+	double time;                    /* as asked */
+	double clip_time;               /* where it landed in the clip */
+	int64_t cycles;                 /* loops completed */
+	animc_space space;
+	const char *root_motion;        /* NULL for a camera */
+	int has_bounds;
+	float bounds_min[3];
+	float bounds_max[3];
+	size_t joint_count;             /* local, model, skin */
+	const animc_joint_pose *joints;
+	size_t mesh_count;              /* vertices */
+	const animc_mesh_pose *meshes;
+	int has_camera;                 /* camera */
+	float camera_position[3];
+	float camera_orientation[4];    /* x y z w */
+	float camera_fov;               /* degrees */
+} animc_pose;
+
+/* ====================================================================
+ * Calls
+ *
+ * Every method of the service, blocking: each sends the request and waits
+ * for its reply within the client's timeout, and returns 0 with *out set
+ * (free it with animc_free), or a negative errno (see "Conventions"; a
+ * daemon error is -EREMOTEIO).  Events and async completions arriving
+ * meanwhile are kept for the next animc_client_process().
+ *
+ * With reconnection on (animc_client_set_reconnect), a call made while the
+ * daemon is away waits for it within its timeout; a call whose connection
+ * is lost before its reply arrives is sent again once, after the
+ * reconnection.
+ * ================================================================== */
+
+/* `hello`: the daemon's protocol, version and pid. */
+ANIMC_API int animc_hello(animc_client *c, animc_hello_info **out);
+
+/* `status`: uptime, counts and memory of the whole daemon. */
+ANIMC_API int animc_status(animc_client *c, animc_status_info **out);
+
+/* `assets.list`: every asset under the root. */
+ANIMC_API int animc_assets_list(animc_client *c, animc_asset_list **out);
+
+/* `assets.info`: one asset in detail.  -EREMOTEIO with ANIMC_ERR_NOT_FOUND
+ * when there is no such asset. */
+ANIMC_API int animc_assets_info(animc_client *c, const char *asset, animc_asset_info **out);
+
+/* `assets.reload`: re-read the file now; *generation (may be NULL) gets the
+ * new generation.  A file that fails to parse is ANIMC_ERR_ASSET_ERROR and
+ * the last good version stays live. */
+ANIMC_API int animc_assets_reload(animc_client *c, const char *asset, uint64_t *generation);
+
+/*
+ * Options of animc_play.  Initialise with ANIMC_PLAY_OPTS_INIT (or
+ * animc_play_opts_init): a zeroed struct means speed 0, which holds.
+ */
+typedef struct animc_play_opts {
+	const char *asset;              /* required */
+	const char *clip;               /* NULL: the asset's first clip */
+	const char *mesh;               /* an md5mesh supplying skeleton and bind pose */
+	animc_loop loop;                /* DEFAULT: the clip's authored mode */
+	double speed;                   /* 1 normal, negative backwards, 0 holds */
+	double start;                   /* playback time to start at, seconds */
+	animc_root_motion root_motion;  /* DEFAULT: raw */
+	animc_stream *stream;           /* publish the poses into this stream, or NULL */
+} animc_play_opts;
+
+#define ANIMC_PLAY_OPTS_INIT { .speed = 1.0 }
+ANIMC_API void animc_play_opts_init(animc_play_opts *o);
+
+/*
+ * `play`: start an instance, which belongs to this connection (other
+ * connections cannot see or steer it) and ends when the connection closes.
+ * *out describes it; its id is out->id.  With o->stream, its poses are
+ * published into that stream (read them with animc_stream_latest/next).
+ * The library remembers what it needs to replay the instance after a
+ * reconnection.
+ */
+ANIMC_API int animc_play(animc_client *c, const animc_play_opts *o, animc_instance **out);
+
+/* Freeze / continue an instance's clock (idempotent); jump to `time`
+ * seconds (a paused instance stays paused); set the speed from now on.
+ * *out (may be NULL) gets the new state.  ANIMC_ERR_NOT_FOUND when the
+ * instance does not exist or belongs to another connection. */
+ANIMC_API int animc_pause(animc_client *c, uint64_t instance, animc_instance **out);
+ANIMC_API int animc_resume(animc_client *c, uint64_t instance, animc_instance **out);
+ANIMC_API int animc_seek(animc_client *c, uint64_t instance, double time, animc_instance **out);
+ANIMC_API int animc_speed(animc_client *c, uint64_t instance, double speed, animc_instance **out);
+
+/* End an instance; *out (may be NULL) gets its last state ("stopped"). */
+ANIMC_API int animc_stop(animc_client *c, uint64_t instance, animc_instance **out);
+
+/* `instances.list`: this connection's instances. */
+ANIMC_API int animc_instances_list(animc_client *c, animc_instance_list **out);
+
+/* Options of animc_sample; zero means default for every field but asset and
+ * time. */
+typedef struct animc_sample_opts {
+	const char *asset;              /* required */
+	const char *clip;               /* NULL: the first clip */
+	const char *mesh;
+	double time;                    /* seconds */
+	animc_space space;              /* DEFAULT: the asset's default */
+	animc_loop loop;
+	animc_root_motion root_motion;
+} animc_sample_opts;
+
+/* `sample`: evaluate one pose without creating an instance. */
+ANIMC_API int animc_sample(animc_client *c, const animc_sample_opts *o, animc_pose **out);
+
+/*
+ * `subscribe`: receive the events in `mask` (ANIMC_EVENT_BIT of each type,
+ * e.g. ANIMC_EVENTS_ALL), replacing the previous set; 0 unsubscribes.
+ * *in_force (may be NULL) gets the set the daemon confirmed.  Remembered
+ * and renewed after a reconnection.  A subscriber must keep reading its
+ * socket (animc_client_process), or the daemon eventually disconnects it.
+ */
+ANIMC_API int animc_subscribe(animc_client *c, unsigned mask, unsigned *in_force);
+
+/* ====================================================================
+ * Async calls
+ *
+ * The same calls without waiting: the request is queued (and sent as far as
+ * the socket takes it), and `done` is called from a later
+ * animc_client_process() with the outcome: status 0 and `result` pointing
+ * to the type the blocking call would have returned (borrowed: valid during
+ * the callback only), or a negative errno and result NULL (-ETIMEDOUT after
+ * the client's timeout, -ECONNRESET if the connection is lost first; async
+ * calls are not sent again after a reconnection).  animc_client_error()
+ * describes a failure during the callback.  Returns 0 when queued, or a
+ * negative errno (then `done` is never called): -ENOTCONN, -EINVAL,
+ * -ENOMEM, -ENOBUFS when more than 16 MiB of requests are queued unsent.
+ *
+ * Result types: hello animc_hello_info, status animc_status_info, assets_list
+ * animc_asset_list, assets_info animc_asset_info, assets_reload uint64_t
+ * (the generation), play / pause / resume / seek / speed / stop
+ * animc_instance, instances_list animc_instance_list, sample animc_pose,
+ * subscribe unsigned (the mask in force), stream_close NULL.
+ * ================================================================== */
+
+typedef void (*animc_done_fn)(animc_client *c, int status, const void *result, void *user);
+
+ANIMC_API int animc_hello_async(animc_client *c, animc_done_fn done, void *user);
+ANIMC_API int animc_status_async(animc_client *c, animc_done_fn done, void *user);
+ANIMC_API int animc_assets_list_async(animc_client *c, animc_done_fn done, void *user);
+ANIMC_API int animc_assets_info_async(animc_client *c, const char *asset, animc_done_fn done,
+				     void *user);
+ANIMC_API int animc_assets_reload_async(animc_client *c, const char *asset, animc_done_fn done,
+				       void *user);
+ANIMC_API int animc_play_async(animc_client *c, const animc_play_opts *o, animc_done_fn done,
+			       void *user);
+ANIMC_API int animc_pause_async(animc_client *c, uint64_t instance, animc_done_fn done,
+				void *user);
+ANIMC_API int animc_resume_async(animc_client *c, uint64_t instance, animc_done_fn done,
+				 void *user);
+ANIMC_API int animc_seek_async(animc_client *c, uint64_t instance, double time,
+			       animc_done_fn done, void *user);
+ANIMC_API int animc_speed_async(animc_client *c, uint64_t instance, double speed,
+				animc_done_fn done, void *user);
+ANIMC_API int animc_stop_async(animc_client *c, uint64_t instance, animc_done_fn done,
+			       void *user);
+ANIMC_API int animc_instances_list_async(animc_client *c, animc_done_fn done, void *user);
+ANIMC_API int animc_sample_async(animc_client *c, const animc_sample_opts *o,
+				 animc_done_fn done, void *user);
+ANIMC_API int animc_subscribe_async(animc_client *c, unsigned mask, animc_done_fn done,
+				    void *user);
+
+/* ====================================================================
+ * Pose streams
+ *
+ * A stream is a shared-memory region the daemon writes and this library
+ * maps read-only.  It has `channels` channels; each instance played into
+ * the stream owns one and publishes a pose per tick (rate_hz) and at once
+ * on play, seek, pause, resume and speed.  Each channel keeps the last
+ * `depth` poses.  Reading never blocks the daemon and never returns a torn
+ * pose: the library copies the pose, checks the seqlock (and the payload
+ * checksum) and retries a bounded number of times.
+ * ================================================================== */
+
+/* Use the daemon's configured publish rate. */
+#define ANIMC_RATE_DEFAULT (-1)
+
+typedef struct animc_stream_opts {
+	animc_space space;              /* required: LOCAL, MODEL, SKIN, VERTICES or CAMERA */
+	int rate_hz;                    /* ANIMC_RATE_DEFAULT, 0 (only on changes) or 1..1000 */
+	uint32_t channels;              /* instances at once; 0: the daemon's default (16) */
+	uint32_t max_elements;          /* joints (vertices) per pose; 0: default (256) */
+	uint32_t depth;                 /* poses kept per channel, a power of two; 0: default (8) */
+} animc_stream_opts;
+
+#define ANIMC_STREAM_OPTS_INIT { .space = ANIMC_SPACE_MODEL, .rate_hz = ANIMC_RATE_DEFAULT }
+
+/*
+ * `stream.open`: create a stream and map it.  The region's descriptor
+ * arrives with the reply; the library checks it is a sealed memfd of at
+ * least the announced size and validates the header before using any offset
+ * in it.  Blocking only.  *out is owned by the client: close it with
+ * animc_stream_close, or it is closed with the client.  After a
+ * reconnection the handle stays valid and is remapped onto a new stream
+ * with the same options (its id and epoch change).
+ */
+ANIMC_API int animc_stream_open(animc_client *c, const animc_stream_opts *o, animc_stream **out);
+
+/* `stream.close` (when connected), then unmap and free the handle, which
+ * becomes invalid whatever is returned.  Instances that were publishing into
+ * it keep playing.  NULL is allowed (returns 0). */
+ANIMC_API int animc_stream_close(animc_stream *s);
+ANIMC_API int animc_stream_close_async(animc_stream *s, animc_done_fn done, void *user);
+
+typedef struct animc_stream_info {
+	uint64_t id;                    /* the daemon's stream id (changes on reconnection) */
+	uint64_t epoch;                 /* random per daemon run */
+	animc_space space;
+	uint32_t rate_hz;
+	uint32_t channels;
+	uint32_t depth;
+	uint32_t max_elements;
+	uint32_t floats_per_element;
+	uint64_t region_bytes;
+	uint64_t ticks;                 /* the daemon's ticks so far */
+	int live;                       /* 0 once the daemon closed it or stopped */
+} animc_stream_info;
+
+/* Fill *info.  0 or -EINVAL. */
+ANIMC_API int animc_stream_info_get(const animc_stream *s, animc_stream_info *info);
+
+/* Floats a buffer needs to hold any pose of this stream:
+ * max_elements * floats_per_element. */
+ANIMC_API size_t animc_stream_pose_floats(const animc_stream *s);
+
+/* animc_pose_info.flags */
+#define ANIMC_POSE_PAUSED 0x1u          /* the instance was paused when sampled */
+#define ANIMC_POSE_ENDED 0x2u           /* a clip played once has reached its end */
+#define ANIMC_POSE_IN_PLACE 0x4u        /* root motion in_place */
+
+/* What came with a pose copied out of a stream. */
+typedef struct animc_pose_info {
+	uint64_t instance;              /* this library's id */
+	uint64_t seq;                   /* the pose's number in its channel, from 0 */
+	uint64_t tick;                  /* the stream tick that published it */
+	double clip_time;               /* seconds */
+	uint64_t generation;            /* the asset version sampled */
+	uint32_t element_count;         /* elements in the pose (also when -ENOBUFS) */
+	uint32_t floats_per_element;
+	uint32_t flags;                 /* ANIMC_POSE_* */
+	int64_t publish_ns;             /* the daemon's CLOCK_MONOTONIC when written */
+	uint64_t epoch;                 /* the stream's epoch */
+} animc_pose_info;
+
+/*
+ * Copy the newest pose of `instance` in this stream into buf (buf_floats
+ * floats: element_count * floats_per_element are written) and describe it
+ * in *info (may be NULL).  Returns 0, or:
+ *   -ENOENT   the instance publishes in no channel of this stream (once the
+ *             daemon has closed the stream, or stopped, its last poses stay
+ *             readable: they are found by the instance ids in the slots)
+ *   -ENODATA  it has not published a pose yet
+ *   -ENOBUFS  buf is too small: info->element_count says how many elements
+ *   -EAGAIN   no whole copy in a bounded number of tries (a writer lapping
+ *             this reader continuously; try again)
+ *   -EINVAL   bad arguments
+ * The stream's read cursor for the instance (animc_stream_next) is not moved.
+ */
+ANIMC_API int animc_stream_latest(animc_stream *s, uint64_t instance, float *buf,
+				  size_t buf_floats, animc_pose_info *info);
+
+/*
+ * Copy the next pose of `instance` after the last one this handle returned
+ * for it, in order.  The first call returns the oldest pose still kept.
+ * When the reader fell so far behind that poses were overwritten, it
+ * continues with the oldest pose still kept and *dropped (may be NULL) gets
+ * how many were skipped (0 otherwise).  Returns 0, -ENODATA when there is
+ * no newer pose yet, and the errors of animc_stream_latest; on an error the
+ * cursor does not move.  After a reconnection the cursor starts again from
+ * the new stream's oldest pose.
+ */
+ANIMC_API int animc_stream_next(animc_stream *s, uint64_t instance, float *buf,
+				size_t buf_floats, animc_pose_info *info, uint64_t *dropped);
+
+/* ====================================================================
+ * Reconnection
+ * ================================================================== */
+
+/* What happened to one instance during a reconnection. */
+typedef struct animc_instance_remap {
+	uint64_t id;                    /* this library's id, unchanged */
+	uint64_t old_server_id;         /* the old daemon's id */
+	uint64_t new_server_id;         /* the new daemon's id, 0 when not replayed */
+	int status;                     /* 0 replayed; else why not (-EREMOTEIO: the
+					   daemon refused, e.g. the asset is gone) */
+} animc_instance_remap;
+
+typedef struct animc_reconnect_info {
+	unsigned attempts;              /* connection attempts it took */
+	uint32_t server_pid;            /* the new daemon */
+	size_t streams_reopened;
+	size_t streams_failed;          /* their handles stay readable but are dead */
+	size_t instance_count;
+	const animc_instance_remap *instances;
+} animc_reconnect_info;
+
+/* Called after a successful reconnection, before the call that noticed the
+ * restart carries on.  `info` is borrowed: valid during the callback. */
+typedef void (*animc_reconnect_fn)(animc_client *c, const animc_reconnect_info *info,
+				   void *user);
+
+typedef struct animc_reconnect_opts {
+	int enabled;
+	int initial_delay_ms;           /* first back-off; 0: 50 ms */
+	int max_delay_ms;               /* back-off doubles up to this; 0: 2000 ms */
+	unsigned max_attempts;          /* give up after this many; 0: never */
+	animc_reconnect_fn on_reconnect;        /* may be NULL */
+	void *user;
+} animc_reconnect_opts;
+
+/*
+ * Reconnect when the connection is lost (EOF, ECONNRESET, EPIPE): the next
+ * blocking call (within its timeout) or animc_client_process() (with
+ * back-off, see animc_client_next_timeout) connects again to the same path,
+ * calls `hello`, reopens every open stream with the same options, renews the
+ * subscription and replays every instance still known (play again with the
+ * same asset, clip, mesh, loop, speed, root motion and stream at its current
+ * time, paused if it was), maps the old ids to the new, then calls
+ * on_reconnect.  Async calls outstanding at the loss fail with -ECONNRESET.
+ * o NULL or o->enabled 0 turns it off (the default).  0 or -EINVAL.
+ */
+ANIMC_API int animc_client_set_reconnect(animc_client *c, const animc_reconnect_opts *o);
+
+/* The daemon's current id for one of this library's instance ids (they
+ * differ after a reconnection); 0 when the instance is not known. */
+ANIMC_API uint64_t animc_client_server_instance(const animc_client *c, uint64_t instance);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * animctl.h - what animctl's files share.  animctl is built on the public
+ * client library only (client/animclient.h); it prints, exits and handles
+ * signals so that the library never has to.
+ */
+#ifndef ANIMCTL_H
+#define ANIMCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "client/animclient.h"
+
+/* Exit codes (also in `animctl --help`). */
+enum {
+	EXIT_OK = 0,
+	EXIT_SERVER = 1,                /* the daemon answered with an error */
+	EXIT_USAGE = 2,                 /* bad command line */
+	EXIT_CONNECT = 3,               /* cannot connect, or the connection was lost */
+	EXIT_FAILURE_OTHER = 4,         /* anything else: a timeout, the terminal, memory */
+};
+
+/* Global options and the connection. */
+struct ctl {
+	const char *socket;             /* --socket, or NULL */
+	bool json;                      /* --json */
+	int timeout_ms;                 /* --timeout */
+	animc_client *c;
+};
+
+/* ---- args.c: command-line parsing -------------------------------------- */
+
+struct ctl_opt {
+	const char *name;               /* long name without "--" */
+	bool has_arg;
+	const char **value;             /* set to the argument, or to "" for a flag */
+};
+
+/*
+ * Parse argv[0..argc) of one command: the global options (--socket,
+ * --json, --timeout, --help) and `opts` (ended by a NULL name) anywhere,
+ * positional arguments into pos[] (at most max_pos).  Returns the number of
+ * positional arguments, -1 after a usage error (printed), or -2 when --help
+ * was asked for.
+ */
+int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts,
+	      const char **pos, int max_pos);
+/* ctl_parse plus help and arity: prints `help` for --help (returns -2),
+ * reports a usage error (returns -1), else the positional count. */
+int ctl_args(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts,
+	     const char **pos, int min_pos, int max_pos, const char *help);
+/* The exit code for a negative ctl_args result. */
+int ctl_args_exit(int n);
+/* Numbers from the command line: 0, or -1 with a message printed. */
+int ctl_number(const char *what, const char *s, double *out);
+int ctl_uint(const char *what, const char *s, uint64_t *out);
+/* A usage error: print it (and the hint to --help) and return EXIT_USAGE. */
+int ctl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- main.c: connecting and reporting ----------------------------------- */
+
+/* Connect ctl->c; on failure print why and return EXIT_CONNECT (else 0). */
+int ctl_connect(struct ctl *ctl);
+/* Report a failed call (rc < 0) on stderr and return the exit code for it. */
+int ctl_fail(struct ctl *ctl, const char *what, int rc);
+
+/* ---- json.c: a small JSON writer ---------------------------------------- */
+
+#define JSON_MAX_DEPTH 32
+
+struct json {
+	FILE *f;
+	int depth;
+	bool need_comma[JSON_MAX_DEPTH];
+	bool after_key;
+};
+
+void json_begin(struct json *j, FILE *f);
+/* Finish the document with a newline and flush. */
+void json_end(struct json *j);
+void json_obj(struct json *j);
+void json_obj_end(struct json *j);
+void json_arr(struct json *j);
+void json_arr_end(struct json *j);
+void json_key(struct json *j, const char *key);
+void json_str(struct json *j, const char *s);       /* NULL prints null */
+void json_num(struct json *j, double v);            /* non-finite prints null */
+void json_float(struct json *j, float v);
+void json_int(struct json *j, int64_t v);
+void json_uint(struct json *j, uint64_t v);
+void json_bool(struct json *j, bool v);
+void json_null(struct json *j);
+void json_floats(struct json *j, const float *v, size_t n);
+/* key + value shorthands */
+void json_kstr(struct json *j, const char *key, const char *s);
+void json_knum(struct json *j, const char *key, double v);
+void json_kuint(struct json *j, const char *key, uint64_t v);
+void json_kint(struct json *j, const char *key, int64_t v);
+void json_kbool(struct json *j, const char *key, bool v);
+
+/* ---- print.c: results, as text or JSON ---------------------------------- */
+
+void print_instance(struct ctl *ctl, const animc_instance *in);
+void print_instance_json(struct json *j, const animc_instance *in);
+void print_event(struct ctl *ctl, const animc_event *ev);
+
+/* ---- term.c: signals and the terminal ----------------------------------- */
+
+/* Catch SIGINT, SIGTERM and SIGHUP into a self-pipe; the returned fd
+ * becomes readable when one arrives.  -1 on failure. */
+int term_signals(void);
+/* The signal that arrived (0 if none), draining the pipe. */
+int term_signal_taken(void);
+/* Raw keyboard input on stdin, the alternate screen and a hidden cursor;
+ * term_restore undoes it (also at exit).  0 or -1. */
+int term_enter(void);
+void term_restore(void);
+/* The terminal's size (defaults 80x24). */
+void term_size(int *cols, int *rows);
+
+/* ---- commands ----------------------------------------------------------- */
+
+int cmd_status(struct ctl *ctl, int argc, char **argv);
+int cmd_list(struct ctl *ctl, int argc, char **argv);
+int cmd_info(struct ctl *ctl, int argc, char **argv);
+int cmd_instances(struct ctl *ctl, int argc, char **argv);
+int cmd_sample(struct ctl *ctl, int argc, char **argv);
+int cmd_play(struct ctl *ctl, int argc, char **argv);
+int cmd_control(struct ctl *ctl, int argc, char **argv);     /* pause resume seek speed stop */
+int cmd_events(struct ctl *ctl, int argc, char **argv);
+int cmd_watch(struct ctl *ctl, int argc, char **argv);
+
+#endif

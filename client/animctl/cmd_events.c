@@ -1,0 +1,119 @@
+/* events: subscribe and print each event as it comes. */
+#include "animctl.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct events {
+	struct ctl *ctl;
+	uint64_t left;                  /* events still to print; 0: no limit */
+	bool limited;
+	bool done;
+};
+
+static void events_on_event(animc_client *c, const animc_event *ev, void *user)
+{
+	struct events *e = user;
+
+	(void)c;
+	if (e->done)
+		return;
+	print_event(e->ctl, ev);
+	if (e->limited && --e->left == 0)
+		e->done = true;
+}
+
+/* "asset.loaded,instance.ended" or "all" -> a mask; 0 on error. */
+static unsigned events_mask(const char *list)
+{
+	unsigned mask = 0;
+	char *copy = strdup(list), *save = NULL;
+
+	if (copy == NULL)
+		return 0;
+	for (char *t = strtok_r(copy, ", ", &save); t != NULL; t = strtok_r(NULL, ", ", &save)) {
+		animc_event_type type = animc_event_lookup(t);
+
+		if (strcmp(t, "all") == 0) {
+			mask |= ANIMC_EVENTS_ALL;
+		} else if (strcmp(t, "assets") == 0) {
+			mask |= ANIMC_EVENTS_ASSETS;
+		} else if (strcmp(t, "instances") == 0) {
+			mask |= ANIMC_EVENTS_INSTANCES;
+		} else if (type == ANIMC_EVENT_UNKNOWN || type == ANIMC_EVENT_SERVER_STOPPING) {
+			fprintf(stderr, "animctl events: unknown event \"%s\"\n", t);
+			free(copy);
+			return 0;
+		} else {
+			mask |= ANIMC_EVENT_BIT(type);
+		}
+	}
+	free(copy);
+	return mask;
+}
+
+int cmd_events(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl events [--events LIST] [--count N] [--reconnect] [--json]\n"
+		"Subscribe to the daemon's events and print one line per event until\n"
+		"Ctrl-C (or after N events): `type key=value ...`, or with --json one\n"
+		"object per line with the event's fields.  LIST is a comma-separated list of\n"
+		"asset.loaded, asset.reloaded, asset.error, asset.removed, instance.ended,\n"
+		"instance.stopped, or `assets`, `instances`, `all` (the default).  Only this\n"
+		"connection's instances send instance events, so a standalone `events` sees\n"
+		"asset events (and server.stopping, sent to everyone before a clean stop).\n"
+		"--reconnect keeps listening across daemon restarts.\n";
+	const char *list = "all", *count = NULL, *reconnect = NULL;
+	const struct ctl_opt opts[] = {
+		{ "events", true, &list }, { "count", true, &count },
+		{ "reconnect", false, &reconnect }, { NULL, false, NULL },
+	};
+	struct events e = { .ctl = ctl };
+	int n = ctl_args(ctl, argc, argv, opts, NULL, 0, 0, help), rc, sig;
+	unsigned mask;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	mask = events_mask(list);
+	if (mask == 0)
+		return ctl_usage_error("events", "bad --events list");
+	if (count != NULL) {
+		if (ctl_uint("--count", count, &e.left) < 0 || e.left == 0)
+			return EXIT_USAGE;
+		e.limited = true;
+	}
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	if (reconnect != NULL) {
+		animc_reconnect_opts ro = { .enabled = 1 };
+
+		animc_client_set_reconnect(ctl->c, &ro);
+	}
+	animc_client_on_event(ctl->c, events_on_event, &e);
+	rc = animc_subscribe(ctl->c, mask, NULL);
+	if (rc < 0)
+		return ctl_fail(ctl, "subscribe", rc);
+	sig = term_signals();
+	while (!e.done) {
+		struct pollfd fds[2] = { { .fd = sig, .events = POLLIN } };
+		int nfds = 1, fd = animc_client_fd(ctl->c);
+
+		if (fd >= 0)
+			fds[nfds++] = (struct pollfd){ .fd = fd,
+						       .events = (short)animc_client_poll_events(ctl->c) };
+		rc = poll(fds, (nfds_t)nfds, animc_client_next_timeout(ctl->c));
+		if (rc < 0 && errno != EINTR)
+			return EXIT_FAILURE_OTHER;
+		if (rc > 0 && fds[0].revents) {
+			term_signal_taken();
+			break;
+		}
+		rc = animc_client_process(ctl->c);
+		if (rc == -ECONNRESET || rc == -ENOTCONN)
+			return ctl_fail(ctl, "events", rc);
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,505 @@
+/* status, list, info, instances and sample: one call, one answer. */
+#include "animctl.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static void print_bytes(uint64_t b)
+{
+	if (b >= (1u << 20))
+		printf("%.1f MiB", (double)b / (1u << 20));
+	else if (b >= 1024)
+		printf("%.1f KiB", (double)b / 1024);
+	else
+		printf("%" PRIu64 " B", b);
+}
+
+int cmd_status(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl status [--json]\n"
+		"The daemon's version, pid, uptime, asset root, asset counts, instances (of\n"
+		"every connection), connections, requests served and resident memory.\n";
+	animc_status_info *st;
+	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_status(ctl->c, &st);
+	if (rc < 0)
+		return ctl_fail(ctl, "status", rc);
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_kstr(&j, "server", st->server);
+		json_kuint(&j, "pid", st->pid);
+		json_kstr(&j, "socket", animc_client_path(ctl->c));
+		json_knum(&j, "uptime", st->uptime);
+		json_kstr(&j, "asset_root", st->asset_root);
+		json_key(&j, "assets");
+		json_obj(&j);
+		json_kuint(&j, "count", st->assets);
+		json_kuint(&j, "failing", st->assets_failing);
+		json_kuint(&j, "loading", st->assets_loading);
+		json_kuint(&j, "directories", st->directories);
+		json_obj_end(&j);
+		json_kuint(&j, "instances", st->instances);
+		json_kuint(&j, "connections", st->connections);
+		json_kuint(&j, "requests", st->requests);
+		json_kuint(&j, "memory_bytes", st->memory_bytes);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		printf("server       %s (pid %u)\n", st->server ? st->server : "?", st->pid);
+		printf("socket       %s\n", animc_client_path(ctl->c));
+		printf("uptime       %.1f s\n", st->uptime);
+		if (st->asset_root != NULL)
+			printf("asset root   %s\n", st->asset_root);
+		printf("assets       %" PRIu64 " (%" PRIu64 " failing, %" PRIu64 " loading)\n",
+		       st->assets, st->assets_failing, st->assets_loading);
+		printf("instances    %" PRIu64 "\n", st->instances);
+		printf("connections  %" PRIu64 "\n", st->connections);
+		printf("requests     %" PRIu64 "\n", st->requests);
+		printf("memory       ");
+		print_bytes(st->memory_bytes);
+		printf("\n");
+	}
+	animc_free(st);
+	return EXIT_OK;
+}
+
+int cmd_list(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl list [--json]\n"
+		"Every asset under the daemon's root: name, format, generation (reloads so\n"
+		"far), whether a good version is loaded, and the latest load error.\n";
+	animc_asset_list *l;
+	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_assets_list(ctl->c, &l);
+	if (rc < 0)
+		return ctl_fail(ctl, "list", rc);
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_key(&j, "assets");
+		json_arr(&j);
+		for (size_t i = 0; i < l->count; i++) {
+			const animc_asset_summary *a = &l->assets[i];
+
+			json_obj(&j);
+			json_kstr(&j, "asset", a->name);
+			json_kstr(&j, "format", a->format);
+			json_kuint(&j, "generation", a->generation);
+			json_kbool(&j, "ok", a->ok);
+			json_kstr(&j, "error", a->error);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		int w = 5;
+
+		for (size_t i = 0; i < l->count; i++)
+			if (l->assets[i].name && (int)strlen(l->assets[i].name) > w)
+				w = (int)strlen(l->assets[i].name);
+		printf("%-*s  %-10s  %4s  %s\n", w, "ASSET", "FORMAT", "GEN", "STATE");
+		for (size_t i = 0; i < l->count; i++) {
+			const animc_asset_summary *a = &l->assets[i];
+
+			printf("%-*s  %-10s  %4" PRIu64 "  %s%s%s\n", w, a->name,
+			       a->format ? a->format : "?", a->generation, a->ok ? "ok" : "error",
+			       a->error ? ": " : "", a->error ? a->error : "");
+		}
+	}
+	animc_free(l);
+	return EXIT_OK;
+}
+
+static void info_json(const animc_asset_info *a)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_obj(&j);
+	json_kstr(&j, "asset", a->name);
+	json_kstr(&j, "format", a->format);
+	json_kint(&j, "version", a->version);
+	json_kuint(&j, "bytes", a->bytes);
+	json_key(&j, "axes");
+	json_obj(&j);
+	json_kstr(&j, "up", a->up);
+	json_kstr(&j, "handedness", a->handedness);
+	json_obj_end(&j);
+	json_kuint(&j, "generation", a->generation);
+	json_kstr(&j, "error", a->error);
+	json_knum(&j, "load_ms", a->load_ms);
+	json_key(&j, "skeleton");
+	if (a->has_skeleton) {
+		json_obj(&j);
+		json_kuint(&j, "joint_count", a->joint_count);
+		json_kbool(&j, "bind_pose", a->bind_pose);
+		json_key(&j, "joints");
+		json_arr(&j);
+		for (size_t i = 0; i < a->joint_count; i++) {
+			json_obj(&j);
+			json_kstr(&j, "name", a->joints[i].name);
+			json_kint(&j, "parent", a->joints[i].parent);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_obj_end(&j);
+	} else {
+		json_null(&j);
+	}
+	json_key(&j, "clips");
+	json_arr(&j);
+	for (size_t i = 0; i < a->clip_count; i++) {
+		const animc_clip_info *c = &a->clips[i];
+
+		json_obj(&j);
+		json_kstr(&j, "name", c->name);
+		json_knum(&j, "duration", c->duration);
+		json_kstr(&j, "loop", c->loop);
+		json_kuint(&j, "joint_count", c->joint_count);
+		json_kbool(&j, "bounds", c->has_bounds);
+		if (c->frame_rate) {
+			json_kuint(&j, "frame_rate", c->frame_rate);
+			json_kuint(&j, "frame_count", c->frame_count);
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "meshes");
+	json_arr(&j);
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		const animc_mesh_info *m = &a->meshes[i];
+
+		json_obj(&j);
+		json_kstr(&j, "name", m->name);
+		json_kstr(&j, "material", m->material);
+		json_kuint(&j, "vertex_count", m->vertex_count);
+		json_kuint(&j, "triangle_count", m->triangle_count);
+		json_kuint(&j, "weight_count", m->weight_count);
+		json_kbool(&j, "skinned", m->skinned);
+		json_kbool(&j, "normals", m->normals);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "cameras");
+	json_arr(&j);
+	for (size_t i = 0; i < a->camera_count; i++) {
+		const animc_camera_info *c = &a->cameras[i];
+
+		json_obj(&j);
+		json_kuint(&j, "frame_count", c->frame_count);
+		json_kuint(&j, "frame_rate", c->frame_rate);
+		json_knum(&j, "duration", c->duration);
+		json_key(&j, "cuts");
+		json_arr(&j);
+		for (size_t k = 0; k < c->cut_count; k++)
+			json_uint(&j, c->cuts[k]);
+		json_arr_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void info_text(const animc_asset_info *a)
+{
+	printf("asset       %s\n", a->name);
+	printf("format      %s (version %d), %" PRIu64 " bytes\n", a->format ? a->format : "?",
+	       a->version, a->bytes);
+	printf("axes        up %s, %s\n", a->up ? a->up : "?", a->handedness ? a->handedness : "?");
+	printf("generation  %" PRIu64 " (loaded in %.2f ms)\n", a->generation, a->load_ms);
+	if (a->error != NULL)
+		printf("error       %s\n", a->error);
+	if (a->has_skeleton) {
+		printf("skeleton    %zu joints%s\n", a->joint_count,
+		       a->bind_pose ? ", bind pose" : "");
+		for (size_t i = 0; i < a->joint_count; i++) {
+			int p = a->joints[i].parent;
+
+			printf("  %3zu %-20s parent %s\n", i, a->joints[i].name,
+			       p >= 0 && (size_t)p < a->joint_count ? a->joints[p].name : "-");
+		}
+	}
+	for (size_t i = 0; i < a->clip_count; i++) {
+		const animc_clip_info *c = &a->clips[i];
+
+		printf("clip        %s: %.3f s, %s, %u joints", c->name, c->duration,
+		       c->loop ? c->loop : "?", c->joint_count);
+		if (c->frame_rate)
+			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
+		printf("%s\n", c->has_bounds ? ", bounds" : "");
+	}
+	for (size_t i = 0; i < a->mesh_count; i++) {
+		const animc_mesh_info *m = &a->meshes[i];
+
+		printf("mesh        %s: %u vertices, %u triangles, %u weights%s%s%s%s\n", m->name,
+		       m->vertex_count, m->triangle_count, m->weight_count,
+		       m->skinned ? ", skinned" : "", m->normals ? ", normals" : "",
+		       m->material ? ", material " : "", m->material ? m->material : "");
+	}
+	for (size_t i = 0; i < a->camera_count; i++) {
+		const animc_camera_info *c = &a->cameras[i];
+
+		printf("camera      %u frames at %u fps (%.3f s), %zu cuts\n", c->frame_count,
+		       c->frame_rate, c->duration, c->cut_count);
+	}
+}
+
+int cmd_info(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl info ASSET [--json]\n"
+		"One asset in detail: format, axes, generation, skeleton (joints and\n"
+		"parents), clips, meshes and cameras.  ASSET is its name under the root\n"
+		"(as `animctl list` shows it).\n";
+	const char *pos[1];
+	animc_asset_info *a;
+	int n = ctl_args(ctl, argc, argv, NULL, pos, 1, 1, help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_assets_info(ctl->c, pos[0], &a);
+	if (rc < 0)
+		return ctl_fail(ctl, "info", rc);
+	if (ctl->json)
+		info_json(a);
+	else
+		info_text(a);
+	animc_free(a);
+	return EXIT_OK;
+}
+
+int cmd_instances(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl instances [--json]\n"
+		"This connection's instances.  Instances belong to the connection that\n"
+		"started them, so a fresh animctl has none: see the total in `animctl\n"
+		"status`, and use `animctl play` to start and steer one.\n";
+	animc_instance_list *l;
+	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_instances_list(ctl->c, &l);
+	if (rc < 0)
+		return ctl_fail(ctl, "instances", rc);
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_key(&j, "instances");
+		json_arr(&j);
+		for (size_t i = 0; i < l->count; i++)
+			print_instance_json(&j, &l->instances[i]);
+		json_arr_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		for (size_t i = 0; i < l->count; i++)
+			print_instance(ctl, &l->instances[i]);
+		if (l->count == 0)
+			fprintf(stderr, "animctl: this connection has no instances (instances belong "
+				"to the connection that started them)\n");
+	}
+	animc_free(l);
+	return EXIT_OK;
+}
+
+static int sample_enum(const char *what, const char *s, int (*lookup)(const char *), int *out)
+{
+	int v = lookup(s);
+
+	if (v <= 0) {
+		fprintf(stderr, "animctl sample: unknown %s \"%s\"\n", what, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void sample_json(const animc_pose *p)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_obj(&j);
+	json_kstr(&j, "asset", p->asset);
+	json_kstr(&j, "clip", p->clip);
+	json_knum(&j, "time", p->time);
+	json_kstr(&j, "space", animc_space_name(p->space));
+	json_knum(&j, "clip_time", p->clip_time);
+	json_kint(&j, "cycles", p->cycles);
+	if (p->root_motion != NULL)
+		json_kstr(&j, "root_motion", p->root_motion);
+	if (p->has_bounds) {
+		json_key(&j, "bounds");
+		json_obj(&j);
+		json_key(&j, "min");
+		json_floats(&j, p->bounds_min, 3);
+		json_key(&j, "max");
+		json_floats(&j, p->bounds_max, 3);
+		json_obj_end(&j);
+	}
+	if (p->has_camera) {
+		json_key(&j, "camera");
+		json_obj(&j);
+		json_key(&j, "position");
+		json_floats(&j, p->camera_position, 3);
+		json_key(&j, "orientation");
+		json_floats(&j, p->camera_orientation, 4);
+		json_key(&j, "fov");
+		json_float(&j, p->camera_fov);
+		json_obj_end(&j);
+	} else if (p->space == ANIMC_SPACE_VERTICES) {
+		json_key(&j, "meshes");
+		json_arr(&j);
+		for (size_t i = 0; i < p->mesh_count; i++) {
+			json_obj(&j);
+			json_kstr(&j, "name", p->meshes[i].name);
+			json_key(&j, "positions");
+			json_arr(&j);
+			for (size_t v = 0; v < p->meshes[i].vertex_count; v++)
+				json_floats(&j, p->meshes[i].positions + 3 * v, 3);
+			json_arr_end(&j);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	} else {
+		json_key(&j, "joints");
+		json_arr(&j);
+		for (size_t i = 0; i < p->joint_count; i++) {
+			const animc_joint_pose *jp = &p->joints[i];
+
+			json_obj(&j);
+			json_kstr(&j, "name", jp->name);
+			json_kint(&j, "parent", jp->parent);
+			if (p->space == ANIMC_SPACE_LOCAL) {
+				json_key(&j, "t");
+				json_floats(&j, jp->t, 3);
+				json_key(&j, "r");
+				json_floats(&j, jp->r, 4);
+				json_key(&j, "s");
+				json_floats(&j, jp->s, 3);
+			} else {
+				json_key(&j, "m");
+				json_floats(&j, jp->m, 12);
+			}
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void sample_text(const animc_pose *p)
+{
+	printf("%s clip %s at %.3f s -> clip time %.3f s (cycle %" PRId64 "), space %s\n", p->asset,
+	       p->clip ? p->clip : "-", p->time, p->clip_time, p->cycles,
+	       animc_space_name(p->space) ? animc_space_name(p->space) : "?");
+	if (p->has_bounds)
+		printf("bounds %.3f %.3f %.3f .. %.3f %.3f %.3f\n", p->bounds_min[0],
+		       p->bounds_min[1], p->bounds_min[2], p->bounds_max[0], p->bounds_max[1],
+		       p->bounds_max[2]);
+	if (p->has_camera) {
+		printf("camera position %.3f %.3f %.3f orientation %.4f %.4f %.4f %.4f fov %.2f\n",
+		       p->camera_position[0], p->camera_position[1], p->camera_position[2],
+		       p->camera_orientation[0], p->camera_orientation[1], p->camera_orientation[2],
+		       p->camera_orientation[3], p->camera_fov);
+		return;
+	}
+	for (size_t i = 0; i < p->mesh_count; i++)
+		printf("mesh %s: %zu vertices (--json prints them)\n", p->meshes[i].name,
+		       p->meshes[i].vertex_count);
+	for (size_t i = 0; i < p->joint_count; i++) {
+		const animc_joint_pose *j = &p->joints[i];
+
+		if (p->space == ANIMC_SPACE_LOCAL)
+			printf("%3zu %-16s t %9.3f %9.3f %9.3f  r %7.4f %7.4f %7.4f %7.4f\n", i,
+			       j->name, j->t[0], j->t[1], j->t[2], j->r[0], j->r[1], j->r[2], j->r[3]);
+		else
+			printf("%3zu %-16s position %9.3f %9.3f %9.3f\n", i, j->name, j->m[3], j->m[7],
+			       j->m[11]);
+	}
+}
+
+int cmd_sample(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl sample ASSET --time SECONDS [--clip NAME] [--mesh MESH]\n"
+		"                      [--space local|model|skin|vertices|camera]\n"
+		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
+		"Evaluate one pose without creating an instance.  Text output lists each\n"
+		"joint (local: translation and rotation; other spaces: position); --json\n"
+		"prints the whole pose as `animd sample --json` does.\n";
+	const char *pos[1], *time = NULL, *clip = NULL, *mesh = NULL, *space = NULL, *loop = NULL,
+		   *root = NULL;
+	const struct ctl_opt opts[] = {
+		{ "time", true, &time }, { "clip", true, &clip }, { "mesh", true, &mesh },
+		{ "space", true, &space }, { "loop", true, &loop }, { "root-motion", true, &root },
+		{ NULL, false, NULL },
+	};
+	animc_sample_opts o = { 0 };
+	animc_pose *p;
+	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, help), rc, v;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if (time == NULL)
+		return ctl_usage_error("sample", "--time is required");
+	o.asset = pos[0];
+	o.clip = clip;
+	o.mesh = mesh;
+	if (ctl_number("--time", time, &o.time) < 0)
+		return EXIT_USAGE;
+	if (space != NULL) {
+		if (sample_enum("space", space, animc_space_lookup, &v) < 0)
+			return EXIT_USAGE;
+		o.space = (animc_space)v;
+	}
+	if (loop != NULL) {
+		if (sample_enum("loop mode", loop, animc_loop_lookup, &v) < 0)
+			return EXIT_USAGE;
+		o.loop = (animc_loop)v;
+	}
+	if (root != NULL) {
+		if (sample_enum("root motion", root, animc_root_motion_lookup, &v) < 0)
+			return EXIT_USAGE;
+		o.root_motion = (animc_root_motion)v;
+	}
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_sample(ctl->c, &o, &p);
+	if (rc < 0)
+		return ctl_fail(ctl, "sample", rc);
+	if (ctl->json)
+		sample_json(p);
+	else
+		sample_text(p);
+	animc_free(p);
+	return EXIT_OK;
+}

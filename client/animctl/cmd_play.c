@@ -1,0 +1,430 @@
+/*
+ * play: start an instance and keep the connection (which owns it) open,
+ * steering it from lines on stdin; and the standalone pause, resume, seek,
+ * speed and stop, which can only reach instances of their own connection.
+ */
+#include "animctl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct play {
+	struct ctl *ctl;
+	uint64_t id;
+	animc_stream *stream;
+	bool until_end;
+	bool done;
+	int status;
+};
+
+static const char play_help[] =
+	"usage: animctl play ASSET [--clip NAME] [--mesh MESH] [--loop|--once|--pingpong]\n"
+	"                    [--speed S] [--start T] [--root-motion raw|in_place]\n"
+	"                    [--stream] [--space SPACE] [--rate HZ] [--until-end]\n"
+	"                    [--reconnect] [--no-input]\n"
+	"Start an instance of ASSET's clip and keep it playing.  An instance belongs\n"
+	"to the connection that started it and ends when that connection closes, so\n"
+	"`play` stays connected: it prints the instance's state, then the daemon's\n"
+	"events, and runs until Ctrl-C or SIGTERM, `quit`, `stop` or (--until-end) a\n"
+	"clip played --once reaching its end (exit 0), or the daemon stopping the\n"
+	"instance (exit 1) or going away (exit 3).\n"
+	"There is no --detach: a detached instance would have no owner.\n"
+	"\n"
+	"It reads commands from stdin, one per line, and prints the new state:\n"
+	"  pause | resume | seek SECONDS | speed FACTOR | state | pose | stop | quit\n"
+	"(`pose` needs --stream).  At the end of input it keeps playing; --no-input\n"
+	"ignores stdin altogether (for running in the background).\n"
+	"\n"
+	"  --clip NAME        the clip (default: the asset's first)\n"
+	"  --mesh MESH        an md5mesh giving skeleton and bind pose to an md5anim\n"
+	"  --loop, --once, --pingpong   loop mode (default: the clip's own)\n"
+	"  --speed S          playback rate (default 1; negative plays backwards)\n"
+	"  --start T          start at T seconds\n"
+	"  --root-motion M    raw (default) or in_place\n"
+	"  --stream           also open a shared-memory stream and publish into it\n"
+	"  --space SPACE      the stream's space: local, model (default), skin,\n"
+	"                     vertices or camera\n"
+	"  --rate HZ          the stream's publish rate (default: the daemon's)\n"
+	"  --until-end        exit when the instance ends or is stopped\n"
+	"  --reconnect        survive a daemon restart: reconnect and replay\n"
+	"\n"
+	"With --json, states are printed as JSON objects with an \"instance\" key and\n"
+	"events as objects with a \"type\" key, one per line.\n";
+
+static void play_on_event(animc_client *c, const animc_event *ev, void *user)
+{
+	struct play *p = user;
+
+	(void)c;
+	print_event(p->ctl, ev);
+	if (ev->instance != p->id)
+		return;
+	if (ev->type == ANIMC_EVENT_INSTANCE_STOPPED) {
+		p->done = true;
+		p->status = EXIT_SERVER;
+	} else if (ev->type == ANIMC_EVENT_INSTANCE_ENDED && p->until_end) {
+		p->done = true;
+	}
+}
+
+static void play_on_reconnect(animc_client *c, const animc_reconnect_info *info, void *user)
+{
+	struct play *p = user;
+
+	(void)c;
+	for (size_t i = 0; i < info->instance_count; i++) {
+		const animc_instance_remap *r = &info->instances[i];
+
+		if (p->ctl->json) {
+			struct json j;
+
+			json_begin(&j, stdout);
+			json_obj(&j);
+			json_kstr(&j, "type", "reconnected");
+			json_kuint(&j, "instance", r->id);
+			json_kuint(&j, "server_pid", info->server_pid);
+			json_kuint(&j, "server_instance", r->new_server_id);
+			json_kbool(&j, "replayed", r->status == 0);
+			json_obj_end(&j);
+			json_end(&j);
+		} else {
+			printf("reconnected to animd (pid %u): instance %" PRIu64 " %s", info->server_pid,
+			       r->id, r->status == 0 ? "replayed" : "could not be replayed");
+			if (r->status == 0)
+				printf(" (the daemon's id %" PRIu64 ")", r->new_server_id);
+			printf("\n");
+			fflush(stdout);
+		}
+		if (r->id == p->id && r->status != 0) {
+			p->done = true;
+			p->status = EXIT_SERVER;
+		}
+	}
+}
+
+/* Print the stream's latest pose of the instance. */
+static void play_pose(struct play *p)
+{
+	animc_pose_info info;
+	size_t n;
+	float *buf;
+	int rc;
+
+	if (p->stream == NULL) {
+		fprintf(stderr, "animctl play: `pose` needs --stream\n");
+		return;
+	}
+	n = animc_stream_pose_floats(p->stream);
+	buf = malloc((n ? n : 1) * sizeof *buf);
+	if (buf == NULL)
+		return;
+	rc = animc_stream_latest(p->stream, p->id, buf, n, &info);
+	if (rc < 0) {
+		fprintf(stderr, "animctl play: pose: %s\n", animc_strerror(rc));
+	} else if (p->ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_kstr(&j, "type", "pose");
+		json_kuint(&j, "instance", info.instance);
+		json_kuint(&j, "seq", info.seq);
+		json_kuint(&j, "tick", info.tick);
+		json_knum(&j, "clip_time", info.clip_time);
+		json_kuint(&j, "flags", info.flags);
+		json_key(&j, "elements");
+		json_arr(&j);
+		for (uint32_t e = 0; e < info.element_count; e++)
+			json_floats(&j, buf + (size_t)e * info.floats_per_element,
+				    info.floats_per_element);
+		json_arr_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		printf("pose %" PRIu64 " (tick %" PRIu64 ") clip time %.3f%s%s: %u elements\n",
+		       info.seq, info.tick, info.clip_time,
+		       info.flags & ANIMC_POSE_PAUSED ? " paused" : "",
+		       info.flags & ANIMC_POSE_ENDED ? " ended" : "", info.element_count);
+		for (uint32_t e = 0; e < info.element_count; e++) {
+			const float *v = buf + (size_t)e * info.floats_per_element;
+
+			printf("  %3u", e);
+			for (uint32_t k = 0; k < info.floats_per_element; k++)
+				printf(" %9.3f", v[k]);
+			printf("\n");
+		}
+		fflush(stdout);
+	}
+	free(buf);
+}
+
+/* `state`: this connection's instances list, showing ours. */
+static int play_state(struct play *p)
+{
+	animc_instance_list *l;
+	int rc = animc_instances_list(p->ctl->c, &l);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < l->count; i++)
+		if (l->instances[i].id == p->id)
+			print_instance(p->ctl, &l->instances[i]);
+	animc_free(l);
+	return 0;
+}
+
+/* One line from stdin.  Returns false when play should end. */
+static bool play_command(struct play *p, char *line)
+{
+	char *cmd = strtok(line, " \t\r"), *arg = strtok(NULL, " \t\r");
+	animc_instance *st = NULL;
+	double v = 0;
+	int rc;
+
+	if (cmd == NULL || cmd[0] == '#')
+		return true;
+	if (strcmp(cmd, "quit") == 0 || strcmp(cmd, "exit") == 0)
+		return false;
+	if (strcmp(cmd, "pose") == 0) {
+		play_pose(p);
+		return true;
+	}
+	if ((strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0) &&
+	    (arg == NULL || ctl_number(cmd, arg, &v) < 0)) {
+		fprintf(stderr, "animctl play: usage: %s NUMBER\n", cmd);
+		return true;
+	}
+	if (strcmp(cmd, "pause") == 0)
+		rc = animc_pause(p->ctl->c, p->id, &st);
+	else if (strcmp(cmd, "resume") == 0)
+		rc = animc_resume(p->ctl->c, p->id, &st);
+	else if (strcmp(cmd, "seek") == 0)
+		rc = animc_seek(p->ctl->c, p->id, v, &st);
+	else if (strcmp(cmd, "speed") == 0)
+		rc = animc_speed(p->ctl->c, p->id, v, &st);
+	else if (strcmp(cmd, "stop") == 0)
+		rc = animc_stop(p->ctl->c, p->id, &st);
+	else if (strcmp(cmd, "state") == 0)
+		rc = play_state(p);
+	else {
+		fprintf(stderr, "animctl play: unknown command \"%s\" (pause, resume, seek T, "
+			"speed S, state, pose, stop, quit)\n", cmd);
+		return true;
+	}
+	if (st != NULL)
+		print_instance(p->ctl, st);
+	animc_free(st);
+	if (rc < 0 && ctl_fail(p->ctl, cmd, rc) == EXIT_CONNECT) {
+		p->status = EXIT_CONNECT;
+		return false;
+	}
+	/* After a successful stop there is nothing left to steer. */
+	return strcmp(cmd, "stop") != 0 || rc < 0;
+}
+
+static int play_loop(struct play *p, bool read_input)
+{
+	struct ctl *ctl = p->ctl;
+	char line[1024];
+	size_t len = 0;
+	int sig = term_signals();
+
+	while (!p->done) {
+		struct pollfd fds[3];
+		int nfds = 0, rc, in_at = -1;
+
+		fds[nfds++] = (struct pollfd){ .fd = sig, .events = POLLIN };
+		if (read_input)
+			fds[in_at = nfds++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		if (animc_client_fd(ctl->c) >= 0)
+			fds[nfds++] = (struct pollfd){ .fd = animc_client_fd(ctl->c),
+							      .events = (short)animc_client_poll_events(ctl->c) };
+		rc = poll(fds, (nfds_t)nfds, animc_client_next_timeout(ctl->c));
+		if (rc < 0 && errno != EINTR)
+			return EXIT_FAILURE_OTHER;
+		if (rc > 0 && fds[0].revents) {
+			term_signal_taken();
+			break;
+		}
+		rc = animc_client_process(ctl->c);
+		if (rc == -ECONNRESET || rc == -ENOTCONN)
+			return ctl_fail(ctl, "play", rc);
+		if (in_at >= 0 && (fds[in_at].revents & (POLLIN | POLLHUP))) {
+			ssize_t n = read(STDIN_FILENO, line + len, sizeof line - 1 - len);
+			char *nl;
+
+			if (n <= 0) {
+				read_input = false;     /* end of input: keep playing */
+				continue;
+			}
+			len += (size_t)n;
+			while ((nl = memchr(line, '\n', len)) != NULL || len == sizeof line - 1) {
+				size_t take = nl ? (size_t)(nl - line) + 1 : len;
+
+				line[take - 1 + (nl == NULL)] = '\0';
+				if (!play_command(p, line))
+					return p->status;
+				memmove(line, line + take, len - take);
+				len -= take;
+			}
+		}
+	}
+	return p->status;
+}
+
+int cmd_play(struct ctl *ctl, int argc, char **argv)
+{
+	const char *pos[1], *clip = NULL, *mesh = NULL, *loop = NULL, *once = NULL,
+		   *pingpong = NULL, *speed = NULL, *start = NULL, *root = NULL, *stream = NULL,
+		   *space = NULL, *rate = NULL, *until_end = NULL, *reconnect = NULL,
+		   *no_input = NULL;
+	const struct ctl_opt opts[] = {
+		{ "clip", true, &clip }, { "mesh", true, &mesh }, { "loop", false, &loop },
+		{ "once", false, &once }, { "pingpong", false, &pingpong },
+		{ "speed", true, &speed }, { "start", true, &start },
+		{ "root-motion", true, &root }, { "stream", false, &stream },
+		{ "space", true, &space }, { "rate", true, &rate },
+		{ "until-end", false, &until_end }, { "reconnect", false, &reconnect },
+		{ "no-input", false, &no_input }, { NULL, false, NULL },
+	};
+	animc_play_opts o = ANIMC_PLAY_OPTS_INIT;
+	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
+	struct play p = { .ctl = ctl };
+	animc_instance *st;
+	double v;
+	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, play_help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	o.asset = pos[0];
+	o.clip = clip;
+	o.mesh = mesh;
+	if (!!loop + !!once + !!pingpong > 1)
+		return ctl_usage_error("play", "choose one of --loop, --once, --pingpong");
+	o.loop = loop ? ANIMC_LOOP_LOOP : once ? ANIMC_LOOP_ONCE : pingpong ? ANIMC_LOOP_PINGPONG
+								  : ANIMC_LOOP_DEFAULT;
+	if (speed != NULL && ctl_number("--speed", speed, &o.speed) < 0)
+		return EXIT_USAGE;
+	if (start != NULL && ctl_number("--start", start, &o.start) < 0)
+		return EXIT_USAGE;
+	if (root != NULL) {
+		if (animc_root_motion_lookup(root) <= 0)
+			return ctl_usage_error("play", "--root-motion is raw or in_place");
+		o.root_motion = (animc_root_motion)animc_root_motion_lookup(root);
+	}
+	if ((space != NULL || rate != NULL) && stream == NULL)
+		return ctl_usage_error("play", "--space and --rate go with --stream");
+	if (space != NULL) {
+		if (animc_space_lookup(space) <= 0)
+			return ctl_usage_error("play", "unknown space \"%s\"", space);
+		so.space = (animc_space)animc_space_lookup(space);
+	}
+	if (rate != NULL) {
+		if (ctl_number("--rate", rate, &v) < 0 || v < 0 || v > 1000)
+			return ctl_usage_error("play", "--rate is 0..1000 Hz");
+		so.rate_hz = (int)v;
+	}
+	p.until_end = until_end != NULL;
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	animc_client_on_event(ctl->c, play_on_event, &p);
+	if (reconnect != NULL) {
+		animc_reconnect_opts ro = { .enabled = 1, .on_reconnect = play_on_reconnect,
+					    .user = &p };
+
+		animc_client_set_reconnect(ctl->c, &ro);
+	}
+	rc = animc_subscribe(ctl->c, ANIMC_EVENTS_ALL, NULL);
+	if (rc < 0)
+		return ctl_fail(ctl, "subscribe", rc);
+	if (stream != NULL) {
+		animc_stream_info si;
+
+		rc = animc_stream_open(ctl->c, &so, &p.stream);
+		if (rc < 0)
+			return ctl_fail(ctl, "stream.open", rc);
+		o.stream = p.stream;
+		animc_stream_info_get(p.stream, &si);
+		if (ctl->json) {
+			struct json j;
+
+			json_begin(&j, stdout);
+			json_obj(&j);
+			json_kstr(&j, "type", "stream");
+			json_kuint(&j, "stream", si.id);
+			json_kstr(&j, "space", animc_space_name(si.space));
+			json_kuint(&j, "rate", si.rate_hz);
+			json_kuint(&j, "channels", si.channels);
+			json_kuint(&j, "depth", si.depth);
+			json_kuint(&j, "max_elements", si.max_elements);
+			json_kuint(&j, "epoch", si.epoch);
+			json_obj_end(&j);
+			json_end(&j);
+		} else {
+			printf("stream %" PRIu64 ": %s, %u Hz, %u channels of %u poses, %u elements\n",
+			       si.id, animc_space_name(si.space), si.rate_hz, si.channels, si.depth,
+			       si.max_elements);
+		}
+	}
+	rc = animc_play(ctl->c, &o, &st);
+	if (rc < 0)
+		return ctl_fail(ctl, "play", rc);
+	p.id = st->id;
+	print_instance(ctl, st);
+	animc_free(st);
+	return play_loop(&p, no_input == NULL);
+}
+
+/* ---- pause, resume, seek, speed, stop ---------------------------------- */
+
+int cmd_control(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl pause INSTANCE | resume INSTANCE | stop INSTANCE\n"
+		"       animctl seek INSTANCE SECONDS | speed INSTANCE FACTOR\n"
+		"Steer an instance and print its new state.  Only the connection that\n"
+		"started an instance may steer it, and every animctl is a new connection:\n"
+		"for instances started elsewhere the daemon answers not_found (exit 1).\n"
+		"To steer an instance from a shell, start it with `animctl play` and type\n"
+		"(or pipe) these commands into its input.\n";
+	const char *cmd = argv[0], *pos[2];
+	bool valued = strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0;
+	int n = ctl_args(ctl, argc, argv, NULL, pos, valued ? 2 : 1, valued ? 2 : 1, help), rc;
+	animc_instance *st = NULL;
+	uint64_t id;
+	double v = 0;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if (ctl_uint("INSTANCE", pos[0], &id) < 0 || (valued && ctl_number(cmd, pos[1], &v) < 0))
+		return EXIT_USAGE;
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	if (strcmp(cmd, "pause") == 0)
+		rc = animc_pause(ctl->c, id, &st);
+	else if (strcmp(cmd, "resume") == 0)
+		rc = animc_resume(ctl->c, id, &st);
+	else if (strcmp(cmd, "seek") == 0)
+		rc = animc_seek(ctl->c, id, v, &st);
+	else if (strcmp(cmd, "speed") == 0)
+		rc = animc_speed(ctl->c, id, v, &st);
+	else
+		rc = animc_stop(ctl->c, id, &st);
+	if (rc < 0) {
+		animc_error_code code = animc_client_error(ctl->c, NULL, NULL);
+		int ex = ctl_fail(ctl, cmd, rc);
+
+		if (code == ANIMC_ERR_NOT_FOUND && !ctl->json)
+			fprintf(stderr, "animctl: hint: instances belong to the connection that "
+				"started them; steer this one from the `animctl play` that started "
+				"it (type `%s` on its input)\n", cmd);
+		return ex;
+	}
+	print_instance(ctl, st);
+	animc_free(st);
+	return EXIT_OK;
+}

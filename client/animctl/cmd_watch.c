@@ -1,0 +1,552 @@
+/*
+ * watch: play an asset into a stream this command opens and show the live
+ * pose: in a terminal, a refreshing table of joints and a small orthographic
+ * drawing of the skeleton (~30 frames a second, q or Ctrl-C quits);
+ * otherwise (a pipe, --json or --frames) one line per published pose.
+ */
+#include "animctl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WATCH_FRAME_MS 33
+#define WATCH_W 60
+#define WATCH_H 20
+
+struct watch {
+	struct ctl *ctl;
+	animc_asset_info *skel;         /* joint names and parents */
+	animc_stream *stream;
+	animc_space space;
+	uint64_t id;
+	int up;                         /* 1 (y) or 2 (z) */
+	int view;                       /* 0 side, 1 front, 2 top */
+	float *buf;
+	size_t buf_floats;
+	float (*pos)[3];                /* joint positions, model space */
+	uint32_t count;
+	bool ended, paused, stopped, done;
+	uint64_t frames, max_frames, dropped;
+	animc_pose_info info;
+	float hmin, hmax, vmin, vmax;   /* the drawing's extent so far */
+	bool have_extent;
+	char status[160];
+};
+
+static const char watch_help[] =
+	"usage: animctl watch ASSET [--clip NAME] [--mesh MESH] [--space model|local]\n"
+	"                     [--rate HZ] [--speed S] [--loop|--once|--pingpong]\n"
+	"                     [--root-motion raw|in_place] [--view side|front|top]\n"
+	"                     [--frames N] [--reconnect] [--json]\n"
+	"Open a shared-memory stream, play ASSET into it and show the live pose.\n"
+	"In a terminal: a table of joints (name, parent, position) under a small\n"
+	"orthographic drawing of the skeleton that follows the root, refreshed about\n"
+	"30 times a second.  Keys: q quit, space pause/resume, r restart.  Ctrl-C\n"
+	"quits too; the terminal is restored either way.\n"
+	"When stdout is not a terminal, or with --json or --frames N, it prints one\n"
+	"line per published pose instead (every pose in order, with a count of any\n"
+	"it missed), N poses at most.  The instance ends when watch does.\n";
+
+/* ---- joint positions ------------------------------------------------------ */
+
+static void quat_mul(const float a[4], const float b[4], float out[4])
+{
+	float r[4] = {
+		a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+		a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+		a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+		a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+	};
+
+	memcpy(out, r, sizeof r);
+}
+
+static void quat_rotate(const float q[4], const float v[3], float out[3])
+{
+	/* v + 2w (u x v) + 2 u x (u x v), with u the vector part. */
+	float t[3] = {
+		2 * (q[1] * v[2] - q[2] * v[1]),
+		2 * (q[2] * v[0] - q[0] * v[2]),
+		2 * (q[0] * v[1] - q[1] * v[0]),
+	};
+
+	out[0] = v[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]);
+	out[1] = v[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]);
+	out[2] = v[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0]);
+}
+
+static int32_t watch_parent(const struct watch *w, uint32_t j)
+{
+	int32_t p = j < w->skel->joint_count ? w->skel->joints[j].parent : -1;
+
+	return p >= 0 && (uint32_t)p < j ? p : -1;
+}
+
+/* Positions of the pose in w->buf, whatever its space. */
+static void watch_positions(struct watch *w)
+{
+	uint32_t n = w->info.element_count;
+
+	if (n > w->skel->joint_count)
+		n = (uint32_t)w->skel->joint_count;
+	w->count = n;
+	if (w->space == ANIMC_SPACE_MODEL) {
+		for (uint32_t j = 0; j < n; j++) {
+			const float *m = w->buf + 12 * (size_t)j;
+
+			w->pos[j][0] = m[3];
+			w->pos[j][1] = m[7];
+			w->pos[j][2] = m[11];
+		}
+		return;
+	}
+	/* local: t xyz, r xyzw, s xyz per joint; compose down the hierarchy
+	 * (parents come first in MD5). */
+	float (*rot)[4] = calloc(n ? n : 1, sizeof *rot);
+	float (*scl)[3] = calloc(n ? n : 1, sizeof *scl);
+
+	if (rot == NULL || scl == NULL) {
+		free(rot);
+		free(scl);
+		w->count = 0;
+		return;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		const float *l = w->buf + 10 * (size_t)j;
+		int32_t p = watch_parent(w, j);
+
+		if (p < 0) {
+			memcpy(w->pos[j], l, 3 * sizeof(float));
+			memcpy(rot[j], l + 3, 4 * sizeof(float));
+			memcpy(scl[j], l + 7, 3 * sizeof(float));
+			continue;
+		}
+		float st[3] = { l[0] * scl[p][0], l[1] * scl[p][1], l[2] * scl[p][2] }, d[3];
+
+		quat_rotate(rot[p], st, d);
+		for (int k = 0; k < 3; k++) {
+			w->pos[j][k] = w->pos[p][k] + d[k];
+			scl[j][k] = scl[p][k] * l[7 + k];
+		}
+		quat_mul(rot[p], l + 3, rot[j]);
+	}
+	free(rot);
+	free(scl);
+}
+
+/* The drawing's axes: horizontal and vertical components of a position. */
+static void watch_axes(const struct watch *w, int *h, int *v)
+{
+	static const int z_up[3][2] = { { 0, 2 }, { 1, 2 }, { 0, 1 } };
+	static const int y_up[3][2] = { { 0, 1 }, { 2, 1 }, { 0, 2 } };
+	const int(*t)[2] = w->up == 2 ? z_up : y_up;
+
+	*h = t[w->view][0];
+	*v = t[w->view][1];
+}
+
+/* ---- the terminal view ------------------------------------------------------ */
+
+static void watch_line(char grid[WATCH_H][WATCH_W + 1], int x0, int y0, int x1, int y1, int gw,
+		       int gh)
+{
+	int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+	int err = dx + dy;
+	char c = dx > -2 * dy ? '-' : -dy > 2 * dx ? '|' : (sx == sy ? '\\' : '/');
+
+	for (;;) {
+		if (x0 >= 0 && x0 < gw && y0 >= 0 && y0 < gh && grid[y0][x0] == ' ')
+			grid[y0][x0] = c;
+		if (x0 == x1 && y0 == y1)
+			break;
+		int e2 = 2 * err;
+
+		if (e2 >= dy) {
+			err += dy;
+			x0 += sx;
+		}
+		if (e2 <= dx) {
+			err += dx;
+			y0 += sy;
+		}
+	}
+}
+
+static void watch_draw(struct watch *w)
+{
+	char grid[WATCH_H][WATCH_W + 1];
+	int cols, rows, gw, gh, h, v, (*cell)[2];
+	float sh, sv, s, hc, vc, root_h;
+	const char *name;
+
+	term_size(&cols, &rows);
+	gw = cols - 2 < WATCH_W ? cols - 2 : WATCH_W;
+	gh = rows - 8 < WATCH_H ? rows - 8 : WATCH_H;
+	if (gw < 10)
+		gw = 10;
+	if (gh < 4)
+		gh = 4;
+	watch_axes(w, &h, &v);
+	root_h = w->count > 0 ? w->pos[0][h] : 0;
+	/* The extent only grows, so the drawing does not breathe. */
+	for (uint32_t j = 0; j < w->count; j++) {
+		float ph = w->pos[j][h] - root_h, pv = w->pos[j][v];
+
+		if (!w->have_extent) {
+			w->hmin = w->hmax = ph;
+			w->vmin = w->vmax = pv;
+			w->have_extent = true;
+		}
+		w->hmin = fminf(w->hmin, ph);
+		w->hmax = fmaxf(w->hmax, ph);
+		w->vmin = fminf(w->vmin, pv);
+		w->vmax = fmaxf(w->vmax, pv);
+	}
+	/* Character cells are about twice as tall as wide. */
+	sh = (gw - 1) / fmaxf(w->hmax - w->hmin, 1e-3f);
+	sv = (gh - 1) / fmaxf(w->vmax - w->vmin, 1e-3f);
+	s = fminf(sh / 2, sv);
+	hc = (w->hmin + w->hmax) / 2;
+	vc = (w->vmin + w->vmax) / 2;
+	memset(grid, ' ', sizeof grid);
+	cell = calloc(w->count ? w->count : 1, sizeof *cell);
+	if (cell == NULL)
+		return;
+	for (uint32_t j = 0; j < w->count; j++) {
+		cell[j][0] = (int)lrintf((gw - 1) / 2.0f + (w->pos[j][h] - root_h - hc) * s * 2);
+		cell[j][1] = (int)lrintf((gh - 1) / 2.0f - (w->pos[j][v] - vc) * s);
+	}
+	for (uint32_t j = 0; j < w->count; j++) {
+		int32_t p = watch_parent(w, j);
+
+		if (p >= 0)
+			watch_line(grid, cell[p][0], cell[p][1], cell[j][0], cell[j][1], gw, gh);
+	}
+	for (uint32_t j = 0; j < w->count; j++) {
+		int x = cell[j][0], y = cell[j][1];
+
+		if (x >= 0 && x < gw && y >= 0 && y < gh)
+			grid[y][x] = watch_parent(w, j) < 0 ? '@' : 'o';
+	}
+	free(cell);
+
+	fputs("\x1b[H", stdout);
+	printf("\x1b[1manimctl watch\x1b[0m  %s  instance %" PRIu64 "  pose %" PRIu64
+	       "  clip time %.3f s%s%s\x1b[K\n",
+	       w->skel->name, w->id, w->info.seq, w->info.clip_time,
+	       w->info.flags & ANIMC_POSE_PAUSED ? "  [paused]" : "",
+	       w->info.flags & ANIMC_POSE_ENDED ? "  [ended]" : "");
+	printf("%s\x1b[K\n", w->status);
+	printf("+");
+	for (int x = 0; x < gw; x++)
+		putchar('-');
+	printf("+\x1b[K\n");
+	for (int y = 0; y < gh; y++) {
+		grid[y][gw] = '\0';
+		printf("|%s|\x1b[K\n", grid[y]);
+	}
+	printf("+");
+	for (int x = 0; x < gw; x++)
+		putchar('-');
+	printf("+\x1b[K\n");
+	printf("%-3s %-16s %-16s %10s %10s %10s\x1b[K\n", "#", "JOINT", "PARENT", "X", "Y", "Z");
+	for (uint32_t j = 0; j < w->count && (int)j < rows - gh - 7; j++) {
+		int32_t p = watch_parent(w, j);
+
+		name = j < w->skel->joint_count ? w->skel->joints[j].name : "?";
+		printf("%-3u %-16.16s %-16.16s %10.3f %10.3f %10.3f\x1b[K\n", j, name,
+		       p >= 0 ? w->skel->joints[p].name : "-", w->pos[j][0], w->pos[j][1],
+		       w->pos[j][2]);
+	}
+	printf("q quit  space pause/resume  r restart\x1b[K\x1b[J");
+	fflush(stdout);
+}
+
+/* ---- the line view -------------------------------------------------------- */
+
+static void watch_print(struct watch *w, uint64_t dropped)
+{
+	if (w->ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_kuint(&j, "instance", w->id);
+		json_kuint(&j, "seq", w->info.seq);
+		json_kuint(&j, "tick", w->info.tick);
+		json_knum(&j, "clip_time", w->info.clip_time);
+		json_kuint(&j, "dropped", dropped);
+		json_kbool(&j, "paused", w->info.flags & ANIMC_POSE_PAUSED);
+		json_kbool(&j, "ended", w->info.flags & ANIMC_POSE_ENDED);
+		json_key(&j, "joints");
+		json_arr(&j);
+		for (uint32_t k = 0; k < w->count; k++) {
+			json_obj(&j);
+			json_kstr(&j, "name", k < w->skel->joint_count ? w->skel->joints[k].name : NULL);
+			json_kint(&j, "parent", watch_parent(w, k));
+			json_key(&j, "position");
+			json_floats(&j, w->pos[k], 3);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+		return;
+	}
+	printf("pose %" PRIu64 " clip_time %.3f", w->info.seq, w->info.clip_time);
+	if (dropped > 0)
+		printf(" dropped %" PRIu64, dropped);
+	for (uint32_t k = 0; k < w->count; k++)
+		printf("  %s %.2f %.2f %.2f", k < w->skel->joint_count ? w->skel->joints[k].name : "?",
+		       w->pos[k][0], w->pos[k][1], w->pos[k][2]);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ---- the loop --------------------------------------------------------------- */
+
+static void watch_on_event(animc_client *c, const animc_event *ev, void *user)
+{
+	struct watch *w = user;
+
+	(void)c;
+	if (ev->instance != w->id)
+		return;
+	if (ev->type == ANIMC_EVENT_INSTANCE_ENDED)
+		snprintf(w->status, sizeof w->status, "ended at %.3f s", ev->time);
+	if (ev->type == ANIMC_EVENT_INSTANCE_STOPPED) {
+		snprintf(w->status, sizeof w->status, "stopped by the daemon: %s",
+			 ev->reason ? ev->reason : "?");
+		w->stopped = true;
+	}
+}
+
+static void watch_on_reconnect(animc_client *c, const animc_reconnect_info *info, void *user)
+{
+	struct watch *w = user;
+
+	(void)c;
+	snprintf(w->status, sizeof w->status, "reconnected to animd pid %u (%zu instance%s replayed)",
+		 info->server_pid, info->instance_count, info->instance_count == 1 ? "" : "s");
+}
+
+static void watch_key(struct watch *w, char k)
+{
+	animc_instance *st = NULL;
+	int rc = 0;
+
+	if (k == 'q' || k == 'Q') {
+		w->done = true;
+	} else if (k == ' ') {
+		rc = w->paused ? animc_resume(w->ctl->c, w->id, &st)
+			       : animc_pause(w->ctl->c, w->id, &st);
+		if (rc == 0)
+			w->paused = st->state == ANIMC_STATE_PAUSED;
+	} else if (k == 'r') {
+		rc = animc_seek(w->ctl->c, w->id, 0, NULL);
+	}
+	if (rc < 0) {
+		const char *msg;
+
+		animc_client_error(w->ctl->c, NULL, &msg);
+		snprintf(w->status, sizeof w->status, "%s", msg);
+	}
+	animc_free(st);
+}
+
+/* One turn's poses: the latest (terminal) or every new one (lines). */
+static int watch_read(struct watch *w, bool tui)
+{
+	uint64_t dropped = 0;
+	int rc;
+
+	if (tui) {
+		rc = animc_stream_latest(w->stream, w->id, w->buf, w->buf_floats, &w->info);
+		if (rc == 0) {
+			watch_positions(w);
+			w->frames++;
+		}
+		return rc == -ENODATA ? 0 : rc;
+	}
+	while ((rc = animc_stream_next(w->stream, w->id, w->buf, w->buf_floats, &w->info,
+				       &dropped)) == 0) {
+		watch_positions(w);
+		watch_print(w, dropped);
+		if (++w->frames == w->max_frames) {
+			w->done = true;
+			break;
+		}
+	}
+	return rc == -ENODATA ? 0 : rc;
+}
+
+static int watch_loop(struct watch *w, bool tui)
+{
+	int sig = term_signals();
+
+	if (tui && term_enter() < 0)
+		tui = false;
+	while (!w->done && !w->stopped) {
+		struct pollfd fds[3] = { { .fd = sig, .events = POLLIN } };
+		int nfds = 1, fd = animc_client_fd(w->ctl->c), t = WATCH_FRAME_MS, rc, in_at = -1;
+		int next = animc_client_next_timeout(w->ctl->c);
+
+		if (tui)
+			fds[in_at = nfds++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		if (fd >= 0)
+			fds[nfds++] = (struct pollfd){ .fd = fd,
+						       .events = (short)animc_client_poll_events(w->ctl->c) };
+		if (next >= 0 && next < t)
+			t = next;
+		rc = poll(fds, (nfds_t)nfds, t);
+		if (rc < 0 && errno != EINTR)
+			break;
+		if (rc > 0 && fds[0].revents) {
+			term_signal_taken();
+			break;
+		}
+		if (in_at >= 0 && (fds[in_at].revents & POLLIN)) {
+			char keys[16];
+			ssize_t n = read(STDIN_FILENO, keys, sizeof keys);
+
+			for (ssize_t i = 0; i < n; i++)
+				watch_key(w, keys[i]);
+		}
+		rc = animc_client_process(w->ctl->c);
+		if (rc == -ECONNRESET || rc == -ENOTCONN) {
+			term_restore();
+			return ctl_fail(w->ctl, "watch", rc);
+		}
+		rc = watch_read(w, tui);
+		if (rc < 0 && rc != -ENOENT) {
+			term_restore();
+			fprintf(stderr, "animctl watch: reading the stream: %s\n", animc_strerror(rc));
+			return EXIT_FAILURE_OTHER;
+		}
+		if (tui && w->frames > 0) {
+			watch_draw(w);
+			if (w->max_frames && w->frames >= w->max_frames)
+				w->done = true;
+		}
+	}
+	term_restore();
+	if (w->stopped) {
+		fprintf(stderr, "animctl watch: %s\n", w->status);
+		return EXIT_SERVER;
+	}
+	return EXIT_OK;
+}
+
+int cmd_watch(struct ctl *ctl, int argc, char **argv)
+{
+	const char *pos[1], *clip = NULL, *mesh = NULL, *space = NULL, *rate = NULL,
+		   *speed = NULL, *loop = NULL, *once = NULL, *pingpong = NULL, *root = NULL,
+		   *view = NULL, *frames = NULL, *reconnect = NULL;
+	const struct ctl_opt opts[] = {
+		{ "clip", true, &clip }, { "mesh", true, &mesh }, { "space", true, &space },
+		{ "rate", true, &rate }, { "speed", true, &speed }, { "loop", false, &loop },
+		{ "once", false, &once }, { "pingpong", false, &pingpong },
+		{ "root-motion", true, &root }, { "view", true, &view },
+		{ "frames", true, &frames }, { "reconnect", false, &reconnect },
+		{ NULL, false, NULL },
+	};
+	animc_play_opts o = ANIMC_PLAY_OPTS_INIT;
+	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
+	struct watch w = { .ctl = ctl, .space = ANIMC_SPACE_MODEL };
+	animc_instance *st;
+	bool tui;
+	double v;
+	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, watch_help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	o.asset = pos[0];
+	o.clip = clip;
+	o.mesh = mesh;
+	if (!!loop + !!once + !!pingpong > 1)
+		return ctl_usage_error("watch", "choose one of --loop, --once, --pingpong");
+	o.loop = loop ? ANIMC_LOOP_LOOP : once ? ANIMC_LOOP_ONCE : pingpong ? ANIMC_LOOP_PINGPONG
+								  : ANIMC_LOOP_DEFAULT;
+	if (speed != NULL && ctl_number("--speed", speed, &o.speed) < 0)
+		return EXIT_USAGE;
+	if (root != NULL) {
+		if (animc_root_motion_lookup(root) <= 0)
+			return ctl_usage_error("watch", "--root-motion is raw or in_place");
+		o.root_motion = (animc_root_motion)animc_root_motion_lookup(root);
+	}
+	if (space != NULL) {
+		if (strcmp(space, "model") != 0 && strcmp(space, "local") != 0)
+			return ctl_usage_error("watch", "--space is model or local");
+		w.space = (animc_space)animc_space_lookup(space);
+	}
+	if (rate != NULL) {
+		if (ctl_number("--rate", rate, &v) < 0 || v < 0 || v > 1000)
+			return ctl_usage_error("watch", "--rate is 0..1000 Hz");
+		so.rate_hz = (int)v;
+	}
+	if (view != NULL) {
+		w.view = strcmp(view, "side") == 0 ? 0 : strcmp(view, "front") == 0 ? 1
+		       : strcmp(view, "top") == 0 ? 2 : -1;
+		if (w.view < 0)
+			return ctl_usage_error("watch", "--view is side, front or top");
+	}
+	if (frames != NULL && ctl_uint("--frames", frames, &w.max_frames) < 0)
+		return EXIT_USAGE;
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_assets_info(ctl->c, mesh ? mesh : o.asset, &w.skel);
+	if (rc < 0)
+		return ctl_fail(ctl, "info", rc);
+	if (!w.skel->has_skeleton || w.skel->joint_count == 0) {
+		fprintf(stderr, "animctl watch: %s has no skeleton to show (for a camera, try "
+			"`animctl play %s --stream --space camera` and `pose`)\n", w.skel->name,
+			w.skel->name);
+		animc_free(w.skel);
+		return EXIT_USAGE;
+	}
+	w.up = w.skel->up != NULL && strchr(w.skel->up, 'y') != NULL ? 1 : 2;
+	animc_client_on_event(ctl->c, watch_on_event, &w);
+	if (reconnect != NULL) {
+		animc_reconnect_opts ro = { .enabled = 1, .on_reconnect = watch_on_reconnect,
+					    .user = &w };
+
+		animc_client_set_reconnect(ctl->c, &ro);
+	}
+	rc = animc_subscribe(ctl->c, ANIMC_EVENTS_INSTANCES, NULL);
+	so.space = w.space;
+	so.channels = 1;
+	so.max_elements = (uint32_t)w.skel->joint_count;
+	if (rc == 0)
+		rc = animc_stream_open(ctl->c, &so, &w.stream);
+	if (rc == 0) {
+		o.stream = w.stream;
+		rc = animc_play(ctl->c, &o, &st);
+	}
+	if (rc < 0) {
+		animc_free(w.skel);
+		return ctl_fail(ctl, "watch", rc);
+	}
+	w.id = st->id;
+	snprintf(w.status, sizeof w.status, "%s clip %s, %.3f s, %s, speed %g, stream %" PRIu64,
+		 st->state_name, st->clip ? st->clip : "-", st->duration,
+		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);
+	animc_free(st);
+	w.buf_floats = animc_stream_pose_floats(w.stream);
+	w.buf = malloc(w.buf_floats * sizeof *w.buf);
+	w.pos = calloc(w.skel->joint_count, sizeof *w.pos);
+	if (w.buf == NULL || w.pos == NULL) {
+		rc = EXIT_FAILURE_OTHER;
+	} else {
+		tui = !ctl->json && frames == NULL && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+		rc = watch_loop(&w, tui);
+	}
+	free(w.buf);
+	free(w.pos);
+	animc_free(w.skel);
+	return rc;
+}

@@ -1,0 +1,177 @@
+/*
+ * animctl - command-line control of animd, built on libanimclient alone.
+ *
+ *   animctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS] [--help]
+ */
+#include "animctl.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: animctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS...]\n"
+	"\n"
+	"Control the animation daemon animd over its socket (PATH, else $ANIMD_SOCKET,\n"
+	"else " ANIMC_SOCKET_DEFAULT ").\n"
+	"\n"
+	"commands:\n"
+	"  status                     the daemon: version, uptime, assets, instances, memory\n"
+	"  list                       every asset with its format, generation and state\n"
+	"  info ASSET                 one asset: skeleton, clips, meshes, cameras\n"
+	"  sample ASSET --time T      evaluate one pose (no instance)\n"
+	"  play ASSET [options]       play an instance and steer it from stdin until\n"
+	"                             Ctrl-C: pause, resume, seek T, speed S, stop, quit\n"
+	"  watch ASSET [options]      play into a stream and show the live pose\n"
+	"  events                     print the daemon's events as they happen\n"
+	"  instances                  this connection's instances (a new connection has none)\n"
+	"  pause|resume|stop INSTANCE, seek INSTANCE T, speed INSTANCE S\n"
+	"                             steer an instance; only its own connection may, so\n"
+	"                             from another animctl these report not_found\n"
+	"\n"
+	"Instances belong to the connection that started them and end with it: `play`\n"
+	"and `watch` keep their connection open and run until stopped.\n"
+	"\n"
+	"global options (anywhere on the line):\n"
+	"  --socket PATH   the daemon's socket\n"
+	"  --json          machine-readable output: one JSON document per line\n"
+	"  --timeout MS    per-call timeout (default 10000; 0 waits forever)\n"
+	"  --help          this text, or a command's with `animctl COMMAND --help`\n"
+	"  --version       animctl's version\n"
+	"\n"
+	"exit status: 0 ok, 1 the daemon answered with an error (its code and message\n"
+	"are printed), 2 usage error, 3 cannot connect or connection lost, 4 another\n"
+	"failure (timeout, terminal).\n";
+
+struct command {
+	const char *name;
+	int (*run)(struct ctl *ctl, int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "status", cmd_status },
+	{ "list", cmd_list },
+	{ "info", cmd_info },
+	{ "sample", cmd_sample },
+	{ "play", cmd_play },
+	{ "watch", cmd_watch },
+	{ "events", cmd_events },
+	{ "instances", cmd_instances },
+	{ "pause", cmd_control },
+	{ "resume", cmd_control },
+	{ "seek", cmd_control },
+	{ "speed", cmd_control },
+	{ "stop", cmd_control },
+};
+
+int ctl_connect(struct ctl *ctl)
+{
+	const char *msg;
+	int rc = animc_client_new(&ctl->c);
+
+	if (rc == 0)
+		rc = animc_client_connect(ctl->c, ctl->socket, ctl->timeout_ms);
+	if (rc == 0)
+		return 0;
+	animc_client_error(ctl->c, NULL, &msg);
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_key(&j, "error");
+		json_obj(&j);
+		json_kstr(&j, "code", "connect");
+		json_kstr(&j, "message", msg && msg[0] ? msg : animc_strerror(rc));
+		json_kstr(&j, "socket", animc_socket_path(ctl->socket));
+		json_obj_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		fprintf(stderr, "animctl: %s\n", msg && msg[0] ? msg : animc_strerror(rc));
+		if (rc == -ENOENT || rc == -ECONNREFUSED)
+			fprintf(stderr, "animctl: is animd running?  (--socket PATH or $%s choose "
+				"another socket)\n", ANIMC_SOCKET_ENV);
+	}
+	return rc == -EREMOTEIO ? EXIT_SERVER : EXIT_CONNECT;
+}
+
+int ctl_fail(struct ctl *ctl, const char *what, int rc)
+{
+	const char *name = "", *msg = "";
+	int code;
+
+	animc_client_error(ctl->c, &name, &msg);
+	if (msg == NULL || msg[0] == '\0')
+		msg = animc_strerror(rc);
+	code = rc == -EREMOTEIO ? EXIT_SERVER
+	     : rc == -ECONNRESET || rc == -ENOTCONN ? EXIT_CONNECT
+	     : EXIT_FAILURE_OTHER;
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_key(&j, "error");
+		json_obj(&j);
+		json_kstr(&j, "code", name && name[0] ? name : code == EXIT_CONNECT ? "connection"
+							 : "local");
+		json_kstr(&j, "message", msg);
+		json_obj_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+	} else if (rc == -EREMOTEIO) {
+		fprintf(stderr, "animctl: %s: %s\n", name, msg);
+	} else {
+		fprintf(stderr, "animctl: %s: %s\n", what, msg);
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl ctl = { .timeout_ms = ANIMC_DEFAULT_TIMEOUT_MS };
+	const char *cmd = NULL;
+	int i, rc;
+
+	/* Global options before the command; the command's parser accepts
+	 * them after it too. */
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--version") == 0) {
+			printf("animctl %d.%d.%d (protocol %d)\n", ANIMC_VERSION_MAJOR,
+			       ANIMC_VERSION_MINOR, ANIMC_VERSION_PATCH, ANIMC_PROTOCOL_VERSION);
+			return EXIT_OK;
+		}
+		if (strcmp(a, "--json") == 0) {
+			ctl.json = true;
+		} else if (strncmp(a, "--socket", 8) == 0 || strncmp(a, "--timeout", 9) == 0) {
+			/* Reuse the command parser on just this option. */
+			char *one[3] = { "animctl", argv[i], i + 1 < argc ? argv[i + 1] : NULL };
+			int n = strchr(a, '=') || i + 1 >= argc ? 2 : 3;
+
+			if (ctl_parse(&ctl, n, one, NULL, NULL, 0) != 0)
+				return ctl_usage_error(NULL, "bad option \"%s\"", a);
+			i += n - 2;
+		} else {
+			return ctl_usage_error(NULL, "unknown option \"%s\"", a);
+		}
+	}
+	if (i == argc) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[i];
+	for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+		if (strcmp(commands[k].name, cmd) == 0) {
+			rc = commands[k].run(&ctl, argc - i, argv + i);
+			animc_client_close(ctl.c);
+			return rc;
+		}
+	}
+	return ctl_usage_error(NULL, "unknown command \"%s\"", cmd);
+}

@@ -1,0 +1,278 @@
+/* assets.list, assets.info and assets.reload. */
+#include "internal.h"
+
+#include <errno.h>
+
+static int assets_pack_name(msgpack_packer *pk, uint32_t msgid, const char *method,
+			    const char *asset)
+{
+	if (asset == NULL)
+		return -EINVAL;
+	if (rpc_pack_request(pk, msgid, method, 1) < 0)
+		return -ENOMEM;
+	return ac_pack_kv_str(pk, "asset", asset);
+}
+
+/* The asset's name: "asset" in the daemon's replies, "name" in
+ * PROTOCOL.md's proposal. */
+static const char *assets_name(struct ac_parse *p, const msgpack_object *map)
+{
+	const char *name = ac_obj_str(p, map, "asset");
+
+	return name != NULL ? name : ac_obj_str(p, map, "name");
+}
+
+/* ---- assets.list ------------------------------------------------------ */
+
+static int list_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
+{
+	(void)c;
+	(void)params;
+	return rpc_pack_request(pk, msgid, "assets.list", 0);
+}
+
+static int list_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+{
+	animc_asset_list *l = ac_res_new(sizeof *l);
+	struct ac_parse p = { .res = l };
+	const msgpack_object *arr;
+	animc_asset_summary *items;
+	size_t n;
+
+	(void)c;
+	if (l == NULL)
+		return -ENOMEM;
+	call->result = l;
+	arr = ac_obj_array(&p, r, "assets", &n);
+	items = ac_res_alloc(l, n * sizeof *items);
+	if (items == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+		const msgpack_object *state = ac_obj_get(o, "state");
+
+		items[i].name = assets_name(&p, o);
+		items[i].format = ac_obj_str(&p, o, "format");
+		items[i].generation = ac_obj_u64(&p, o, "generation", 0);
+		items[i].ok = state != NULL ? ac_obj_is_str(state, "ok") : ac_obj_bool(&p, o, "ok", 0);
+		items[i].error = ac_obj_str(&p, o, "error");
+	}
+	l->count = n;
+	l->assets = items;
+	return p.err;
+}
+
+static const struct ac_method method_list = { "assets.list", list_pack, list_reply, NULL, NULL };
+
+int animc_assets_list(animc_client *c, animc_asset_list **out)
+{
+	return ac_rpc_call(c, &method_list, NULL, (void **)out);
+}
+
+int animc_assets_list_async(animc_client *c, animc_done_fn done, void *user)
+{
+	return ac_rpc_call_async(c, &method_list, NULL, done, user);
+}
+
+/* ---- assets.info ------------------------------------------------------ */
+
+static int info_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
+{
+	(void)c;
+	return assets_pack_name(pk, msgid, "assets.info", params);
+}
+
+static void info_skeleton(struct ac_parse *p, animc_asset_info *a, const msgpack_object *sk)
+{
+	const msgpack_object *arr;
+	animc_joint_info *joints;
+	size_t n;
+
+	if (sk == NULL || sk->type != MSGPACK_OBJECT_MAP)
+		return;
+	a->has_skeleton = 1;
+	a->bind_pose = ac_obj_bool(p, sk, "bind_pose", 0);
+	arr = ac_obj_array(p, sk, "joints", &n);
+	joints = ac_res_alloc(p->res, n * sizeof *joints);
+	if (joints == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		joints[i].name = ac_obj_str(p, o, "name");
+		joints[i].parent = (int32_t)ac_obj_i64(p, o, "parent", -1);
+	}
+	a->joints = joints;
+	a->joint_count = n;
+}
+
+static void info_clips(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "clips", &n);
+	animc_clip_info *clips = ac_res_alloc(p->res, n * sizeof *clips);
+
+	if (clips == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		clips[i].name = ac_obj_str(p, o, "name");
+		clips[i].duration = ac_obj_f64(p, o, "duration", 0);
+		clips[i].loop = ac_obj_str(p, o, "loop");
+		clips[i].joint_count = (uint32_t)ac_obj_u64(p, o, "joint_count", 0);
+		clips[i].has_bounds = ac_obj_bool(p, o, "bounds", 0);
+		clips[i].frame_rate = (uint32_t)ac_obj_u64(p, o, "frame_rate", 0);
+		clips[i].frame_count = (uint32_t)ac_obj_u64(p, o, "frame_count", 0);
+	}
+	a->clips = clips;
+	a->clip_count = n;
+}
+
+static void info_meshes(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "meshes", &n);
+	animc_mesh_info *meshes = ac_res_alloc(p->res, n * sizeof *meshes);
+
+	if (meshes == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		meshes[i].name = ac_obj_str(p, o, "name");
+		meshes[i].material = ac_obj_str(p, o, "material");
+		meshes[i].vertex_count = (uint32_t)ac_obj_u64(p, o, "vertex_count", 0);
+		meshes[i].triangle_count = (uint32_t)ac_obj_u64(p, o, "triangle_count", 0);
+		meshes[i].weight_count = (uint32_t)ac_obj_u64(p, o, "weight_count", 0);
+		meshes[i].skinned = ac_obj_bool(p, o, "skinned", 0);
+		meshes[i].normals = ac_obj_bool(p, o, "normals", 0);
+	}
+	a->meshes = meshes;
+	a->mesh_count = n;
+}
+
+static void info_cameras(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "cameras", &n);
+	animc_camera_info *cams = ac_res_alloc(p->res, n * sizeof *cams);
+
+	if (cams == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+		size_t ncuts;
+		const msgpack_object *cuts = ac_obj_array(p, o, "cuts", &ncuts);
+		uint32_t *v = ac_res_alloc(p->res, ncuts * sizeof *v);
+
+		cams[i].frame_count = (uint32_t)ac_obj_u64(p, o, "frame_count", 0);
+		cams[i].frame_rate = (uint32_t)ac_obj_u64(p, o, "frame_rate", 0);
+		cams[i].duration = ac_obj_f64(p, o, "duration", 0);
+		if (v == NULL) {
+			p->err = p->err ? p->err : -ENOMEM;
+			return;
+		}
+		for (size_t k = 0; k < ncuts; k++) {
+			const msgpack_object *cut = &cuts->via.array.ptr[k];
+
+			if (cut->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+				ac_obj_fail(p, "cuts");
+			else
+				v[k] = (uint32_t)cut->via.u64;
+		}
+		cams[i].cuts = v;
+		cams[i].cut_count = ncuts;
+	}
+	a->cameras = cams;
+	a->camera_count = n;
+}
+
+static int info_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+{
+	animc_asset_info *a = ac_res_new(sizeof *a);
+	struct ac_parse p = { .res = a };
+	const msgpack_object *axes;
+
+	(void)c;
+	if (a == NULL)
+		return -ENOMEM;
+	call->result = a;
+	a->name = assets_name(&p, r);
+	a->format = ac_obj_str(&p, r, "format");
+	a->version = (int32_t)ac_obj_i64(&p, r, "version", 0);
+	a->bytes = ac_obj_u64(&p, r, "bytes", 0);
+	axes = ac_obj_get(r, "axes");
+	a->up = ac_obj_str(&p, axes, "up");
+	a->handedness = ac_obj_str(&p, axes, "handedness");
+	a->generation = ac_obj_u64(&p, r, "generation", 0);
+	a->error = ac_obj_str(&p, r, "error");
+	a->loaded_at = ac_obj_f64(&p, r, "loaded_at", 0);
+	a->load_ms = ac_obj_f64(&p, r, "load_ms", 0);
+	info_skeleton(&p, a, ac_obj_get(r, "skeleton"));
+	info_clips(&p, a, r);
+	info_meshes(&p, a, r);
+	info_cameras(&p, a, r);
+	return p.err;
+}
+
+static const struct ac_method method_info = { "assets.info", info_pack, info_reply, NULL, NULL };
+
+int animc_assets_info(animc_client *c, const char *asset, animc_asset_info **out)
+{
+	return ac_rpc_call(c, &method_info, asset, (void **)out);
+}
+
+int animc_assets_info_async(animc_client *c, const char *asset, animc_done_fn done, void *user)
+{
+	return ac_rpc_call_async(c, &method_info, asset, done, user);
+}
+
+/* ---- assets.reload ---------------------------------------------------- */
+
+static int reload_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
+{
+	(void)c;
+	return assets_pack_name(pk, msgid, "assets.reload", params);
+}
+
+static int reload_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+{
+	uint64_t *gen = ac_res_new(sizeof *gen);
+	struct ac_parse p = { .res = gen };
+
+	(void)c;
+	if (gen == NULL)
+		return -ENOMEM;
+	call->result = gen;
+	*gen = ac_obj_u64(&p, r, "generation", 0);
+	return p.err;
+}
+
+static const struct ac_method method_reload = { "assets.reload", reload_pack, reload_reply,
+						NULL, NULL };
+
+int animc_assets_reload(animc_client *c, const char *asset, uint64_t *generation)
+{
+	uint64_t *gen = NULL;
+	int rc = ac_rpc_call(c, &method_reload, asset, (void **)&gen);
+
+	if (rc == 0 && generation != NULL)
+		*generation = *gen;
+	ac_res_free(gen);
+	return rc;
+}
+
+int animc_assets_reload_async(animc_client *c, const char *asset, animc_done_fn done,
+			     void *user)
+{
+	return ac_rpc_call_async(c, &method_reload, asset, done, user);
+}

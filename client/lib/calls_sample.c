@@ -1,0 +1,148 @@
+/* sample: one pose evaluated by the daemon, returned in the reply. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+
+static int sample_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
+{
+	const animc_sample_opts *o = params;
+	const char *space = o ? animc_space_name(o->space) : NULL;
+	const char *loop = o ? animc_loop_name(o->loop) : NULL;
+	const char *root = o ? animc_root_motion_name(o->root_motion) : NULL;
+	uint32_t n;
+	int rc = 0;
+
+	(void)c;
+	if (o == NULL || o->asset == NULL || !isfinite(o->time))
+		return -EINVAL;
+	n = 2 + (o->clip != NULL) + (o->mesh != NULL) + (space != NULL) + (loop != NULL) +
+	    (root != NULL);
+	if (rpc_pack_request(pk, msgid, "sample", n) < 0)
+		return -ENOMEM;
+	rc |= ac_pack_kv_str(pk, "asset", o->asset);
+	rc |= ac_pack_kv_f64(pk, "time", o->time);
+	if (o->clip != NULL)
+		rc |= ac_pack_kv_str(pk, "clip", o->clip);
+	if (o->mesh != NULL)
+		rc |= ac_pack_kv_str(pk, "mesh", o->mesh);
+	if (space != NULL)
+		rc |= ac_pack_kv_str(pk, "space", space);
+	if (loop != NULL)
+		rc |= ac_pack_kv_str(pk, "loop", loop);
+	if (root != NULL)
+		rc |= ac_pack_kv_str(pk, "root_motion", root);
+	return rc ? -ENOMEM : 0;
+}
+
+static void sample_joints(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "joints", &n);
+	animc_joint_pose *joints = ac_res_alloc(p->res, n * sizeof *joints);
+
+	if (joints == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+		animc_joint_pose *j = &joints[i];
+
+		j->name = ac_obj_str(p, o, "name");
+		j->parent = (int32_t)ac_obj_i64(p, o, "parent", -1);
+		j->r[3] = 1;
+		j->s[0] = j->s[1] = j->s[2] = 1;
+		ac_obj_floats(p, ac_obj_get(o, "t"), j->t, 3, "t");
+		ac_obj_floats(p, ac_obj_get(o, "r"), j->r, 4, "r");
+		ac_obj_floats(p, ac_obj_get(o, "s"), j->s, 3, "s");
+		ac_obj_floats(p, ac_obj_get(o, "m"), j->m, 12, "m");
+	}
+	pose->joints = joints;
+	pose->joint_count = n;
+}
+
+static void sample_meshes(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "meshes", &n);
+	animc_mesh_pose *meshes = ac_res_alloc(p->res, n * sizeof *meshes);
+
+	if (meshes == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+		size_t nv;
+		const msgpack_object *pos = ac_obj_array(p, o, "positions", &nv);
+		float *v = nv <= SIZE_MAX / 12 ? ac_res_alloc(p->res, nv * 3 * sizeof *v) : NULL;
+
+		meshes[i].name = ac_obj_str(p, o, "name");
+		if (v == NULL) {
+			p->err = p->err ? p->err : -ENOMEM;
+			return;
+		}
+		for (size_t k = 0; k < nv; k++)
+			ac_obj_floats(p, &pos->via.array.ptr[k], v + 3 * k, 3, "positions");
+		meshes[i].positions = v;
+		meshes[i].vertex_count = nv;
+	}
+	pose->meshes = meshes;
+	pose->mesh_count = n;
+}
+
+static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+{
+	animc_pose *pose = ac_res_new(sizeof *pose);
+	struct ac_parse p = { .res = pose };
+	const msgpack_object *bounds, *cam;
+	const char *space;
+	int sp;
+
+	(void)c;
+	if (pose == NULL)
+		return -ENOMEM;
+	call->result = pose;
+	pose->asset = ac_obj_str(&p, r, "asset");
+	pose->clip = ac_obj_str(&p, r, "clip");
+	pose->time = ac_obj_f64(&p, r, "time", 0);
+	pose->clip_time = ac_obj_f64(&p, r, "clip_time", 0);
+	pose->cycles = ac_obj_i64(&p, r, "cycles", 0);
+	space = ac_obj_str(&p, r, "space");
+	sp = animc_space_lookup(space);
+	pose->space = sp > 0 ? (animc_space)sp : ANIMC_SPACE_DEFAULT;
+	pose->root_motion = ac_obj_str(&p, r, "root_motion");
+	bounds = ac_obj_get(r, "bounds");
+	if (bounds != NULL) {
+		pose->has_bounds = 1;
+		ac_obj_floats(&p, ac_obj_get(bounds, "min"), pose->bounds_min, 3, "bounds");
+		ac_obj_floats(&p, ac_obj_get(bounds, "max"), pose->bounds_max, 3, "bounds");
+	}
+	cam = ac_obj_get(r, "camera");
+	if (cam != NULL) {
+		pose->has_camera = 1;
+		pose->camera_orientation[3] = 1;
+		ac_obj_floats(&p, ac_obj_get(cam, "position"), pose->camera_position, 3, "camera");
+		ac_obj_floats(&p, ac_obj_get(cam, "orientation"), pose->camera_orientation, 4,
+			      "camera");
+		pose->camera_fov = (float)ac_obj_f64(&p, cam, "fov", 0);
+	}
+	sample_joints(&p, pose, r);
+	sample_meshes(&p, pose, r);
+	return p.err;
+}
+
+static const struct ac_method method_sample = { "sample", sample_pack, sample_reply, NULL,
+						NULL };
+
+int animc_sample(animc_client *c, const animc_sample_opts *o, animc_pose **out)
+{
+	return ac_rpc_call(c, &method_sample, o, (void **)out);
+}
+
+int animc_sample_async(animc_client *c, const animc_sample_opts *o, animc_done_fn done,
+		       void *user)
+{
+	return ac_rpc_call_async(c, &method_sample, o, done, user);
+}

@@ -1,0 +1,87 @@
+/*
+ * events.c - the daemon's notifications [2, "event", [{type, ...}]]: read
+ * into an animc_event as they arrive, applied to the instance records at
+ * once (so a replay never revives a stopped instance), and delivered to the
+ * caller's callback by the next process().
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+struct ac_event_item {
+	struct ac_item item;
+	animc_event ev;
+};
+
+void ac_events_free(struct ac_item *item)
+{
+	ac_res_free(item);
+}
+
+void ac_events_deliver(animc_client *c, struct ac_item *item)
+{
+	struct ac_event_item *e = (struct ac_event_item *)item;
+
+	if (c->on_event != NULL)
+		c->on_event(c, &e->ev, c->event_user);
+}
+
+/* What an instance event means for the library's own record. */
+static void events_apply(animc_client *c, animc_event *ev, uint64_t server_id)
+{
+	struct ac_instance *in = ac_instances_by_server(c, server_id);
+
+	ev->instance = in != NULL ? in->id : ac_instances_to_user(c, server_id);
+	if (in == NULL)
+		return;
+	if (ev->type == ANIMC_EVENT_INSTANCE_STOPPED) {
+		ac_instances_forget(c, in);
+	} else if (ev->type == ANIMC_EVENT_INSTANCE_ENDED) {
+		in->time = ev->time;
+		in->time_at_ms = ac_now_ms();
+	}
+}
+
+void ac_events_handle(animc_client *c, const msgpack_object *msg)
+{
+	const msgpack_object_array *a = &msg->via.array;
+	const msgpack_object *body;
+	struct ac_event_item *e;
+	struct ac_parse p = { 0 };
+	uint64_t server_id;
+
+	if (a->size != 3 || !ac_obj_is_str(&a->ptr[1], "event") ||
+	    a->ptr[2].type != MSGPACK_OBJECT_ARRAY || a->ptr[2].via.array.size < 1 ||
+	    a->ptr[2].via.array.ptr[0].type != MSGPACK_OBJECT_MAP)
+		return;
+	body = &a->ptr[2].via.array.ptr[0];
+	e = ac_res_new(sizeof *e);
+	if (e == NULL)
+		return;         /* an event lost to memory pressure; nothing to report it to */
+	e->item.kind = AC_ITEM_EVENT;
+	p.res = e;
+	e->ev.name = ac_obj_str(&p, body, "type");
+	e->ev.type = animc_event_lookup(e->ev.name);
+	e->ev.asset = ac_obj_str(&p, body, "asset");
+	e->ev.clip = ac_obj_str(&p, body, "clip");
+	e->ev.format = ac_obj_str(&p, body, "format");
+	e->ev.message = ac_obj_str(&p, body, "message");
+	e->ev.reason = ac_obj_str(&p, body, "reason");
+	e->ev.generation = ac_obj_u64(&p, body, "generation", 0);
+	e->ev.time = ac_obj_f64(&p, body, "time", 0);
+	server_id = ac_obj_u64(&p, body, "instance", 0);
+	/* The protocol names `live`; a daemon that sends only the live
+	 * generation says the same with a non-zero one. */
+	e->ev.live = ac_obj_bool(&p, body, "live", e->ev.generation > 0);
+	if (e->ev.name == NULL || p.err < 0) {
+		ac_res_free(e);
+		return;
+	}
+	if (server_id != 0)
+		events_apply(c, &e->ev, server_id);
+	if (c->on_event == NULL || c->q_events >= AC_MAX_QUEUED_EVENTS) {
+		ac_res_free(e);
+		return;
+	}
+	ac_client_enqueue(c, &e->item);
+}

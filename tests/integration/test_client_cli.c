@@ -1,0 +1,413 @@
+/*
+ * animctl end to end: the real daemon, the real binary ($BUILD/animctl),
+ * its output as text and --json, its exit codes (0 ok, 1 daemon error,
+ * 2 usage, 3 cannot connect), --help on every command, `play` steered from
+ * its stdin and stopped by a signal, `watch` and `events` in line mode.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support/daemon_proc.h"
+
+#define TIMEOUT_MS 10000
+
+struct fixture {
+	struct daemon_proc d;
+	char animctl[512];
+};
+
+struct child {
+	pid_t pid;
+	int in, out, err;
+};
+
+struct run {
+	int status;                     /* exit code, or 128 + signal */
+	char out[1 << 16];
+	char err[1 << 14];
+	size_t out_len, err_len;
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof *fx);
+	const char *build = getenv("BUILD");
+	char cmd[1024];
+
+	assert_non_null(fx);
+	snprintf(fx->animctl, sizeof fx->animctl, "%s/animctl", build ? build : "build");
+	if (access(fx->animctl, X_OK) != 0) {
+		print_message("SKIP: %s not built\n", fx->animctl);
+		free(fx);
+		exit(77);
+	}
+	assert_int_equal(daemon_proc_init(&fx->d), 0);
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", fx->d.assets);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
+	/* animctl finds the socket through the environment unless told. */
+	setenv("ANIMD_SOCKET", fx->d.socket, 1);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	daemon_proc_cleanup(&fx->d);
+	free(fx);
+	return 0;
+}
+
+static void spawn(const struct fixture *fx, char *const args[], struct child *ch)
+{
+	int in[2], out[2], err[2];
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = (char *)fx->animctl;
+	for (int i = 0; args[i] != NULL && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	ch->pid = fork();
+	assert_true(ch->pid >= 0);
+	if (ch->pid == 0) {
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		dup2(err[1], STDERR_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	ch->in = in[1];
+	ch->out = out[0];
+	ch->err = err[0];
+}
+
+/* Read the child's output until it exits (or timeout_ms, then kill it). */
+static void collect(struct child *ch, struct run *r, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+	int wstatus, open_fds = 2;
+
+	while (open_fds > 0) {
+		struct pollfd p[2] = { { .fd = ch->out, .events = POLLIN },
+				       { .fd = ch->err, .events = POLLIN } };
+		long left = deadline - now_ms();
+
+		if (left <= 0) {
+			kill(ch->pid, SIGKILL);
+			break;
+		}
+		if (poll(p, 2, (int)left) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			char *buf = i ? r->err : r->out;
+			size_t *len = i ? &r->err_len : &r->out_len;
+			size_t cap = i ? sizeof r->err : sizeof r->out;
+			ssize_t n;
+
+			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			n = read(p[i].fd, buf + *len, cap - 1 - *len);
+			if (n <= 0) {
+				close(i ? ch->err : ch->out);
+				if (i)
+					ch->err = -1;
+				else
+					ch->out = -1;
+				open_fds--;
+				continue;
+			}
+			*len += (size_t)n;
+			buf[*len] = '\0';
+		}
+		if (ch->out < 0 && ch->err < 0)
+			break;
+	}
+	if (ch->out >= 0)
+		close(ch->out);
+	if (ch->err >= 0)
+		close(ch->err);
+	if (ch->in >= 0)
+		close(ch->in);
+	assert_int_equal(waitpid(ch->pid, &wstatus, 0), ch->pid);
+	r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+/* Run animctl with `input` on its stdin (NULL: none); args NULL-ended. */
+static struct run *run(const struct fixture *fx, const char *input, ...)
+{
+	struct run *r = calloc(1, sizeof *r);
+	char *args[32];
+	struct child ch;
+	va_list ap;
+	int n = 0;
+
+	assert_non_null(r);
+	va_start(ap, input);
+	while (n < 31 && (args[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	spawn(fx, args, &ch);
+	if (input != NULL && write(ch.in, input, strlen(input)) < 0)
+		fail_msg("write: %s", strerror(errno));
+	close(ch.in);
+	ch.in = -1;
+	collect(&ch, r, TIMEOUT_MS);
+	return r;
+}
+
+static void expect(const struct run *r, int status, const char *out, const char *err)
+{
+	if (r->status != status || (out && !strstr(r->out, out)) || (err && !strstr(r->err, err)))
+		fail_msg("exit %d (want %d)\nstdout: %s\nstderr: %s\nwanted stdout \"%s\", "
+			 "stderr \"%s\"", r->status, status, r->out, r->err, out ? out : "",
+			 err ? err : "");
+}
+
+static void test_one_shot_commands(void **state)
+{
+	struct fixture *fx = *state;
+	struct run *r;
+
+	r = run(fx, NULL, "status", NULL);
+	expect(r, 0, "assets       4", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "status", NULL);
+	expect(r, 0, "\"count\":4", NULL);
+	assert_int_equal(r->out[0], '{');
+	free(r);
+	r = run(fx, NULL, "list", NULL);
+	expect(r, 0, "walker.md5mesh", NULL);
+	free(r);
+	r = run(fx, NULL, "list", "--json", NULL);
+	expect(r, 0, "{\"asset\":\"idle.md5anim\",\"format\":\"md5anim\"", NULL);
+	free(r);
+	r = run(fx, NULL, "info", "walker.md5mesh", NULL);
+	expect(r, 0, "skeleton    10 joints", NULL);
+	free(r);
+	r = run(fx, NULL, "info", "walker.md5anim", "--json", NULL);
+	expect(r, 0, "\"clips\":[{\"name\":\"walker\",\"duration\":1", NULL);
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--mesh", "walker.md5mesh", "--time", "0.25",
+		"--space", "model", NULL);
+	expect(r, 0, "origin           position    15.000", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "sample", "orbit.md5camera", "--time=1", NULL);
+	expect(r, 0, "\"camera\":{\"position\":[", NULL);
+	free(r);
+	r = run(fx, NULL, "instances", "--json", NULL);
+	expect(r, 0, "{\"instances\":[]}", NULL);
+	free(r);
+}
+
+static void test_exit_codes(void **state)
+{
+	struct fixture *fx = *state;
+	struct run *r;
+
+	/* 1: the daemon's error, code and message printed. */
+	r = run(fx, NULL, "info", "nope.md5mesh", NULL);
+	expect(r, 1, NULL, "not_found: assets.info: no asset named \"nope.md5mesh\"");
+	free(r);
+	r = run(fx, NULL, "--json", "info", "nope.md5mesh", NULL);
+	expect(r, 1, "{\"error\":{\"code\":\"not_found\",\"message\":", NULL);
+	free(r);
+	/* Another connection's (here: nobody's) instance, with the hint. */
+	r = run(fx, NULL, "pause", "1", NULL);
+	expect(r, 1, NULL, "belong to the connection that started them");
+	free(r);
+	r = run(fx, NULL, "seek", "1", "0.5", NULL);
+	expect(r, 1, NULL, "not_found");
+	free(r);
+	/* 2: usage. */
+	r = run(fx, NULL, "frobnicate", NULL);
+	expect(r, 2, NULL, "unknown command");
+	free(r);
+	r = run(fx, NULL, "seek", "1", NULL);
+	expect(r, 2, NULL, "missing argument");
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", NULL);
+	expect(r, 2, NULL, "--time is required");
+	free(r);
+	r = run(fx, NULL, "play", "walker.md5anim", "--once", "--loop", NULL);
+	expect(r, 2, NULL, "choose one");
+	free(r);
+	r = run(fx, NULL, "status", "--bogus", NULL);
+	expect(r, 2, NULL, "unknown option");
+	free(r);
+	r = run(fx, NULL, NULL);
+	expect(r, 2, NULL, "usage: animctl");
+	free(r);
+	/* 3: no daemon there. */
+	r = run(fx, NULL, "--socket", "/nonexistent/animd.sock", "status", NULL);
+	expect(r, 3, NULL, "cannot connect to /nonexistent/animd.sock");
+	free(r);
+	r = run(fx, NULL, "status", "--socket=/nonexistent/animd.sock", "--json", NULL);
+	expect(r, 3, "\"code\":\"connect\"", NULL);
+	free(r);
+}
+
+static void test_help_everywhere(void **state)
+{
+	static const char *const cmds[] = { "status", "list", "info", "sample", "play", "watch",
+					    "events", "instances", "pause", "resume", "seek",
+					    "speed", "stop" };
+	struct fixture *fx = *state;
+	struct run *r;
+	char want[64];
+
+	r = run(fx, NULL, "--help", NULL);
+	expect(r, 0, "exit status: 0 ok, 1", NULL);
+	free(r);
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		r = run(fx, NULL, cmds[i], "--help", NULL);
+		snprintf(want, sizeof want, "usage: animctl %s", cmds[i]);
+		if (strcmp(cmds[i], "resume") == 0 || strcmp(cmds[i], "seek") == 0 ||
+		    strcmp(cmds[i], "speed") == 0 || strcmp(cmds[i], "stop") == 0)
+			snprintf(want, sizeof want, "usage: animctl pause");
+		expect(r, 0, want, NULL);
+		free(r);
+	}
+}
+
+static void test_play_steered_from_stdin(void **state)
+{
+	struct fixture *fx = *state;
+	struct run *r;
+
+	r = run(fx, "pause\nseek 0.5\nspeed 2\nstate\npose\nresume\nbogus\nstop\n", "--json", "play",
+		"walker.md5anim", "--mesh", "walker.md5mesh", "--stream", "--space", "local", NULL);
+	expect(r, 0, "\"state\":\"paused\"", "unknown command \"bogus\"");
+	expect(r, 0, "\"time\":0.5,", NULL);
+	expect(r, 0, "\"speed\":2,", NULL);
+	expect(r, 0, "{\"type\":\"pose\",", NULL);
+	expect(r, 0, "\"state\":\"playing\"", NULL);
+	free(r);
+	/* A clip played once, to its end. */
+	r = run(fx, NULL, "play", "walker.md5anim", "--once", "--speed", "4", "--until-end",
+		"--no-input", NULL);
+	expect(r, 0, "instance.ended asset=walker.md5anim", NULL);
+	free(r);
+	r = run(fx, "quit\n", "play", "walker.md5anim", "--clip", "nope", NULL);
+	expect(r, 1, NULL, "not_found");
+	free(r);
+}
+
+static void test_play_until_signal(void **state)
+{
+	struct fixture *fx = *state;
+	char *args[] = { "play", "walker.md5anim", "--no-input", NULL };
+	struct run *r = calloc(1, sizeof *r);
+	struct child ch;
+	struct pollfd p;
+
+	spawn(fx, args, &ch);
+	/* Running: it printed the instance, and keeps going. */
+	p = (struct pollfd){ .fd = ch.out, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, TIMEOUT_MS), 1);
+	poll(NULL, 0, 300);
+	assert_int_equal(waitpid(ch.pid, NULL, WNOHANG), 0);
+	kill(ch.pid, SIGTERM);
+	collect(&ch, r, TIMEOUT_MS);
+	expect(r, 0, "instance 1 playing", NULL);
+	free(r);
+}
+
+static void test_watch_and_events_lines(void **state)
+{
+	struct fixture *fx = *state;
+	char *args[] = { "events", "--count", "1", "--json", NULL };
+	char path[512], *text;
+	struct run *r;
+	struct child ch;
+	FILE *f;
+	long n;
+
+	r = run(fx, NULL, "watch", "walker.md5anim", "--frames", "5", "--json", NULL);
+	expect(r, 0, "\"joints\":[{\"name\":\"origin\",\"parent\":-1,\"position\":[", NULL);
+	n = 0;
+	for (const char *s = r->out; (s = strchr(s, '\n')) != NULL; s++)
+		n++;
+	assert_int_equal(n, 5);
+	free(r);
+	r = run(fx, NULL, "watch", "walker.md5anim", "--mesh", "walker.md5mesh", "--frames", "2",
+		"--space", "local", NULL);
+	expect(r, 0, "pose 1 clip_time", NULL);
+	free(r);
+	r = run(fx, NULL, "watch", "orbit.md5camera", "--frames", "1", NULL);
+	expect(r, 2, NULL, "no skeleton");
+	free(r);
+
+	/* events: change an asset file, and again until the subscriber (which
+	 * may not have subscribed yet) reports a reload. */
+	r = calloc(1, sizeof *r);
+	spawn(fx, args, &ch);
+	snprintf(path, sizeof path, "%s/idle.md5anim", fx->d.assets);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = malloc((size_t)n + 64);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	for (int i = 0; i < 30; i++) {
+		struct pollfd p = { .fd = ch.out, .events = POLLIN };
+
+		/* A change the parser accepts (unchanged bytes are not a reload). */
+		snprintf(text + n, 64, "\n// touched by test_client_cli %d\n", i);
+		assert_int_equal(daemon_proc_write_asset(&fx->d, "idle.md5anim", text), 0);
+		if (poll(&p, 1, 300) == 1)
+			break;
+	}
+	free(text);
+	collect(&ch, r, TIMEOUT_MS);
+	expect(r, 0, "{\"type\":\"asset.reloaded\",\"asset\":\"idle.md5anim\"", NULL);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_one_shot_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_codes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_everywhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_play_steered_from_stdin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_play_until_signal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_and_events_lines, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
