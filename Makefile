@@ -191,9 +191,10 @@ run:
 	$(Q)$(ANIMD) check -v $(DEMO_DIR)
 	@echo
 	@echo "== animd serve: assets $(DEMO_DIR), socket $(RUN_SOCKET) (Ctrl-C stops it)"
-	@echo "   In another terminal, for example:"
-	@echo "     $(ANIMD) sample $(DEMO_DIR)/walker.md5anim --mesh $(DEMO_DIR)/walker.md5mesh --time 0.25 --space model"
-	@echo "     any msgpack-RPC client on $(RUN_SOCKET): [0, 1, \"assets.list\", []]   (proto/PROTOCOL.md)"
+	@echo "   In another terminal, try:"
+	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) list"
+	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch walker.md5anim --mesh walker.md5mesh"
+	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) events      (then edit a file in $(DEMO_DIR))"
 	@echo
 	$(Q)$(ANIMD) serve --assets $(DEMO_DIR) --socket $(RUN_SOCKET) --log-level info
 
