@@ -6,8 +6,9 @@
  * polynomial is prepared once per call (quat_slerp_prepare) and every
  * joint costs one polynomial evaluation.  On x86-64 the blend runs four
  * joints at a time in SSE2 (part of the base ISA, so no -march is needed;
- * see blend_weights4).  The portable path computes the same formulas one
- * joint at a time, and handles the last joint_count % 4.
+ * see blend_weights4), or eight at a time in AVX2 + FMA when
+ * math3d_simd_level() says the CPU has them.  The portable path computes
+ * the same formulas one joint at a time, and handles the last few joints.
  */
 #include "clip.h"
 

@@ -2,7 +2,8 @@
  * pose.c - local transforms to model and skinning matrices.
  *
  * These loops are the hot path after sampling.  On x86-64 they use SSE2
- * (part of the base ISA, so no -march is needed); elsewhere the portable
+ * (part of the base ISA, so no -march is needed), or AVX2 + FMA versions
+ * when math3d_simd_level() says the CPU has them; elsewhere the portable
  * math3d functions compute the same values.
  *
  * local -> model in two passes:

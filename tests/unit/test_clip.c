@@ -764,5 +764,16 @@ int main(void)
 		cmocka_unit_test(test_time_conversions),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* Everything twice: with the widest SIMD level this CPU has, then
+	 * with the baseline kernels. */
+	int failed;
+
+	print_message("SIMD level %d\n", (int)math3d_simd_level());
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	if (math3d_simd_level() != MATH3D_SIMD_BASE) {
+		math3d_simd_limit(MATH3D_SIMD_BASE);
+		print_message("SIMD level %d\n", (int)math3d_simd_level());
+		failed += cmocka_run_group_tests(tests, NULL, NULL);
+	}
+	return failed != 0;
 }

@@ -544,5 +544,16 @@ int main(void)
 		cmocka_unit_test(test_fixture_files),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	/* Everything twice: with the widest SIMD level this CPU has, then
+	 * with the baseline kernels. */
+	int failed;
+
+	print_message("SIMD level %d\n", (int)math3d_simd_level());
+	failed = cmocka_run_group_tests(tests, setup, NULL);
+	if (math3d_simd_level() != MATH3D_SIMD_BASE) {
+		math3d_simd_limit(MATH3D_SIMD_BASE);
+		print_message("SIMD level %d\n", (int)math3d_simd_level());
+		failed += cmocka_run_group_tests(tests, setup, NULL);
+	}
+	return failed != 0;
 }
