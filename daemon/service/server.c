@@ -141,8 +141,19 @@ static int server_probe(const char *path)
 
 static int server_prepare_path(const char *path, char *err, size_t errlen)
 {
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
 	struct stat st;
 	int live;
+
+	/* libuv reports a missing directory as "permission denied": say it. */
+	if (slash != NULL && slash != path) {
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "the socket's directory %s does not exist", dir);
+			return -ENOENT;
+		}
+	}
 
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
