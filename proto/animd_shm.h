@@ -178,9 +178,10 @@ static inline void *animd_shm_payload(struct animd_shm_slot *s)
  * seqlock already guarantees it): with w[i] the payload's 32-bit
  * little-endian words (element_count * element_stride bytes) and s the
  * slot's completed seq,
- *     checksum = (uint32)(s * 0x9E3779B1) + sum over i of w[i] * (2i + 1)
- * in wrapping 32-bit arithmetic.  It vectorises, and a copy mixing two
- * poses fails it unless the differences cancel exactly. */
+ *     checksum = (uint32)(s * 0x9E3779B1) + sum over i of (w[i] XOR i)
+ * in wrapping 32-bit arithmetic.  Cheap enough to compute for every pose
+ * (it vectorises with plain SSE2), and a copy mixing two poses fails it
+ * unless the differences cancel exactly. */
 uint32_t animd_shm_checksum(const void *payload, size_t bytes, uint64_t seq);
 /* 1 if a copy made by animd_shm_read carries a matching checksum. */
 int animd_shm_verify(const void *copy, uint32_t element_stride);

@@ -27,6 +27,7 @@ struct stream {
 	uint32_t rate_hz;
 	struct instance **channels;     /* channel -> attached instance */
 	uint32_t attached;
+	uint32_t free_hint;             /* no free channel below this one */
 	uv_timer_t timer;
 	int64_t period_ns;
 	int64_t next_tick_ns;
@@ -293,9 +294,10 @@ int stream_attach(struct stream *st, struct instance *in, char *err, size_t errl
 	}
 	if (rc < 0)
 		return rc;
-	for (uint32_t c = 0; c < st->hdr->channel_count; c++) {
+	for (uint32_t c = st->free_hint; c < st->hdr->channel_count; c++) {
 		if (st->channels[c] != NULL)
 			continue;
+		st->free_hint = c + 1;
 		st->channels[c] = in;
 		st->attached++;
 		in->stream = st;
@@ -317,6 +319,8 @@ void stream_detach(struct instance *in)
 		return;
 	st->channels[in->channel] = NULL;
 	st->attached--;
+	if (in->channel < st->free_hint)
+		st->free_hint = in->channel;
 	animd_shm_set_instance(animd_shm_channel(st->hdr, st->hdr, in->channel), 0);
 	in->stream = NULL;
 }
