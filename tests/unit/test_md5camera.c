@@ -17,105 +17,40 @@
 #include <string.h>
 
 #include "formats/md5.h"
+#include "md5_expect.h"
 #include "support/testdata.h"
 
 #define FIXTURES "tests/fixtures/md5/"
 
-/* ---- helpers (each test program is standalone) ---- */
+/* ---- helpers: md5_expect.h, bound to this parser ---- */
 
-static char *read_file(const char *path, size_t *len)
+/* The parser under test, storing the model only on success. */
+static int parse_any(const char *text, size_t len, void **out, struct diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
+	struct md5_camera *m = NULL;
+	int rc = md5_camera_parse(text, len, &m, d);
 
-	if (f == NULL)
-		fail_msg("cannot open %s (tests run from the repository root)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	buf[n] = '\0';         /* for strrchr in the tests; parsers get len */
-	*len = (size_t)n;
-	return buf;
-}
-
-/* Parse a copy of exactly len bytes (no terminator to lean on). */
-static int parse(const char *text, size_t len, struct md5_camera **out, struct diag *d)
-{
-	char *copy = malloc(len ? len : 1);
-	int rc;
-
-	assert_non_null(copy);
-	memcpy(copy, text, len);
-	memset(d, 0, sizeof *d);
-	rc = md5_camera_parse(copy, len, out, d);
-	free(copy);
+	if (rc == 0)
+		*out = m;
 	return rc;
 }
 
-static void expect_fail_len(const char *text, size_t len, uint32_t line, uint32_t col,
-			    const char *msg)
+static int parse(const char *text, size_t len, struct md5_camera **out, struct diag *d)
 {
-	struct md5_camera *m = (struct md5_camera *)(uintptr_t)0x1;   /* must stay untouched */
-	struct diag d;
-	int rc = parse(text, len, &m, &d);
+	void *m = *out;
+	int rc = md5x_parse(parse_any, text, len, &m, d);
 
-	if (rc != -EINVAL || d.line != line || d.col != col || strstr(d.msg, msg) == NULL)
-		fail_msg("got rc %d at %u:%u \"%s\"; want -EINVAL at %u:%u \"%s\"", rc,
-			 (unsigned)d.line, (unsigned)d.col, d.msg, (unsigned)line,
-			 (unsigned)col, msg);
-	assert_ptr_equal(m, (struct md5_camera *)(uintptr_t)0x1);
+	*out = m;
+	return rc;
 }
 
-static void expect_fail(const char *text, uint32_t line, uint32_t col, const char *msg)
-{
-	expect_fail_len(text, strlen(text), line, col, msg);
-}
-
-/* base with the first `from` replaced by `to` (the caller frees). */
-static char *subst(const char *base, const char *from, const char *to)
-{
-	const char *at = strstr(base, from);
-	size_t head, n;
-	char *s;
-
-	if (at == NULL)
-		fail_msg("\"%s\" not in the base text", from);
-	head = (size_t)(at - base);
-	n = strlen(base) - strlen(from) + strlen(to);
-	s = malloc(n + 1);
-	assert_non_null(s);
-	memcpy(s, base, head);
-	memcpy(s + head, to, strlen(to));
-	strcpy(s + head + strlen(to), at + strlen(from));
-	return s;
-}
-
-static void expect_subst_fail(const char *base, const char *from, const char *to,
-			      uint32_t line, uint32_t col, const char *msg)
-{
-	char *s = subst(base, from, to);
-
-	expect_fail(s, line, col, msg);
-	free(s);
-}
-
-static struct md5_camera *parse_ok(const char *text, size_t len)
-{
-	struct md5_camera *m = NULL;
-	struct diag d;
-	int rc = parse(text, len, &m, &d);
-
-	if (rc != 0)
-		fail_msg("rc %d at %u:%u: %s", rc, (unsigned)d.line, (unsigned)d.col, d.msg);
-	assert_non_null(m);
-	return m;
-}
+#define expect_fail_len(text, len, line, col, msg) \
+	md5x_expect_fail_len(parse_any, text, len, line, col, msg)
+#define expect_fail(text, line, col, msg) \
+	md5x_expect_fail_len(parse_any, text, strlen(text), line, col, msg)
+#define expect_subst_fail(base, from, to, line, col, msg) \
+	md5x_expect_subst_fail(parse_any, base, from, to, line, col, msg)
+#define parse_ok(text, len) ((struct md5_camera *)md5x_parse_ok(parse_any, text, len))
 
 /* ---- a small valid camera, one rule broken at a time ---- */
 

@@ -1,0 +1,113 @@
+/*
+ * md5_expect.h - what the three MD5 parser tests share: reading fixtures,
+ * editing a valid text to break one rule, and checking that a parse fails
+ * at an exact line and column with a message (and leaves *out untouched),
+ * or succeeds.  Header-only (static inline) so each test stays one program.
+ *
+ * A test supplies its parser as an md5x_parse_fn that stores the model in
+ * *out only on success.
+ */
+#ifndef ANIMD_TEST_MD5_EXPECT_H
+#define ANIMD_TEST_MD5_EXPECT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+
+typedef int (*md5x_parse_fn)(const char *text, size_t len, void **out, struct diag *d);
+
+static inline char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		fail_msg("cannot open %s (tests run from the repository root)", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	buf[n] = '\0';         /* for strrchr in the tests; parsers get len */
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Parse a copy of exactly len bytes (no terminator to lean on). */
+static inline int md5x_parse(md5x_parse_fn fn, const char *text, size_t len, void **out,
+			     struct diag *d)
+{
+	char *copy = malloc(len ? len : 1);
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, text, len);
+	memset(d, 0, sizeof *d);
+	rc = fn(copy, len, out, d);
+	free(copy);
+	return rc;
+}
+
+static inline void md5x_expect_fail_len(md5x_parse_fn fn, const char *text, size_t len,
+					uint32_t line, uint32_t col, const char *msg)
+{
+	void *m = (void *)(uintptr_t)0x1;      /* must stay untouched */
+	struct diag d;
+	int rc = md5x_parse(fn, text, len, &m, &d);
+
+	if (rc != -EINVAL || d.line != line || d.col != col || strstr(d.msg, msg) == NULL)
+		fail_msg("got rc %d at %u:%u \"%s\"; want -EINVAL at %u:%u \"%s\"", rc,
+			 (unsigned)d.line, (unsigned)d.col, d.msg, (unsigned)line,
+			 (unsigned)col, msg);
+	assert_ptr_equal(m, (void *)(uintptr_t)0x1);
+}
+
+/* base with the first `from` replaced by `to` (the caller frees). */
+static inline char *subst(const char *base, const char *from, const char *to)
+{
+	const char *at = strstr(base, from);
+	size_t head, n;
+	char *s;
+
+	if (at == NULL)
+		fail_msg("\"%s\" not in the base text", from);
+	head = (size_t)(at - base);
+	n = strlen(base) - strlen(from) + strlen(to);
+	s = malloc(n + 1);
+	assert_non_null(s);
+	memcpy(s, base, head);
+	memcpy(s + head, to, strlen(to));
+	strcpy(s + head + strlen(to), at + strlen(from));
+	return s;
+}
+
+static inline void md5x_expect_subst_fail(md5x_parse_fn fn, const char *base, const char *from,
+					  const char *to, uint32_t line, uint32_t col,
+					  const char *msg)
+{
+	char *s = subst(base, from, to);
+
+	md5x_expect_fail_len(fn, s, strlen(s), line, col, msg);
+	free(s);
+}
+
+static inline void *md5x_parse_ok(md5x_parse_fn fn, const char *text, size_t len)
+{
+	void *m = NULL;
+	struct diag d;
+	int rc = md5x_parse(fn, text, len, &m, &d);
+
+	if (rc != 0)
+		fail_msg("rc %d at %u:%u: %s", rc, (unsigned)d.line, (unsigned)d.col, d.msg);
+	assert_non_null(m);
+	return m;
+}
+
+#endif
