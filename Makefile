@@ -102,6 +102,8 @@ DEMO_DIR  := $(BUILD)/demo
 .PHONY: all deps run check check-unit check-san check-integration unit-tests \
 	bench fuzz demo install clean
 .DEFAULT_GOAL := all
+# Objects built through pattern chains are kept, not deleted as intermediates.
+.SECONDARY:
 
 all: $(ANIMD) $(GEN_BIN) $(if $(wildcard client/lib/*.c),$(CLIENT_A) $(CLIENT_SO) $(CLIENT_PC)) \
 	$(if $(ANIMCTL_SRC),$(ANIMCTL))
