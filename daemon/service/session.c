@@ -1,10 +1,10 @@
 #include "session.h"
 
 #include <errno.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "service/dispatch.h"
 #include "service/instances.h"
@@ -71,8 +71,8 @@ static void session_write_done(uv_write_t *req, int status)
 		session_read_start(s);
 }
 
-/* Hand `len` bytes at `data` (inside the allocation `w`, or copied into a
- * new one) to libuv. */
+/* Copy `len` bytes into a write request and hand it to libuv (which
+ * writes at once when nothing is queued before it). */
 static int session_write(struct session *s, const char *data, size_t len)
 {
 	struct session_write *w;
