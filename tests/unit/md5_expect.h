@@ -4,8 +4,11 @@
  * at an exact line and column with a message (and leaves *out untouched),
  * or succeeds.  Header-only (static inline) so each test stays one program.
  *
- * A test supplies its parser as an md5x_parse_fn that stores the model in
- * *out only on success.
+ * A test names its parser and model type before including this file:
+ *     #define MD5X_TYPE struct md5_anim
+ *     #define MD5X_PARSER md5_anim_parse
+ * and gets parse(), parse_ok(), expect_fail(), expect_fail_len(),
+ * expect_subst_fail(), subst() and read_file() bound to them.
  */
 #ifndef ANIMD_TEST_MD5_EXPECT_H
 #define ANIMD_TEST_MD5_EXPECT_H
@@ -109,5 +112,33 @@ static inline void *md5x_parse_ok(md5x_parse_fn fn, const char *text, size_t len
 	assert_non_null(m);
 	return m;
 }
+
+/* The parser under test, storing the model only on success. */
+static inline int parse_any(const char *text, size_t len, void **out, struct diag *d)
+{
+	MD5X_TYPE *m = NULL;
+	int rc = MD5X_PARSER(text, len, &m, d);
+
+	if (rc == 0)
+		*out = m;
+	return rc;
+}
+
+static inline int parse(const char *text, size_t len, MD5X_TYPE **out, struct diag *d)
+{
+	void *m = *out;
+	int rc = md5x_parse(parse_any, text, len, &m, d);
+
+	*out = m;
+	return rc;
+}
+
+#define expect_fail_len(text, len, line, col, msg) \
+	md5x_expect_fail_len(parse_any, text, len, line, col, msg)
+#define expect_fail(text, line, col, msg) \
+	md5x_expect_fail_len(parse_any, text, strlen(text), line, col, msg)
+#define expect_subst_fail(base, from, to, line, col, msg) \
+	md5x_expect_subst_fail(parse_any, base, from, to, line, col, msg)
+#define parse_ok(text, len) ((MD5X_TYPE *)md5x_parse_ok(parse_any, text, len))
 
 #endif

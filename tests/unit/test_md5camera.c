@@ -17,40 +17,14 @@
 #include <string.h>
 
 #include "formats/md5.h"
+
+#define MD5X_TYPE struct md5_camera
+#define MD5X_PARSER md5_camera_parse
 #include "md5_expect.h"
+
 #include "support/testdata.h"
 
 #define FIXTURES "tests/fixtures/md5/"
-
-/* ---- helpers: md5_expect.h, bound to this parser ---- */
-
-/* The parser under test, storing the model only on success. */
-static int parse_any(const char *text, size_t len, void **out, struct diag *d)
-{
-	struct md5_camera *m = NULL;
-	int rc = md5_camera_parse(text, len, &m, d);
-
-	if (rc == 0)
-		*out = m;
-	return rc;
-}
-
-static int parse(const char *text, size_t len, struct md5_camera **out, struct diag *d)
-{
-	void *m = *out;
-	int rc = md5x_parse(parse_any, text, len, &m, d);
-
-	*out = m;
-	return rc;
-}
-
-#define expect_fail_len(text, len, line, col, msg) \
-	md5x_expect_fail_len(parse_any, text, len, line, col, msg)
-#define expect_fail(text, line, col, msg) \
-	md5x_expect_fail_len(parse_any, text, strlen(text), line, col, msg)
-#define expect_subst_fail(base, from, to, line, col, msg) \
-	md5x_expect_subst_fail(parse_any, base, from, to, line, col, msg)
-#define parse_ok(text, len) ((struct md5_camera *)md5x_parse_ok(parse_any, text, len))
 
 /* ---- a small valid camera, one rule broken at a time ---- */
 
