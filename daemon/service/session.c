@@ -66,7 +66,7 @@ static void session_write_done(uv_write_t *req, int status)
 	}
 	session_pump_fd(s);
 	/* The client caught up: take requests again. */
-	if (!s->reading && s->fd_msg == NULL && !s->fd_paused_read &&
+	if (!s->reading && !s->hanging_up && s->fd_msg == NULL && !s->fd_paused_read &&
 	    s->queued <= s->high_mark / 2)
 		session_read_start(s);
 }
@@ -238,7 +238,7 @@ static void session_pump_fd(struct session *s)
 	if (!s->batching)
 		session_flush(s);
 	/* Serve the requests that waited behind it. */
-	if (s->fd_paused_read) {
+	if (s->fd_paused_read && !s->hanging_up) {
 		s->fd_paused_read = false;
 		if (!s->draining)
 			session_read_start(s);
@@ -315,6 +315,7 @@ void session_send_error(struct session *s, const struct rpc_error *err)
 
 			uv_read_stop((uv_stream_t *)&s->pipe);
 			s->reading = false;
+			s->hanging_up = true;   /* never read again */
 			if (w != NULL) {
 				uv_buf_t buf;
 

@@ -41,6 +41,7 @@ struct session {
 	bool batching;                  /* inside a read callback: flush at its end */
 	bool draining;                  /* serving requests from the decoder */
 	bool fd_paused_read;            /* reading stopped until fd_msg is sent */
+	bool hanging_up;                /* a fatal error is being sent: read no more */
 	char *fd_msg;                   /* a reply waiting to carry a descriptor */
 	size_t fd_msg_len;
 	int fd_msg_fd;
