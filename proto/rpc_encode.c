@@ -18,6 +18,16 @@
 
 int rpc_pack_str(msgpack_packer *pk, const char *s, size_t len)
 {
+	/* Short strings (every key, most values) go out as one piece: half
+	 * the calls into the packer's write callback. */
+	if (len < 32) {
+		char tmp[32];
+
+		tmp[0] = (char)(0xa0 | len);
+		if (len > 0)
+			memcpy(tmp + 1, s, len);
+		return pk->callback(pk->data, tmp, len + 1) == 0 ? 0 : -ENOMEM;
+	}
 	RPC_PACK(msgpack_pack_str(pk, len));
 	if (len > 0)
 		RPC_PACK(msgpack_pack_str_body(pk, s, len));
