@@ -6,6 +6,7 @@
 #include "service/dispatch.h"
 #include "service/instances.h"
 #include "service/server.h"
+#include "service/streams.h"
 #include "version.h"
 
 enum dispatch_result method_hello(struct session *s, const struct rpc_request *req,
@@ -55,7 +56,7 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	cache_stats(svc->cache, &cs);
-	msgpack_pack_map(pk, 9);
+	msgpack_pack_map(pk, 10);
 	rpc_pack_cstr(pk, "server");
 	rpc_pack_cstr(pk, "animd " ANIMD_VERSION);
 	rpc_pack_cstr(pk, "uptime");
@@ -76,6 +77,8 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	msgpack_pack_uint64(pk, instances_count(svc->instances));
 	rpc_pack_cstr(pk, "connections");
 	msgpack_pack_uint64(pk, server_session_count(svc->server));
+	rpc_pack_cstr(pk, "streams");
+	msgpack_pack_uint64(pk, streams_count_all(svc));
 	rpc_pack_cstr(pk, "requests");
 	msgpack_pack_uint64(pk, svc->requests);
 	rpc_pack_cstr(pk, "memory_bytes");

@@ -372,6 +372,15 @@ uint32_t streams_count_owned(struct service *svc, const struct session *owner)
 	return n;
 }
 
+uint32_t streams_count_all(const struct service *svc)
+{
+	uint32_t n = 0;
+
+	for (const struct stream *st = svc->streams; st != NULL; st = st->next)
+		n++;
+	return n;
+}
+
 void streams_end_session(struct service *svc, struct session *owner)
 {
 	struct stream *st = svc->streams, *next;

@@ -43,6 +43,8 @@ void streams_end_session(struct service *svc, struct session *owner);
 /* Daemon shutdown: every stream is marked closed and freed. */
 void streams_close_all(struct service *svc);
 uint32_t streams_count_owned(struct service *svc, const struct session *owner);
+/* Streams open across every connection (status). */
+uint32_t streams_count_all(const struct service *svc);
 
 uint64_t stream_id(const struct stream *st);
 const struct animd_shm_header *stream_header(const struct stream *st);

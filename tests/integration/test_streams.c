@@ -382,11 +382,19 @@ static void test_idle_reader_and_hangups(void **state)
 
 	/* The owner hangs up with its stream open: the daemon frees it, the
 	 * mapping stays readable and says closed. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "status", NULL), 0);
+	assert_int_equal(rpc_get_i64(r.result, "streams", &v), 0);
+	assert_int_equal(v, 1);
+	rpc_reply_free(&r);
 	rpc_client_close(&other);
 	for (int i = 0; i < 200; i++) {
+		int64_t streams = -1;
+
 		assert_int_equal(rpc_client_call(&fx->c, &r, "status", NULL), 0);
 		assert_int_equal(rpc_get_i64(r.result, "instances", &v), 0);
+		assert_int_equal(rpc_get_i64(r.result, "streams", &streams), 0);
 		rpc_reply_free(&r);
+		v += streams;
 		if (v == 0 && animd_shm_state(m.h) == ANIMD_SHM_STATE_CLOSED)
 			break;
 		usleep(10000);
