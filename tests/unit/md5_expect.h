@@ -4,11 +4,14 @@
  * at an exact line and column with a message (and leaves *out untouched),
  * or succeeds.  Header-only (static inline) so each test stays one program.
  *
- * A test names its parser and model type before including this file:
+ * A test names its parser, model type and free function before including
+ * this file:
  *     #define MD5X_TYPE struct md5_anim
  *     #define MD5X_PARSER md5_anim_parse
+ *     #define MD5X_FREE md5_anim_free
  * and gets parse(), parse_ok(), expect_fail(), expect_fail_len(),
- * expect_subst_fail(), subst() and read_file() bound to them.
+ * expect_subst_fail(), check_prefixes(), check_file_prefixes(), subst() and
+ * read_file() bound to them.
  */
 #ifndef ANIMD_TEST_MD5_EXPECT_H
 #define ANIMD_TEST_MD5_EXPECT_H
@@ -140,5 +143,36 @@ static inline int parse(const char *text, size_t len, MD5X_TYPE **out, struct di
 #define expect_subst_fail(base, from, to, line, col, msg) \
 	md5x_expect_subst_fail(parse_any, base, from, to, line, col, msg)
 #define parse_ok(text, len) ((MD5X_TYPE *)md5x_parse_ok(parse_any, text, len))
+
+/* Every prefix of a valid text fails cleanly (the last '}' is needed) with
+ * a located error, and the whole text parses.  Under ASan this also proves
+ * the parser never reads past len. */
+static inline void check_prefixes(const char *text, size_t len)
+{
+	size_t n, last_brace = (size_t)(strrchr(text, '}') - text);
+
+	for (n = 0; n < len; n++) {
+		MD5X_TYPE *m = NULL;
+		struct diag d;
+		int rc = parse(text, n, &m, &d);
+
+		if (n <= last_brace) {
+			if (rc != -EINVAL || m != NULL || !d.set || d.line == 0)
+				fail_msg("prefix %zu: rc %d", n, rc);
+		} else {
+			assert_int_equal(rc, 0);
+			MD5X_FREE(m);
+		}
+	}
+}
+
+static inline void check_file_prefixes(const char *path)
+{
+	size_t len;
+	char *buf = read_file(path, &len);
+
+	check_prefixes(buf, len);
+	free(buf);
+}
 
 #endif

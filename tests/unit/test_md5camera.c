@@ -20,6 +20,7 @@
 
 #define MD5X_TYPE struct md5_camera
 #define MD5X_PARSER md5_camera_parse
+#define MD5X_FREE md5_camera_free
 #include "md5_expect.h"
 
 #include "support/testdata.h"
@@ -190,34 +191,10 @@ static void test_no_cuts(void **state)
 	free(s);
 }
 
-static void check_prefixes(const char *text, size_t len)
-{
-	size_t n, last_brace = (size_t)(strrchr(text, '}') - text);
-
-	for (n = 0; n < len; n++) {
-		struct md5_camera *c = NULL;
-		struct diag d;
-		int rc = parse(text, n, &c, &d);
-
-		if (n <= last_brace) {
-			if (rc != -EINVAL || c != NULL || !d.set || d.line == 0)
-				fail_msg("prefix %zu: rc %d", n, rc);
-		} else {
-			assert_int_equal(rc, 0);
-			md5_camera_free(c);
-		}
-	}
-}
-
 static void test_truncations(void **state)
 {
-	size_t len;
-	char *buf;
-
 	(void)state;
-	buf = read_file(FIXTURES "cuts.md5camera", &len);
-	check_prefixes(buf, len);
-	free(buf);
+	check_file_prefixes(FIXTURES "cuts.md5camera");
 	check_prefixes(camera_base, strlen(camera_base));
 }
 
@@ -244,14 +221,6 @@ static void test_real_files(void **state)
 	free(buf);
 }
 
-/* ---- regressions found by fuzzing ---- */
-
-static void test_fuzz_regressions(void **state)
-{
-	(void)state;
-	/* (none so far) */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,7 +233,6 @@ int main(void)
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_real_files),
-		cmocka_unit_test(test_fuzz_regressions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
