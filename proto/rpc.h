@@ -299,6 +299,7 @@ int rpc_args_enum_mask(struct rpc_args *a, const char *key, enum rpc_presence pr
 
 int rpc_pack_str(msgpack_packer *pk, const char *s, size_t len);
 int rpc_pack_cstr(msgpack_packer *pk, const char *s);
+int rpc_pack_bool(msgpack_packer *pk, bool v);
 
 /* [0, msgid, method, params]: with nargs 0, params is [] and the request is
  * complete; otherwise params is [{...}] and the caller packs exactly nargs

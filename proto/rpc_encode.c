@@ -41,6 +41,11 @@ int rpc_pack_cstr(msgpack_packer *pk, const char *s)
 	return rpc_pack_str(pk, s, strlen(s));
 }
 
+int rpc_pack_bool(msgpack_packer *pk, bool v)
+{
+	return (v ? msgpack_pack_true(pk) : msgpack_pack_false(pk)) == 0 ? 0 : -ENOMEM;
+}
+
 int rpc_pack_request(msgpack_packer *pk, uint32_t msgid, const char *method, uint32_t nargs)
 {
 	RPC_PACK(msgpack_pack_array(pk, 4));

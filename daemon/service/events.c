@@ -37,10 +37,7 @@ static void events_asset(struct service *svc, enum proto_event type, const char 
 		rpc_pack_cstr(&pk, message);
 		/* Whether a good version stays in use (generation > 0). */
 		rpc_pack_cstr(&pk, "live");
-		if (generation > 0)
-			msgpack_pack_true(&pk);
-		else
-			msgpack_pack_false(&pk);
+		rpc_pack_bool(&pk, generation > 0);
 	}
 	events_send(svc, type, &sb);
 }

@@ -50,10 +50,7 @@ enum dispatch_result method_assets_list(struct session *s, const struct rpc_requ
 		rpc_pack_cstr(pk, "generation");
 		msgpack_pack_uint64(pk, in->generation);
 		rpc_pack_cstr(pk, "ok");
-		if (in->asset != NULL)
-			msgpack_pack_true(pk);
-		else
-			msgpack_pack_false(pk);
+		rpc_pack_bool(pk, in->asset != NULL);
 		pack_error_field(pk, in->error);
 	}
 	free(list);

@@ -138,10 +138,7 @@ static void pack_skeleton(msgpack_packer *pk, const struct skeleton *s)
 	rpc_pack_cstr(pk, "joint_count");
 	msgpack_pack_uint32(pk, s->joint_count);
 	rpc_pack_cstr(pk, "bind_pose");
-	if (s->bind_model != NULL)
-		msgpack_pack_true(pk);
-	else
-		msgpack_pack_false(pk);
+	rpc_pack_bool(pk, s->bind_model != NULL);
 	rpc_pack_cstr(pk, "joints");
 	msgpack_pack_array(pk, s->joint_count);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
@@ -168,10 +165,7 @@ static void pack_clip(msgpack_packer *pk, const struct asset *a, const struct cl
 	rpc_pack_cstr(pk, "joint_count");
 	msgpack_pack_uint32(pk, c->joint_count);
 	rpc_pack_cstr(pk, "bounds");
-	if (c->bounds != NULL)
-		msgpack_pack_true(pk);
-	else
-		msgpack_pack_false(pk);
+	rpc_pack_bool(pk, c->bounds != NULL);
 	if (uniform) {
 		rpc_pack_cstr(pk, "frame_rate");
 		msgpack_pack_uint32(pk, c->frame_rate);
@@ -201,15 +195,9 @@ static void pack_mesh(msgpack_packer *pk, const struct mesh *m, uint32_t index)
 	rpc_pack_cstr(pk, "weight_count");
 	msgpack_pack_uint32(pk, m->influence_count);
 	rpc_pack_cstr(pk, "skinned");
-	if (m->influence_count > 0)
-		msgpack_pack_true(pk);
-	else
-		msgpack_pack_false(pk);
+	rpc_pack_bool(pk, m->influence_count > 0);
 	rpc_pack_cstr(pk, "normals");
-	if (m->normals != NULL)
-		msgpack_pack_true(pk);
-	else
-		msgpack_pack_false(pk);
+	rpc_pack_bool(pk, m->normals != NULL);
 }
 
 static void pack_camera(msgpack_packer *pk, const struct camera_track *c)
