@@ -16,10 +16,10 @@
  *		if (rc == 0)
  *			dispatch(&req);                  (handlers use rpc_args_*)
  *		else if (rc < 0)
- *			reply with rpc_pack_error_reply(&pk, &err), close if err.fatal
+ *			reply with rpc_put_error_reply(&out, &err), close if err.fatal
  *	}
  *	if (rc < 0)
- *		reply with rpc_pack_error_reply(&pk, &err), then close
+ *		reply with rpc_put_error_reply(&out, &err), then close
  */
 #ifndef ANIMD_PROTO_RPC_H
 #define ANIMD_PROTO_RPC_H
@@ -30,19 +30,13 @@
 #include <stdint.h>
 
 #include "animd_proto.h"
+#include "rpc_out.h"
 
 /* The deepest nesting msgpack-c itself can unpack (its fixed parse stack). */
 #define RPC_DEPTH_CEILING 32
 
 _Static_assert(PROTO_DEFAULT_MAX_DEPTH <= RPC_DEPTH_CEILING, "msgpack-c cannot go deeper");
 _Static_assert(PROTO_MAX_ARGS <= 64, "struct rpc_args tracks used keys in 64 bits");
-
-/* msgpack-RPC message types: the first element of every message. */
-enum rpc_type {
-	RPC_TYPE_REQUEST = 0,
-	RPC_TYPE_RESPONSE = 1,
-	RPC_TYPE_NOTIFICATION = 2,
-};
 
 #define RPC_ERROR_MESSAGE_MAX 256
 
@@ -292,9 +286,10 @@ int rpc_args_enum_mask(struct rpc_args *a, const char *key, enum rpc_presence pr
 		       const char *const *names, size_t count, uint64_t *out);
 
 /* ---------------------------------------------------------------------
- * Encoders.  Each appends to whatever the packer writes to (an sbuffer,
- * usually) and returns 0 or -ENOMEM (the packer's write failed).  Several
- * messages may be packed back to back into one buffer.
+ * Encoders for clients, on msgpack-c's packer.  Each appends to whatever
+ * the packer writes to (an sbuffer, usually) and returns 0 or -ENOMEM (the
+ * packer's write failed).  The daemon writes its replies and events with
+ * rpc_out.h instead.
  * ------------------------------------------------------------------- */
 
 int rpc_pack_str(msgpack_packer *pk, const char *s, size_t len);
@@ -305,17 +300,8 @@ int rpc_pack_bool(msgpack_packer *pk, bool v);
  * complete; otherwise params is [{...}] and the caller packs exactly nargs
  * key/value pairs next. */
 int rpc_pack_request(msgpack_packer *pk, uint32_t msgid, const char *method, uint32_t nargs);
-/* [1, msgid, nil, result]: the caller packs exactly one object, the result,
- * next. */
-int rpc_pack_response(msgpack_packer *pk, uint32_t msgid);
-/* [1, msgid, {"code": ..., "message": ...}, nil], complete.  A code with no
- * wire name is sent as "internal"; message NULL as "". */
-int rpc_pack_error(msgpack_packer *pk, uint32_t msgid, enum proto_error code,
-		   const char *message);
-/* rpc_pack_error with err's msgid, code and message. */
-int rpc_pack_error_reply(msgpack_packer *pk, const struct rpc_error *err);
-/* [2, "event", [{"type": <type>, ...}]]: the map holds 1 + nfields entries;
- * the caller packs exactly nfields key/value pairs next. */
-int rpc_pack_event(msgpack_packer *pk, enum proto_event type, uint32_t nfields);
+
+/* rpc_put_error (rpc_out.h) with err's msgid, code and message. */
+void rpc_put_error_reply(struct rpc_out *o, const struct rpc_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * rpc_encode.c - packing the messages of the protocol.  The helpers write
- * only the envelope; the caller packs the payload straight after it into the
- * same packer, so a reply is built in one pass with no intermediate objects.
+ * rpc_encode.c - packing requests on msgpack-c's packer, for clients.  The
+ * helpers write only the envelope; the caller packs the arguments straight
+ * after it into the same packer.  (The daemon's side is rpc_out.c.)
  */
 #include "rpc.h"
 
@@ -59,53 +59,5 @@ int rpc_pack_request(msgpack_packer *pk, uint32_t msgid, const char *method, uin
 	}
 	RPC_PACK(msgpack_pack_array(pk, 1));
 	RPC_PACK(msgpack_pack_map(pk, nargs));
-	return 0;
-}
-
-int rpc_pack_response(msgpack_packer *pk, uint32_t msgid)
-{
-	RPC_PACK(msgpack_pack_array(pk, 4));
-	RPC_PACK(msgpack_pack_uint8(pk, RPC_TYPE_RESPONSE));
-	RPC_PACK(msgpack_pack_uint32(pk, msgid));
-	RPC_PACK(msgpack_pack_nil(pk));
-	return 0;
-}
-
-int rpc_pack_error(msgpack_packer *pk, uint32_t msgid, enum proto_error code, const char *message)
-{
-	const char *name = proto_error_name(code);
-
-	if (name == NULL)
-		name = proto_error_name(PROTO_ERR_INTERNAL);
-	RPC_PACK(msgpack_pack_array(pk, 4));
-	RPC_PACK(msgpack_pack_uint8(pk, RPC_TYPE_RESPONSE));
-	RPC_PACK(msgpack_pack_uint32(pk, msgid));
-	RPC_PACK(msgpack_pack_map(pk, 2));
-	if (rpc_pack_cstr(pk, "code") < 0 || rpc_pack_cstr(pk, name) < 0 ||
-	    rpc_pack_cstr(pk, "message") < 0 || rpc_pack_cstr(pk, message) < 0)
-		return -ENOMEM;
-	RPC_PACK(msgpack_pack_nil(pk));
-	return 0;
-}
-
-int rpc_pack_error_reply(msgpack_packer *pk, const struct rpc_error *err)
-{
-	return rpc_pack_error(pk, err->msgid, err->code, err->message);
-}
-
-int rpc_pack_event(msgpack_packer *pk, enum proto_event type, uint32_t nfields)
-{
-	const char *name = proto_event_name(type);
-
-	if (name == NULL || nfields == UINT32_MAX)
-		return -EINVAL;
-	RPC_PACK(msgpack_pack_array(pk, 3));
-	RPC_PACK(msgpack_pack_uint8(pk, RPC_TYPE_NOTIFICATION));
-	if (rpc_pack_cstr(pk, PROTO_EVENT_METHOD) < 0)
-		return -ENOMEM;
-	RPC_PACK(msgpack_pack_array(pk, 1));
-	RPC_PACK(msgpack_pack_map(pk, 1 + nfields));
-	if (rpc_pack_cstr(pk, "type") < 0 || rpc_pack_cstr(pk, name) < 0)
-		return -ENOMEM;
 	return 0;
 }

@@ -37,39 +37,46 @@ bool dispatch_handles(enum proto_method m)
 	return (unsigned)m < PROTO_METHOD_COUNT && handlers[m] != NULL;
 }
 
-void dispatch_send_result(struct session *s, uint32_t msgid, const msgpack_sbuffer *result)
+void dispatch_send_result(struct session *s, uint32_t msgid, const struct rpc_out *result)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct rpc_out *out = session_out(s);
+	size_t mark = session_out_mark(s);
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	if (rpc_pack_response(&pk, msgid) == 0 &&
-	    msgpack_sbuffer_write(&sb, result->data, result->size) == 0)
-		session_send(s, sb.data, sb.size);
-	msgpack_sbuffer_destroy(&sb);
+	if (s->closing)
+		return;
+	rpc_put_response(out, msgid);
+	rpc_put_raw(out, result->data, result->len);
+	if (rpc_out_failed(out) || rpc_out_failed(result)) {
+		session_out_rollback(s, mark);
+		session_close(s, "out of memory");
+		return;
+	}
+	session_out_done(s);
 }
 
 void dispatch_request(struct session *s, const struct rpc_request *req)
 {
 	struct rpc_error err;
 	struct rpc_args args;
-	msgpack_packer pk;
+	struct rpc_out *out = session_out(s);
 	size_t mark = session_out_mark(s);
 	enum dispatch_result r;
 
 	/* The reply is packed straight into the session's output: header
 	 * first, then the handler's result; an error rolls it back. */
 	rpc_args_init(&args, req, &err);
-	session_packer(s, &pk);
 	if (s->svc->stopping) {
 		rpc_error_format(&err, PROTO_ERR_SHUTTING_DOWN, "animd is shutting down");
 		r = DISPATCH_ERROR;
-	} else if (!deferring[req->method] && rpc_pack_response(&pk, req->msgid) < 0) {
-		rpc_error_format(&err, PROTO_ERR_INTERNAL, "out of memory");
-		r = DISPATCH_ERROR;
 	} else {
-		r = handlers[req->method](s, req, &args, &pk, &err);
+		if (!deferring[req->method])
+			rpc_put_response(out, req->msgid);
+		r = handlers[req->method](s, req, &args, out, &err);
+	}
+	if (r == DISPATCH_REPLY && rpc_out_failed(out)) {
+		rpc_error_format(&err, PROTO_ERR_INTERNAL, "%s: out of memory for the reply",
+				 proto_method_name(req->method));
+		r = DISPATCH_ERROR;
 	}
 	if (r == DISPATCH_REPLY && session_out_mark(s) - mark > PROTO_MAX_REPLY_BYTES) {
 		rpc_error_format(&err, PROTO_ERR_LIMIT,

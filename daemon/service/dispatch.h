@@ -8,7 +8,6 @@
 #ifndef ANIMD_DISPATCH_H
 #define ANIMD_DISPATCH_H
 
-#include <msgpack.h>
 #include <stdbool.h>
 
 #include "proto/rpc.h"
@@ -21,7 +20,7 @@ enum dispatch_result {
 };
 
 typedef enum dispatch_result (*method_fn)(struct session *s, const struct rpc_request *req,
-					  struct rpc_args *args, msgpack_packer *pk,
+					  struct rpc_args *args, struct rpc_out *out,
 					  struct rpc_error *err);
 
 /* Does the method table have a handler for m?  (Tests check the table,
@@ -32,24 +31,24 @@ bool dispatch_handles(enum proto_method m);
 void dispatch_request(struct session *s, const struct rpc_request *req);
 
 /* The handlers, one file per family. */
-enum dispatch_result method_hello(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_status(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_subscribe(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_assets_list(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_assets_info(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_assets_reload(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_sample(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_play(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_pause(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_resume(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_seek(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_speed(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_stop(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_instances_list(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_stream_open(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
-enum dispatch_result method_stream_close(struct session *, const struct rpc_request *, struct rpc_args *, msgpack_packer *, struct rpc_error *);
+enum dispatch_result method_hello(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_status(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_subscribe(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_assets_list(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_assets_info(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_assets_reload(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_sample(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_play(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_pause(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_resume(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_seek(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_speed(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_stop(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_instances_list(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_stream_open(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_stream_close(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 
 /* Send a deferred reply: result packed by the caller into `result`. */
-void dispatch_send_result(struct session *s, uint32_t msgid, const msgpack_sbuffer *result);
+void dispatch_send_result(struct session *s, uint32_t msgid, const struct rpc_out *result);
 
 #endif

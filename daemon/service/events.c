@@ -4,42 +4,34 @@
 #include "service/server.h"
 #include "service/session.h"
 
-static void events_send(struct service *svc, enum proto_event type, msgpack_sbuffer *sb)
+/* Send to every subscriber of `type` (PROTO_EVENT_COUNT: every client). */
+static void events_send(struct service *svc, enum proto_event type, struct rpc_out *out)
 {
-	if (svc->server != NULL)
-		server_broadcast(svc->server, type, sb->data, sb->size);
-	msgpack_sbuffer_destroy(sb);
-}
-
-static void events_begin(msgpack_sbuffer *sb, msgpack_packer *pk, enum proto_event type,
-			 uint32_t nfields)
-{
-	msgpack_sbuffer_init(sb);
-	msgpack_packer_init(pk, sb, msgpack_sbuffer_write);
-	rpc_pack_event(pk, type, nfields);
+	if (svc->server != NULL && !rpc_out_failed(out))
+		server_broadcast(svc->server, type, out->data, out->len);
+	rpc_out_free(out);
 }
 
 static void events_asset(struct service *svc, enum proto_event type, const char *asset,
 			 uint64_t generation, const char *message)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct rpc_out out = RPC_OUT_INIT;
 
-	events_begin(&sb, &pk, type, message ? 4 : 3);
-	rpc_pack_cstr(&pk, "asset");
-	rpc_pack_cstr(&pk, asset);
-	rpc_pack_cstr(&pk, "generation");
-	msgpack_pack_uint64(&pk, generation);
-	rpc_pack_cstr(&pk, "format");
-	rpc_pack_cstr(&pk, asset_format_name(asset_detect(asset, NULL, 0)));
+	rpc_put_event(&out, type, message ? 4 : 3);
+	rpc_put_lit(&out, "asset");
+	rpc_put_cstr(&out, asset);
+	rpc_put_lit(&out, "generation");
+	rpc_put_uint(&out, generation);
+	rpc_put_lit(&out, "format");
+	rpc_put_cstr(&out, asset_format_name(asset_detect(asset, NULL, 0)));
 	if (message != NULL) {
-		rpc_pack_cstr(&pk, "message");
-		rpc_pack_cstr(&pk, message);
+		rpc_put_lit(&out, "message");
+		rpc_put_cstr(&out, message);
 		/* Whether a good version stays in use (generation > 0). */
-		rpc_pack_cstr(&pk, "live");
-		rpc_pack_bool(&pk, generation > 0);
+		rpc_put_lit(&out, "live");
+		rpc_put_bool(&out, generation > 0);
 	}
-	events_send(svc, type, &sb);
+	events_send(svc, type, &out);
 }
 
 void events_asset_loaded(struct service *svc, const char *asset, uint64_t generation)
@@ -60,43 +52,42 @@ void events_asset_error(struct service *svc, const char *asset, const char *mess
 
 void events_asset_removed(struct service *svc, const char *asset)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct rpc_out out = RPC_OUT_INIT;
 
-	events_begin(&sb, &pk, PROTO_EVENT_ASSET_REMOVED, 1);
-	rpc_pack_cstr(&pk, "asset");
-	rpc_pack_cstr(&pk, asset);
-	events_send(svc, PROTO_EVENT_ASSET_REMOVED, &sb);
+	rpc_put_event(&out, PROTO_EVENT_ASSET_REMOVED, 1);
+	rpc_put_lit(&out, "asset");
+	rpc_put_cstr(&out, asset);
+	events_send(svc, PROTO_EVENT_ASSET_REMOVED, &out);
 }
 
 /* Instance events go to the instance's own connection, if it subscribed. */
 static void events_instance(struct service *svc, enum proto_event type,
 			    const struct instance *in, const char *reason, const char *message)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct rpc_out out = RPC_OUT_INIT;
 
-	events_begin(&sb, &pk, type, reason ? 6 : 4);
-	rpc_pack_cstr(&pk, "instance");
-	msgpack_pack_uint64(&pk, in->id);
-	rpc_pack_cstr(&pk, "asset");
-	rpc_pack_cstr(&pk, in->asset_name);
-	rpc_pack_cstr(&pk, "clip");
+	rpc_put_event(&out, type, reason ? 6 : 4);
+	rpc_put_lit(&out, "instance");
+	rpc_put_uint(&out, in->id);
+	rpc_put_lit(&out, "asset");
+	rpc_put_cstr(&out, in->asset_name);
+	rpc_put_lit(&out, "clip");
 	if (in->clip_name != NULL)
-		rpc_pack_cstr(&pk, in->clip_name);
+		rpc_put_cstr(&out, in->clip_name);
 	else
-		msgpack_pack_nil(&pk);
-	rpc_pack_cstr(&pk, "time");
-	msgpack_pack_double(&pk, time_to_seconds(instance_time(in)));
+		rpc_put_nil(&out);
+	rpc_put_lit(&out, "time");
+	rpc_put_double(&out, time_to_seconds(instance_time(in)));
 	if (reason != NULL) {
-		rpc_pack_cstr(&pk, "reason");
-		rpc_pack_cstr(&pk, reason);
-		rpc_pack_cstr(&pk, "message");
-		rpc_pack_cstr(&pk, message);
+		rpc_put_lit(&out, "reason");
+		rpc_put_cstr(&out, reason);
+		rpc_put_lit(&out, "message");
+		rpc_put_cstr(&out, message);
 	}
-	if (!in->owner->closing && (in->owner->subscriptions & (UINT64_C(1) << type)))
-		session_send(in->owner, sb.data, sb.size);
-	msgpack_sbuffer_destroy(&sb);
+	if (!in->owner->closing && (in->owner->subscriptions & (UINT64_C(1) << type)) &&
+	    !rpc_out_failed(&out))
+		session_send(in->owner, out.data, out.len);
+	rpc_out_free(&out);
 	(void)svc;
 }
 
@@ -113,11 +104,8 @@ void events_instance_stopped(struct service *svc, const struct instance *in, con
 
 void events_server_stopping(struct service *svc)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct rpc_out out = RPC_OUT_INIT;
 
-	events_begin(&sb, &pk, PROTO_EVENT_SERVER_STOPPING, 0);
-	if (svc->server != NULL)
-		server_broadcast(svc->server, PROTO_EVENT_COUNT, sb.data, sb.size);
-	msgpack_sbuffer_destroy(&sb);
+	rpc_put_event(&out, PROTO_EVENT_SERVER_STOPPING, 0);
+	events_send(svc, PROTO_EVENT_COUNT, &out);
 }

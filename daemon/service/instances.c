@@ -416,42 +416,42 @@ void instances_asset_changed(struct instances *set, const char *name, struct ass
 	}
 }
 
-static void instance_pack_str(msgpack_packer *pk, const char *key, const char *value)
+static void instance_pack_str(struct rpc_out *out, const char *key, const char *value)
 {
-	rpc_pack_cstr(pk, key);
+	rpc_put_cstr(out, key);
 	if (value != NULL)
-		rpc_pack_cstr(pk, value);
+		rpc_put_cstr(out, value);
 	else
-		msgpack_pack_nil(pk);
+		rpc_put_nil(out);
 }
 
-void instance_pack(const struct instance *in, msgpack_packer *pk)
+void instance_pack(const struct instance *in, struct rpc_out *out)
 {
 	struct clip_time ct = instance_clip_time(in);
 
-	msgpack_pack_map(pk, in->stream ? 14 : 12);
-	rpc_pack_cstr(pk, "instance");
-	msgpack_pack_uint64(pk, in->id);
-	instance_pack_str(pk, "asset", in->asset_name);
-	instance_pack_str(pk, "clip", in->clip_name);
-	instance_pack_str(pk, "mesh", in->mesh_name);
-	instance_pack_str(pk, "state", instance_state(in));
-	rpc_pack_cstr(pk, "time");
-	msgpack_pack_double(pk, time_to_seconds(instance_time(in)));
-	rpc_pack_cstr(pk, "clip_time");
-	msgpack_pack_double(pk, time_to_seconds(ct.t_ns));
-	rpc_pack_cstr(pk, "duration");
-	msgpack_pack_double(pk, time_to_seconds(instance_duration(in)));
-	rpc_pack_cstr(pk, "speed");
-	msgpack_pack_double(pk, in->clock.speed);
-	instance_pack_str(pk, "loop", sample_loop_name(in->loop));
-	instance_pack_str(pk, "root_motion", sample_root_motion_name(in->root_motion));
-	rpc_pack_cstr(pk, "generation");
-	msgpack_pack_uint64(pk, in->generation);
+	rpc_put_map(out, in->stream ? 14 : 12);
+	rpc_put_lit(out, "instance");
+	rpc_put_uint(out, in->id);
+	instance_pack_str(out, "asset", in->asset_name);
+	instance_pack_str(out, "clip", in->clip_name);
+	instance_pack_str(out, "mesh", in->mesh_name);
+	instance_pack_str(out, "state", instance_state(in));
+	rpc_put_lit(out, "time");
+	rpc_put_double(out, time_to_seconds(instance_time(in)));
+	rpc_put_lit(out, "clip_time");
+	rpc_put_double(out, time_to_seconds(ct.t_ns));
+	rpc_put_lit(out, "duration");
+	rpc_put_double(out, time_to_seconds(instance_duration(in)));
+	rpc_put_lit(out, "speed");
+	rpc_put_double(out, in->clock.speed);
+	instance_pack_str(out, "loop", sample_loop_name(in->loop));
+	instance_pack_str(out, "root_motion", sample_root_motion_name(in->root_motion));
+	rpc_put_lit(out, "generation");
+	rpc_put_uint(out, in->generation);
 	if (in->stream != NULL) {
-		rpc_pack_cstr(pk, "stream");
-		msgpack_pack_uint64(pk, stream_id(in->stream));
-		rpc_pack_cstr(pk, "channel");
-		msgpack_pack_uint32(pk, in->channel);
+		rpc_put_lit(out, "stream");
+		rpc_put_uint(out, stream_id(in->stream));
+		rpc_put_lit(out, "channel");
+		rpc_put_uint(out, in->channel);
 	}
 }

@@ -12,13 +12,13 @@
 #ifndef ANIMD_INSTANCES_H
 #define ANIMD_INSTANCES_H
 
-#include <msgpack.h>
 #include <stdint.h>
 #include <uv.h>
 
 #include "anim/clip.h"
 #include "anim/playback.h"
 #include "assets/asset.h"
+#include "proto/rpc_out.h"
 #include "service/service.h"
 
 struct instance {
@@ -97,6 +97,6 @@ void instances_each(struct instances *set, int (*fn)(struct instance *in, void *
 		    void *data);
 
 /* Pack the instance as the map instances.list and play return. */
-void instance_pack(const struct instance *in, msgpack_packer *pk);
+void instance_pack(const struct instance *in, struct rpc_out *out);
 
 #endif

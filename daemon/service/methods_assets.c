@@ -13,17 +13,17 @@ static const char *const space_names[] = { "local", "model", "skin", "vertices",
 static const char *const loop_names[] = { "loop", "once", "pingpong" };
 static const char *const root_motion_names[] = { "raw", "in_place" };
 
-static void pack_error_field(msgpack_packer *pk, const char *error)
+static void pack_error_field(struct rpc_out *out, const char *error)
 {
-	rpc_pack_cstr(pk, "error");
+	rpc_put_lit(out, "error");
 	if (error != NULL)
-		rpc_pack_cstr(pk, error);
+		rpc_put_cstr(out, error);
 	else
-		msgpack_pack_nil(pk);
+		rpc_put_nil(out);
 }
 
 enum dispatch_result method_assets_list(struct session *s, const struct rpc_request *req,
-					struct rpc_args *args, msgpack_packer *pk,
+					struct rpc_args *args, struct rpc_out *out,
 					struct rpc_error *err)
 {
 	struct cache_info *list = NULL;
@@ -36,29 +36,29 @@ enum dispatch_result method_assets_list(struct session *s, const struct rpc_requ
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: out of memory");
 		return DISPATCH_ERROR;
 	}
-	msgpack_pack_map(pk, 1);
-	rpc_pack_cstr(pk, "assets");
-	msgpack_pack_array(pk, n);
+	rpc_put_map(out, 1);
+	rpc_put_lit(out, "assets");
+	rpc_put_array(out, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct cache_info *in = &list[i];
 
-		msgpack_pack_map(pk, 5);
-		rpc_pack_cstr(pk, "asset");
-		rpc_pack_cstr(pk, in->name);
-		rpc_pack_cstr(pk, "format");
-		rpc_pack_cstr(pk, asset_format_name(asset_detect(in->name, NULL, 0)));
-		rpc_pack_cstr(pk, "generation");
-		msgpack_pack_uint64(pk, in->generation);
-		rpc_pack_cstr(pk, "ok");
-		rpc_pack_bool(pk, in->asset != NULL);
-		pack_error_field(pk, in->error);
+		rpc_put_map(out, 5);
+		rpc_put_lit(out, "asset");
+		rpc_put_cstr(out, in->name);
+		rpc_put_lit(out, "format");
+		rpc_put_cstr(out, asset_format_name(asset_detect(in->name, NULL, 0)));
+		rpc_put_lit(out, "generation");
+		rpc_put_uint(out, in->generation);
+		rpc_put_lit(out, "ok");
+		rpc_put_bool(out, in->asset != NULL);
+		pack_error_field(out, in->error);
 	}
 	free(list);
 	return DISPATCH_REPLY;
 }
 
 enum dispatch_result method_assets_info(struct session *s, const struct rpc_request *req,
-					struct rpc_args *args, msgpack_packer *pk,
+					struct rpc_args *args, struct rpc_out *out,
 					struct rpc_error *err)
 {
 	struct rpc_str name = { 0 };
@@ -68,27 +68,27 @@ enum dispatch_result method_assets_info(struct session *s, const struct rpc_requ
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	if (rpc_args_finish(args) < 0 || lookup_asset(s->svc, "assets.info", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
-	msgpack_pack_map(pk, 13);
-	pose_pack_asset_info(pk, info.name, info.asset);
-	rpc_pack_cstr(pk, "generation");
-	msgpack_pack_uint64(pk, info.generation);
-	pack_error_field(pk, info.error);
-	rpc_pack_cstr(pk, "loaded_at");
-	msgpack_pack_double(pk, (double)info.loaded_at_ns / 1e9);
-	rpc_pack_cstr(pk, "load_ms");
-	msgpack_pack_double(pk, (double)info.load_ns / 1e6);
+	rpc_put_map(out, 13);
+	pose_pack_asset_info(out, info.name, info.asset);
+	rpc_put_lit(out, "generation");
+	rpc_put_uint(out, info.generation);
+	pack_error_field(out, info.error);
+	rpc_put_lit(out, "loaded_at");
+	rpc_put_double(out, (double)info.loaded_at_ns / 1e9);
+	rpc_put_lit(out, "load_ms");
+	rpc_put_double(out, (double)info.load_ns / 1e6);
 	return DISPATCH_REPLY;
 }
 
 enum dispatch_result method_assets_reload(struct session *s, const struct rpc_request *req,
-					  struct rpc_args *args, msgpack_packer *pk,
+					  struct rpc_args *args, struct rpc_out *out,
 					  struct rpc_error *err)
 {
 	struct pending_reload *p;
 	struct rpc_str name = { 0 };
 	char quoted[160];
 
-	(void)pk;
+	(void)out;
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
@@ -116,7 +116,7 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 }
 
 enum dispatch_result method_sample(struct session *s, const struct rpc_request *req,
-				   struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	struct rpc_str name = { 0 }, mesh_name = { 0 };
 	char clip[PROTO_MAX_ASSET_NAME_BYTES + 1] = "";
@@ -163,7 +163,7 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 		rpc_error_format(err, PROTO_ERR_ASSET_ERROR, "sample: %s", why);
 		return DISPATCH_ERROR;
 	}
-	pose_pack(pk, &q, info.name, &r);
+	pose_pack(out, &q, info.name, &r);
 	sample_result_free(&r);
 	return DISPATCH_REPLY;
 }

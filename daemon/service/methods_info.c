@@ -10,24 +10,24 @@
 #include "version.h"
 
 enum dispatch_result method_hello(struct session *s, const struct rpc_request *req,
-				  struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)s;
 	(void)req;
 	(void)err;
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	msgpack_pack_map(pk, 5);
-	rpc_pack_cstr(pk, "protocol");
-	msgpack_pack_uint32(pk, ANIMD_PROTOCOL_VERSION);
-	rpc_pack_cstr(pk, "server");
-	rpc_pack_cstr(pk, "animd " ANIMD_VERSION);
-	rpc_pack_cstr(pk, "pid");
-	msgpack_pack_int64(pk, (int64_t)getpid());
-	rpc_pack_cstr(pk, "connection");
-	msgpack_pack_uint64(pk, s->id);
-	rpc_pack_cstr(pk, "max_message_bytes");
-	msgpack_pack_uint64(pk, s->svc->cfg.max_message_bytes);
+	rpc_put_map(out, 5);
+	rpc_put_lit(out, "protocol");
+	rpc_put_uint(out, ANIMD_PROTOCOL_VERSION);
+	rpc_put_lit(out, "server");
+	rpc_put_lit(out, "animd " ANIMD_VERSION);
+	rpc_put_lit(out, "pid");
+	rpc_put_int(out, (int64_t)s->svc->pid);
+	rpc_put_lit(out, "connection");
+	rpc_put_uint(out, s->id);
+	rpc_put_lit(out, "max_message_bytes");
+	rpc_put_uint(out, s->svc->cfg.max_message_bytes);
 	return DISPATCH_REPLY;
 }
 
@@ -46,7 +46,7 @@ static uint64_t status_rss_bytes(void)
 }
 
 enum dispatch_result method_status(struct session *s, const struct rpc_request *req,
-				   struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	struct service *svc = s->svc;
 	struct cache_stats cs;
@@ -56,40 +56,40 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	cache_stats(svc->cache, &cs);
-	msgpack_pack_map(pk, 10);
-	rpc_pack_cstr(pk, "server");
-	rpc_pack_cstr(pk, "animd " ANIMD_VERSION);
-	rpc_pack_cstr(pk, "uptime");
-	msgpack_pack_double(pk, (double)(service_now_ns() - svc->started_ns) / 1e9);
-	rpc_pack_cstr(pk, "asset_root");
-	rpc_pack_cstr(pk, cache_root(svc->cache));
-	rpc_pack_cstr(pk, "assets");
-	msgpack_pack_map(pk, 4);
-	rpc_pack_cstr(pk, "count");
-	msgpack_pack_uint64(pk, cs.assets);
-	rpc_pack_cstr(pk, "failing");
-	msgpack_pack_uint64(pk, cs.failing);
-	rpc_pack_cstr(pk, "loading");
-	msgpack_pack_uint64(pk, cs.loads_running + cs.loads_waiting);
-	rpc_pack_cstr(pk, "directories");
-	msgpack_pack_uint64(pk, cs.directories);
-	rpc_pack_cstr(pk, "instances");
-	msgpack_pack_uint64(pk, instances_count(svc->instances));
-	rpc_pack_cstr(pk, "connections");
-	msgpack_pack_uint64(pk, server_session_count(svc->server));
-	rpc_pack_cstr(pk, "streams");
-	msgpack_pack_uint64(pk, streams_count_all(svc));
-	rpc_pack_cstr(pk, "requests");
-	msgpack_pack_uint64(pk, svc->requests);
-	rpc_pack_cstr(pk, "memory_bytes");
-	msgpack_pack_uint64(pk, status_rss_bytes());
-	rpc_pack_cstr(pk, "pid");
-	msgpack_pack_int64(pk, (int64_t)getpid());
+	rpc_put_map(out, 10);
+	rpc_put_lit(out, "server");
+	rpc_put_lit(out, "animd " ANIMD_VERSION);
+	rpc_put_lit(out, "uptime");
+	rpc_put_double(out, (double)(service_now_ns() - svc->started_ns) / 1e9);
+	rpc_put_lit(out, "asset_root");
+	rpc_put_cstr(out, cache_root(svc->cache));
+	rpc_put_lit(out, "assets");
+	rpc_put_map(out, 4);
+	rpc_put_lit(out, "count");
+	rpc_put_uint(out, cs.assets);
+	rpc_put_lit(out, "failing");
+	rpc_put_uint(out, cs.failing);
+	rpc_put_lit(out, "loading");
+	rpc_put_uint(out, cs.loads_running + cs.loads_waiting);
+	rpc_put_lit(out, "directories");
+	rpc_put_uint(out, cs.directories);
+	rpc_put_lit(out, "instances");
+	rpc_put_uint(out, instances_count(svc->instances));
+	rpc_put_lit(out, "connections");
+	rpc_put_uint(out, server_session_count(svc->server));
+	rpc_put_lit(out, "streams");
+	rpc_put_uint(out, streams_count_all(svc));
+	rpc_put_lit(out, "requests");
+	rpc_put_uint(out, svc->requests);
+	rpc_put_lit(out, "memory_bytes");
+	rpc_put_uint(out, status_rss_bytes());
+	rpc_put_lit(out, "pid");
+	rpc_put_int(out, (int64_t)s->svc->pid);
 	return DISPATCH_REPLY;
 }
 
 enum dispatch_result method_subscribe(struct session *s, const struct rpc_request *req,
-				      struct rpc_args *args, msgpack_packer *pk,
+				      struct rpc_args *args, struct rpc_out *out,
 				      struct rpc_error *err)
 {
 	uint64_t mask = 0;
@@ -104,11 +104,11 @@ enum dispatch_result method_subscribe(struct session *s, const struct rpc_reques
 	s->subscriptions = mask;
 	for (int e = 0; e < PROTO_EVENT_COUNT; e++)
 		n += (mask >> e) & 1;
-	msgpack_pack_map(pk, 1);
-	rpc_pack_cstr(pk, "events");
-	msgpack_pack_array(pk, n);
+	rpc_put_map(out, 1);
+	rpc_put_lit(out, "events");
+	rpc_put_array(out, n);
 	for (int e = 0; e < PROTO_EVENT_COUNT; e++)
 		if ((mask >> e) & 1)
-			rpc_pack_cstr(pk, proto_event_name((enum proto_event)e));
+			rpc_put_cstr(out, proto_event_name((enum proto_event)e));
 	return DISPATCH_REPLY;
 }

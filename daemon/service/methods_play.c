@@ -35,7 +35,7 @@ static int play_check_speed(const char *method, double v, struct rpc_error *err)
 }
 
 enum dispatch_result method_play(struct session *s, const struct rpc_request *req,
-				 struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				 struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	struct rpc_str name = { 0 }, mesh_name = { 0 };
 	char clip_name[PROTO_MAX_ASSET_NAME_BYTES + 1] = "", mesh_key[PROTO_MAX_ASSET_NAME_BYTES + 1];
@@ -123,7 +123,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 			return DISPATCH_ERROR;
 		}
 	}
-	instance_pack(in, pk);
+	instance_pack(in, out);
 	return DISPATCH_REPLY;
 }
 
@@ -151,7 +151,7 @@ static struct instance *play_own_instance(struct session *s, const char *method,
 enum control { CONTROL_PAUSE, CONTROL_RESUME, CONTROL_STOP };
 
 static enum dispatch_result play_control(struct session *s, struct rpc_args *args,
-					 msgpack_packer *pk, struct rpc_error *err,
+					 struct rpc_out *out, struct rpc_error *err,
 					 const char *method, enum control what)
 {
 	uint64_t id = 0;
@@ -167,35 +167,35 @@ static enum dispatch_result play_control(struct session *s, struct rpc_args *arg
 		instance_resume(in);
 	else
 		in->stopped = true;
-	instance_pack(in, pk);
+	instance_pack(in, out);
 	if (what == CONTROL_STOP)
 		instances_destroy(in);
 	return DISPATCH_REPLY;
 }
 
 enum dispatch_result method_pause(struct session *s, const struct rpc_request *req,
-				  struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)req;
-	return play_control(s, args, pk, err, "pause", CONTROL_PAUSE);
+	return play_control(s, args, out, err, "pause", CONTROL_PAUSE);
 }
 
 enum dispatch_result method_resume(struct session *s, const struct rpc_request *req,
-				   struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)req;
-	return play_control(s, args, pk, err, "resume", CONTROL_RESUME);
+	return play_control(s, args, out, err, "resume", CONTROL_RESUME);
 }
 
 enum dispatch_result method_stop(struct session *s, const struct rpc_request *req,
-				 struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				 struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)req;
-	return play_control(s, args, pk, err, "stop", CONTROL_STOP);
+	return play_control(s, args, out, err, "stop", CONTROL_STOP);
 }
 
 enum dispatch_result method_seek(struct session *s, const struct rpc_request *req,
-				 struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				 struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	uint64_t id = 0;
 	double t = 0;
@@ -208,12 +208,12 @@ enum dispatch_result method_seek(struct session *s, const struct rpc_request *re
 	if (in == NULL || play_check_time("seek", "time", t, err) < 0)
 		return DISPATCH_ERROR;
 	instance_seek(in, time_from_seconds(t));
-	instance_pack(in, pk);
+	instance_pack(in, out);
 	return DISPATCH_REPLY;
 }
 
 enum dispatch_result method_speed(struct session *s, const struct rpc_request *req,
-				  struct rpc_args *args, msgpack_packer *pk, struct rpc_error *err)
+				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	uint64_t id = 0;
 	double v = 1;
@@ -226,12 +226,12 @@ enum dispatch_result method_speed(struct session *s, const struct rpc_request *r
 	if (in == NULL || play_check_speed("speed", v, err) < 0)
 		return DISPATCH_ERROR;
 	instance_set_speed(in, v);
-	instance_pack(in, pk);
+	instance_pack(in, out);
 	return DISPATCH_REPLY;
 }
 
 struct list_ctx {
-	msgpack_packer *pk;
+	struct rpc_out *out;
 	struct session *self;
 };
 
@@ -240,23 +240,23 @@ static int play_pack_one(struct instance *in, void *data)
 	struct list_ctx *ctx = data;
 
 	if (in->owner == ctx->self)
-		instance_pack(in, ctx->pk);
+		instance_pack(in, ctx->out);
 	return 0;
 }
 
 enum dispatch_result method_instances_list(struct session *s, const struct rpc_request *req,
-					   struct rpc_args *args, msgpack_packer *pk,
+					   struct rpc_args *args, struct rpc_out *out,
 					   struct rpc_error *err)
 {
-	struct list_ctx ctx = { pk, s };
+	struct list_ctx ctx = { out, s };
 
 	(void)req;
 	(void)err;
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	msgpack_pack_map(pk, 1);
-	rpc_pack_cstr(pk, "instances");
-	msgpack_pack_array(pk, s->instance_count);
+	rpc_put_map(out, 1);
+	rpc_put_lit(out, "instances");
+	rpc_put_array(out, s->instance_count);
 	instances_each(s->svc->instances, play_pack_one, &ctx);
 	return DISPATCH_REPLY;
 }

@@ -12,7 +12,7 @@ static const char *const space_names[] = { "local", "model", "skin", "vertices",
 #define STREAM_DEFAULT_DEPTH 8u
 
 enum dispatch_result method_stream_open(struct session *s, const struct rpc_request *req,
-					struct rpc_args *args, msgpack_packer *pk,
+					struct rpc_args *args, struct rpc_out *out,
 					struct rpc_error *err)
 {
 	struct stream_params p = {
@@ -22,13 +22,12 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 		.depth = STREAM_DEFAULT_DEPTH,
 	};
 	const struct animd_shm_header *h;
-	msgpack_sbuffer sb;
-	msgpack_packer rp;
+	struct rpc_out rp = RPC_OUT_INIT;
 	struct stream *st;
 	char why[256];
 	int space = 0, fd, rc;
 
-	(void)pk;
+	(void)out;
 	rpc_args_enum(args, "space", RPC_REQUIRED, space_names, 5, &space);
 	rpc_args_uint32(args, "rate", RPC_OPTIONAL, &p.rate_hz);
 	rpc_args_uint32(args, "instances", RPC_OPTIONAL, &p.channels);
@@ -56,33 +55,37 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	}
 	h = stream_header(st);
 	/* The descriptor rides on this reply's first byte. */
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&rp, &sb, msgpack_sbuffer_write);
-	rpc_pack_response(&rp, req->msgid);
-	msgpack_pack_map(&rp, 8);
-	rpc_pack_cstr(&rp, "stream");
-	msgpack_pack_uint64(&rp, stream_id(st));
-	rpc_pack_cstr(&rp, "space");
-	rpc_pack_cstr(&rp, space_names[space]);
-	rpc_pack_cstr(&rp, "rate");
-	msgpack_pack_uint32(&rp, h->rate_hz);
-	rpc_pack_cstr(&rp, "channels");
-	msgpack_pack_uint32(&rp, h->channel_count);
-	rpc_pack_cstr(&rp, "depth");
-	msgpack_pack_uint32(&rp, h->slot_count);
-	rpc_pack_cstr(&rp, "max_elements");
-	msgpack_pack_uint32(&rp, h->max_elements);
-	rpc_pack_cstr(&rp, "region_bytes");
-	msgpack_pack_uint64(&rp, h->region_bytes);
-	rpc_pack_cstr(&rp, "epoch");
-	msgpack_pack_uint64(&rp, h->epoch);
-	session_send_with_fd(s, sb.data, sb.size, fd);
-	msgpack_sbuffer_destroy(&sb);
+	rpc_put_response(&rp, req->msgid);
+	rpc_put_map(&rp, 8);
+	rpc_put_lit(&rp, "stream");
+	rpc_put_uint(&rp, stream_id(st));
+	rpc_put_lit(&rp, "space");
+	rpc_put_cstr(&rp, space_names[space]);
+	rpc_put_lit(&rp, "rate");
+	rpc_put_uint(&rp, h->rate_hz);
+	rpc_put_lit(&rp, "channels");
+	rpc_put_uint(&rp, h->channel_count);
+	rpc_put_lit(&rp, "depth");
+	rpc_put_uint(&rp, h->slot_count);
+	rpc_put_lit(&rp, "max_elements");
+	rpc_put_uint(&rp, h->max_elements);
+	rpc_put_lit(&rp, "region_bytes");
+	rpc_put_uint(&rp, h->region_bytes);
+	rpc_put_lit(&rp, "epoch");
+	rpc_put_uint(&rp, h->epoch);
+	if (rpc_out_failed(&rp)) {
+		/* The stream is the connection's: closing it ends the stream. */
+		close(fd);
+		session_close(s, "out of memory");
+	} else {
+		session_send_with_fd(s, rp.data, rp.len, fd);
+	}
+	rpc_out_free(&rp);
 	return DISPATCH_DEFERRED;
 }
 
 enum dispatch_result method_stream_close(struct session *s, const struct rpc_request *req,
-					 struct rpc_args *args, msgpack_packer *pk,
+					 struct rpc_args *args, struct rpc_out *out,
 					 struct rpc_error *err)
 {
 	uint64_t id = 0;
@@ -99,8 +102,8 @@ enum dispatch_result method_stream_close(struct session *s, const struct rpc_req
 		return DISPATCH_ERROR;
 	}
 	stream_close(st);
-	msgpack_pack_map(pk, 1);
-	rpc_pack_cstr(pk, "stream");
-	msgpack_pack_uint64(pk, id);
+	rpc_put_map(out, 1);
+	rpc_put_lit(out, "stream");
+	rpc_put_uint(out, id);
 	return DISPATCH_REPLY;
 }

@@ -6,15 +6,15 @@
 #ifndef ANIMD_POSE_PACK_H
 #define ANIMD_POSE_PACK_H
 
-#include <msgpack.h>
 
 #include "assets/sampling.h"
+#include "proto/rpc_out.h"
 
-void pose_pack(msgpack_packer *pk, const struct sample_request *q, const char *asset_name,
+void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *asset_name,
 	       const struct sample_result *r);
 
 /* What assets.info returns for an asset (the same fields as
  * `animd inspect --json`, plus the cache's). */
-void pose_pack_asset_info(msgpack_packer *pk, const char *name, const struct asset *a);
+void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct asset *a);
 
 #endif

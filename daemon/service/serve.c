@@ -98,18 +98,15 @@ static void serve_answer_reloads(struct service *svc, const char *name, uint64_t
 		}
 		*p = r->next;
 		if (code == PROTO_ERR_NONE) {
-			msgpack_sbuffer sb;
-			msgpack_packer pk;
+			struct rpc_out out = RPC_OUT_INIT;
 
-			msgpack_sbuffer_init(&sb);
-			msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-			msgpack_pack_map(&pk, 2);
-			rpc_pack_cstr(&pk, "asset");
-			rpc_pack_cstr(&pk, name);
-			rpc_pack_cstr(&pk, "generation");
-			msgpack_pack_uint64(&pk, generation);
-			dispatch_send_result(r->session, r->msgid, &sb);
-			msgpack_sbuffer_destroy(&sb);
+			rpc_put_map(&out, 2);
+			rpc_put_lit(&out, "asset");
+			rpc_put_cstr(&out, name);
+			rpc_put_lit(&out, "generation");
+			rpc_put_uint(&out, generation);
+			dispatch_send_result(r->session, r->msgid, &out);
+			rpc_out_free(&out);
 		} else {
 			struct rpc_error err;
 
@@ -425,6 +422,7 @@ int serve_main(int argc, char **argv)
 	}
 	svc.loop = &loop;
 	svc.started_ns = service_now_ns();
+	svc.pid = getpid();
 	/* Stream headers carry this: a restarted daemon is told apart. */
 	if (getrandom(&svc.epoch, sizeof svc.epoch, 0) != sizeof svc.epoch)
 		svc.epoch = (uint64_t)svc.started_ns ^ ((uint64_t)getpid() << 32);

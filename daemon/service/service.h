@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 
 #include "service/config.h"
@@ -49,6 +50,7 @@ struct service {
 	uint64_t epoch;                 /* random per run: stream headers carry it */
 	struct workers *workers;        /* helper threads for big stream ticks */
 	int64_t started_ns;             /* monotonic */
+	pid_t pid;                      /* getpid() is a system call: asked once */
 	uint64_t requests;              /* served since start */
 	uv_signal_t sig_term, sig_int, sig_hup;
 	uv_timer_t watchdog;

@@ -35,7 +35,7 @@ static void session_closed(uv_handle_t *h)
 	if (s->fd_msg != NULL)
 		close(s->fd_msg_fd);
 	free(s->fd_msg);
-	free(s->out);
+	rpc_out_free(&s->out);
 	free(s);
 }
 
@@ -71,14 +71,30 @@ static void session_write_done(uv_write_t *req, int status)
 		session_read_start(s);
 }
 
-/* Copy `len` bytes into a write request and hand it to libuv (which
- * writes at once when nothing is queued before it). */
+/* Write `len` bytes: straight to the socket when nothing is queued before
+ * them, and whatever the socket does not take into a queued write request.
+ * (A uv_write that completes at once still costs an allocation, a copy and
+ * an epoll_ctl when libuv re-arms the descriptor; uv_try_write costs the
+ * write alone.) */
 static int session_write(struct session *s, const char *data, size_t len)
 {
 	struct session_write *w;
 	uv_buf_t buf;
 	int rc;
 
+	if (uv_stream_get_write_queue_size((uv_stream_t *)&s->pipe) == 0) {
+		buf = uv_buf_init((char *)data, (unsigned)len);
+		rc = uv_try_write((uv_stream_t *)&s->pipe, &buf, 1);
+		if (rc >= 0) {
+			data += rc;
+			len -= (size_t)rc;
+		} else if (rc != UV_EAGAIN) {
+			session_close(s, uv_strerror(rc));
+			return -ECONNRESET;
+		}
+		if (len == 0)
+			return 0;
+	}
 	w = malloc(sizeof *w + len);
 	if (w == NULL) {
 		session_close(s, "out of memory");
@@ -106,82 +122,26 @@ static int session_write(struct session *s, const char *data, size_t len)
  * descriptor-carrying reply waits, everything after it keeps gathering. */
 static void session_flush(struct session *s)
 {
-	size_t n = s->out_len;
+	size_t n = s->out.len;
 
 	if (s->fd_msg != NULL)
 		return;
-	s->out_len = 0;
+	rpc_out_truncate(&s->out, 0);
 	if (n > 0 && !s->closing)
-		session_write(s, s->out, n);
+		session_write(s, s->out.data, n);
 	/* Keep a modest buffer around; give back a big one. */
-	if (s->out_cap > 256 * 1024) {
-		free(s->out);
-		s->out = NULL;
-		s->out_cap = 0;
-	}
-}
-
-/* Append to the gathered output.  0, or -ENOMEM (nothing appended). */
-static int session_append(struct session *s, const char *data, size_t len)
-{
-	if (s->out_len + len > s->out_cap) {
-		size_t cap = s->out_cap ? s->out_cap : 4096;
-		char *grown;
-
-		while (cap < s->out_len + len)
-			cap *= 2;
-		grown = realloc(s->out, cap);
-		if (grown == NULL)
-			return -ENOMEM;
-		s->out = grown;
-		s->out_cap = cap;
-	}
-	memcpy(s->out + s->out_len, data, len);
-	s->out_len += len;
-	return 0;
-}
-
-/* msgpack-c calls this for every few bytes it packs: keep the common case
- * (room in the buffer, a short piece) free of calls. */
-static int session_packer_write(void *data, const char *buf, size_t len)
-{
-	struct session *s = data;
-
-	if (s->out_len + len <= s->out_cap && len <= 16) {
-		char *d = s->out + s->out_len;
-
-		for (size_t i = 0; i < len; i++)
-			d[i] = buf[i];
-		s->out_len += len;
-		return 0;
-	}
-	return session_append(s, buf, len);
-}
-
-void session_packer(struct session *s, msgpack_packer *pk)
-{
-	msgpack_packer_init(pk, s, session_packer_write);
-}
-
-size_t session_out_mark(const struct session *s)
-{
-	return s->out_len;
-}
-
-void session_out_rollback(struct session *s, size_t mark)
-{
-	if (mark < s->out_len)
-		s->out_len = mark;
+	if (s->out.cap > 256 * 1024)
+		rpc_out_free(&s->out);
 }
 
 void session_out_done(struct session *s)
 {
 	if (s->closing) {
-		s->out_len = 0;
+		rpc_out_truncate(&s->out, 0);
 		return;
 	}
-	if (s->queued + s->out_len > s->max_output) {
-		s->out_len = 0;
+	if (s->queued + s->out.len > s->max_output) {
+		rpc_out_truncate(&s->out, 0);
 		session_close(s, "client is not reading: output limit reached");
 		return;
 	}
@@ -190,7 +150,7 @@ void session_out_done(struct session *s)
 		return;
 	}
 	/* Past the high mark, stop taking requests even mid-batch. */
-	if (s->reading && s->queued + s->out_len >= s->high_mark) {
+	if (s->reading && s->queued + s->out.len >= s->high_mark) {
 		uv_read_stop((uv_stream_t *)&s->pipe);
 		s->reading = false;
 	}
@@ -276,7 +236,9 @@ int session_send(struct session *s, const char *data, size_t len)
 {
 	if (s->closing)
 		return -ECONNRESET;
-	if (session_append(s, data, len) < 0) {
+	rpc_put_raw(&s->out, data, len);
+	if (rpc_out_failed(&s->out)) {
+		rpc_out_truncate(&s->out, 0);
 		session_close(s, "out of memory");
 		return -ECONNRESET;
 	}
@@ -297,46 +259,49 @@ static void session_close_after_write(uv_write_t *req, int status)
 
 void session_send_error(struct session *s, const struct rpc_error *err)
 {
-	msgpack_sbuffer sb;
-	msgpack_packer pk;
+	struct rpc_out sb = RPC_OUT_INIT;
+	struct session_write *w;
+	uv_buf_t buf;
 
-	msgpack_sbuffer_init(&sb);
-	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-	if (rpc_pack_error_reply(&pk, err) == 0) {
-		if (!err->fatal) {
-			session_send(s, sb.data, sb.size);
-		} else if (!s->closing) {
-			/* Stop reading, say why after what was already answered,
-			 * then hang up once it is written. */
-			struct session_write *w;
+	if (s->closing)
+		return;
+	if (!err->fatal) {
+		size_t mark = session_out_mark(s);
 
-			session_flush(s);
-			w = malloc(sizeof *w + sb.size);
-
-			uv_read_stop((uv_stream_t *)&s->pipe);
-			s->reading = false;
-			s->hanging_up = true;   /* never read again */
-			if (w != NULL) {
-				uv_buf_t buf;
-
-				w->s = s;
-				w->len = sb.size;
-				memcpy(w->data, sb.data, sb.size);
-				buf = uv_buf_init(w->data, (unsigned)sb.size);
-				if (uv_write(&w->req, (uv_stream_t *)&s->pipe, &buf, 1,
-					     session_close_after_write) == 0) {
-					s->queued += sb.size;
-					log_warning("connection %llu: %s (disconnecting)",
-						    (unsigned long long)s->id, err->message);
-					msgpack_sbuffer_destroy(&sb);
-					return;
-				}
-				free(w);
-			}
-			session_close(s, err->message);
+		rpc_put_error_reply(&s->out, err);
+		if (rpc_out_failed(&s->out)) {
+			session_out_rollback(s, mark);
+			session_close(s, "out of memory");
+			return;
 		}
+		session_out_done(s);
+		return;
 	}
-	msgpack_sbuffer_destroy(&sb);
+	/* Stop reading, say why after what was already answered, then hang
+	 * up once it is written. */
+	session_flush(s);
+	uv_read_stop((uv_stream_t *)&s->pipe);
+	s->reading = false;
+	s->hanging_up = true;           /* never read again */
+	rpc_put_error_reply(&sb, err);
+	w = rpc_out_failed(&sb) ? NULL : malloc(sizeof *w + sb.len);
+	if (w != NULL) {
+		w->s = s;
+		w->len = sb.len;
+		memcpy(w->data, sb.data, sb.len);
+		buf = uv_buf_init(w->data, (unsigned)sb.len);
+		if (uv_write(&w->req, (uv_stream_t *)&s->pipe, &buf, 1,
+			     session_close_after_write) == 0) {
+			s->queued += sb.len;
+			log_warning("connection %llu: %s (disconnecting)",
+				    (unsigned long long)s->id, err->message);
+			rpc_out_free(&sb);
+			return;
+		}
+		free(w);
+	}
+	rpc_out_free(&sb);
+	session_close(s, err->message);
 }
 
 /* Serve every complete request the decoder holds, unless reading has been

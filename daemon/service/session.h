@@ -36,8 +36,7 @@ struct session {
 	pid_t peer_pid;
 	uid_t peer_uid;
 	size_t queued;                  /* bytes handed to uv_write, not yet written */
-	char *out;                      /* replies gathered while serving a read */
-	size_t out_len, out_cap;
+	struct rpc_out out;             /* replies gathered while serving a read */
 	bool batching;                  /* inside a read callback: flush at its end */
 	bool draining;                  /* serving requests from the decoder */
 	bool fd_paused_read;            /* reading stopped until fd_msg is sent */
@@ -63,12 +62,21 @@ int session_start(struct session *s);
  * is closing or was just closed for exceeding its output limit. */
 int session_send(struct session *s, const char *data, size_t len);
 
-/* A packer that appends to the session's output (the batch of a read, or
- * a message written as soon as the caller calls session_send_out). */
-void session_packer(struct session *s, msgpack_packer *pk);
-/* Bytes gathered so far, to roll a half-packed reply back to. */
-size_t session_out_mark(const struct session *s);
-void session_out_rollback(struct session *s, size_t mark);
+/* The session's output, to write a message into (the batch of a read, or
+ * a message written as soon as the caller calls session_out_done). */
+static inline struct rpc_out *session_out(struct session *s)
+{
+	return &s->out;
+}
+/* Bytes gathered so far, to roll a half-written reply back to. */
+static inline size_t session_out_mark(const struct session *s)
+{
+	return s->out.len;
+}
+static inline void session_out_rollback(struct session *s, size_t mark)
+{
+	rpc_out_truncate(&s->out, mark);
+}
 /* Done appending: outside a read's batch, write it now; check the limit. */
 void session_out_done(struct session *s);
 

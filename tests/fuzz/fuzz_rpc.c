@@ -9,12 +9,9 @@
  *  - every chunking must give the same messages and the same final outcome;
  *  - every message is validated as a request, its arguments run through the
  *    typed getters, and the reply (result echoing the arguments, or the
- *    error) is packed and unpacked again.
+ *    error) is written with the daemon's writer (compared byte for byte
+ *    with msgpack-c's packer) and unpacked again.
  * A disagreement is a bug and aborts; ASan and UBSan catch the rest.
- *
- * Build (until the Makefile links proto/):
- *   clang -std=c11 -D_GNU_SOURCE -g -O1 -Iproto -fsanitize=fuzzer,address,undefined \
- *     tests/fuzz/fuzz_rpc.c proto/animd_proto.c proto/rpc_*.c $(pkg-config --cflags --libs msgpack) -o build/fuzz/fuzz_rpc
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -26,6 +23,7 @@
 
 #include "animd_proto.h"
 #include "rpc.h"
+#include "support/rpc_put_object.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -118,7 +116,10 @@ static bool fuzz_equal(const msgpack_object *x, const msgpack_object *y)
 	return false;
 }
 
-/* Pack the error reply and check it unpacks as [1, msgid, {code, message}, nil]. */
+/* The daemon's writer, reused like the scratch buffer above. */
+static struct rpc_out fuzz_out = RPC_OUT_INIT;
+
+/* Write the error reply and check it unpacks as [1, msgid, {code, message}, nil]. */
 static void fuzz_error_reply(const struct rpc_error *err)
 {
 	msgpack_packer pk;
@@ -129,8 +130,10 @@ static void fuzz_error_reply(const struct rpc_error *err)
 	fuzz_check(memchr(err->message, '\0', sizeof err->message) != NULL, "message unterminated");
 	fuzz_check(err->has_msgid || err->msgid == 0, "msgid without has_msgid");
 	fuzz_scratch(&pk);
-	fuzz_check(rpc_pack_error_reply(&pk, err) == 0, "pack error");
-	fuzz_check(fuzz_unpack(fuzz_sb.data, fuzz_sb.size, &off, &o) && off == fuzz_sb.size,
+	rpc_out_truncate(&fuzz_out, 0);
+	rpc_put_error_reply(&fuzz_out, err);
+	fuzz_check(!rpc_out_failed(&fuzz_out), "write error");
+	fuzz_check(fuzz_unpack(fuzz_out.data, fuzz_out.len, &off, &o) && off == fuzz_out.len,
 		   "error reply does not unpack");
 	fuzz_check(o.type == MSGPACK_OBJECT_ARRAY && o.via.array.size == 4 &&
 			   o.via.array.ptr[1].via.u64 == err->msgid &&
@@ -138,25 +141,36 @@ static void fuzz_error_reply(const struct rpc_error *err)
 		   "error reply shape");
 }
 
-/* A response whose result echoes the arguments must unpack to an equal map. */
+/*
+ * A response whose result echoes the arguments must unpack to an equal map,
+ * and the daemon's writer must encode the arguments byte for byte as
+ * msgpack-c's packer does.
+ */
 static void fuzz_echo(const struct rpc_request *req)
 {
 	msgpack_packer pk;
 	msgpack_object args, o;
-	size_t off = 0;
+	size_t off = 0, head;
 
 	fuzz_scratch(&pk);
-	fuzz_check(rpc_pack_response(&pk, req->msgid) == 0, "pack response");
 	args.type = MSGPACK_OBJECT_MAP;
 	args.via.map = *req->args;
 	fuzz_check(msgpack_pack_object(&pk, args) == 0, "pack result");
-	fuzz_check(rpc_pack_event(&pk, (enum proto_event)(req->msgid % PROTO_EVENT_COUNT), 0) == 0,
-		   "pack event");
-	fuzz_check(fuzz_unpack(fuzz_sb.data, fuzz_sb.size, &off, &o), "response does not unpack");
+	rpc_out_truncate(&fuzz_out, 0);
+	rpc_put_response(&fuzz_out, req->msgid);
+	head = fuzz_out.len;
+	rpc_put_object(&fuzz_out, &args);
+	rpc_put_event(&fuzz_out, (enum proto_event)(req->msgid % PROTO_EVENT_COUNT), 0);
+	fuzz_check(!rpc_out_failed(&fuzz_out), "write response");
+	fuzz_check(fuzz_out.len - head >= fuzz_sb.size &&
+			   memcmp(fuzz_out.data + head, fuzz_sb.data, fuzz_sb.size) == 0,
+		   "the writer and msgpack-c encode the arguments differently");
+	fuzz_check(fuzz_unpack(fuzz_out.data, fuzz_out.len, &off, &o), "response does not unpack");
 	fuzz_check(o.type == MSGPACK_OBJECT_ARRAY && o.via.array.size == 4 &&
 			   fuzz_equal(&o.via.array.ptr[3], &args),
 		   "echoed arguments differ");
-	fuzz_check(fuzz_unpack(fuzz_sb.data, fuzz_sb.size, &off, &o) && off == fuzz_sb.size,
+	fuzz_check(off == head + fuzz_sb.size, "the response ends elsewhere");
+	fuzz_check(fuzz_unpack(fuzz_out.data, fuzz_out.len, &off, &o) && off == fuzz_out.len,
 		   "event does not unpack");
 }
 

@@ -2,7 +2,8 @@
  * The msgpack-RPC wire layer (proto/rpc.h): the bounded streaming decoder
  * under every way bytes can arrive or misbehave, request validation, the
  * typed argument getters with their exact messages, and the encoders
- * round-tripped through msgpack-c.
+ * (the client's on msgpack-c's packer, the daemon's own writer) checked
+ * against msgpack-c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1309,20 +1310,20 @@ static void assert_str(const msgpack_object *o, const char *s)
 
 static void test_encode_response(void **state)
 {
+	struct rpc_out o = RPC_OUT_INIT;
 	msgpack_unpacked u;
 	size_t off = 0;
-	struct out o;
 	const msgpack_object *a;
 
 	(void)state;
-	out_init(&o);
-	assert_int_equal(rpc_pack_response(&o.pk, 4000000000u), 0);
-	msgpack_pack_map(&o.pk, 1);
-	put_str(&o, "instance");
-	msgpack_pack_uint32(&o.pk, 17);
+	rpc_put_response(&o, 4000000000u);
+	rpc_put_map(&o, 1);
+	rpc_put_lit(&o, "instance");
+	rpc_put_uint(&o, 17);
+	assert_false(rpc_out_failed(&o));
 	msgpack_unpacked_init(&u);
-	assert_int_equal(msgpack_unpack_next(&u, o.sb.data, o.sb.size, &off), MSGPACK_UNPACK_SUCCESS);
-	assert_int_equal(off, o.sb.size);
+	assert_int_equal(msgpack_unpack_next(&u, o.data, o.len, &off), MSGPACK_UNPACK_SUCCESS);
+	assert_int_equal(off, o.len);
 	assert_int_equal(u.data.type, MSGPACK_OBJECT_ARRAY);
 	assert_int_equal(u.data.via.array.size, 4);
 	a = u.data.via.array.ptr;
@@ -1331,30 +1332,29 @@ static void test_encode_response(void **state)
 	assert_int_equal(a[2].type, MSGPACK_OBJECT_NIL);
 	assert_int_equal(map_get(&a[3], "instance")->via.u64, 17);
 	msgpack_unpacked_destroy(&u);
-	out_free(&o);
+	rpc_out_free(&o);
 }
 
 static void test_encode_error(void **state)
 {
+	struct rpc_out o = RPC_OUT_INIT;
 	msgpack_unpacked u;
 	size_t off = 0;
-	struct out o;
 	struct rpc_error err;
 	const msgpack_object *a;
 
 	(void)state;
-	out_init(&o);
 	rpc_error_init(&err);
 	err.msgid = 9;
 	rpc_error_format(&err, PROTO_ERR_NOT_FOUND, "no asset %s", "\"x\"");
-	assert_int_equal(rpc_pack_error_reply(&o.pk, &err), 0);
+	rpc_put_error_reply(&o, &err);
 	/* A code with no wire name goes out as internal. */
-	assert_int_equal(rpc_pack_error(&o.pk, 10, PROTO_ERR_NONE, NULL), 0);
+	rpc_put_error(&o, 10, PROTO_ERR_NONE, NULL);
+	assert_false(rpc_out_failed(&o));
 
 	msgpack_unpacked_init(&u);
-	assert_int_equal(msgpack_unpack_next(&u, o.sb.data, o.sb.size, &off),
-			 MSGPACK_UNPACK_SUCCESS);
-	assert_true(off < o.sb.size);           /* the second reply follows */
+	assert_int_equal(msgpack_unpack_next(&u, o.data, o.len, &off), MSGPACK_UNPACK_SUCCESS);
+	assert_true(off < o.len);               /* the second reply follows */
 	a = u.data.via.array.ptr;
 	assert_int_equal(u.data.via.array.size, 4);
 	assert_int_equal(a[0].via.u64, 1);
@@ -1363,32 +1363,33 @@ static void test_encode_error(void **state)
 	assert_str(map_get(&a[2], "message"), "no asset \"x\"");
 	assert_int_equal(a[3].type, MSGPACK_OBJECT_NIL);
 
-	assert_int_equal(msgpack_unpack_next(&u, o.sb.data, o.sb.size, &off), MSGPACK_UNPACK_SUCCESS);
+	assert_int_equal(msgpack_unpack_next(&u, o.data, o.len, &off), MSGPACK_UNPACK_SUCCESS);
+	assert_int_equal(off, o.len);
 	a = u.data.via.array.ptr;
 	assert_int_equal(a[1].via.u64, 10);
 	assert_str(map_get(&a[2], "code"), "internal");
 	assert_str(map_get(&a[2], "message"), "");
 	msgpack_unpacked_destroy(&u);
-	out_free(&o);
+	rpc_out_free(&o);
 }
 
 static void test_encode_event(void **state)
 {
+	struct rpc_out o = RPC_OUT_INIT;
 	msgpack_unpacked u;
 	size_t off = 0;
-	struct out o;
 	const msgpack_object *a, *ev;
 
 	(void)state;
-	out_init(&o);
-	assert_int_equal(rpc_pack_event(&o.pk, PROTO_EVENT_ASSET_RELOADED, 2), 0);
-	put_str(&o, "asset");
-	put_str(&o, "walker.md5mesh");
-	put_str(&o, "generation");
-	msgpack_pack_uint64(&o.pk, 3);
-	assert_int_equal(rpc_pack_event(&o.pk, PROTO_EVENT_COUNT, 0), -EINVAL);
+	rpc_put_event(&o, PROTO_EVENT_ASSET_RELOADED, 2);
+	rpc_put_lit(&o, "asset");
+	rpc_put_cstr(&o, "walker.md5mesh");
+	rpc_put_lit(&o, "generation");
+	rpc_put_uint(&o, 3);
+	assert_false(rpc_out_failed(&o));
 	msgpack_unpacked_init(&u);
-	assert_int_equal(msgpack_unpack_next(&u, o.sb.data, o.sb.size, &off), MSGPACK_UNPACK_SUCCESS);
+	assert_int_equal(msgpack_unpack_next(&u, o.data, o.len, &off), MSGPACK_UNPACK_SUCCESS);
+	assert_int_equal(off, o.len);
 	a = u.data.via.array.ptr;
 	assert_int_equal(u.data.via.array.size, 3);
 	assert_int_equal(a[0].via.u64, 2);
@@ -1401,7 +1402,102 @@ static void test_encode_event(void **state)
 	assert_str(map_get(ev, "asset"), "walker.md5mesh");
 	assert_int_equal(map_get(ev, "generation")->via.u64, 3);
 	msgpack_unpacked_destroy(&u);
-	out_free(&o);
+
+	/* An event with no name is refused, not sent half-written. */
+	rpc_put_event(&o, PROTO_EVENT_COUNT, 0);
+	assert_true(rpc_out_failed(&o));
+	rpc_out_free(&o);
+}
+
+/*
+ * The writer encodes every value exactly as msgpack-c's packer does: the
+ * same (smallest) form at each size boundary, so a client cannot tell the
+ * daemon's replies from msgpack-c's.
+ */
+static void test_writer_matches_msgpack_c(void **state)
+{
+	static const uint64_t uints[] = { 0, 1, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x10000,
+					  0xffffffffu, 0x100000000u, UINT64_MAX };
+	static const int64_t ints[] = { -1, -31, -32, -33, -127, -128, -129, -32767, -32768,
+					-32769, INT32_MIN + 1LL, INT32_MIN, INT32_MIN - 1LL,
+					INT64_MIN, 5, 300 };
+	static const uint32_t sizes[] = { 0, 1, 15, 16, 31, 32, 255, 256, 65535, 65536, 70000 };
+	static const double doubles[] = { 0.0, -0.0, 1.5, -2.25e300, 1e-310 };
+	char *bytes = calloc(70000, 1);
+	struct rpc_out o = RPC_OUT_INIT;
+	struct out ref;
+
+	(void)state;
+	assert_non_null(bytes);
+	memset(bytes, 'a', 70000);
+	out_init(&ref);
+	for (size_t i = 0; i < sizeof uints / sizeof uints[0]; i++) {
+		rpc_put_uint(&o, uints[i]);
+		msgpack_pack_uint64(&ref.pk, uints[i]);
+	}
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		rpc_put_int(&o, ints[i]);
+		msgpack_pack_int64(&ref.pk, ints[i]);
+	}
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		rpc_put_str(&o, bytes, sizes[i]);
+		msgpack_pack_str_with_body(&ref.pk, bytes, sizes[i]);
+		rpc_put_bin(&o, bytes, sizes[i]);
+		msgpack_pack_bin_with_body(&ref.pk, bytes, sizes[i]);
+		rpc_put_array(&o, sizes[i]);
+		msgpack_pack_array(&ref.pk, sizes[i]);
+		rpc_put_map(&o, sizes[i]);
+		msgpack_pack_map(&ref.pk, sizes[i]);
+	}
+	for (size_t i = 0; i < sizeof doubles / sizeof doubles[0]; i++) {
+		rpc_put_double(&o, doubles[i]);
+		msgpack_pack_double(&ref.pk, doubles[i]);
+		rpc_put_float(&o, (float)doubles[i]);
+		msgpack_pack_float(&ref.pk, (float)doubles[i]);
+	}
+	rpc_put_nil(&o);
+	msgpack_pack_nil(&ref.pk);
+	rpc_put_bool(&o, true);
+	msgpack_pack_true(&ref.pk);
+	rpc_put_bool(&o, false);
+	msgpack_pack_false(&ref.pk);
+	rpc_put_cstr(&o, NULL);
+	msgpack_pack_str_with_body(&ref.pk, "", 0);
+	rpc_put_lit(&o, "protocol");
+	msgpack_pack_str_with_body(&ref.pk, "protocol", 8);
+
+	assert_false(rpc_out_failed(&o));
+	assert_int_equal(o.len, ref.sb.size);
+	assert_memory_equal(o.data, ref.sb.data, o.len);
+	out_free(&ref);
+	rpc_out_free(&o);
+	free(bytes);
+}
+
+/* A value that cannot be written marks the writer failed until it is
+ * rolled back to a mark; what came before the mark is kept. */
+static void test_writer_failure_is_sticky(void **state)
+{
+	struct rpc_out o = RPC_OUT_INIT;
+	size_t mark;
+
+	(void)state;
+	rpc_put_uint(&o, 7);
+	mark = o.len;
+	/* Longer than msgpack can say: refused before a byte is read. */
+	rpc_put_str(&o, "x", (size_t)UINT32_MAX + 1);
+	assert_true(rpc_out_failed(&o));
+	rpc_put_nil(&o);
+	assert_true(rpc_out_failed(&o));
+	rpc_out_truncate(&o, mark);
+	assert_false(rpc_out_failed(&o));
+	assert_int_equal(o.len, 1);
+	assert_int_equal((uint8_t)o.data[0], 7);
+	rpc_put_bin(&o, "x", (size_t)UINT32_MAX + 1);
+	assert_true(rpc_out_failed(&o));
+	rpc_out_free(&o);
+	assert_false(rpc_out_failed(&o));
+	assert_int_equal(o.len, 0);
 }
 
 /* What rpc_pack_request writes, the decoder and parser accept. */
@@ -1491,6 +1587,8 @@ int main(void)
 		cmocka_unit_test(test_encode_response),
 		cmocka_unit_test(test_encode_error),
 		cmocka_unit_test(test_encode_event),
+		cmocka_unit_test(test_writer_matches_msgpack_c),
+		cmocka_unit_test(test_writer_failure_is_sticky),
 		cmocka_unit_test(test_encode_request),
 	};
 
