@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -111,6 +112,7 @@ int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeo
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
 {
 	const char *animd = getenv("ANIMD");
+	pid_t parent;
 	FILE *f;
 	int rc;
 
@@ -126,6 +128,7 @@ int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_
 	rc = daemon_open_notify(d);
 	if (rc < 0)
 		return rc;
+	parent = getpid();
 	d->pid = fork();
 	if (d->pid < 0)
 		return -errno;
@@ -136,6 +139,10 @@ int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_
 			dup2(fd, STDERR_FILENO);
 			dup2(fd, STDOUT_FILENO);
 		}
+		/* A test killed outright must not leave its daemon behind. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 		setenv("NOTIFY_SOCKET", d->notify, 1);
 		execl(animd, animd, "serve", "-c", d->config, (char *)NULL);
 		_exit(127);

@@ -27,7 +27,8 @@ int daemon_proc_init(struct daemon_proc *d);
 int daemon_proc_write_asset(const struct daemon_proc *d, const char *name, const char *text);
 /* Start `$ANIMD serve -c CONFIG` with CONFIG holding asset root, socket and
  * `extra_ini` (may be NULL); waits for READY=1 up to timeout_ms.
- * 0, or -errno (the log says why). */
+ * 0, or -errno (the log says why).  The daemon gets SIGTERM if the thread
+ * that started it dies, so a test killed outright leaves none behind. */
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
 /* Wait for a notify message starting with `prefix` (e.g. "RELOADING=1"). */
 int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeout_ms);
