@@ -259,6 +259,26 @@ static inline void rpc_put_float(struct rpc_out *o, float v)
 	o->len += 5;
 }
 
+/* An array of n floats: poses are mostly this, so one check for room. */
+static inline void rpc_put_float_array(struct rpc_out *o, const float *v, size_t n)
+{
+	char *p;
+
+	if (n > UINT32_MAX || n > (SIZE_MAX - 5) / 5 || (p = rpc_out_room(o, 5 + 5 * n)) == NULL) {
+		o->failed = true;
+		return;
+	}
+	p += rpc_out_head_at(p, 0x90, 16, 0, 0xdc, 0xdd, (uint32_t)n);
+	for (size_t i = 0; i < n; i++, p += 5) {
+		uint32_t bits;
+
+		memcpy(&bits, &v[i], sizeof bits);
+		p[0] = (char)0xca;
+		rpc_out_be32(p + 1, bits);
+	}
+	o->len = (size_t)(p - o->data);
+}
+
 /* Raw bytes that are already msgpack. */
 static inline void rpc_put_raw(struct rpc_out *o, const void *bytes, size_t n)
 {

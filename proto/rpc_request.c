@@ -406,31 +406,37 @@ int rpc_args_finish(struct rpc_args *a)
 	return 0;
 }
 
-/* Check one string value (of the argument, or an element of it). */
-static int rpc_args_check_text(struct rpc_args *a, const char *what, const msgpack_object *v,
-			       size_t max_len)
+/* Check one string value: the argument `key` itself (index < 0), or its
+ * element `index`.  The argument's name is only spelled out for a message. */
+static int rpc_args_check_text(struct rpc_args *a, const char *key, int64_t index,
+			       const msgpack_object *v, size_t max_len)
 {
+	char what[96];
+
+	if (v->type == MSGPACK_OBJECT_STR && v->via.str.size <= max_len &&
+	    rpc_text_ok(v->via.str.ptr, v->via.str.size))
+		return 0;
+	if (index < 0)
+		snprintf(what, sizeof what, "\"%s\"", key);
+	else
+		snprintf(what, sizeof what, "\"%s\"[%" PRId64 "]", key, index);
 	if (v->type != MSGPACK_OBJECT_STR)
 		return rpc_args_fail(a, "%s must be a string, got %s", what, rpc_type_name(v));
 	if (v->via.str.size > max_len)
 		return rpc_args_fail(a, "%s is too long (%" PRIu32 " bytes, at most %zu)", what,
 				     v->via.str.size, max_len);
-	if (!rpc_text_ok(v->via.str.ptr, v->via.str.size))
-		return rpc_args_fail(a, "%s must be UTF-8 text without NUL bytes", what);
-	return 0;
+	return rpc_args_fail(a, "%s must be UTF-8 text without NUL bytes", what);
 }
 
 int rpc_args_string(struct rpc_args *a, const char *key, enum rpc_presence presence,
 		    size_t max_len, struct rpc_str *out)
 {
 	const msgpack_object *v;
-	char what[80];
 	int rc = rpc_args_lookup(a, key, presence, &v);
 
 	if (rc <= 0)
 		return rc;
-	snprintf(what, sizeof what, "\"%s\"", key);
-	if (rpc_args_check_text(a, what, v, max_len) < 0)
+	if (rpc_args_check_text(a, key, -1, v, max_len) < 0)
 		return -EINVAL;
 	out->ptr = v->via.str.ptr;
 	out->len = v->via.str.size;
@@ -656,16 +662,13 @@ int rpc_args_strings(struct rpc_args *a, const char *key, enum rpc_presence pres
 		     struct rpc_str *out, size_t max_count, size_t max_len, size_t *count)
 {
 	const msgpack_object_array *arr;
-	char what[96];
 	int rc = rpc_args_array(a, key, presence, "strings", max_count, &arr);
 
 	if (rc <= 0)
 		return rc;
-	for (uint32_t i = 0; i < arr->size; i++) {
-		snprintf(what, sizeof what, "\"%s\"[%" PRIu32 "]", key, i);
-		if (rpc_args_check_text(a, what, &arr->ptr[i], max_len) < 0)
+	for (uint32_t i = 0; i < arr->size; i++)
+		if (rpc_args_check_text(a, key, i, &arr->ptr[i], max_len) < 0)
 			return -EINVAL;
-	}
 	for (uint32_t i = 0; i < arr->size; i++) {
 		out[i].ptr = arr->ptr[i].via.str.ptr;
 		out[i].len = arr->ptr[i].via.str.size;

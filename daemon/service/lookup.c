@@ -10,7 +10,6 @@ int lookup_asset(struct service *svc, const char *method, const struct rpc_str *
 	char key[PROTO_MAX_ASSET_NAME_BYTES + 1], quoted[160], path[PATH_MAX], why[256];
 	int rc;
 
-	rpc_quote(quoted, sizeof quoted, name->ptr, name->len);
 	if (name->len > PROTO_MAX_ASSET_NAME_BYTES) {
 		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "%s: asset name is too long", method);
 		return -1;
@@ -20,6 +19,7 @@ int lookup_asset(struct service *svc, const char *method, const struct rpc_str *
 	if (cache_get(svc->cache, key, info) == 0) {
 		if (info->asset != NULL)
 			return 0;
+		rpc_quote(quoted, sizeof quoted, name->ptr, name->len);
 		rpc_error_format(err, PROTO_ERR_ASSET_ERROR, "%s: %s has no good version: %s", method,
 				 quoted, info->error ? info->error : "not loaded yet");
 		return -1;
@@ -30,6 +30,7 @@ int lookup_asset(struct service *svc, const char *method, const struct rpc_str *
 		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "%s: %s", method, why);
 		return -1;
 	}
+	rpc_quote(quoted, sizeof quoted, name->ptr, name->len);
 	rpc_error_format(err, PROTO_ERR_NOT_FOUND, "%s: no asset named %s (assets.list shows them)",
 			 method, quoted);
 	return -1;

@@ -4,25 +4,18 @@
 
 #include "proto/rpc.h"
 
-static void pack_floats(struct rpc_out *out, const float *v, size_t n)
-{
-	rpc_put_array(out, n);
-	for (size_t i = 0; i < n; i++)
-		rpc_put_float(out, v[i]);
-}
-
 static void pack_vec3(struct rpc_out *out, vec3 v)
 {
 	float f[3] = { v.x, v.y, v.z };
 
-	pack_floats(out, f, 3);
+	rpc_put_float_array(out, f, 3);
 }
 
 static void pack_quat(struct rpc_out *out, quat q)
 {
 	float f[4] = { q.x, q.y, q.z, q.w };
 
-	pack_floats(out, f, 4);
+	rpc_put_float_array(out, f, 4);
 }
 
 static void pack_str_or_nil(struct rpc_out *out, const char *s)
@@ -53,7 +46,7 @@ static void pack_joints(struct rpc_out *out, const struct sample_result *r)
 			pack_vec3(out, r->local[i].s);
 		} else {
 			rpc_put_lit(out, "m");
-			pack_floats(out, &r->mats[i].m[0][0], 12);
+			rpc_put_float_array(out, &r->mats[i].m[0][0], 12);
 		}
 	}
 }
@@ -102,9 +95,9 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 		rpc_put_lit(out, "bounds");
 		rpc_put_map(out, 2);
 		rpc_put_lit(out, "min");
-		pack_floats(out, r->bounds, 3);
+		rpc_put_float_array(out, r->bounds, 3);
 		rpc_put_lit(out, "max");
-		pack_floats(out, r->bounds + 3, 3);
+		rpc_put_float_array(out, r->bounds + 3, 3);
 	}
 	switch (r->space) {
 	case SPACE_CAMERA:

@@ -1455,6 +1455,16 @@ static void test_writer_matches_msgpack_c(void **state)
 		rpc_put_float(&o, (float)doubles[i]);
 		msgpack_pack_float(&ref.pk, (float)doubles[i]);
 	}
+	for (size_t n = 0; n <= 17; n += 17) {
+		float f[17];
+
+		for (size_t i = 0; i < n; i++)
+			f[i] = (float)i * 0.5f - 3.0f;
+		rpc_put_float_array(&o, f, n);
+		msgpack_pack_array(&ref.pk, (size_t)n);
+		for (size_t i = 0; i < n; i++)
+			msgpack_pack_float(&ref.pk, f[i]);
+	}
 	rpc_put_nil(&o);
 	msgpack_pack_nil(&ref.pk);
 	rpc_put_bool(&o, true);
