@@ -31,7 +31,7 @@ FUZZ_CC  ?= clang
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
 	libsystemd-dev libjansson-dev jq
-PC_LIBS = jansson msgpack inih libsystemd libuv
+PC_LIBS = jansson msgpack inih libsystemd libuv zlib
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "anim/md5_import.h"
+#include "anim/x_import.h"
 #include "formats/md5.h"
+#include "formats/x.h"
 
 static const char *asset_extension(const char *name)
 {
@@ -24,14 +26,18 @@ enum asset_format asset_detect(const char *name, const void *head, size_t len)
 {
 	const char *ext = asset_extension(name);
 
-	(void)head;
-	(void)len;
 	if (strcasecmp(ext, "md5mesh") == 0)
 		return ASSET_FORMAT_MD5MESH;
 	if (strcasecmp(ext, "md5anim") == 0)
 		return ASSET_FORMAT_MD5ANIM;
 	if (strcasecmp(ext, "md5camera") == 0)
 		return ASSET_FORMAT_MD5CAMERA;
+	if (strcasecmp(ext, "x") == 0)
+		return ASSET_FORMAT_X;
+	/* Only .x has a magic number ("xof "): files without a telling
+	 * extension are recognised by it. */
+	if (head != NULL && len >= 4 && memcmp(head, "xof ", 4) == 0)
+		return ASSET_FORMAT_X;
 	return ASSET_FORMAT_UNKNOWN;
 }
 
@@ -41,6 +47,7 @@ const char *asset_format_name(enum asset_format f)
 	case ASSET_FORMAT_MD5MESH:   return "md5mesh";
 	case ASSET_FORMAT_MD5ANIM:   return "md5anim";
 	case ASSET_FORMAT_MD5CAMERA: return "md5camera";
+	case ASSET_FORMAT_X:         return "x";
 	default:                     return "unknown";
 	}
 }
@@ -157,8 +164,64 @@ static int asset_load_md5camera(struct asset *a, const void *buf, size_t len, ch
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert camera") : 0;
 }
 
+/* A DirectX .x file: skeleton, meshes and one clip per animation set.
+ * D3D is Y-up and left-handed; the file is left as authored. */
+static int asset_load_x(struct asset *a, const void *buf, size_t len,
+			const struct asset_options *opts, char *err, size_t errlen)
+{
+	struct x_model m = { 0 };
+	struct x_tree t;
+	struct diag d = { 0 };
+	char *stem = asset_stem(a->name);
+	int rc;
+
+	if (stem == NULL)
+		return asset_fail(a->name, -ENOMEM, err, errlen, "cannot load");
+	rc = x_parse(buf, len, &t, &d);
+	if (rc == 0) {
+		rc = x_import(&t, opts ? opts->x_ticks_per_second : 0, stem, &m, &d);
+		a->version = (int)(t.header.major * 100 + t.header.minor);
+		x_tree_free(&t);
+	}
+	free(stem);
+	if (rc < 0)
+		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	a->up = "y_up";
+	a->handedness = "left";
+	a->skeleton = m.skeleton;
+	a->mesh_count = m.mesh_count;
+	a->meshes = m.meshes;
+	a->clip_count = m.clip_count;
+	a->clips = m.clips;
+	a->ticks_per_second = m.ticks_per_second;
+	a->ticks_from_file = m.ticks_from_file;
+	if (m.unknown_bones > 0 || m.skipped_sets > 0) {
+		char note[256];
+
+		if (m.unknown_bones > 0)
+			snprintf(note, sizeof note,
+				 "%u SkinWeights name bones no frame has (first \"%s\"): their "
+				 "vertices stay with the mesh's frame%s", m.unknown_bones,
+				 m.first_unknown_bone,
+				 m.skipped_sets ? "; compressed animation sets are not supported" : "");
+		else
+			snprintf(note, sizeof note,
+				 "%u compressed animation sets are not supported (left out)",
+				 m.skipped_sets);
+		a->note = strdup(note);
+	}
+	return 0;
+}
+
 int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
 		      char *err, size_t errlen)
+{
+	return asset_load_buffer_with(name, buf, len, NULL, out, err, errlen);
+}
+
+int asset_load_buffer_with(const char *name, const void *buf, size_t len,
+			   const struct asset_options *opts, struct asset **out, char *err,
+			   size_t errlen)
 {
 	enum asset_format f = asset_detect(name, buf, len);
 	struct asset *a;
@@ -166,7 +229,7 @@ int asset_load_buffer(const char *name, const void *buf, size_t len, struct asse
 
 	if (f == ASSET_FORMAT_UNKNOWN) {
 		snprintf(err, errlen,
-			 "%s: error: unknown format (expected .md5mesh, .md5anim or .md5camera)",
+			 "%s: error: unknown format (expected .md5mesh, .md5anim, .md5camera or .x)",
 			 name);
 		return -EINVAL;
 	}
@@ -179,6 +242,9 @@ int asset_load_buffer(const char *name, const void *buf, size_t len, struct asse
 		break;
 	case ASSET_FORMAT_MD5ANIM:
 		rc = asset_load_md5anim(a, buf, len, err, errlen);
+		break;
+	case ASSET_FORMAT_X:
+		rc = asset_load_x(a, buf, len, opts, err, errlen);
 		break;
 	default:
 		rc = asset_load_md5camera(a, buf, len, err, errlen);
@@ -294,6 +360,7 @@ static void asset_destroy(struct asset *a)
 	skeleton_free(a->skeleton);
 	camera_track_free(a->camera);
 	free(a->name);
+	free(a->note);
 	free(a);
 }
 

@@ -22,6 +22,7 @@ enum asset_format {
 	ASSET_FORMAT_MD5MESH,
 	ASSET_FORMAT_MD5ANIM,
 	ASSET_FORMAT_MD5CAMERA,
+	ASSET_FORMAT_X,
 };
 
 /* Largest file we read unless the caller says otherwise. */
@@ -45,6 +46,11 @@ struct asset {
 
 	/* Per-format facts for inspect (0 when not applicable). */
 	uint32_t animated_components;
+	uint32_t ticks_per_second;      /* .x: what key times were divided by */
+	int ticks_from_file;            /* .x: 1 if AnimTicksPerSecond said so */
+	/* What the load had to leave out, one line, or NULL (the file loaded
+	 * all the same): e.g. skin weights of a bone no frame has. */
+	char *note;
 };
 
 /* Format from the file name (extension, case-insensitive) and, for formats
@@ -56,6 +62,16 @@ const char *asset_format_name(enum asset_format f);
  * negative errno and writes one line ("name:line:col: error: ...") to err. */
 int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
 		      char *err, size_t errlen);
+
+/* What a loader may be told; zero fields mean the defaults. */
+struct asset_options {
+	uint32_t x_ticks_per_second;    /* .x files without AnimTicksPerSecond */
+};
+
+/* asset_load_buffer with options (NULL: the defaults). */
+int asset_load_buffer_with(const char *name, const void *buf, size_t len,
+			   const struct asset_options *opts, struct asset **out, char *err,
+			   size_t errlen);
 /* Read a file (at most max_bytes; 0 means ASSET_DEFAULT_MAX_BYTES) and load it. */
 int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
 		    size_t errlen);

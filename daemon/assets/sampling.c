@@ -107,7 +107,9 @@ static int sampling_pick_skeleton(const struct sample_request *req, const struct
 	if (mesh != NULL && mesh->format != ASSET_FORMAT_MD5MESH)
 		return sampling_fail(err, errlen, -EINVAL, "%s: the mesh must be a %s file",
 				     mesh->name, "md5mesh");
-	if (mesh == NULL && a->format == ASSET_FORMAT_MD5MESH)
+	/* An md5mesh, or a file that holds meshes and clips together (.x),
+	 * is its own mesh. */
+	if (mesh == NULL && (a->format == ASSET_FORMAT_MD5MESH || a->mesh_count > 0))
 		mesh = a;
 	if (mesh != NULL && mesh != a && a->skeleton != NULL &&
 	    skeleton_check_binding(a->skeleton, mesh->skeleton, why, sizeof why) < 0) {

@@ -84,7 +84,7 @@ static int lex_comment_starts(const struct lexer *lx, const char *p)
 {
 	if (*p == '/' && p + 1 < lx->end && (p[1] == '/' || p[1] == '*'))
 		return 1;
-	return *p == '#' && (lx->flags & LEX_HASH_COMMENTS);
+	return *p == '#' && (lx->flags & LEX_HASH_COMMENTS) && !(lx->flags & LEX_HASH_IN_WORDS);
 }
 
 /* Skip whitespace and comments.  Returns -EINVAL on an unterminated block

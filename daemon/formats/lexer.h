@@ -38,6 +38,10 @@ struct lex_token {
 
 #define LEX_HASH_COMMENTS 0x1u  /* '#' starts a comment to the end of the line */
 #define LEX_GUIDS         0x2u  /* "<...>" is one LEX_GUID token */
+/* With LEX_HASH_COMMENTS: only a '#' where a token could start begins a
+ * comment; inside a word it is part of the word (MSVC writes NaN as
+ * "-1.#IND00"). */
+#define LEX_HASH_IN_WORDS 0x4u
 
 struct lexer {
 	const char *p;

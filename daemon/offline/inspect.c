@@ -89,6 +89,11 @@ static json_t *inspect_json(const struct asset *a)
 	json_object_set_new(root, "clips", clips);
 	json_object_set_new(root, "meshes", meshes);
 	json_object_set_new(root, "cameras", cameras);
+	if (a->format == ASSET_FORMAT_X) {
+		json_object_set_new(root, "ticks_per_second", json_integer(a->ticks_per_second));
+		json_object_set_new(root, "ticks_from_file", json_boolean(a->ticks_from_file));
+	}
+	json_object_set_new(root, "note", json_out_string_or_null(a->note));
 	return root;
 }
 
@@ -98,6 +103,11 @@ static void inspect_text(const struct asset *a)
 	printf("format   %s version %d, %llu bytes\n", asset_format_name(a->format), a->version,
 	       (unsigned long long)a->file_bytes);
 	printf("axes     %s, %s-handed\n", a->up, a->handedness);
+	if (a->format == ASSET_FORMAT_X)
+		printf("ticks    %u per second (%s)\n", a->ticks_per_second,
+		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
+	if (a->note != NULL)
+		printf("note     %s\n", a->note);
 	if (a->skeleton != NULL) {
 		const struct skeleton *s = a->skeleton;
 

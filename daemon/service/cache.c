@@ -68,6 +68,7 @@ struct cache_load {
 	const char *root_real;
 	int root_fd;
 	size_t max_bytes;
+	struct asset_options load;
 	bool compare_hash;
 	uint64_t prev_hash;
 	/* Out. */
@@ -413,7 +414,8 @@ static void cache_load_work(uv_work_t *w)
 	if (j->compare_hash && j->hash == j->prev_hash) {
 		j->unchanged = true;
 	} else {
-		j->rc = asset_load_buffer(j->name, buf, len, &j->asset, j->err, sizeof j->err);
+		j->rc = asset_load_buffer_with(j->name, buf, len, &j->load, &j->asset, j->err,
+					       sizeof j->err);
 		/* Out of memory says nothing about the bytes: try them again. */
 		if (j->rc == -ENOMEM)
 			j->hash_valid = false;
@@ -440,6 +442,7 @@ static int cache_load_start(struct cache *c, struct cache_entry *e)
 	j->root_real = c->root_real;
 	j->root_fd = c->root_fd;
 	j->max_bytes = c->opts.max_asset_bytes;
+	j->load = c->opts.load;
 	j->compare_hash = e->hash_valid && !e->force;
 	j->prev_hash = e->hash;
 	j->work.data = j;

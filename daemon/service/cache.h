@@ -84,6 +84,7 @@ struct cache_options {
 	unsigned quiet_ms;              /* per-file quiet period; 0: CACHE_DEFAULT_QUIET_MS */
 	unsigned rescan_interval_s;     /* periodic rescan; 0: none */
 	size_t max_asset_bytes;         /* 0: ASSET_DEFAULT_MAX_BYTES */
+	struct asset_options load;      /* what every load is told */
 	unsigned max_parallel_loads;    /* 0: CACHE_DEFAULT_MAX_PARALLEL_LOADS */
 	struct cache_events events;
 	void *data;                     /* passed to every callback */

@@ -68,7 +68,7 @@ enum dispatch_result method_assets_info(struct session *s, const struct rpc_requ
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	if (rpc_args_finish(args) < 0 || lookup_asset(s->svc, "assets.info", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
-	rpc_put_map(out, 13);
+	rpc_put_map(out, 4 + pose_asset_info_pairs(info.asset));
 	pose_pack_asset_info(out, info.name, info.asset);
 	rpc_put_lit(out, "generation");
 	rpc_put_uint(out, info.generation);

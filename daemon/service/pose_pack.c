@@ -208,10 +208,13 @@ static void pack_camera(struct rpc_out *out, const struct camera_track *c)
 	rpc_put_double(out, time_to_seconds(c->duration_ns));
 }
 
+uint32_t pose_asset_info_pairs(const struct asset *a)
+{
+	return 10 + (a->format == ASSET_FORMAT_X ? 2 : 0);
+}
+
 void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct asset *a)
 {
-	/* The caller packs the map header (this writes 9 pairs) so that it
-	 * can add the cache's own fields. */
 	rpc_put_lit(out, "asset");
 	rpc_put_cstr(out, name);
 	rpc_put_lit(out, "format");
@@ -240,4 +243,12 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 	rpc_put_array(out, a->camera ? 1 : 0);
 	if (a->camera != NULL)
 		pack_camera(out, a->camera);
+	if (a->format == ASSET_FORMAT_X) {
+		rpc_put_lit(out, "ticks_per_second");
+		rpc_put_uint(out, a->ticks_per_second);
+		rpc_put_lit(out, "ticks_from_file");
+		rpc_put_bool(out, a->ticks_from_file);
+	}
+	rpc_put_lit(out, "note");
+	pack_str_or_nil(out, a->note);
 }

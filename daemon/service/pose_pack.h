@@ -14,7 +14,10 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 	       const struct sample_result *r);
 
 /* What assets.info returns for an asset (the same fields as
- * `animd inspect --json`, plus the cache's). */
+ * `animd inspect --json`, plus the cache's): pose_asset_info_pairs() of
+ * them, written after a map header the caller packs (so it can add its
+ * own). */
+uint32_t pose_asset_info_pairs(const struct asset *a);
 void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct asset *a);
 
 #endif

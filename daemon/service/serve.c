@@ -123,11 +123,20 @@ static void serve_answer_reloads(struct service *svc, const char *name, uint64_t
 
 /* ---- cache events --------------------------------------------------- */
 
+/* A load that had to leave something out says so, once per version. */
+static void serve_log_note(struct cache *c, const char *name)
+{
+	struct cache_info info;
+
+	if (cache_get(c, name, &info) == 0 && info.asset != NULL && info.asset->note != NULL)
+		log_warning("%s: %s", name, info.asset->note);
+}
+
 static void serve_loaded(struct cache *c, const char *name, uint64_t gen, void *data)
 {
 	struct service *svc = data;
 
-	(void)c;
+	serve_log_note(c, name);
 	if (svc->ready)
 		log_info("loaded %s", name);
 	else
@@ -142,6 +151,7 @@ static void serve_reloaded(struct cache *c, const char *name, uint64_t gen, void
 	struct cache_info info;
 
 	log_info("reloaded %s (generation %llu)", name, (unsigned long long)gen);
+	serve_log_note(c, name);
 	events_asset_reloaded(svc, name, gen);
 	if (cache_get(c, name, &info) == 0)
 		instances_asset_changed(svc->instances, name, info.asset, gen);
@@ -347,6 +357,7 @@ static int serve_start(struct service *svc, char *err, size_t errlen)
 		.quiet_ms = svc->cfg.reload_quiet_ms,
 		.rescan_interval_s = svc->cfg.rescan_interval_s,
 		.max_asset_bytes = svc->cfg.max_asset_bytes,
+		.load = { .x_ticks_per_second = svc->cfg.x_ticks_per_second },
 		.events = { serve_loaded, serve_reloaded, serve_error, serve_removed, serve_cache_log },
 		.data = svc,
 	};

@@ -1,0 +1,169 @@
+/*
+ * x_import.c - the entry of the .x import: frames to the skeleton (in
+ * depth-first order, so parents come first), then meshes and clips.
+ */
+#include "x_import_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void x_model_free(struct x_model *m)
+{
+	skeleton_free(m->skeleton);
+	for (uint32_t i = 0; i < m->mesh_count; i++)
+		mesh_free(m->meshes[i]);
+	free(m->meshes);
+	for (uint32_t i = 0; i < m->clip_count; i++)
+		clip_free(m->clips[i]);
+	free(m->clips);
+	memset(m, 0, sizeof *m);
+}
+
+int32_t x_frames_find(const struct x_model *m, const char *name)
+{
+	return skeleton_find(m->skeleton, name);
+}
+
+/* Frames below o (o itself when it is one), depth first.  count_only
+ * counts; otherwise fills f.  Meshes outside any frame set *loose. */
+static void x_frames_walk(const struct x_object *o, int32_t parent, struct x_frames *f,
+			  bool count_only, bool in_frame, bool *loose)
+{
+	int32_t self = parent;
+
+	if (x_is(o, "Frame")) {
+		self = (int32_t)f->count;
+		if (!count_only) {
+			f->objects[self] = o;
+			f->parents[self] = parent;
+		}
+		f->count++;
+		in_frame = true;
+	} else if (x_is(o, "Mesh") && !in_frame) {
+		*loose = true;
+	}
+	/* Animation sets hold references, not frames: no need to descend. */
+	if (x_is(o, "AnimationSet"))
+		return;
+	for (uint32_t i = 0; i < o->child_count; i++)
+		if (o->children[i]->type != NULL)
+			x_frames_walk(o->children[i], self, f, count_only, in_frame, loose);
+}
+
+static int x_frames_collect(const struct x_tree *t, struct x_frames *f)
+{
+	bool loose = false;
+	uint32_t first;
+
+	memset(f, 0, sizeof *f);
+	for (uint32_t i = 0; i < t->root_count; i++)
+		x_frames_walk(t->roots[i], -1, f, true, false, &loose);
+	f->synthetic_root = loose || f->count == 0;
+	first = f->synthetic_root ? 1 : 0;
+	f->objects = calloc((size_t)f->count + first, sizeof *f->objects);
+	f->parents = calloc((size_t)f->count + first, sizeof *f->parents);
+	if (f->objects == NULL || f->parents == NULL)
+		return -ENOMEM;
+	f->count = first;
+	if (f->synthetic_root)
+		f->parents[0] = -1;
+	for (uint32_t i = 0; i < t->root_count; i++)
+		x_frames_walk(t->roots[i], f->synthetic_root ? 0 : -1, f, false, false, &loose);
+	return 0;
+}
+
+static int x_frame_matrix(const struct x_tree *t, const struct x_object *frame,
+			  struct transform *out, struct diag *d)
+{
+	*out = transform_identity();
+	for (uint32_t i = 0; i < frame->child_count; i++) {
+		const struct x_object *c = frame->children[i];
+		struct x_reader r;
+		float m[16];
+
+		if (!x_is(c, "FrameTransformMatrix"))
+			continue;
+		x_reader_init(&r, t, c, d);
+		if (x_read_floats(&r, "a FrameTransformMatrix element", m, 16) < 0)
+			return -EINVAL;
+		*out = x_matrix_to_transform(m);
+	}
+	return 0;
+}
+
+static int x_import_skeleton(const struct x_tree *t, const struct x_frames *f,
+			     struct x_model *m, struct diag *d)
+{
+	struct skeleton *s = skeleton_new(f->count);
+	char fallback[32];
+
+	if (s == NULL)
+		return -ENOMEM;
+	m->skeleton = s;
+	for (uint32_t i = 0; i < f->count; i++) {
+		const struct x_object *o = f->objects[i];
+		const char *name = o != NULL ? o->name : "(root)";
+
+		if (name == NULL) {
+			snprintf(fallback, sizeof fallback, "frame%u", i);
+			name = fallback;
+		}
+		s->names[i] = strdup(name);
+		if (s->names[i] == NULL)
+			return -ENOMEM;
+		s->parents[i] = f->parents[i];
+		if (o != NULL && x_frame_matrix(t, o, &s->rest[i], d) < 0)
+			return -EINVAL;
+	}
+	return skeleton_compute_bind(s);
+}
+
+static int x_ticks(const struct x_tree *t, uint32_t ticks_default, struct x_model *m,
+		   struct diag *d)
+{
+	m->ticks_per_second = ticks_default ? ticks_default : X_DEFAULT_TICKS_PER_SECOND;
+	for (uint32_t i = 0; i < t->root_count; i++) {
+		struct x_reader r;
+		uint32_t v;
+
+		if (!x_is(t->roots[i], "AnimTicksPerSecond"))
+			continue;
+		x_reader_init(&r, t, t->roots[i], d);
+		if (x_read_uint(&r, "AnimTicksPerSecond", UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		if (v == 0)
+			return x_import_fail(t, d, t->roots[i]->pos,
+					     "AnimTicksPerSecond is 0: key times would never advance");
+		m->ticks_per_second = v;
+		m->ticks_from_file = 1;
+	}
+	return 0;
+}
+
+int x_import(const struct x_tree *t, uint32_t ticks_default, const char *name,
+	     struct x_model *out, struct diag *d)
+{
+	struct x_model m = { 0 };
+	struct x_frames f;
+	int rc;
+
+	rc = x_frames_collect(t, &f);
+	if (rc == 0)
+		rc = x_import_skeleton(t, &f, &m, d);
+	if (rc == 0)
+		rc = x_ticks(t, ticks_default, &m, d);
+	if (rc == 0)
+		rc = x_import_meshes(t, &f, &m, d);
+	if (rc == 0)
+		rc = x_import_clips(t, name, &m, d);
+	free(f.objects);
+	free(f.parents);
+	if (rc < 0) {
+		x_model_free(&m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}

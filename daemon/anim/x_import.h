@@ -1,0 +1,55 @@
+/*
+ * x_import.h - a DirectX .x object tree (formats/x_tree.h) to the runtime
+ * representation: frames to a skeleton, meshes with their skin weights to
+ * bind-space meshes, animation sets to keyed clips.
+ *
+ * Conventions (FORMATS.md): .x matrices are row-vector (translation in
+ * elements 12-14) and compose Local * Parent; the runtime is column-vector,
+ * so every matrix is read transposed and every rotation key (stored w, x,
+ * y, z) is conjugated, here and nowhere else.  A frame's matrix becomes a
+ * translation, rotation and scale (a shear, which no exporter writes on
+ * purpose, is dropped).  Axes stay as authored: Y up, left-handed.
+ *
+ * Skinning: .x gives each bone of each mesh its own offset matrix.  Each
+ * influence's position is stored as the vertex seen through that offset
+ * and put back at the bone's bind pose (bind * offset * v), so the
+ * runtime's skin = model * inverse(bind) reproduces offset * model exactly
+ * and meshes with different offsets share one skeleton.
+ */
+#ifndef ANIMD_X_IMPORT_H
+#define ANIMD_X_IMPORT_H
+
+#include <stdint.h>
+
+#include "../formats/x_tree.h"
+#include "clip.h"
+#include "mesh.h"
+#include "skeleton.h"
+
+/* D3DX's convention for files without AnimTicksPerSecond. */
+#define X_DEFAULT_TICKS_PER_SECOND 4800u
+
+struct x_model {
+	struct skeleton *skeleton;      /* every Frame (and a root for loose meshes) */
+	uint32_t mesh_count;
+	struct mesh **meshes;
+	uint32_t clip_count;
+	struct clip **clips;            /* one per AnimationSet */
+	uint32_t ticks_per_second;      /* what key times were divided by */
+	int ticks_from_file;            /* 1: AnimTicksPerSecond; 0: the default */
+	uint32_t skipped_sets;          /* CompressedAnimationSets (not supported) */
+	uint32_t unknown_bones;         /* SkinWeights naming no frame (dropped) */
+	char first_unknown_bone[64];
+};
+
+/*
+ * Convert a parsed file.  `ticks_default` is used when the file has no
+ * AnimTicksPerSecond (0 means X_DEFAULT_TICKS_PER_SECOND); `name` names an
+ * unnamed animation set.  0 with *out filled (x_model_free), -EINVAL with d
+ * located at the offending value (x_tree_error), or -ENOMEM.
+ */
+int x_import(const struct x_tree *t, uint32_t ticks_default, const char *name,
+	     struct x_model *out, struct diag *d);
+void x_model_free(struct x_model *m);
+
+#endif

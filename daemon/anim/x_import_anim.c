@@ -1,0 +1,283 @@
+/*
+ * x_import_anim.c - .x animation sets as keyed clips.
+ *
+ * An AnimationSet is a clip; each Animation in it drives the frame it
+ * references with AnimationKeys: 0 rotation (w, x, y, z, conjugated and
+ * normalised), 1 scale, 2 position, 3 and 4 a whole matrix (split into the
+ * three channels at the same times; it replaces them).  Rotation keys hold
+ * the conjugate of the rotation a frame matrix would: the DirectX SDK's
+ * tiny.x keys 43 of its 47 bones at their rest rotation first, and they
+ * match the frames' matrices only once conjugated (20 match as stored).  Key times are ticks
+ * (AnimTicksPerSecond, else the default), need not start at 0, and must not
+ * go back.  A channel no key drives keeps the frame's own value.
+ * AnimationOptions: openclosed 1 plays the clip once (0, the default,
+ * loops); positionquality 0 makes positions a Catmull-Rom spline through
+ * the keys (1, and the default without options, is linear).
+ */
+#include "x_import_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { X_CH_T, X_CH_R, X_CH_S, X_CHANNELS };
+
+/* One channel of one joint while a set is read. */
+struct x_channel {
+	uint32_t count;
+	int64_t *times;
+	float *values;
+	uint8_t interp;
+};
+
+struct x_set {
+	uint32_t joints;
+	struct x_channel (*ch)[X_CHANNELS];
+	int64_t duration;
+	bool once;
+};
+
+static void x_set_free(struct x_set *s)
+{
+	for (uint32_t j = 0; s->ch != NULL && j < s->joints; j++)
+		for (int c = 0; c < X_CHANNELS; c++) {
+			free(s->ch[j][c].times);
+			free(s->ch[j][c].values);
+		}
+	free(s->ch);
+}
+
+static int64_t x_ticks_to_ns(uint32_t ticks, uint32_t tps)
+{
+	/* ticks < 2^32 and 1e9 < 2^30: the product fits. */
+	return (int64_t)(((uint64_t)ticks * 1000000000u + tps / 2) / tps);
+}
+
+/* Reset a channel to `n` keys of `width` floats. */
+static int x_channel_alloc(struct x_channel *ch, uint32_t n, unsigned width)
+{
+	free(ch->times);
+	free(ch->values);
+	ch->times = malloc(((size_t)n + 1) * sizeof *ch->times);
+	ch->values = malloc(((size_t)n * width + 1) * sizeof *ch->values);
+	ch->count = n;
+	ch->interp = INTERP_LINEAR;
+	return ch->times && ch->values ? 0 : -ENOMEM;
+}
+
+static int x_key(const struct x_tree *t, const struct x_object *key, struct x_channel *ch,
+		 uint32_t tps, struct x_set *set, struct diag *d)
+{
+	static const unsigned want[] = { 4, 3, 3, 16, 16 };
+	struct x_reader r;
+	uint32_t type, n, prev = 0;
+	int rc;
+
+	x_reader_init(&r, t, key, d);
+	if (x_read_uint(&r, "keyType", 4, &type) < 0 || x_read_count(&r, "nKeys", 2, &n) < 0)
+		return -EINVAL;
+	if (type <= 2)
+		rc = x_channel_alloc(&ch[type == 0 ? X_CH_R : type == 1 ? X_CH_S : X_CH_T], n,
+				     type == 0 ? 4 : 3);
+	else if ((rc = x_channel_alloc(&ch[X_CH_T], n, 3)) == 0 &&
+		 (rc = x_channel_alloc(&ch[X_CH_R], n, 4)) == 0)
+		rc = x_channel_alloc(&ch[X_CH_S], n, 3);
+	if (rc < 0)
+		return rc;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t time, nv, pos = x_reader_pos(&r);
+		float v[16];
+		int64_t ns;
+
+		if (x_read_uint(&r, "a key time", UINT32_MAX, &time) < 0)
+			return -EINVAL;
+		if (k > 0 && time < prev)
+			return x_import_fail(t, d, pos, "key %u at tick %u comes before key %u at tick %u",
+					     k, time, k - 1, prev);
+		prev = time;
+		pos = x_reader_pos(&r);
+		if (x_read_uint(&r, "a key's value count", 16, &nv) < 0)
+			return -EINVAL;
+		if (nv != want[type])
+			return x_import_fail(t, d, pos, "a %s key has %u values, not %u",
+					     type == 0 ? "rotation" : type == 1 ? "scale"
+					     : type == 2 ? "position" : "matrix", nv, want[type]);
+		if (x_read_floats(&r, "a key value", v, nv) < 0)
+			return -EINVAL;
+		ns = x_ticks_to_ns(time, tps);
+		if (ns > set->duration)
+			set->duration = ns;
+		if (type == 0) {
+			/* Stored w, x, y, z for row vectors: conjugate. */
+			quat q = quat_normalize(quat_make(-v[1], -v[2], -v[3], v[0]));
+
+			ch[X_CH_R].times[k] = ns;
+			memcpy(&ch[X_CH_R].values[4 * k], &q, sizeof q);
+		} else if (type <= 2) {
+			struct x_channel *c = &ch[type == 1 ? X_CH_S : X_CH_T];
+
+			c->times[k] = ns;
+			memcpy(&c->values[3 * k], v, 3 * sizeof *v);
+		} else {
+			struct transform x = x_matrix_to_transform(v);
+
+			ch[X_CH_T].times[k] = ch[X_CH_R].times[k] = ch[X_CH_S].times[k] = ns;
+			memcpy(&ch[X_CH_T].values[3 * k], &x.t, sizeof x.t);
+			memcpy(&ch[X_CH_R].values[4 * k], &x.r, sizeof x.r);
+			memcpy(&ch[X_CH_S].values[3 * k], &x.s, sizeof x.s);
+		}
+	}
+	return 0;
+}
+
+static int x_animation(const struct x_tree *t, const struct x_object *a, struct x_model *m,
+		       struct x_set *set, struct diag *d)
+{
+	const struct x_object *ref = NULL;
+	int32_t joint;
+	bool spline = false;
+
+	for (uint32_t i = 0; i < a->child_count; i++)
+		if (a->children[i]->type == NULL || x_is(a->children[i], "Frame"))
+			ref = a->children[i];
+	if (ref == NULL || ref->name == NULL)
+		return x_import_fail(t, d, a->pos, "Animation%s%s names no frame to animate",
+				     a->name ? " " : "", a->name ? a->name : "");
+	joint = x_frames_find(m, ref->name);
+	if (joint < 0)
+		return x_import_fail(t, d, ref->pos,
+				     "Animation refers to frame \"%s\", which the file does not have",
+				     ref->name);
+	for (uint32_t i = 0; i < a->child_count; i++) {
+		const struct x_object *c = a->children[i];
+
+		if (x_is(c, "AnimationKey")) {
+			int rc = x_key(t, c, set->ch[joint], m->ticks_per_second, set, d);
+
+			if (rc < 0)
+				return rc;
+		} else if (x_is(c, "AnimationOptions")) {
+			struct x_reader r;
+			uint32_t open, quality;
+
+			x_reader_init(&r, t, c, d);
+			if (x_read_uint(&r, "openclosed", 1, &open) < 0 ||
+			    x_read_uint(&r, "positionquality", 1, &quality) < 0)
+				return -EINVAL;
+			if (open == 1)
+				set->once = true;
+			spline = quality == 0;
+		}
+	}
+	if (spline)
+		set->ch[joint][X_CH_T].interp = INTERP_CATMULL_ROM;
+	return 0;
+}
+
+/* The clip from a set: every channel's keys in one block. */
+static int x_clip_build(const struct x_set *set, const struct skeleton *sk, const char *name,
+			struct clip **out)
+{
+	struct clip *c = calloc(1, sizeof *c);
+	size_t times = 0, floats = 0;
+	int64_t *tp;
+	float *fp;
+
+	if (c == NULL)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < set->joints; j++)
+		for (int k = 0; k < X_CHANNELS; k++) {
+			times += set->ch[j][k].count;
+			floats += (size_t)set->ch[j][k].count * (k == X_CH_R ? 4 : 3);
+		}
+	c->name = strdup(name);
+	c->joint_count = set->joints;
+	c->duration_ns = set->duration;
+	c->loop = set->once ? LOOP_ONCE : LOOP_LOOP;
+	c->tracks = calloc((size_t)set->joints + 1, sizeof *c->tracks);
+	c->rest = malloc(((size_t)set->joints + 1) * sizeof *c->rest);
+	c->key_storage = malloc(times * sizeof(int64_t) + floats * sizeof(float) + 1);
+	if (c->name == NULL || c->tracks == NULL || c->rest == NULL || c->key_storage == NULL) {
+		clip_free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->rest, sk->rest, (size_t)set->joints * sizeof *c->rest);
+	tp = c->key_storage;
+	fp = (float *)(tp + times);
+	for (uint32_t j = 0; j < set->joints; j++) {
+		struct track *dst[X_CHANNELS] = { &c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s };
+
+		for (int k = 0; k < X_CHANNELS; k++) {
+			const struct x_channel *ch = &set->ch[j][k];
+			unsigned width = k == X_CH_R ? 4 : 3;
+
+			dst[k]->width = (uint8_t)width;
+			dst[k]->interp = ch->interp;
+			dst[k]->count = ch->count;
+			if (ch->count == 0)
+				continue;
+			memcpy(tp, ch->times, ch->count * sizeof *tp);
+			memcpy(fp, ch->values, (size_t)ch->count * width * sizeof *fp);
+			dst[k]->times = tp;
+			dst[k]->values = fp;
+			tp += ch->count;
+			fp += (size_t)ch->count * width;
+		}
+	}
+	*out = c;
+	return 0;
+}
+
+static int x_set_import(const struct x_tree *t, const struct x_object *o, const char *name,
+			struct x_model *m, struct diag *d)
+{
+	struct x_set set = { 0 };
+	struct clip **grown;
+	int rc = 0;
+
+	set.joints = m->skeleton->joint_count;
+	set.ch = calloc((size_t)set.joints + 1, sizeof *set.ch);
+	if (set.ch == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < o->child_count; i++)
+		if (x_is(o->children[i], "Animation"))
+			rc = x_animation(t, o->children[i], m, &set, d);
+	grown = rc == 0 ? realloc(m->clips, ((size_t)m->clip_count + 1) * sizeof *m->clips) : NULL;
+	if (rc == 0 && grown == NULL)
+		rc = -ENOMEM;
+	if (rc == 0) {
+		m->clips = grown;
+		rc = x_clip_build(&set, m->skeleton, name, &m->clips[m->clip_count]);
+		if (rc == 0)
+			m->clip_count++;
+	}
+	x_set_free(&set);
+	return rc;
+}
+
+int x_import_clips(const struct x_tree *t, const char *name, struct x_model *m, struct diag *d)
+{
+	uint32_t unnamed = 0;
+
+	for (uint32_t i = 0; i < t->root_count; i++) {
+		const struct x_object *o = t->roots[i];
+		char fallback[64];
+		int rc;
+
+		if (x_is(o, "CompressedAnimationSet")) {
+			m->skipped_sets++;
+			continue;
+		}
+		if (!x_is(o, "AnimationSet"))
+			continue;
+		if (o->name == NULL && unnamed++ > 0)
+			snprintf(fallback, sizeof fallback, "%s.%u", name ? name : "clip", unnamed);
+		else
+			snprintf(fallback, sizeof fallback, "%s", o->name ? o->name : name ? name : "clip");
+		rc = x_set_import(t, o, fallback, m, d);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

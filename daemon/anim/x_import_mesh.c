@@ -1,0 +1,576 @@
+/*
+ * x_import_mesh.c - .x meshes: vertices, faces (fans of triangles),
+ * normals, texture coordinates, the first material, and skin weights, as
+ * MESH_BIND_SPACE meshes on the file's skeleton.
+ *
+ * A mesh with SkinWeights follows its bones: each influence stores
+ * bind[bone] * offset * v (see x_import.h), and a vertex no bone weighs
+ * stays with the mesh's frame.  A mesh without them is rigid: every vertex
+ * follows the frame that holds the mesh, at bind[frame] * v.
+ *
+ * A SkinWeights naming a bone no frame has (assimp's anim_test.x names two
+ * the hierarchy lacks) does not fail the file: its weights are dropped,
+ * the vertices it alone moved stay with the mesh's frame, and the import
+ * counts them (x_model.unknown_bones) so the loader can say so.
+ */
+#include "x_import_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one Mesh object holds, read before the runtime mesh is built. */
+struct x_mesh_src {
+	const struct x_object *o;
+	int32_t frame;                  /* joint that holds the mesh */
+	uint32_t vertex_count;
+	vec3 *positions;
+	uint32_t triangle_count;
+	uint32_t (*triangles)[3];
+	vec3 *normals;                  /* per vertex, or NULL */
+	float (*uvs)[2];                /* per vertex, or NULL */
+	const char *material;
+	/* Skin: one entry per weight that names a known bone. */
+	uint32_t weight_count;
+	uint32_t *w_vertex, *w_joint, *w_set;
+	float *w_value;
+	vec3 *w_pos;                    /* bind * offset * v */
+	mat34 *set_mat;                 /* per known SkinWeights: bind * offset */
+	uint32_t set_count;
+	uint32_t bones_declared;        /* XSkinMeshHeader nBones, or UINT32_MAX */
+	uint32_t skin_objects;
+	uint32_t header_pos;
+};
+
+static void x_mesh_src_free(struct x_mesh_src *s)
+{
+	free(s->positions);
+	free(s->triangles);
+	free(s->normals);
+	free(s->uvs);
+	free(s->w_vertex);
+	free(s->w_joint);
+	free(s->w_set);
+	free(s->set_mat);
+	free(s->w_value);
+	free(s->w_pos);
+}
+
+static int x_read_vec3s(struct x_reader *r, const char *what, uint32_t n, vec3 *out, bool any)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		float v[3];
+
+		for (int k = 0; k < 3; k++) {
+			int rc = any ? x_read_float_any(r, what, &v[k]) : x_read_float(r, what, &v[k]);
+
+			if (rc < 0)
+				return rc;
+		}
+		out[i] = vec3_make(v[0], v[1], v[2]);
+	}
+	return 0;
+}
+
+/*
+ * Faces: nFaces, then per face n and n indices below `limit`.  Each face
+ * of 3 or more corners becomes a fan of n - 2 triangles (fewer corners:
+ * nothing to draw).  With corners != NULL, the corner indices of every
+ * face are also returned flat (for matching normals to faces).
+ */
+static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, uint32_t *face_count,
+			uint32_t (**tris)[3], uint32_t *tri_count, uint32_t **corners,
+			uint32_t **corner_start)
+{
+	uint32_t nf, total = 0, at = 0, t = 0;
+	uint32_t start_next = r->next;
+	int rc = x_read_count(r, what, 1, &nf);
+
+	if (rc < 0)
+		return rc;
+	/* First pass: sizes, and every index checked. */
+	for (uint32_t f = 0; f < nf; f++) {
+		uint32_t n;
+		char label[64];
+
+		snprintf(label, sizeof label, "the corner count of face %u", f);
+		if (x_read_count(r, label, 1, &n) < 0)
+			return -EINVAL;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t idx;
+			uint32_t pos = x_reader_pos(r);
+
+			if (x_read_uint(r, "a face index", UINT32_MAX, &idx) < 0)
+				return -EINVAL;
+			if (idx >= limit)
+				return x_import_fail(r->t, r->d, pos,
+						     "face %u uses index %u, but there are only %u", f,
+						     idx, limit);
+		}
+		total += n;
+		if (n >= 3)
+			t += n - 2;
+	}
+	*face_count = nf;
+	if (tris != NULL) {
+		*tris = malloc(((size_t)t + 1) * sizeof **tris);
+		if (*tris == NULL)
+			return -ENOMEM;
+		*tri_count = t;
+	}
+	if (corners != NULL) {
+		*corners = malloc(((size_t)total + 1) * sizeof **corners);
+		*corner_start = malloc(((size_t)nf + 1) * sizeof **corner_start);
+		if (*corners == NULL || *corner_start == NULL)
+			return -ENOMEM;
+	}
+	/* Second pass over the values just checked. */
+	r->next = start_next + 1;
+	t = 0;
+	for (uint32_t f = 0; f < nf; f++) {
+		uint32_t n = (uint32_t)r->o->values[r->next++].v.i;
+		const struct x_value *idx = &r->o->values[r->next];
+
+		if (corners != NULL)
+			(*corner_start)[f] = at;
+		for (uint32_t k = 0; k < n; k++) {
+			if (corners != NULL)
+				(*corners)[at++] = (uint32_t)idx[k].v.i;
+			if (tris != NULL && k >= 2) {
+				(*tris)[t][0] = (uint32_t)idx[0].v.i;
+				(*tris)[t][1] = (uint32_t)idx[k - 1].v.i;
+				(*tris)[t][2] = (uint32_t)idx[k].v.i;
+				t++;
+			}
+		}
+		r->next += n;
+	}
+	if (corners != NULL)
+		(*corner_start)[nf] = at;
+	return 0;
+}
+
+/* Per-vertex normals from MeshNormals: each face corner gives its vertex
+ * the corner's normal; a vertex shared by corners with different normals
+ * (a hard edge) gets their average.  Faces must match the mesh's. */
+static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, struct x_mesh_src *s,
+			  const uint32_t *vcorners, const uint32_t *vstart, uint32_t face_count,
+			  struct diag *d)
+{
+	struct x_reader r;
+	uint32_t n, nf = 0, *corners = NULL, *start = NULL;
+	vec3 *normals = NULL;
+	int rc;
+
+	x_reader_init(&r, t, o, d);
+	rc = x_read_count(&r, "nNormals", 3, &n);
+	if (rc == 0 && (normals = malloc(((size_t)n + 1) * sizeof *normals)) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = x_read_vec3s(&r, "a normal", n, normals, true);
+	if (rc == 0)
+		rc = x_read_faces(&r, "nFaceNormals", n, &nf, NULL, NULL, &corners, &start);
+	if (rc == 0 && nf != face_count)
+		rc = x_import_fail(t, d, o->pos, "MeshNormals has %u faces, the mesh %u", nf,
+				   face_count);
+	if (rc == 0 && (s->normals = calloc((size_t)s->vertex_count + 1, sizeof *s->normals)) == NULL)
+		rc = -ENOMEM;
+	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
+		if (start[f + 1] - start[f] != vstart[f + 1] - vstart[f]) {
+			rc = x_import_fail(t, d, o->pos,
+					   "MeshNormals face %u has %u corners, the mesh's face %u", f,
+					   start[f + 1] - start[f], vstart[f + 1] - vstart[f]);
+			break;
+		}
+		for (uint32_t k = start[f]; k < start[f + 1]; k++) {
+			vec3 nv = normals[corners[k]];
+			vec3 *acc = &s->normals[vcorners[vstart[f] + (k - start[f])]];
+
+			/* Exporters write 1.#IND for the normal of a degenerate
+			 * face: it adds nothing. */
+			if (isfinite(nv.x) && isfinite(nv.y) && isfinite(nv.z))
+				*acc = vec3_add(*acc, nv);
+		}
+	}
+	for (uint32_t v = 0; rc == 0 && v < s->vertex_count; v++) {
+		vec3 *a = &s->normals[v];
+		float len = sqrtf(a->x * a->x + a->y * a->y + a->z * a->z);
+
+		if (len > 0)
+			*a = vec3_scale(*a, 1.0f / len);
+	}
+	free(normals);
+	free(corners);
+	free(start);
+	return rc;
+}
+
+static int x_mesh_uvs(const struct x_tree *t, const struct x_object *o, struct x_mesh_src *s,
+		      struct diag *d)
+{
+	struct x_reader r;
+	uint32_t n;
+	int rc;
+
+	x_reader_init(&r, t, o, d);
+	rc = x_read_count(&r, "nTextureCoords", 2, &n);
+	if (rc < 0)
+		return rc;
+	if (n != s->vertex_count)
+		return x_import_fail(t, d, o->pos, "MeshTextureCoords has %u coordinates for %u vertices",
+				     n, s->vertex_count);
+	s->uvs = malloc(((size_t)n + 1) * sizeof *s->uvs);
+	if (s->uvs == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		if (x_read_floats(&r, "a texture coordinate", s->uvs[i], 2) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+/* The first material's texture file, else its name. */
+static void x_mesh_material(const struct x_object *list, struct x_mesh_src *s)
+{
+	for (uint32_t i = 0; i < list->child_count; i++) {
+		const struct x_object *m = list->children[i];
+
+		if (m->type == NULL) {
+			s->material = m->name;          /* a reference to a shared Material */
+			return;
+		}
+		if (!x_is(m, "Material"))
+			continue;
+		s->material = m->name;
+		for (uint32_t k = 0; k < m->child_count; k++) {
+			const struct x_object *tf = m->children[k];
+
+			if ((x_is(tf, "TextureFilename") || x_is(tf, "TextureFileName")) &&
+			    tf->value_count > 0 && tf->values[0].kind == X_VALUE_STRING)
+				s->material = tf->values[0].v.s.ptr;
+		}
+		return;
+	}
+}
+
+static int x_mesh_skin_header(const struct x_tree *t, const struct x_object *o,
+			      struct x_mesh_src *s, struct diag *d)
+{
+	struct x_reader r;
+	uint32_t per_vertex, per_face;
+
+	x_reader_init(&r, t, o, d);
+	s->header_pos = o->pos;
+	if (x_read_uint(&r, "nMaxSkinWeightsPerVertex", 0xffff, &per_vertex) < 0 ||
+	    x_read_uint(&r, "nMaxSkinWeightsPerFace", 0xffff, &per_face) < 0 ||
+	    x_read_uint(&r, "nBones", 0xffff, &s->bones_declared) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* A row-vector 4x4 matrix as the column-vector mat34 it means (its
+ * transpose; the last column of the file's matrix is 0 0 0 1). */
+static mat34 x_row_to_mat34(const float m[16])
+{
+	mat34 r;
+
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			r.m[i][j] = m[4 * j + i];
+		r.m[i][3] = m[12 + i];
+	}
+	return r;
+}
+
+/* Grow the per-weight arrays for n more. */
+static int x_mesh_weights_grow(struct x_mesh_src *s, uint32_t n)
+{
+	size_t want = (size_t)s->weight_count + n + 1;
+	void *p;
+
+	if ((p = realloc(s->w_vertex, want * sizeof *s->w_vertex)) == NULL)
+		return -ENOMEM;
+	s->w_vertex = p;
+	if ((p = realloc(s->w_joint, want * sizeof *s->w_joint)) == NULL)
+		return -ENOMEM;
+	s->w_joint = p;
+	if ((p = realloc(s->w_set, want * sizeof *s->w_set)) == NULL)
+		return -ENOMEM;
+	s->w_set = p;
+	if ((p = realloc(s->w_value, want * sizeof *s->w_value)) == NULL)
+		return -ENOMEM;
+	s->w_value = p;
+	if ((p = realloc(s->w_pos, want * sizeof *s->w_pos)) == NULL)
+		return -ENOMEM;
+	s->w_pos = p;
+	if ((p = realloc(s->set_mat, ((size_t)s->set_count + 1) * sizeof *s->set_mat)) == NULL)
+		return -ENOMEM;
+	s->set_mat = p;
+	return 0;
+}
+
+static int x_mesh_skin_weights(const struct x_tree *t, const struct x_object *o,
+			       struct x_mesh_src *s, struct x_model *m, struct diag *d)
+{
+	struct x_reader r;
+	const char *bone;
+	uint32_t n, first;
+	float offset[16];
+	int32_t joint;
+	int rc;
+
+	x_reader_init(&r, t, o, d);
+	s->skin_objects++;
+	rc = x_read_string(&r, "the bone name (transformNodeName)", &bone);
+	if (rc == 0)
+		rc = x_read_count(&r, "nWeights", 2, &n);
+	if (rc < 0)
+		return rc;
+	first = r.next;
+	/* The offset matrix comes after both arrays. */
+	r.next = first + 2 * n;
+	if (x_read_floats(&r, "a matrixOffset element", offset, 16) < 0)
+		return -EINVAL;
+	r.next = first;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v, pos = x_reader_pos(&r);
+
+		if (x_read_uint(&r, "a vertex index", UINT32_MAX, &v) < 0)
+			return -EINVAL;
+		if (v >= s->vertex_count)
+			return x_import_fail(t, d, pos,
+					     "SkinWeights \"%s\" weighs vertex %u, but the mesh has %u",
+					     bone, v, s->vertex_count);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		float w;
+
+		if (x_read_float(&r, "a weight", &w) < 0)
+			return -EINVAL;
+	}
+	joint = x_frames_find(m, bone);
+	if (joint < 0) {
+		if (m->unknown_bones++ == 0)
+			snprintf(m->first_unknown_bone, sizeof m->first_unknown_bone, "%s", bone);
+		return 0;
+	}
+	if (x_mesh_weights_grow(s, n) < 0)
+		return -ENOMEM;
+	{
+		mat34 off = x_row_to_mat34(offset);
+		mat34 *bind_off = &s->set_mat[s->set_count];
+
+		*bind_off = mat34_mul(&m->skeleton->bind_model[joint], &off);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t k = s->weight_count++;
+			uint32_t v = (uint32_t)o->values[first + i].v.i;
+			const struct x_value *wv = &o->values[first + n + i];
+
+			s->w_vertex[k] = v;
+			s->w_joint[k] = (uint32_t)joint;
+			s->w_set[k] = s->set_count;
+			s->w_value[k] = (float)(wv->kind == X_VALUE_FLOAT ? wv->v.f : (double)wv->v.i);
+			s->w_pos[k] = mat34_apply(bind_off, s->positions[v]);
+		}
+		s->set_count++;
+	}
+	return 0;
+}
+
+static int x_mesh_read(const struct x_tree *t, struct x_mesh_src *s, struct x_model *m,
+		       struct diag *d)
+{
+	const struct x_object *o = s->o;
+	uint32_t *corners = NULL, *start = NULL, face_count = 0;
+	struct x_reader r;
+	int rc;
+
+	s->bones_declared = UINT32_MAX;
+	x_reader_init(&r, t, o, d);
+	rc = x_read_count(&r, "nVertices", 3, &s->vertex_count);
+	if (rc == 0 && (s->positions = malloc(((size_t)s->vertex_count + 1) * sizeof *s->positions)) == NULL)
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = x_read_vec3s(&r, "a vertex coordinate", s->vertex_count, s->positions, false);
+	if (rc == 0)
+		rc = x_read_faces(&r, "nFaces", s->vertex_count, &face_count, &s->triangles,
+				  &s->triangle_count, &corners, &start);
+	for (uint32_t i = 0; rc == 0 && i < o->child_count; i++) {
+		const struct x_object *c = o->children[i];
+
+		if (x_is(c, "MeshNormals"))
+			rc = x_mesh_normals(t, c, s, corners, start, face_count, d);
+		else if (x_is(c, "MeshTextureCoords"))
+			rc = x_mesh_uvs(t, c, s, d);
+		else if (x_is(c, "MeshMaterialList"))
+			x_mesh_material(c, s);
+		else if (x_is(c, "XSkinMeshHeader"))
+			rc = x_mesh_skin_header(t, c, s, d);
+		else if (x_is(c, "SkinWeights"))
+			rc = x_mesh_skin_weights(t, c, s, m, d);
+	}
+	if (rc == 0 && s->bones_declared != UINT32_MAX && s->bones_declared != s->skin_objects)
+		rc = x_import_fail(t, d, s->header_pos,
+				   "XSkinMeshHeader declares %u bones, but the mesh has %u SkinWeights",
+				   s->bones_declared, s->skin_objects);
+	free(corners);
+	free(start);
+	return rc;
+}
+
+/* The runtime mesh from what was read. */
+static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, uint32_t index,
+			struct mesh **out)
+{
+	struct mesh *me = calloc(1, sizeof *me);
+	uint32_t n = s->vertex_count, *count = NULL, total = 0;
+	const mat34 *frame_bind = &sk->bind_model[s->frame];
+	char fallback[32];
+	int rc = -ENOMEM;
+
+	if (me == NULL)
+		return -ENOMEM;
+	snprintf(fallback, sizeof fallback, "mesh%u", index);
+	me->name = strdup(s->o->name ? s->o->name : fallback);
+	me->material = s->material ? strdup(s->material) : NULL;
+	me->space = MESH_BIND_SPACE;
+	me->vertex_count = n;
+	me->triangle_count = s->triangle_count;
+	count = calloc((size_t)n + 1, sizeof *count);
+	me->first_influence = malloc(((size_t)n + 1) * sizeof *me->first_influence);
+	me->triangles = malloc(((size_t)s->triangle_count + 1) * sizeof *me->triangles);
+	if (me->name == NULL || (s->material && me->material == NULL) || count == NULL ||
+	    me->first_influence == NULL || me->triangles == NULL)
+		goto out;
+	memcpy(me->triangles, s->triangles, (size_t)s->triangle_count * sizeof *me->triangles);
+	for (uint32_t k = 0; k < s->weight_count; k++)
+		count[s->w_vertex[k]]++;
+	for (uint32_t v = 0; v < n; v++) {
+		me->first_influence[v] = total;
+		total += count[v] ? count[v] : 1;       /* an unweighted vertex: its frame */
+	}
+	me->first_influence[n] = total;
+	me->influence_count = total;
+	me->influences = malloc(((size_t)total + 1) * sizeof *me->influences);
+	if (me->influences == NULL)
+		goto out;
+	memset(count, 0, ((size_t)n + 1) * sizeof *count);
+	for (uint32_t k = 0; k < s->weight_count; k++) {
+		uint32_t v = s->w_vertex[k];
+		struct mesh_influence *in = &me->influences[me->first_influence[v] + count[v]++];
+
+		in->joint = s->w_joint[k];
+		in->weight = s->w_value[k];
+		in->pos = s->w_pos[k];
+	}
+	for (uint32_t v = 0; v < n; v++) {
+		if (count[v] == 0) {
+			struct mesh_influence *in = &me->influences[me->first_influence[v]];
+
+			in->joint = (uint32_t)s->frame;
+			in->weight = 1.0f;
+			in->pos = mat34_apply(frame_bind, s->positions[v]);
+		}
+	}
+	if (s->normals != NULL) {
+		me->normals = malloc(((size_t)n + 1) * sizeof *me->normals);
+		if (me->normals == NULL)
+			goto out;
+		/* Into bind space as the vertex's first weight (or its frame)
+		 * takes its position there: a skinned mesh's offsets agree at
+		 * bind, so any weight will do. */
+		for (uint32_t v = 0; v < n; v++)
+			count[v] = UINT32_MAX;
+		for (uint32_t k = s->weight_count; k-- > 0;)
+			count[s->w_vertex[k]] = s->w_set[k];    /* ends on the first */
+		for (uint32_t v = 0; v < n; v++) {
+			const mat34 *to_bind = count[v] == UINT32_MAX ? frame_bind
+								     : &s->set_mat[count[v]];
+			vec3 nb;
+			float len;
+
+			nb = mat34_apply_dir(to_bind, s->normals[v]);
+			len = sqrtf(nb.x * nb.x + nb.y * nb.y + nb.z * nb.z);
+			me->normals[v] = len > 0 ? vec3_scale(nb, 1.0f / len) : nb;
+		}
+	}
+	if (s->uvs != NULL) {
+		me->uvs = malloc(((size_t)n + 1) * sizeof *me->uvs);
+		if (me->uvs == NULL)
+			goto out;
+		memcpy(me->uvs, s->uvs, (size_t)n * sizeof *me->uvs);
+	}
+	rc = 0;
+out:
+	free(count);
+	if (rc < 0)
+		mesh_free(me);
+	else
+		*out = me;
+	return rc;
+}
+
+/* Every Mesh in the file, with the joint of the frame that holds it. */
+static int x_meshes_walk(const struct x_object *o, int32_t frame, const struct x_frames *f,
+			 const struct x_object ***list, int32_t **frames, uint32_t *count,
+			 uint32_t *cap)
+{
+	if (x_is(o, "Frame")) {
+		for (uint32_t j = 0; j < f->count; j++)
+			if (f->objects[j] == o)
+				frame = (int32_t)j;
+	} else if (x_is(o, "Mesh")) {
+		if (*count == *cap) {
+			uint32_t ncap = *cap ? *cap * 2 : 8;
+			const struct x_object **nl = realloc(*list, ncap * sizeof *nl);
+			int32_t *nf;
+
+			if (nl == NULL)
+				return -ENOMEM;
+			*list = nl;
+			nf = realloc(*frames, ncap * sizeof *nf);
+			if (nf == NULL)
+				return -ENOMEM;
+			*frames = nf;
+			*cap = ncap;
+		}
+		(*list)[*count] = o;
+		(*frames)[(*count)++] = frame;
+		return 0;
+	} else if (x_is(o, "AnimationSet")) {
+		return 0;
+	}
+	for (uint32_t i = 0; i < o->child_count; i++)
+		if (o->children[i]->type != NULL &&
+		    x_meshes_walk(o->children[i], frame, f, list, frames, count, cap) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_model *m,
+		    struct diag *d)
+{
+	const struct x_object **list = NULL;
+	int32_t *frames = NULL;
+	uint32_t count = 0, cap = 0;
+	int rc = 0;
+
+	for (uint32_t i = 0; rc == 0 && i < t->root_count; i++)
+		rc = x_meshes_walk(t->roots[i], 0, f, &list, &frames, &count, &cap);
+	if (rc == 0 && count > 0 && (m->meshes = calloc(count, sizeof *m->meshes)) == NULL)
+		rc = -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < count; i++) {
+		struct x_mesh_src s = { .o = list[i], .frame = frames[i] };
+
+		rc = x_mesh_read(t, &s, m, d);
+		if (rc == 0)
+			rc = x_mesh_build(&s, m->skeleton, i, &m->meshes[m->mesh_count]);
+		if (rc == 0)
+			m->mesh_count++;
+		x_mesh_src_free(&s);
+	}
+	free(list);
+	free(frames);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/*
+ * x_syntax.h - the parts of the .x syntax layer, internal to formats/:
+ * the header, MSZIP decompression, and the two readers that turn a body
+ * into a tree through the builder (x_tree.h).
+ */
+#ifndef ANIMD_X_SYNTAX_H
+#define ANIMD_X_SYNTAX_H
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "x_tree.h"
+
+#define X_HEADER_BYTES 16
+
+/* The 16-byte header.  0, or -EINVAL with d set at the offending field
+ * ("cmp " and unknown formats, versions other than 0302/0303, float sizes
+ * other than 0032/0064). */
+int x_header_parse(const char *data, size_t len, struct x_header *h, struct diag *d);
+
+/*
+ * The body of a compressed file (everything after the header) inflated:
+ * a DWORD total size (decompressed, header included), then chunks
+ * `WORD uncompressed, WORD compressed, "CK", raw DEFLATE` whose 32 KiB
+ * history carries over.  Every declared size is checked.  On success *out
+ * (malloc'd, the caller frees) holds total size - 16 bytes.  Errors are
+ * located by offset in the file.
+ */
+int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, struct diag *d);
+
+/* Read t->body (t->header says the encoding and float size) into t. */
+int x_text_read(struct x_tree *t, struct diag *d);
+int x_binary_read(struct x_tree *t, struct diag *d);
+
+#endif

@@ -1,0 +1,747 @@
+/*
+ * x_text.c - the text encoding of .x files: tokens from the shared lexer,
+ * data objects, member values and references into the tree builder
+ * (x_tree.h); templates are read past.
+ *
+ * The grammar is loose where real exporters are loose, strict elsewhere:
+ *
+ * - ',' and ';' are separators and nothing more: any run of them (";;",
+ *   ";,", ",,"), or none at all ("1 2 3", which D3DXOF itself allows), may
+ *   stand between values, members, objects and references, and also
+ *   between top-level objects.  Exporters disagree on which one ends what,
+ *   and counting them would reject real files while telling the importer
+ *   nothing the member counts do not.
+ * - A word is a number only when all of it is one: [+-]digits is an
+ *   integer (it must fit in 64 bits), with a '.' or an exponent a float.
+ *   MSVC's "1.#INF00", "-1.#IND00", "1.#QNAN0", "1.#SNAN0" and the C/.NET
+ *   spellings "inf", "-nan", "Infinity", "NaN" are floats too (infinity or
+ *   NaN: the importer decides).  Every other word is a name, including
+ *   ones that start like numbers ("3DSMesh-1").
+ * - An object starts with a word followed by '{', or by one more word and
+ *   '{': "Type {" or "Type name {".  A number never starts one (it is a
+ *   value, and a '{' after it opens a reference).  A type is an identifier
+ *   (letters, digits, '_'); a name may be any word.  A <GUID> may follow
+ *   the object's '{' at once.  Any other word where a value or object may
+ *   stand is an error, never skipped.
+ * - '{' where a value may stand opens a reference: { name }, { <GUID> }
+ *   or { name <GUID> }.
+ * - "template" (any case, as D3DXOF) at the top level starts a template,
+ *   skipped to its matching '}'.
+ * - Comments: '#' and "//" to the end of the line, and (the shared
+ *   lexer's) block comments.  A '#' inside a word belongs to the word.
+ * - Trailing NUL bytes are dropped: D3DXOF reads NUL as white space, so a
+ *   file padded with NULs loads there.  A NUL anywhere else is an error,
+ *   as is every other control byte but white space.
+ *
+ * Every error goes through x_tree_error with a byte offset, so it reads
+ * "line:col" for a plain text file and "offset" for decompressed text.
+ */
+#include "x_syntax.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lexer.h"
+
+#define X_TEXT_PUNCTS "{}[],;"
+#define X_TEXT_FLAGS (LEX_HASH_COMMENTS | LEX_HASH_IN_WORDS | LEX_GUIDS)
+
+/* "Type name {" is the longest look-ahead the grammar needs. */
+#define X_TEXT_AHEAD 3
+
+/* Bytes of a token shown in a message, and room for them escaped. */
+#define X_TEXT_SHOW 40
+#define X_TEXT_SHOWN (4 * X_TEXT_SHOW + 8)
+#define X_TEXT_FOUND (X_TEXT_SHOWN + 24)
+
+#define X_TEXT_OBJECT_HINT " (an object is written Type [name] { ... })"
+#define X_TEXT_VALUE_HINT " (values belong inside an object's braces)"
+
+struct x_text {
+	struct x_tree *t;
+	struct diag *d;
+	struct x_builder *b;
+	struct lexer lx;
+	struct diag lex_diag;           /* the lexer's own errors, located again */
+	struct lex_token ahead[X_TEXT_AHEAD];
+	unsigned n_ahead;
+};
+
+enum x_text_number {
+	X_NUM_NONE,
+	X_NUM_INT,
+	X_NUM_FLOAT,
+	X_NUM_INT_RANGE,        /* an integer beyond int64 */
+	X_NUM_FLOAT_RANGE,      /* a float beyond double */
+	X_NUM_NOMEM,
+};
+
+static int x_text_fail(struct x_text *r, uint32_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int x_text_fail(struct x_text *r, uint32_t pos, const char *fmt, ...)
+{
+	char msg[DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	x_tree_error(r->t, r->d, pos, "%s", msg);
+	return -EINVAL;
+}
+
+/* Where a token starts in the body: strings and GUIDs at their opening
+ * quote or '<', which the lexer leaves out of the text. */
+static uint32_t x_text_pos(const struct x_text *r, const struct lex_token *tok)
+{
+	size_t off = (size_t)(tok->text - r->t->body);
+
+	if (tok->kind == LEX_STRING || tok->kind == LEX_GUID)
+		off--;
+	return (uint32_t)off;
+}
+
+/*
+ * The lexer locates its errors (unterminated string, GUID or comment,
+ * control byte) by line and column from the start of the body.  Find that
+ * byte again, counting lines as the lexer does, so the error is reported
+ * like every other one (after the header's 16 columns, or as an offset in
+ * decompressed text).
+ */
+static int x_text_lex_failed(struct x_text *r)
+{
+	const char *body = r->t->body;
+	size_t len = r->t->body_len, i = 0;
+	uint32_t line = 1;
+
+	if (!r->lex_diag.set)
+		return x_text_fail(r, (uint32_t)(r->lx.p - body), "unreadable text");
+	while (line < r->lex_diag.line && i < len) {
+		char c = body[i++];
+
+		if (c == '\n' || (c == '\r' && (i >= len || body[i] != '\n')))
+			line++;
+	}
+	i += r->lex_diag.col - 1;
+	return x_text_fail(r, (uint32_t)(i < len ? i : len), "%s", r->lex_diag.msg);
+}
+
+/* Make sure ahead[k] holds a token. */
+static int x_text_fill(struct x_text *r, unsigned k)
+{
+	while (r->n_ahead <= k) {
+		if (lex_next(&r->lx, &r->ahead[r->n_ahead]) < 0)
+			return x_text_lex_failed(r);
+		r->n_ahead++;
+	}
+	return 0;
+}
+
+static void x_text_drop(struct x_text *r, unsigned n)
+{
+	memmove(r->ahead, r->ahead + n, (r->n_ahead - n) * sizeof r->ahead[0]);
+	r->n_ahead -= n;
+}
+
+/* Bytes from the file, quoted for a message: printable ASCII as is, every
+ * other byte as \xNN (a message must not carry raw bytes from outside). */
+static const char *x_text_show(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t o = 0, i;
+
+	for (i = 0; i < len && i < X_TEXT_SHOW && o + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+	}
+	if (i < len && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A token for "found ..." in a message. */
+static const char *x_text_describe(const struct lex_token *tok, char *buf, size_t size)
+{
+	char shown[X_TEXT_SHOWN];
+
+	switch (tok->kind) {
+	case LEX_EOF:
+		snprintf(buf, size, "end of file");
+		break;
+	case LEX_PUNCT:
+		snprintf(buf, size, "'%c'", tok->text[0]);
+		break;
+	case LEX_STRING:
+		x_text_show(tok->text, tok->len, shown, sizeof shown);
+		snprintf(buf, size, "string \"%s\"", shown);
+		break;
+	case LEX_GUID:
+		x_text_show(tok->text, tok->len, shown, sizeof shown);
+		snprintf(buf, size, "<%s>", shown);
+		break;
+	default:
+		x_text_show(tok->text, tok->len, shown, sizeof shown);
+		snprintf(buf, size, "\"%s\"", shown);
+		break;
+	}
+	return buf;
+}
+
+/* ---- numbers ------------------------------------------------------ */
+
+static bool x_text_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Letters, digits and '_': what identifiers are made of. */
+static bool x_text_alnum(char c)
+{
+	char l = (char)(c | 0x20);
+
+	return x_text_digit(c) || (l >= 'a' && l <= 'z') || c == '_';
+}
+
+/* [+-]digits, in int64 or X_NUM_INT_RANGE. */
+static enum x_text_number x_text_int(const char *s, size_t len, int64_t *out)
+{
+	const char *p = s, *end = s + len;
+	bool neg = false, over = false;
+	uint64_t v = 0, limit;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p == end)
+		return X_NUM_NONE;
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; p < end; p++) {
+		unsigned d;
+
+		if (!x_text_digit(*p))
+			return X_NUM_NONE;
+		d = (unsigned)(*p - '0');
+		if (over || v > (limit - d) / 10)
+			over = true;
+		else
+			v = v * 10 + d;
+	}
+	if (over)
+		return X_NUM_INT_RANGE;
+	if (!neg)
+		*out = (int64_t)v;
+	else if (v == (uint64_t)INT64_MAX + 1)
+		*out = INT64_MIN;
+	else
+		*out = -(int64_t)v;
+	return X_NUM_INT;
+}
+
+/* C's and .NET's spellings, in any case: inf, infinity, nan, and nan(...)
+ * as the Universal CRT writes it ("-nan(ind)").  1 NaN, 0 infinity, -1
+ * neither. */
+static int x_text_c_special(const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p);
+
+	if ((n == 3 && strncasecmp(p, "inf", 3) == 0) ||
+	    (n == 8 && strncasecmp(p, "infinity", 8) == 0))
+		return 0;
+	if (n == 3 && strncasecmp(p, "nan", 3) == 0)
+		return 1;
+	if (n < 5 || strncasecmp(p, "nan(", 4) != 0 || end[-1] != ')')
+		return -1;
+	for (p += 4; p < end - 1; p++)
+		if (!x_text_alnum(*p))
+			return -1;
+	return 1;
+}
+
+/* MSVC's before 2015: digits.#(INF|IND|QNAN|SNAN)digits[e[+-]digits], as
+ * in "1.#INF00", "-1.#IND00", "1.#QNAN0", "1.#INF00e+000".  1 NaN, 0
+ * infinity, -1 neither. */
+static int x_text_msvc_special(const char *p, const char *end)
+{
+	static const char *const words[] = { "INF", "IND", "QNAN", "SNAN" };
+	int nan = -1;
+
+	while (p < end && x_text_digit(*p))
+		p++;
+	if (end - p < 2 || p[0] != '.' || p[1] != '#')
+		return -1;
+	p += 2;
+	for (size_t k = 0; nan < 0 && k < sizeof words / sizeof words[0]; k++) {
+		size_t n = strlen(words[k]);
+
+		if ((size_t)(end - p) >= n && strncasecmp(p, words[k], n) == 0) {
+			nan = k > 0;
+			p += n;
+		}
+	}
+	while (p < end && x_text_digit(*p))
+		p++;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		if (++p < end && (*p == '-' || *p == '+'))
+			p++;
+		if (p == end || !x_text_digit(*p))
+			return -1;
+		while (p < end && x_text_digit(*p))
+			p++;
+	}
+	return p == end ? nan : -1;
+}
+
+/* A whole word that spells an infinity or a NaN, with an optional sign. */
+static bool x_text_special(const char *s, size_t len, double *out)
+{
+	const char *p = s, *end = s + len;
+	bool neg = false;
+	int nan;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p == end)
+		return false;
+	nan = x_text_digit(*p) ? x_text_msvc_special(p, end) : x_text_c_special(p, end);
+	if (nan < 0)
+		return false;
+	*out = copysign(nan ? NAN : INFINITY, neg ? -1.0 : 1.0);
+	return true;
+}
+
+/*
+ * [+-](digits[.digits] | .digits)[(e|E)[+-]digits].  Clinger's fast path
+ * when the significant digits fit in 2^53 and the power of ten in 10^22
+ * (one exact IEEE operation, the correctly rounded double), strtod on a
+ * NUL-terminated copy otherwise.  Underflow to zero or a subnormal is
+ * accepted; overflow is X_NUM_FLOAT_RANGE.
+ */
+static enum x_text_number x_text_float(const char *s, size_t len, double *out)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	const char *p = s, *end = s + len;
+	bool neg = false, fast = true;
+	uint64_t mant = 0;
+	int64_t exp10 = 0, e = 0;
+	size_t digits = 0, sig = 0, edigits = 0;
+	char buf[64], *copy;
+	double v;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	for (bool frac = false;; p++) {
+		if (p < end && *p == '.' && !frac) {
+			frac = true;
+			continue;
+		}
+		if (p >= end || !x_text_digit(*p))
+			break;
+		digits++;
+		if (frac)
+			exp10--;
+		if (mant == 0 && *p == '0')
+			continue;       /* leading zeros carry no digits */
+		if (++sig > 19)
+			fast = false;
+		else
+			mant = mant * 10 + (uint64_t)(*p - '0');
+	}
+	if (digits == 0)
+		return X_NUM_NONE;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+
+		if (++p < end && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		for (; p < end && x_text_digit(*p); p++, edigits++)
+			if (e < 100000)
+				e = e * 10 + (*p - '0');
+		if (edigits == 0)
+			return X_NUM_NONE;
+		exp10 += eneg ? -e : e;
+	}
+	if (p != end)
+		return X_NUM_NONE;
+	if (fast && mant <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
+		v = (double)mant;
+		v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
+		*out = neg ? -v : v;
+		return X_NUM_FLOAT;
+	}
+	copy = len < sizeof buf ? buf : malloc(len + 1);
+	if (copy == NULL)
+		return X_NUM_NOMEM;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	/* The syntax is checked: strtod reads all of it. */
+	v = strtod(copy, NULL);
+	if (copy != buf)
+		free(copy);
+	if (isinf(v))
+		return X_NUM_FLOAT_RANGE;
+	*out = v;
+	return X_NUM_FLOAT;
+}
+
+/* What a token is as a value: an integer (*i), a float (*f), out of range,
+ * or no number at all (a name, or not a word). */
+static enum x_text_number x_text_number(const struct lex_token *tok, int64_t *i, double *f)
+{
+	enum x_text_number kind;
+
+	if (tok->kind != LEX_WORD)
+		return X_NUM_NONE;
+	kind = x_text_int(tok->text, tok->len, i);
+	if (kind == X_NUM_NONE)
+		kind = x_text_float(tok->text, tok->len, f);
+	if (kind == X_NUM_NONE && x_text_special(tok->text, tok->len, f))
+		kind = X_NUM_FLOAT;
+	return kind;
+}
+
+static bool x_text_is_number(const struct lex_token *tok)
+{
+	int64_t i;
+	double f;
+
+	return x_text_number(tok, &i, &f) != X_NUM_NONE;
+}
+
+/* ---- the grammar -------------------------------------------------- */
+
+static bool x_text_is_identifier(const struct lex_token *tok)
+{
+	if (tok->kind != LEX_WORD || tok->len == 0 || x_text_digit(tok->text[0]))
+		return false;
+	for (size_t i = 0; i < tok->len; i++)
+		if (!x_text_alnum(tok->text[i]))
+			return false;
+	return true;
+}
+
+static int x_text_hex(char c)
+{
+	if (x_text_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 16 bytes from "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", in the order
+ * written (x_tree.h: "in the order the file gives the bytes"). */
+static int x_text_guid(struct x_text *r, const struct lex_token *tok, uint8_t guid[16])
+{
+	char shown[X_TEXT_SHOWN];
+	size_t i = 0, n = 0;
+
+	while (tok->len == 36 && i < 36) {
+		int hi, lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (tok->text[i++] != '-')
+				break;
+			continue;
+		}
+		/* Groups have an even number of digits: a pair never
+		 * straddles a '-'. */
+		hi = x_text_hex(tok->text[i]);
+		lo = x_text_hex(tok->text[i + 1]);
+		if (hi < 0 || lo < 0)
+			break;
+		guid[n++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	if (n == 16)
+		return 0;
+	return x_text_fail(r, x_text_pos(r, tok),
+			   "malformed GUID <%s>: expected <XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX> "
+			   "in hexadecimal", x_text_show(tok->text, tok->len, shown, sizeof shown));
+}
+
+/* Where a value or an object was due and something else stands. */
+static int x_text_unexpected(struct x_text *r, const struct lex_token *tok)
+{
+	char found[X_TEXT_FOUND];
+	uint32_t pos = x_text_pos(r, tok);
+	bool value = tok->kind == LEX_STRING || x_text_is_number(tok);
+	const char *hint = value ? X_TEXT_VALUE_HINT :
+			   tok->kind == LEX_WORD ? X_TEXT_OBJECT_HINT : "";
+
+	x_text_describe(tok, found, sizeof found);
+	if (x_build_depth(r->b) == 0)
+		return x_text_fail(r, pos, "expected an object or a template, found %s%s", found,
+				   hint);
+	if (tok->kind == LEX_GUID)
+		return x_text_fail(r, pos, "unexpected GUID %s: an object's GUID comes right after "
+				   "its '{'", found);
+	return x_text_fail(r, pos, "expected a value, an object or '}', found %s%s", found,
+			   value ? "" : hint);
+}
+
+/* "template Name { ... }": read past, braces matched. */
+static int x_text_template(struct x_text *r)
+{
+	struct lex_token kw = r->ahead[0], name;
+	char shown[X_TEXT_SHOWN], found[X_TEXT_FOUND];
+	uint32_t pos = x_text_pos(r, &kw), depth = 1;
+
+	if (x_build_depth(r->b) > 0)
+		return x_text_fail(r, pos, "a template inside an object: templates belong at the "
+				   "top level");
+	if (x_text_fill(r, 2) < 0)
+		return -EINVAL;
+	name = r->ahead[1];
+	if (name.kind != LEX_WORD)
+		return x_text_fail(r, x_text_pos(r, &name), "expected a template name after "
+				   "\"template\", found %s",
+				   x_text_describe(&name, found, sizeof found));
+	x_text_show(name.text, name.len, shown, sizeof shown);
+	if (!lex_is_punct(&r->ahead[2], '{'))
+		return x_text_fail(r, x_text_pos(r, &r->ahead[2]),
+				   "expected '{' after \"template %s\", found %s", shown,
+				   x_text_describe(&r->ahead[2], found, sizeof found));
+	x_text_drop(r, 3);
+	while (depth > 0) {
+		const struct lex_token *tok;
+
+		if (x_text_fill(r, 0) < 0)
+			return -EINVAL;
+		tok = &r->ahead[0];
+		if (tok->kind == LEX_EOF)
+			return x_text_fail(r, pos, "template %s is never closed: the file ends "
+					   "before its '}'", shown);
+		if (lex_is_punct(tok, '{'))
+			depth++;
+		else if (lex_is_punct(tok, '}'))
+			depth--;
+		x_text_drop(r, 1);
+	}
+	return 0;
+}
+
+/* "{ name }", "{ <GUID> }" or "{ name <GUID> }" inside an object. */
+static int x_text_reference(struct x_text *r)
+{
+	char found[X_TEXT_FOUND];
+	uint32_t pos = x_text_pos(r, &r->ahead[0]);
+	const char *name = NULL;
+	size_t name_len = 0;
+	uint8_t guid[16];
+	bool has_guid = false;
+	struct lex_token tok;
+
+	if (x_build_depth(r->b) == 0)
+		return x_text_fail(r, pos, "expected an object or a template, found '{'"
+				   X_TEXT_OBJECT_HINT);
+	x_text_drop(r, 1);
+	if (x_text_fill(r, 0) < 0)
+		return -EINVAL;
+	tok = r->ahead[0];
+	if (lex_is_punct(&tok, '}'))
+		return x_text_fail(r, pos, "a reference with nothing in it: write { name }, "
+				   "{ <GUID> } or { name <GUID> }");
+	if (tok.kind == LEX_WORD) {
+		name = tok.text;
+		name_len = tok.len;
+		x_text_drop(r, 1);
+		if (x_text_fill(r, 0) < 0)
+			return -EINVAL;
+		tok = r->ahead[0];
+	}
+	if (tok.kind == LEX_GUID) {
+		if (x_text_guid(r, &tok, guid) < 0)
+			return -EINVAL;
+		has_guid = true;
+		x_text_drop(r, 1);
+		if (x_text_fill(r, 0) < 0)
+			return -EINVAL;
+		tok = r->ahead[0];
+	}
+	if (name == NULL && !has_guid)
+		return x_text_fail(r, x_text_pos(r, &tok),
+				   "expected a name or a <GUID> in the reference, found %s",
+				   x_text_describe(&tok, found, sizeof found));
+	if (!lex_is_punct(&tok, '}'))
+		return x_text_fail(r, x_text_pos(r, &tok),
+				   "expected '}' to end the reference, found %s",
+				   x_text_describe(&tok, found, sizeof found));
+	x_text_drop(r, 1);
+	return x_build_reference(r->b, name, name_len, has_guid ? guid : NULL, pos);
+}
+
+/* ahead[0] is the type, ahead[1] the name when `named`, then '{'. */
+static int x_text_open(struct x_text *r, bool named)
+{
+	const struct lex_token *type = &r->ahead[0], *name = named ? &r->ahead[1] : NULL;
+	char found[X_TEXT_FOUND];
+	uint8_t guid[16];
+	int rc;
+
+	if (!x_text_is_identifier(type))
+		return x_text_fail(r, x_text_pos(r, type), "%s cannot start an object: a type "
+				   "name is letters, digits and '_', not starting with a digit",
+				   x_text_describe(type, found, sizeof found));
+	rc = x_build_open(r->b, type->text, type->len, name ? name->text : NULL,
+			  name ? name->len : 0, x_text_pos(r, type));
+	if (rc < 0)
+		return rc;
+	x_text_drop(r, named ? 3 : 2);
+	if (x_text_fill(r, 0) < 0)
+		return -EINVAL;
+	if (r->ahead[0].kind != LEX_GUID)
+		return 0;
+	if (x_text_guid(r, &r->ahead[0], guid) < 0)
+		return -EINVAL;
+	x_text_drop(r, 1);
+	return x_build_guid(r->b, guid);
+}
+
+/* A word: a value, the start of an object or a template, or an error. */
+static int x_text_word(struct x_text *r)
+{
+	struct lex_token w = r->ahead[0];
+	char shown[X_TEXT_SHOWN], found[X_TEXT_FOUND];
+	uint32_t pos = x_text_pos(r, &w);
+	int64_t i = 0;
+	double f = 0;
+
+	switch (x_text_number(&w, &i, &f)) {
+	case X_NUM_INT:
+		if (x_build_depth(r->b) == 0)
+			return x_text_unexpected(r, &w);
+		x_text_drop(r, 1);
+		return x_build_int(r->b, i, pos);
+	case X_NUM_FLOAT:
+		if (x_build_depth(r->b) == 0)
+			return x_text_unexpected(r, &w);
+		x_text_drop(r, 1);
+		return x_build_float(r->b, f, pos);
+	case X_NUM_INT_RANGE:
+		return x_text_fail(r, pos, "integer %s does not fit in 64 bits",
+				   x_text_show(w.text, w.len, shown, sizeof shown));
+	case X_NUM_FLOAT_RANGE:
+		return x_text_fail(r, pos, "number %s is too large for a double",
+				   x_text_show(w.text, w.len, shown, sizeof shown));
+	case X_NUM_NOMEM:
+		return -ENOMEM;
+	case X_NUM_NONE:
+		break;
+	}
+	if (w.len == 8 && strncasecmp(w.text, "template", 8) == 0)
+		return x_text_template(r);
+	if (x_text_fill(r, 1) < 0)
+		return -EINVAL;
+	if (lex_is_punct(&r->ahead[1], '{'))
+		return x_text_open(r, false);
+	if (r->ahead[1].kind == LEX_WORD) {
+		if (x_text_fill(r, 2) < 0)
+			return -EINVAL;
+		if (lex_is_punct(&r->ahead[2], '{'))
+			return x_text_open(r, true);
+		/* "Type name" then no '{': say so where the '{' is missing,
+		 * unless the second word is a value after a stray word. */
+		if (x_text_is_identifier(&w) && !x_text_is_number(&r->ahead[1])) {
+			const struct lex_token *n = &r->ahead[1];
+			char name[X_TEXT_SHOWN];
+
+			x_text_show(w.text, w.len, shown, sizeof shown);
+			x_text_show(n->text, n->len, name, sizeof name);
+			x_text_describe(&r->ahead[2], found, sizeof found);
+			return x_text_fail(r, x_text_pos(r, &r->ahead[2]), "expected '{' after "
+					   "\"%s %s\", found %s", shown, name, found);
+		}
+	}
+	return x_text_unexpected(r, &w);
+}
+
+static int x_text_body(struct x_text *r)
+{
+	for (;;) {
+		struct lex_token *tok;
+		int rc;
+
+		if (x_text_fill(r, 0) < 0)
+			return -EINVAL;
+		tok = &r->ahead[0];
+		switch (tok->kind) {
+		case LEX_EOF:
+			rc = x_build_finish(r->b, x_text_pos(r, tok));
+			r->b = NULL;
+			return rc;
+		case LEX_WORD:
+			rc = x_text_word(r);
+			break;
+		case LEX_STRING:
+			if (x_build_depth(r->b) == 0)
+				return x_text_unexpected(r, tok);
+			rc = x_build_string(r->b, tok->text, tok->len, x_text_pos(r, tok));
+			x_text_drop(r, 1);
+			break;
+		case LEX_PUNCT:
+			if (lex_is_punct(tok, ',') || lex_is_punct(tok, ';')) {
+				x_text_drop(r, 1);
+				rc = 0;
+			} else if (lex_is_punct(tok, '}')) {
+				rc = x_build_close(r->b, x_text_pos(r, tok));
+				x_text_drop(r, 1);
+			} else if (lex_is_punct(tok, '{')) {
+				rc = x_text_reference(r);
+			} else {
+				rc = x_text_unexpected(r, tok);
+			}
+			break;
+		default:
+			rc = x_text_unexpected(r, tok);
+			break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/*
+ * 0 with t's roots filled; -EINVAL with d set; -ENOMEM (d says "out of
+ * memory").  On failure t may hold part of a tree: the caller frees it with
+ * x_tree_free, as x_parse does.
+ */
+int x_text_read(struct x_tree *t, struct diag *d)
+{
+	struct x_text r;
+	size_t len = t->body_len;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	r.t = t;
+	r.d = d;
+	if (len > UINT32_MAX)
+		return x_text_fail(&r, 0, "%zu bytes of text: positions are 32-bit", len);
+	while (len > 0 && t->body[len - 1] == '\0')
+		len--;
+	lex_init(&r.lx, t->body, len, X_TEXT_PUNCTS, X_TEXT_FLAGS, &r.lex_diag);
+	rc = x_build_begin(&r.b, t, d);
+	if (rc == 0)
+		rc = x_text_body(&r);
+	x_build_abort(r.b);
+	if (rc == -ENOMEM)
+		x_tree_error(t, d, (uint32_t)(r.lx.p - t->body), "out of memory");
+	return rc;
+}

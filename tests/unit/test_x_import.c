@@ -1,0 +1,328 @@
+/*
+ * The .x import (anim/x_import.h) against D3DX's own conventions, computed
+ * here independently in row-vector form: a frame's rest pose reproduces
+ * its matrix; rigid meshes land at v * Combined(frame); skinned meshes at
+ * sum w * v * offset * Combined(bone), which is what the bind * offset
+ * trick must preserve; rotation keys (w, x, y, z) rotate like D3DX's
+ * row-form quaternion matrix; key times follow AnimTicksPerSecond or the
+ * default; options pick looping and spline positions.  And every rule the
+ * import enforces fails at its own line and column.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/pose.h"
+#include "anim/x_import.h"
+#include "formats/x.h"
+
+#define HEADER "xof 0303txt 0032\n"
+
+/* 4x4 row-vector matrices, as the file writes them. */
+typedef float m44[16];
+
+static void m44_mul(const float *a, const float *b, float *out)   /* a * b */
+{
+	float r[16];
+
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++) {
+			r[4 * i + j] = 0;
+			for (int k = 0; k < 4; k++)
+				r[4 * i + j] += a[4 * i + k] * b[4 * k + j];
+		}
+	memcpy(out, r, sizeof r);
+}
+
+static vec3 row_apply(const float *m, vec3 v)
+{
+	return vec3_make(v.x * m[0] + v.y * m[4] + v.z * m[8] + m[12],
+			 v.x * m[1] + v.y * m[5] + v.z * m[9] + m[13],
+			 v.x * m[2] + v.y * m[6] + v.z * m[10] + m[14]);
+}
+
+static void assert_vec3_near(vec3 a, vec3 b, float tol)
+{
+	if (fabsf(a.x - b.x) > tol || fabsf(a.y - b.y) > tol || fabsf(a.z - b.z) > tol)
+		fail_msg("(%g %g %g) != (%g %g %g)", a.x, a.y, a.z, b.x, b.y, b.z);
+}
+
+static int load(const char *text, uint32_t ticks, struct x_model *m, struct diag *d)
+{
+	struct x_tree t;
+	int rc = x_parse(text, strlen(text), &t, d);
+
+	if (rc < 0)
+		return rc;
+	rc = x_import(&t, ticks, "clip", m, d);
+	x_tree_free(&t);
+	return rc;
+}
+
+static void load_ok(const char *text, uint32_t ticks, struct x_model *m)
+{
+	struct diag d = { 0 };
+	char msg[512];
+
+	if (load(text, ticks, m, &d) != 0) {
+		diag_format(&d, "fixture.x", msg, sizeof msg);
+		fail_msg("%s", msg);
+	}
+}
+
+static void expect_fail(const char *text, uint32_t line, uint32_t col, const char *needle)
+{
+	struct x_model m = { 0 };
+	struct diag d = { 0 };
+	char msg[512];
+
+	assert_int_equal(load(text, 0, &m, &d), -EINVAL);
+	diag_format(&d, "fixture.x", msg, sizeof msg);
+	if (d.line != line || d.col != col || strstr(d.msg, needle) == NULL)
+		fail_msg("got \"%s\", wanted line %u col %u with \"%s\"", msg, line, col, needle);
+}
+
+/* Skinned positions at the rest pose. */
+static void skin_rest(const struct x_model *m, uint32_t mesh, vec3 *out)
+{
+	const struct skeleton *s = m->skeleton;
+	mat34 *model = malloc(s->joint_count * sizeof *model);
+	mat34 *skin = malloc(s->joint_count * sizeof *skin);
+
+	pose_local_to_skin(s, s->rest, model, skin);
+	mesh_skin_positions(m->meshes[mesh], skin, out);
+	free(model);
+	free(skin);
+}
+
+/* Root translated and turned 90 degrees about Y (row form: x -> -z),
+ * child scaled by 2 and moved; a rigid triangle in the child. */
+static const float root_m[16] = { 0, 0, -1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 10, 0, 0, 1 };
+static const float child_m[16] = { 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 5, 0, 1 };
+
+static const char rigid_x[] = HEADER
+	"Frame Root {\n"
+	" FrameTransformMatrix { 0,0,-1,0, 0,1,0,0, 1,0,0,0, 10,0,0,1;; }\n"
+	" Frame Child {\n"
+	"  FrameTransformMatrix { 2,0,0,0, 0,2,0,0, 0,0,2,0, 0,5,0,1;; }\n"
+	"  Mesh Tri {\n"
+	"   3; 1.0;0.0;0.0;, 0.0;1.0;0.0;, 0.0;0.0;1.0;;\n"
+	"   1; 3;0,1,2;;\n"
+	"  }\n"
+	" }\n"
+	"}\n";
+
+static void test_frames_and_rigid_mesh(void **state)
+{
+	struct x_model m = { 0 };
+	float combined[16];
+	vec3 out[3], v[3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+
+	(void)state;
+	load_ok(rigid_x, 0, &m);
+	assert_int_equal(m.skeleton->joint_count, 2);
+	assert_string_equal(m.skeleton->names[0], "Root");
+	assert_string_equal(m.skeleton->names[1], "Child");
+	assert_int_equal(m.skeleton->parents[1], 0);
+	/* The rest pose reproduces the matrix: v * M. */
+	assert_vec3_near(mat34_apply(&m.skeleton->bind_model[0], vec3_make(1, 2, 3)),
+			 row_apply(root_m, vec3_make(1, 2, 3)), 1e-5f);
+	m44_mul(child_m, root_m, combined);     /* Combined = Local * Parent */
+	assert_int_equal(m.mesh_count, 1);
+	assert_string_equal(m.meshes[0]->name, "Tri");
+	assert_int_equal(m.meshes[0]->triangle_count, 1);
+	skin_rest(&m, 0, out);
+	for (int i = 0; i < 3; i++)
+		assert_vec3_near(out[i], row_apply(combined, v[i]), 1e-5f);
+	x_model_free(&m);
+}
+
+/* Two bones with offsets that are not the inverse of their bind pose, one
+ * vertex shared half and half; at rest the runtime must give D3DX's
+ * sum w * v * offset * Combined(bone). */
+static void test_skinned_offsets(void **state)
+{
+	static const char text[] = HEADER
+		"Frame Root {\n"
+		" FrameTransformMatrix { 0,0,-1,0, 0,1,0,0, 1,0,0,0, 10,0,0,1;; }\n"
+		" Frame Child {\n"
+		"  FrameTransformMatrix { 2,0,0,0, 0,2,0,0, 0,0,2,0, 0,5,0,1;; }\n"
+		" }\n"
+		"}\n"
+		"Frame Body {\n"
+		" Mesh Skin {\n"
+		"  3; 1;0;0;, 0;1;0;, 0;0;1;;\n"
+		"  1; 3;0,1,2;;\n"
+		"  XSkinMeshHeader { 2; 2; 2; }\n"
+		"  SkinWeights { \"Root\"; 2; 0, 2; 1.0, 0.5;\n"
+		"   1,0,0,0, 0,1,0,0, 0,0,1,0, -3,0,0,1;; }\n"
+		"  SkinWeights { \"Child\"; 2; 1, 2; 1.0, 0.5;\n"
+		"   0,1,0,0, -1,0,0,0, 0,0,1,0, 0,0,7,1;; }\n"
+		" }\n"
+		"}\n";
+	static const float off_root[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -3, 0, 0, 1 };
+	static const float off_child[16] = { 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 1 };
+	struct x_model m = { 0 };
+	float child_comb[16], a[16], b[16];
+	vec3 out[3], want[3];
+
+	(void)state;
+	load_ok(text, 0, &m);
+	assert_int_equal(m.skeleton->joint_count, 3);
+	m44_mul(child_m, root_m, child_comb);
+	m44_mul(off_root, root_m, a);
+	m44_mul(off_child, child_comb, b);
+	want[0] = row_apply(a, vec3_make(1, 0, 0));
+	want[1] = row_apply(b, vec3_make(0, 1, 0));
+	want[2] = vec3_add(vec3_scale(row_apply(a, vec3_make(0, 0, 1)), 0.5f),
+			   vec3_scale(row_apply(b, vec3_make(0, 0, 1)), 0.5f));
+	skin_rest(&m, 0, out);
+	for (int i = 0; i < 3; i++)
+		assert_vec3_near(out[i], want[i], 1e-4f);
+	x_model_free(&m);
+}
+
+/*
+ * A rotation key is stored w, x, y, z as the conjugate of the rotation it
+ * means (the DirectX SDK's tiny.x keys its bones' rest rotations that way:
+ * the conformance test checks it).  Stored (c, 0, 0, -s) is therefore
+ * D3DXMatrixRotationZ(+90 degrees), x -> y in row form.
+ */
+static void test_rotation_keys_and_ticks(void **state)
+{
+	static const char text[] = HEADER
+		"AnimTicksPerSecond { 30; }\n"
+		"Frame Bone { FrameTransformMatrix { 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1;; } }\n"
+		"AnimationSet Turn {\n"
+		" Animation { { Bone }\n"
+		"  AnimationKey { 0; 2; 0; 4; 1,0,0,0;;, 30; 4; 0.70710678,0,0,-0.70710678;;; }\n"
+		"  AnimationKey { 2; 2; 0; 3; 0,0,0;;, 60; 3; 6,0,0;;; }\n"
+		" }\n"
+		"}\n";
+	static const float mq[16] = { 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
+	struct x_model m = { 0 };
+	struct transform pose;
+	mat34 mat;
+
+	(void)state;
+	load_ok(text, 0, &m);
+	assert_int_equal(m.ticks_per_second, 30);
+	assert_int_equal(m.ticks_from_file, 1);
+	assert_int_equal(m.clip_count, 1);
+	assert_string_equal(m.clips[0]->name, "Turn");
+	/* The position key at tick 60 is at 2 s: the clip's end. */
+	assert_true(m.clips[0]->duration_ns == 2000000000LL);
+	assert_int_equal(m.clips[0]->loop, LOOP_LOOP);
+	clip_sample(m.clips[0], 1000000000LL, &pose);
+	pose.t = vec3_make(0, 0, 0);
+	mat = mat34_from_transform(&pose);
+	assert_vec3_near(mat34_apply(&mat, vec3_make(1, 2, 3)), row_apply(mq, vec3_make(1, 2, 3)),
+			 1e-5f);
+	/* Halfway between the position keys. */
+	clip_sample(m.clips[0], 1000000000LL, &pose);
+	assert_vec3_near(pose.t, vec3_make(3, 0, 0), 1e-5f);
+	x_model_free(&m);
+}
+
+static void test_default_ticks_and_options(void **state)
+{
+	static const char text[] = HEADER
+		"Frame Bone { }\n"
+		"AnimationSet {\n"
+		" Animation { { Bone }\n"
+		"  AnimationOptions { 1; 0; }\n"
+		"  AnimationKey { 2; 3; 0; 3; 0,0,0;;, 4800; 3; 1,0,0;;, 9600; 3; 2,0,0;;; }\n"
+		" }\n"
+		"}\n";
+	struct x_model m = { 0 };
+
+	(void)state;
+	load_ok(text, 0, &m);
+	assert_int_equal(m.ticks_per_second, X_DEFAULT_TICKS_PER_SECOND);
+	assert_int_equal(m.ticks_from_file, 0);
+	assert_string_equal(m.clips[0]->name, "clip");
+	assert_true(m.clips[0]->duration_ns == 2000000000LL);
+	assert_int_equal(m.clips[0]->loop, LOOP_ONCE);
+	assert_int_equal(m.clips[0]->tracks[0].t.interp, INTERP_CATMULL_ROM);
+	x_model_free(&m);
+	/* The configured default. */
+	load_ok(text, 2400, &m);
+	assert_true(m.clips[0]->duration_ns == 4000000000LL);
+	x_model_free(&m);
+}
+
+/* A SkinWeights naming a bone no frame has: the file loads, the vertex it
+ * alone moved stays with the mesh's frame, and the import says so. */
+static void test_unknown_bone(void **state)
+{
+	static const char text[] = HEADER
+		"Frame Root {\n"
+		" FrameTransformMatrix { 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,4,0,1;; }\n"
+		" Mesh { 2; 1;0;0;, 0;1;0;; 0;\n"
+		"  SkinWeights { \"Root\"; 1; 0; 1.0; 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1;; }\n"
+		"  SkinWeights { \"Ghost\"; 1; 1; 1.0; 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1;; }\n"
+		" }\n"
+		"}\n";
+	struct x_model m = { 0 };
+	vec3 out[2];
+
+	(void)state;
+	load_ok(text, 0, &m);
+	assert_int_equal(m.unknown_bones, 1);
+	assert_string_equal(m.first_unknown_bone, "Ghost");
+	skin_rest(&m, 0, out);
+	assert_vec3_near(out[0], vec3_make(1, 4, 0), 1e-5f);   /* offset identity: v * Root */
+	assert_vec3_near(out[1], vec3_make(0, 5, 0), 1e-5f);   /* with its frame */
+	x_model_free(&m);
+}
+
+static void test_errors_located(void **state)
+{
+	(void)state;
+	expect_fail(HEADER "Frame A { Mesh { 3; 1;0;0;, 0;1;0;, 0;0;1;; 1; 3; 0, 1, 7;; } }\n",
+		    2, 57, "face 0 uses index 7, but there are only 3");
+	expect_fail(HEADER "Frame A { Mesh { 99; 1;0;0;; 0; } }\n", 2, 18,
+		    "nVertices is 99, but only");
+	expect_fail(HEADER "Frame A { Mesh { 1; 1;0;0;; 0;\n"
+		    " SkinWeights { \"A\"; 1; 4; 1.0; 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1;; } } }\n",
+		    3, 24, "weighs vertex 4, but the mesh has 1");
+	expect_fail(HEADER "Frame A { Mesh { 1; 1;0;0;; 0;\n"
+		    " XSkinMeshHeader { 1; 1; 2; }\n"
+		    " SkinWeights { \"A\"; 1; 0; 1.0; 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1;; } } }\n",
+		    3, 2, "declares 2 bones, but the mesh has 1 SkinWeights");
+	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation { { B } } }\n", 3, 28,
+		    "refers to frame \"B\", which the file does not have");
+	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation { { A }\n"
+		    " AnimationKey { 2; 1; 0; 4; 1,2,3,4;;; } } }\n", 4, 26,
+		    "a position key has 4 values, not 3");
+	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation { { A }\n"
+		    " AnimationKey { 1; 2; 5; 3; 1,1,1;;, 4; 3; 1,1,1;;; } } }\n", 4, 38,
+		    "key 1 at tick 4 comes before key 0 at tick 5");
+	expect_fail(HEADER "AnimTicksPerSecond { 0; }\n", 2, 1, "AnimTicksPerSecond is 0");
+	expect_fail(HEADER "Frame A { FrameTransformMatrix { 1,0,0; } }\n", 2, 11,
+		    "FrameTransformMatrix has too few values: a FrameTransformMatrix element is missing");
+	expect_fail(HEADER "Frame A { Mesh { 1; \"x\";0;0;; 0; } }\n", 2, 21,
+		    "a vertex coordinate must be a float, found a string");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frames_and_rigid_mesh),
+		cmocka_unit_test(test_skinned_offsets),
+		cmocka_unit_test(test_rotation_keys_and_ticks),
+		cmocka_unit_test(test_default_ticks_and_options),
+		cmocka_unit_test(test_unknown_bone),
+		cmocka_unit_test(test_errors_located),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
