@@ -21,9 +21,44 @@ void x_model_free(struct x_model *m)
 	memset(m, 0, sizeof *m);
 }
 
-int32_t x_frames_find(const struct x_model *m, const char *name)
+static int x_frame_name_cmp(const void *a, const void *b)
 {
-	return skeleton_find(m->skeleton, name);
+	const struct x_frame_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : (x->joint > y->joint) - (x->joint < y->joint);
+}
+
+int32_t x_frames_find(const struct x_frames *f, const char *name)
+{
+	uint32_t lo = 0, hi = f->named;
+
+	/* The first entry not less than name: the lowest joint of that name. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(f->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->named && strcmp(f->by_name[lo].name, name) == 0)
+		return (int32_t)f->by_name[lo].joint;
+	return -1;
+}
+
+/* Index the named frames (unnamed ones cannot be referred to). */
+static int x_frames_index(struct x_frames *f)
+{
+	f->by_name = malloc(((size_t)f->count + 1) * sizeof *f->by_name);
+	if (f->by_name == NULL)
+		return -ENOMEM;
+	f->named = 0;
+	for (uint32_t i = 0; i < f->count; i++)
+		if (f->objects[i] != NULL && f->objects[i]->name != NULL)
+			f->by_name[f->named++] = (struct x_frame_name){ f->objects[i]->name, i };
+	qsort(f->by_name, f->named, sizeof *f->by_name, x_frame_name_cmp);
+	return 0;
 }
 
 /* Frames below o (o itself when it is one), depth first.  count_only
@@ -151,15 +186,18 @@ int x_import(const struct x_tree *t, uint32_t ticks_default, const char *name,
 
 	rc = x_frames_collect(t, &f);
 	if (rc == 0)
+		rc = x_frames_index(&f);
+	if (rc == 0)
 		rc = x_import_skeleton(t, &f, &m, d);
 	if (rc == 0)
 		rc = x_ticks(t, ticks_default, &m, d);
 	if (rc == 0)
 		rc = x_import_meshes(t, &f, &m, d);
 	if (rc == 0)
-		rc = x_import_clips(t, name, &m, d);
+		rc = x_import_clips(t, &f, name, &m, d);
 	free(f.objects);
 	free(f.parents);
+	free(f.by_name);
 	if (rc < 0) {
 		x_model_free(&m);
 		return rc;

@@ -131,8 +131,9 @@ static int x_key(const struct x_tree *t, const struct x_object *key, struct x_ch
 	return 0;
 }
 
-static int x_animation(const struct x_tree *t, const struct x_object *a, struct x_model *m,
-		       struct x_set *set, struct diag *d)
+static int x_animation(const struct x_tree *t, const struct x_frames *f,
+		       const struct x_object *a, struct x_model *m, struct x_set *set,
+		       struct diag *d)
 {
 	const struct x_object *ref = NULL;
 	int32_t joint;
@@ -144,7 +145,7 @@ static int x_animation(const struct x_tree *t, const struct x_object *a, struct 
 	if (ref == NULL || ref->name == NULL)
 		return x_import_fail(t, d, a->pos, "Animation%s%s names no frame to animate",
 				     a->name ? " " : "", a->name ? a->name : "");
-	joint = x_frames_find(m, ref->name);
+	joint = x_frames_find(f, ref->name);
 	if (joint < 0)
 		return x_import_fail(t, d, ref->pos,
 				     "Animation refers to frame \"%s\", which the file does not have",
@@ -229,8 +230,9 @@ static int x_clip_build(const struct x_set *set, const struct skeleton *sk, cons
 	return 0;
 }
 
-static int x_set_import(const struct x_tree *t, const struct x_object *o, const char *name,
-			struct x_model *m, struct diag *d)
+static int x_set_import(const struct x_tree *t, const struct x_frames *f,
+			const struct x_object *o, const char *name, struct x_model *m,
+			struct diag *d)
 {
 	struct x_set set = { 0 };
 	struct clip **grown;
@@ -242,7 +244,7 @@ static int x_set_import(const struct x_tree *t, const struct x_object *o, const 
 		return -ENOMEM;
 	for (uint32_t i = 0; rc == 0 && i < o->child_count; i++)
 		if (x_is(o->children[i], "Animation"))
-			rc = x_animation(t, o->children[i], m, &set, d);
+			rc = x_animation(t, f, o->children[i], m, &set, d);
 	grown = rc == 0 ? realloc(m->clips, ((size_t)m->clip_count + 1) * sizeof *m->clips) : NULL;
 	if (rc == 0 && grown == NULL)
 		rc = -ENOMEM;
@@ -256,7 +258,8 @@ static int x_set_import(const struct x_tree *t, const struct x_object *o, const 
 	return rc;
 }
 
-int x_import_clips(const struct x_tree *t, const char *name, struct x_model *m, struct diag *d)
+int x_import_clips(const struct x_tree *t, const struct x_frames *f, const char *name,
+		   struct x_model *m, struct diag *d)
 {
 	uint32_t unnamed = 0;
 
@@ -275,7 +278,7 @@ int x_import_clips(const struct x_tree *t, const char *name, struct x_model *m, 
 			snprintf(fallback, sizeof fallback, "%s.%u", name ? name : "clip", unnamed);
 		else
 			snprintf(fallback, sizeof fallback, "%s", o->name ? o->name : name ? name : "clip");
-		rc = x_set_import(t, o, fallback, m, d);
+		rc = x_set_import(t, f, o, fallback, m, d);
 		if (rc < 0)
 			return rc;
 	}

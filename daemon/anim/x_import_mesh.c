@@ -175,8 +175,12 @@ static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, stru
 	if (rc == 0 && nf != face_count)
 		rc = x_import_fail(t, d, o->pos, "MeshNormals has %u faces, the mesh %u", nf,
 				   face_count);
-	if (rc == 0 && (s->normals = calloc((size_t)s->vertex_count + 1, sizeof *s->normals)) == NULL)
-		rc = -ENOMEM;
+	if (rc == 0) {
+		free(s->normals);       /* a second MeshNormals wins */
+		s->normals = calloc((size_t)s->vertex_count + 1, sizeof *s->normals);
+		if (s->normals == NULL)
+			rc = -ENOMEM;
+	}
 	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
 		if (start[f + 1] - start[f] != vstart[f + 1] - vstart[f]) {
 			rc = x_import_fail(t, d, o->pos,
@@ -221,6 +225,7 @@ static int x_mesh_uvs(const struct x_tree *t, const struct x_object *o, struct x
 	if (n != s->vertex_count)
 		return x_import_fail(t, d, o->pos, "MeshTextureCoords has %u coordinates for %u vertices",
 				     n, s->vertex_count);
+	free(s->uvs);                   /* a second MeshTextureCoords wins */
 	s->uvs = malloc(((size_t)n + 1) * sizeof *s->uvs);
 	if (s->uvs == NULL)
 		return -ENOMEM;
@@ -310,8 +315,9 @@ static int x_mesh_weights_grow(struct x_mesh_src *s, uint32_t n)
 	return 0;
 }
 
-static int x_mesh_skin_weights(const struct x_tree *t, const struct x_object *o,
-			       struct x_mesh_src *s, struct x_model *m, struct diag *d)
+static int x_mesh_skin_weights(const struct x_tree *t, const struct x_frames *f,
+			       const struct x_object *o, struct x_mesh_src *s, struct x_model *m,
+			       struct diag *d)
 {
 	struct x_reader r;
 	const char *bone;
@@ -349,7 +355,7 @@ static int x_mesh_skin_weights(const struct x_tree *t, const struct x_object *o,
 		if (x_read_float(&r, "a weight", &w) < 0)
 			return -EINVAL;
 	}
-	joint = x_frames_find(m, bone);
+	joint = x_frames_find(f, bone);
 	if (joint < 0) {
 		if (m->unknown_bones++ == 0)
 			snprintf(m->first_unknown_bone, sizeof m->first_unknown_bone, "%s", bone);
@@ -378,8 +384,8 @@ static int x_mesh_skin_weights(const struct x_tree *t, const struct x_object *o,
 	return 0;
 }
 
-static int x_mesh_read(const struct x_tree *t, struct x_mesh_src *s, struct x_model *m,
-		       struct diag *d)
+static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct x_mesh_src *s,
+		       struct x_model *m, struct diag *d)
 {
 	const struct x_object *o = s->o;
 	uint32_t *corners = NULL, *start = NULL, face_count = 0;
@@ -408,7 +414,7 @@ static int x_mesh_read(const struct x_tree *t, struct x_mesh_src *s, struct x_mo
 		else if (x_is(c, "XSkinMeshHeader"))
 			rc = x_mesh_skin_header(t, c, s, d);
 		else if (x_is(c, "SkinWeights"))
-			rc = x_mesh_skin_weights(t, c, s, m, d);
+			rc = x_mesh_skin_weights(t, f, c, s, m, d);
 	}
 	if (rc == 0 && s->bones_declared != UINT32_MAX && s->bones_declared != s->skin_objects)
 		rc = x_import_fail(t, d, s->header_pos,
@@ -511,39 +517,46 @@ out:
 	return rc;
 }
 
-/* Every Mesh in the file, with the joint of the frame that holds it. */
-static int x_meshes_walk(const struct x_object *o, int32_t frame, const struct x_frames *f,
-			 const struct x_object ***list, int32_t **frames, uint32_t *count,
-			 uint32_t *cap)
+/*
+ * Every Mesh in the file, with the joint of the frame that holds it.  The
+ * walk visits objects in the order x_import.c numbered the frames (depth
+ * first, into everything but animation sets and references), so the n-th
+ * Frame met is joint n (after the synthetic root, if any).
+ */
+struct x_mesh_walk {
+	const struct x_object **list;
+	int32_t *frames;
+	uint32_t count, cap;
+	uint32_t next_joint;
+};
+
+static int x_meshes_walk(const struct x_object *o, int32_t frame, struct x_mesh_walk *w)
 {
 	if (x_is(o, "Frame")) {
-		for (uint32_t j = 0; j < f->count; j++)
-			if (f->objects[j] == o)
-				frame = (int32_t)j;
+		frame = (int32_t)w->next_joint++;
 	} else if (x_is(o, "Mesh")) {
-		if (*count == *cap) {
-			uint32_t ncap = *cap ? *cap * 2 : 8;
-			const struct x_object **nl = realloc(*list, ncap * sizeof *nl);
+		if (w->count == w->cap) {
+			uint32_t ncap = w->cap ? w->cap * 2 : 8;
+			const struct x_object **nl = realloc(w->list, ncap * sizeof *nl);
 			int32_t *nf;
 
 			if (nl == NULL)
 				return -ENOMEM;
-			*list = nl;
-			nf = realloc(*frames, ncap * sizeof *nf);
+			w->list = nl;
+			nf = realloc(w->frames, ncap * sizeof *nf);
 			if (nf == NULL)
 				return -ENOMEM;
-			*frames = nf;
-			*cap = ncap;
+			w->frames = nf;
+			w->cap = ncap;
 		}
-		(*list)[*count] = o;
-		(*frames)[(*count)++] = frame;
-		return 0;
+		w->list[w->count] = o;
+		w->frames[w->count++] = frame;
+		/* On into its children: a frame in there was numbered too. */
 	} else if (x_is(o, "AnimationSet")) {
 		return 0;
 	}
 	for (uint32_t i = 0; i < o->child_count; i++)
-		if (o->children[i]->type != NULL &&
-		    x_meshes_walk(o->children[i], frame, f, list, frames, count, cap) < 0)
+		if (o->children[i]->type != NULL && x_meshes_walk(o->children[i], frame, w) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -551,26 +564,24 @@ static int x_meshes_walk(const struct x_object *o, int32_t frame, const struct x
 int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_model *m,
 		    struct diag *d)
 {
-	const struct x_object **list = NULL;
-	int32_t *frames = NULL;
-	uint32_t count = 0, cap = 0;
+	struct x_mesh_walk w = { .next_joint = f->synthetic_root ? 1 : 0 };
 	int rc = 0;
 
 	for (uint32_t i = 0; rc == 0 && i < t->root_count; i++)
-		rc = x_meshes_walk(t->roots[i], 0, f, &list, &frames, &count, &cap);
-	if (rc == 0 && count > 0 && (m->meshes = calloc(count, sizeof *m->meshes)) == NULL)
+		rc = x_meshes_walk(t->roots[i], 0, &w);
+	if (rc == 0 && w.count > 0 && (m->meshes = calloc(w.count, sizeof *m->meshes)) == NULL)
 		rc = -ENOMEM;
-	for (uint32_t i = 0; rc == 0 && i < count; i++) {
-		struct x_mesh_src s = { .o = list[i], .frame = frames[i] };
+	for (uint32_t i = 0; rc == 0 && i < w.count; i++) {
+		struct x_mesh_src s = { .o = w.list[i], .frame = w.frames[i] };
 
-		rc = x_mesh_read(t, &s, m, d);
+		rc = x_mesh_read(t, f, &s, m, d);
 		if (rc == 0)
 			rc = x_mesh_build(&s, m->skeleton, i, &m->meshes[m->mesh_count]);
 		if (rc == 0)
 			m->mesh_count++;
 		x_mesh_src_free(&s);
 	}
-	free(list);
-	free(frames);
+	free(w.list);
+	free(w.frames);
 	return rc;
 }

@@ -1,8 +1,11 @@
 /*
- * bench_parse - MD5 parser throughput, MB/s of text parsed into validated
- * models (the whole load path, conversion to runtime objects included),
- * on synthetic files the size of real Doom 3 assets: an 110-joint anim of
- * 300 frames and its mesh.  Median of several runs; prints figures only.
+ * bench_parse - parser throughput, MB/s of file parsed into validated
+ * models (and the whole load path, conversion to runtime objects
+ * included): MD5 on synthetic files the size of real Doom 3 assets (an
+ * 110-joint anim of 300 frames and its mesh); .x on the DirectX SDK's
+ * tiny.x (text, 1.4 MB), a binary and a compressed file from
+ * ../shared/testdata (skipped, with a message, when it is absent).
+ * Median of several runs; prints figures only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +15,9 @@
 
 #include "assets/asset.h"
 #include "formats/md5.h"
+#include "formats/x.h"
 #include "support/md5_synth.h"
+#include "support/testdata.h"
 
 static double now_s(void)
 {
@@ -76,6 +81,12 @@ static void bench_file(const char *path, const char *label, enum what what)
 					exit(1);
 				}
 				asset_free(a);
+			} else if (strstr(path, ".x") || strstr(path, ".X")) {
+				struct x_tree tree;
+				struct diag d = { 0 };
+
+				if (x_parse(buf, len, &tree, &d) == 0)
+					x_tree_free(&tree);
 			} else if (strstr(path, ".md5anim")) {
 				struct md5_anim *a = NULL;
 				struct diag d = { 0 };
@@ -95,7 +106,7 @@ static void bench_file(const char *path, const char *label, enum what what)
 		runs[r] = (double)len * n / t / 1e6;
 	}
 	qsort(runs, 9, sizeof runs[0], cmp_d);
-	printf("md5 %-34s %7.1f MB/s (%zu kB, median of 9)\n", label, runs[4], len / 1024);
+	printf("%-38s %7.1f MB/s (%zu kB, median of 9)\n", label, runs[4], len / 1024);
 	free(buf);
 }
 
@@ -117,5 +128,17 @@ int main(void)
 	bench_file(path, "md5mesh parse + convert", LOAD);
 	unlink(path);
 	rmdir(dir);
+	if (testdata_dir() == NULL)
+		return 0;
+	printf("== .x parsing (real files from ../shared/testdata/x)\n");
+	snprintf(path, sizeof path, "%s", testdata_path("x/dxsdk/tiny.x"));
+	bench_file(path, "x text (tiny.x) parse", PARSE_ONLY);
+	bench_file(path, "x text (tiny.x) parse + import", LOAD);
+	snprintf(path, sizeof path, "%s", testdata_path("x/saschawillems/samplescene.X"));
+	bench_file(path, "x binary (samplescene.X) parse", PARSE_ONLY);
+	bench_file(path, "x binary (samplescene.X) parse + import", LOAD);
+	snprintf(path, sizeof path, "%s", testdata_path("x/dxsdk/skullocc.x"));
+	bench_file(path, "x MSZIP (skullocc.x) parse", PARSE_ONLY);
+	bench_file(path, "x MSZIP (skullocc.x) parse + import", LOAD);
 	return 0;
 }

@@ -1,9 +1,11 @@
 /*
- * libFuzzer harness for the .x syntax layer (formats/x.h): whatever the
- * header says (text, binary, compressed either), parse, then check the
- * tree keeps x_tree.h's promises (counts, depths, strings, positions inside
- * the body), locate an error at every object's position, free.  A rejected
- * file must come with a located message.
+ * libFuzzer harness for .x files: whatever the header says (text, binary,
+ * compressed either), parse, then check the tree keeps x_tree.h's promises
+ * (counts, depths, strings, positions inside the body) and locate an error
+ * at every object's position; then import it (anim/x_import.h), check the
+ * model's invariants (parents first, every index in range, key times in
+ * order), skin every mesh at the rest pose and sample every clip.  A
+ * rejected file must come with a located message.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -11,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/pose.h"
+#include "anim/x_import.h"
 #include "formats/x.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,6 +58,66 @@ static void check_object(const struct x_tree *t, const struct x_object *o, uint3
 		abort();
 }
 
+static void check_track(const struct track *tr, unsigned width)
+{
+	if (tr->width != width)
+		abort();
+	for (uint32_t k = 1; k < tr->count; k++)
+		if (tr->times[k] < tr->times[k - 1])
+			abort();
+}
+
+static void check_model(const struct x_model *m)
+{
+	const struct skeleton *s = m->skeleton;
+	mat34 *model = malloc(((size_t)s->joint_count + 1) * sizeof *model);
+	mat34 *skin = malloc(((size_t)s->joint_count + 1) * sizeof *skin);
+	struct transform *pose = malloc(((size_t)s->joint_count + 1) * sizeof *pose);
+
+	if (model == NULL || skin == NULL || pose == NULL)
+		abort();
+	for (uint32_t i = 0; i < s->joint_count; i++)
+		if (s->names[i] == NULL || s->parents[i] >= (int32_t)i || s->parents[i] < -1)
+			abort();
+	pose_local_to_skin(s, s->rest, model, skin);
+	for (uint32_t i = 0; i < m->mesh_count; i++) {
+		const struct mesh *me = m->meshes[i];
+		vec3 *out = malloc(((size_t)me->vertex_count + 1) * sizeof *out);
+
+		if (out == NULL || me->first_influence[0] != 0 ||
+		    me->first_influence[me->vertex_count] != me->influence_count)
+			abort();
+		for (uint32_t k = 0; k < me->influence_count; k++)
+			if (me->influences[k].joint >= s->joint_count)
+				abort();
+		for (uint32_t k = 0; k < me->triangle_count; k++)
+			for (int c = 0; c < 3; c++)
+				if (me->triangles[k][c] >= me->vertex_count)
+					abort();
+		mesh_skin_positions(me, skin, out);
+		if (me->normals != NULL)
+			mesh_skin_normals(me, skin, out);
+		free(out);
+	}
+	for (uint32_t i = 0; i < m->clip_count; i++) {
+		const struct clip *c = m->clips[i];
+
+		if (c->joint_count != s->joint_count || c->duration_ns < 0)
+			abort();
+		for (uint32_t j = 0; j < c->joint_count; j++) {
+			check_track(&c->tracks[j].t, 3);
+			check_track(&c->tracks[j].r, 4);
+			check_track(&c->tracks[j].s, 3);
+		}
+		clip_sample(c, 0, pose);
+		clip_sample(c, c->duration_ns / 2, pose);
+		clip_sample(c, c->duration_ns, pose);
+	}
+	free(model);
+	free(skin);
+	free(pose);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct x_tree t;
@@ -68,6 +132,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_object(&t, t.roots[i], 0);
 		if (objects != t.object_count || values != t.value_count)
 			abort();
+		{
+			struct x_model m = { 0 };
+			struct diag di = { 0 };
+
+			rc = x_import(&t, 0, "fuzz", &m, &di);
+			if (rc == 0)
+				check_model(&m);
+			else if (rc != -ENOMEM && (rc != -EINVAL || !di.set))
+				abort();
+			x_model_free(&m);
+		}
 		x_tree_free(&t);
 	} else if (rc != -EINVAL && rc != -ENOMEM) {
 		abort();

@@ -136,6 +136,18 @@ static void test_comments(void **state)
 	scan_open(&s, "#x ( \na", 7, "(){}", LEX_HASH_COMMENTS);
 	expect_token(&s, LEX_WORD, "a", 2, 1);
 	scan_close(&s);
+	/* Without LEX_HASH_IN_WORDS a '#' ends a word and starts a comment;
+	 * with it, only a '#' where a token would start does (.x writes
+	 * MSVC's NaN as 1.#IND00). */
+	scan_open(&s, "1.#IND00 b\nc", 12, "(){}", LEX_HASH_COMMENTS);
+	expect_token(&s, LEX_WORD, "1.", 1, 1);
+	expect_token(&s, LEX_WORD, "c", 2, 1);
+	scan_close(&s);
+	scan_open(&s, "1.#IND00 b #c\nd", 15, "(){}", LEX_HASH_COMMENTS | LEX_HASH_IN_WORDS);
+	expect_token(&s, LEX_WORD, "1.#IND00", 1, 1);
+	expect_token(&s, LEX_WORD, "b", 1, 10);
+	expect_token(&s, LEX_WORD, "d", 2, 1);
+	scan_close(&s);
 
 	/* A comment ending exactly at the end of the buffer. */
 	SCAN(&s, "a/*x*/");

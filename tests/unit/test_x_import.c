@@ -284,6 +284,37 @@ static void test_unknown_bone(void **state)
 	x_model_free(&m);
 }
 
+/* Normals and texture coordinates: per-vertex, into bind space; a second
+ * MeshNormals or MeshTextureCoords replaces the first (fuzz_x found the
+ * first one leaking). */
+static void test_normals_and_uvs(void **state)
+{
+	static const char text[] = HEADER
+		"Frame Root {\n"
+		" FrameTransformMatrix { 0,0,-1,0, 0,1,0,0, 1,0,0,0, 10,0,0,1;; }\n"
+		" Mesh { 3; 0;0;0;, 1;0;0;, 0;1;0;; 1; 3; 0,1,2;;\n"
+		"  MeshNormals { 1; 0;1;0;; 1; 3; 0,0,0;; }\n"
+		"  MeshNormals { 2; 1;0;0;, -1.#IND00;0;0;; 1; 3; 0,1,0;; }\n"
+		"  MeshTextureCoords { 3; 0;0;, 1;0;, 0;1;; }\n"
+		"  MeshTextureCoords { 3; 0.5;0.5;, 1;1;, 0;0;; }\n"
+		" }\n"
+		"}\n";
+	struct x_model m = { 0 };
+	const struct mesh *me;
+
+	(void)state;
+	load_ok(text, 0, &m);
+	me = m.meshes[0];
+	assert_non_null(me->normals);
+	assert_non_null(me->uvs);
+	/* (1,0,0) turned by the root's rotation (x -> -z). */
+	assert_vec3_near(me->normals[0], vec3_make(0, 0, -1), 1e-6f);
+	/* The NaN normal of a degenerate face adds nothing: a zero normal. */
+	assert_vec3_near(me->normals[1], vec3_make(0, 0, 0), 0);
+	assert_true(me->uvs[0][0] == 0.5f && me->uvs[2][1] == 0.0f);
+	x_model_free(&m);
+}
+
 static void test_errors_located(void **state)
 {
 	(void)state;
@@ -321,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_rotation_keys_and_ticks),
 		cmocka_unit_test(test_default_ticks_and_options),
 		cmocka_unit_test(test_unknown_bone),
+		cmocka_unit_test(test_normals_and_uvs),
 		cmocka_unit_test(test_errors_located),
 	};
 
