@@ -31,12 +31,19 @@ static void check_describe(const struct asset *a, char *buf, size_t size)
 			 asset_format_name(a->format), a->camera->frame_count,
 			 a->camera->frame_rate, a->camera->cut_count,
 			 time_to_seconds(a->camera->duration_ns));
-	} else if (a->clip_count > 0) {
+	} else if (a->clip_count > 0 && a->clips[0]->frames != NULL) {
 		const struct clip *c = a->clips[0];
 
 		snprintf(buf, size, "%s, %u joints, clip \"%s\" %.3f s, %u frames at %u fps",
 			 asset_format_name(a->format), a->skeleton->joint_count, c->name,
 			 time_to_seconds(c->duration_ns), c->frame_count, c->frame_rate);
+	} else if (a->clip_count > 0) {
+		/* Keyed clips (.x): no frame rate to speak of. */
+		snprintf(buf, size, "%s, %u joints, %u meshes, %u clip%s (\"%s\" %.3f s)%s%s",
+			 asset_format_name(a->format), a->skeleton->joint_count, a->mesh_count,
+			 a->clip_count, a->clip_count == 1 ? "" : "s", a->clips[0]->name,
+			 time_to_seconds(a->clips[0]->duration_ns), a->note ? "; note: " : "",
+			 a->note ? a->note : "");
 	} else {
 		snprintf(buf, size, "%s, %u joints, %u meshes", asset_format_name(a->format),
 			 a->skeleton ? a->skeleton->joint_count : 0, a->mesh_count);

@@ -87,4 +87,23 @@ expect_status 1 s "$demo/walker.md5anim" --mesh "$demo/walker.md5anim" --time 0
 expect_status 2 s "$demo/walker.md5anim" --time soon
 expect_status 2 s "$demo/walker.md5anim" --time 0 --space sideways
 
+# A DirectX .x file (tests/fixtures/x/arm.x): skeleton, skinned mesh and a
+# keyed clip in one file; the lower bone turns 90 degrees about Z in 1 s.
+arm=tests/fixtures/x/arm.x
+expect_status 0 "$ANIMD" check -v "$arm"
+expect_match 'arm\.x: ok \(x, 3 joints, 1 meshes, 1 clip \("wave" 1\.000 s\)\)' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$arm"
+expect_jq '.format == "x" and .version == 303 and .axes.up == "y_up" and .axes.handedness == "left"' "$TMP/out"
+expect_jq '.ticks_per_second == 30 and .ticks_from_file and .note == null' "$TMP/out"
+expect_jq '.skeleton.joints | map(.name) == ["Upper", "Lower", "Body"]' "$TMP/out"
+expect_jq '.clips[0].name == "wave" and .clips[0].duration == 1 and .meshes[0].skinned and .meshes[0].weight_count == 4' "$TMP/out"
+expect_status 0 s "$arm" --time 0.5 --loop once --space vertices
+expect_jq '.meshes[0].positions[3] as $p | ($p[0] + 0.70710678 | fabs) < 1e-6 and ($p[1] - 2.70710678 | fabs) < 1e-6' "$TMP/out"
+expect_status 0 s "$arm" --time 1 --loop once --space vertices
+expect_jq '.meshes[0].positions[3] as $p | ($p[0] + 1 | fabs) < 1e-6 and ($p[1] - 2 | fabs) < 1e-6' "$TMP/out"
+# Cut short, it is refused at a line and column.
+head -c 900 "$arm" >"$TMP/cut.x"
+expect_status 1 "$ANIMD" check "$TMP/cut.x"
+expect_match 'cut\.x:[0-9]+:[0-9]+: error: ' "$TMP/out"
+
 finish

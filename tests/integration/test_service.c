@@ -738,6 +738,60 @@ static void test_new_removed_and_reload_request(void **state)
 	free(text);
 }
 
+/* A DirectX .x file (skeleton, skinned mesh and clip in one) served like
+ * any asset: listed as "x", described with its ticks, sampled into its
+ * own mesh's vertices, played. */
+static void test_x_asset(void **state)
+{
+	struct fixture *fx = *state;
+	const msgpack_object *list, *pos;
+	char dst[1024], *text = slurp("tests/fixtures/x/arm.x");
+	struct rpc_reply r;
+	int64_t ticks, id;
+	int found = 0;
+
+	assert_non_null(text);
+	subscribe_assets(fx);
+	snprintf(dst, sizeof dst, "%s/arm.x", fx->d.assets);
+	write_file(dst, text, strlen(text));
+	free(text);
+	expect_event(fx, "asset.loaded", "arm.x", NULL);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.list", NULL), 0);
+	expect_ok(&r);
+	list = rpc_get(r.result, "assets");
+	for (uint32_t i = 0; i < list->via.array.size; i++) {
+		const msgpack_object *a = &list->via.array.ptr[i];
+		const msgpack_object *name = rpc_get(a, "asset"), *format = rpc_get(a, "format");
+
+		if (name->via.str.size == 5 && memcmp(name->via.str.ptr, "arm.x", 5) == 0) {
+			assert_int_equal(format->via.str.size, 1);
+			assert_memory_equal(format->via.str.ptr, "x", 1);
+			found = 1;
+		}
+	}
+	assert_true(found);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.info", "asset:s", "arm.x"), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(r.result, "ticks_per_second", &ticks), 0);
+	assert_int_equal(ticks, 30);
+	assert_int_equal(rpc_get(r.result, "note")->type, MSGPACK_OBJECT_NIL);
+	rpc_reply_free(&r);
+	/* Halfway through the turn, the tip has swung 45 degrees. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s loop:s",
+					 "arm.x", 0.5, "vertices", "once"), 0);
+	expect_ok(&r);
+	pos = &rpc_get(&rpc_get(r.result, "meshes")->via.array.ptr[0], "positions")
+		       ->via.array.ptr[3];
+	assert_true(fabs(pos->via.array.ptr[0].via.f64 + 0.70710678) < 1e-5);
+	assert_true(fabs(pos->via.array.ptr[1].via.f64 - 2.70710678) < 1e-5);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s clip:s", "arm.x", "wave"), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(r.result, "instance", &id), 0);
+	rpc_reply_free(&r);
+}
+
 /* ---- start-up and shutdown ---------------------------------------- */
 
 static void test_refuses_live_socket_and_reloads_config(void **state)
@@ -792,6 +846,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_save_patterns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken_save_keeps_last_good, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_removed_and_reload_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_x_asset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_live_socket_and_reloads_config, setup, teardown),
 		cmocka_unit_test(test_bad_config_refuses_to_start),
 	};
