@@ -322,6 +322,54 @@ static void test_tiny_rotation_keys(void **state)
 	asset_free(a);
 }
 
+/* The same skinned cube saved as text, binary and MSZIP-compressed binary
+ * loads into the same asset: skeleton, mesh and skinned vertices. */
+static void test_cube_three_encodings(void **state)
+{
+	static const char *const files[] = { "x/assimp/test_cube_text.x",
+					     "x/assimp/test_cube_binary.x",
+					     "x/assimp/test_cube_compressed.x" };
+	struct asset *a[3] = { NULL };
+	char err[512];
+
+	(void)state;
+	if (testdata_dir() == NULL)
+		skip();
+	for (int i = 0; i < 3; i++)
+		if (asset_load_file(testdata_path(files[i]), 0, &a[i], err, sizeof err) != 0)
+			fail_msg("%s", err);
+	for (int i = 1; i < 3; i++) {
+		const struct skeleton *s0 = a[0]->skeleton, *s = a[i]->skeleton;
+		const struct mesh *m0 = a[0]->meshes[0], *m = a[i]->meshes[0];
+		mat34 *model = malloc(s->joint_count * sizeof *model);
+		mat34 *skin = malloc(s->joint_count * sizeof *skin);
+		vec3 *p0 = malloc(m0->vertex_count * sizeof *p0), *p = malloc(m->vertex_count * sizeof *p);
+
+		assert_int_equal(s->joint_count, s0->joint_count);
+		for (uint32_t j = 0; j < s->joint_count; j++) {
+			assert_string_equal(s->names[j], s0->names[j]);
+			assert_int_equal(s->parents[j], s0->parents[j]);
+		}
+		assert_int_equal(a[i]->mesh_count, a[0]->mesh_count);
+		assert_int_equal(m->vertex_count, m0->vertex_count);
+		assert_int_equal(m->triangle_count, m0->triangle_count);
+		assert_memory_equal(m->triangles, m0->triangles, m->triangle_count * sizeof *m->triangles);
+		pose_local_to_skin(s0, s0->rest, model, skin);
+		mesh_skin_positions(m0, skin, p0);
+		pose_local_to_skin(s, s->rest, model, skin);
+		mesh_skin_positions(m, skin, p);
+		for (uint32_t v = 0; v < m->vertex_count; v++)
+			assert_true(fabsf(p[v].x - p0[v].x) + fabsf(p[v].y - p0[v].y) +
+					    fabsf(p[v].z - p0[v].z) < 1e-5f);
+		free(model);
+		free(skin);
+		free(p0);
+		free(p);
+	}
+	for (int i = 0; i < 3; i++)
+		asset_free(a[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_files),
 		cmocka_unit_test(test_tiny_skins_like_d3dx),
 		cmocka_unit_test(test_tiny_rotation_keys),
+		cmocka_unit_test(test_cube_three_encodings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
