@@ -92,12 +92,22 @@ static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, ui
 		return rc;
 	/* First pass: sizes, and every index checked. */
 	for (uint32_t f = 0; f < nf; f++) {
+		const struct x_value *v = x_reader_left(r) > 0 ? &r->o->values[r->next] : NULL;
 		uint32_t n;
-		char label[64];
 
-		snprintf(label, sizeof label, "the corner count of face %u", f);
-		if (x_read_count(r, label, 1, &n) < 0)
-			return -EINVAL;
+		/* Faces are many: the message naming this one is only written
+		 * when x_read_count is about to fail. */
+		if (v != NULL && v->kind == X_VALUE_INT && v->v.i >= 0 &&
+		    (uint64_t)v->v.i <= x_reader_left(r) - 1) {
+			n = (uint32_t)v->v.i;
+			r->next++;
+		} else {
+			char label[64];
+
+			snprintf(label, sizeof label, "the corner count of face %u", f);
+			if (x_read_count(r, label, 1, &n) < 0)
+				return -EINVAL;
+		}
 		for (uint32_t k = 0; k < n; k++) {
 			uint32_t idx;
 			uint32_t pos = x_reader_pos(r);
