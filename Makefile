@@ -196,6 +196,7 @@ run:
 	@echo "   In another terminal, try:"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) list"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch walker.md5anim --mesh walker.md5mesh"
+	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch crane.x"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) events      (then edit a file in $(DEMO_DIR))"
 	@echo
 	$(Q)$(ANIMD) serve --assets $(DEMO_DIR) --socket $(RUN_SOCKET) --log-level info

@@ -5,6 +5,8 @@
  *   walker.md5anim   a one-second walk cycle at 24 fps with root motion
  *   idle.md5anim     a pose anim (numAnimatedComponents 0, 3 frames)
  *   orbit.md5camera  a 96-frame camera move at 30 fps with two cuts
+ *   crane.x          a skinned three-bone crane and its two-second swing
+ *                    (DirectX .x text)
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "support/md5_camera_gen.h"
+#include "support/x_crane_gen.h"
 
 #define JOINTS 10
 #define WALK_FRAMES 25
@@ -234,7 +237,8 @@ int main(int argc, char **argv)
 	if (demo_file(argv[1], "walker.md5mesh", demo_write_mesh) < 0 ||
 	    demo_file(argv[1], "walker.md5anim", demo_write_walk) < 0 ||
 	    demo_file(argv[1], "idle.md5anim", demo_write_idle) < 0 ||
-	    demo_file(argv[1], "orbit.md5camera", demo_write_camera) < 0)
+	    demo_file(argv[1], "orbit.md5camera", demo_write_camera) < 0 ||
+	    demo_file(argv[1], "crane.x", x_crane_write) < 0)
 		return 1;
 	return 0;
 }
