@@ -71,3 +71,26 @@ void testdata_list_free(char **list)
 		free(list[i]);
 	free(list);
 }
+
+char *test_file_read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf != NULL) {
+			buf[n] = '\0';
+			*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
+}

@@ -22,4 +22,9 @@ const char *testdata_path(const char *rel);
 size_t testdata_list(const char *dir, const char *ext, char ***out);
 void testdata_list_free(char **list);
 
+/* A whole file (any path) in a malloc'd buffer with one spare byte, set to
+ * NUL (parsers are given *len, not the terminator), or NULL if it cannot be
+ * read. */
+char *test_file_read(const char *path, size_t *len);
+
 #endif

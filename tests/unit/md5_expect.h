@@ -22,27 +22,16 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "support/testdata.h"
 
 typedef int (*md5x_parse_fn)(const char *text, size_t len, void **out, struct diag *d);
 
 static inline char *read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
+	char *buf = test_file_read(path, len);
 
-	if (f == NULL)
-		fail_msg("cannot open %s (tests run from the repository root)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	buf[n] = '\0';         /* for strrchr in the tests; parsers get len */
-	*len = (size_t)n;
+	if (buf == NULL)
+		fail_msg("cannot read %s (tests run from the repository root)", path);
 	return buf;
 }
 

@@ -21,26 +21,6 @@
 
 static const char *const valid_dirs[] = { "md5/mgl", "md5/assimp", "md5/sauer-snoutx10k" };
 
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)n;
-	}
-	fclose(f);
-	return buf;
-}
-
 static void assert_finite_result(const struct sample_result *r, uint32_t joints)
 {
 	if (r->mats != NULL)
@@ -200,7 +180,7 @@ static void test_crlf_twin_identical(void **state)
 		char err[512], *buf;
 		size_t len = 0, o = 0;
 
-		buf = read_whole(testdata_path(rel[f]), &len);
+		buf = test_file_read(testdata_path(rel[f]), &len);
 		assert_non_null(buf);
 		assert_non_null(memchr(buf, '\r', len));
 		assert_int_equal(asset_load_buffer(rel[f], buf, len, &crlf, err, sizeof err), 0);

@@ -40,26 +40,6 @@ static const struct {
 	{ "assimp-invalid/malformed_skinweights_oob.x", "weighs vertex" },
 };
 
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)n;
-	}
-	fclose(f);
-	return buf;
-}
-
 static int is_invalid(const char *rel)
 {
 	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++)
@@ -230,7 +210,7 @@ static void test_tiny_skins_like_d3dx(void **state)
 	(void)state;
 	if (testdata_dir() == NULL)
 		skip();
-	data = read_whole(testdata_path("x/dxsdk/tiny.x"), &len);
+	data = test_file_read(testdata_path("x/dxsdk/tiny.x"), &len);
 	assert_non_null(data);
 	assert_int_equal(x_parse(data, len, &t, &d), 0);
 	for (uint32_t i = 0; i < t.root_count; i++)

@@ -27,26 +27,6 @@ static const char *const rejected[] = { "assimp/OV_GetNextToken" };
 static const char *const dirs[] = { "x/assimp", "x/assimp-invalid", "x/dxsdk", "x/irrlicht",
 				    "x/saschawillems" };
 
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)n;
-	}
-	fclose(f);
-	return buf;
-}
-
 static int is_rejected(const char *rel)
 {
 	for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++)
@@ -97,7 +77,7 @@ static void test_every_file(void **state)
 
 			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
 			snprintf(rel, sizeof rel, "%s/%s", dirs[k] + 2, names[i]);
-			data = read_whole(path, &len);
+			data = test_file_read(path, &len);
 			assert_non_null(data);
 			rc = x_parse(data, len, &t, &d);
 			diag_format(&d, rel, msg, sizeof msg);
@@ -140,7 +120,7 @@ static void test_cube_three_ways(void **state)
 		struct diag d = { 0 };
 		struct x_tree t;
 		size_t len = 0;
-		char *data = read_whole(testdata_path(files[i]), &len);
+		char *data = test_file_read(testdata_path(files[i]), &len);
 
 		assert_non_null(data);
 		assert_int_equal(x_parse(data, len, &t, &d), 0);
@@ -174,7 +154,7 @@ static void test_truncations(void **state)
 		skip();
 	for (int f = 0; f < 2; f++) {
 		size_t len = 0, refused = 0;
-		char *data = read_whole(testdata_path(files[f]), &len);
+		char *data = test_file_read(testdata_path(files[f]), &len);
 
 		assert_non_null(data);
 		for (size_t cut = 0; cut < len; cut++) {
