@@ -250,10 +250,31 @@ int lex_is_punct(const struct lex_token *tok, char c)
 	return tok->kind == LEX_PUNCT && tok->text[0] == c;
 }
 
+/* Bytes from the file, quoted for a message: printable ASCII as is, every
+ * other byte as \xNN (a message must not carry raw bytes from outside). */
+const char *lex_show(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t o = 0, i;
+
+	for (i = 0; i < len && i < LEX_SHOW_BYTES && o + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+	}
+	if (i < len && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 const char *lex_describe(const struct lex_token *tok, char *buf, size_t size)
 {
-	int n = tok->len > 40 ? 40 : (int)tok->len;
-	const char *more = tok->len > 40 ? "..." : "";
+	char shown[4 * LEX_SHOW_BYTES + 8];
 
 	switch (tok->kind) {
 	case LEX_EOF:
@@ -263,13 +284,13 @@ const char *lex_describe(const struct lex_token *tok, char *buf, size_t size)
 		snprintf(buf, size, "'%c'", tok->text[0]);
 		break;
 	case LEX_STRING:
-		snprintf(buf, size, "string \"%.*s%s\"", n, tok->text, more);
+		snprintf(buf, size, "string \"%s\"", lex_show(tok->text, tok->len, shown, sizeof shown));
 		break;
 	case LEX_GUID:
-		snprintf(buf, size, "GUID <%.*s%s>", n, tok->text, more);
+		snprintf(buf, size, "GUID <%s>", lex_show(tok->text, tok->len, shown, sizeof shown));
 		break;
 	default:
-		snprintf(buf, size, "\"%.*s%s\"", n, tok->text, more);
+		snprintf(buf, size, "\"%s\"", lex_show(tok->text, tok->len, shown, sizeof shown));
 		break;
 	}
 	return buf;

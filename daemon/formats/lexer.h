@@ -68,8 +68,18 @@ int lex_is_word(const struct lex_token *tok, const char *word);
 int lex_is_punct(const struct lex_token *tok, char c);
 
 /* Human-readable description of a token for messages: "\"numJoints\"",
- * "'{'", "end of file".  Writes into buf and returns it. */
+ * "'{'", "end of file", its text shown by lex_show.  Writes into buf and
+ * returns it. */
 const char *lex_describe(const struct lex_token *tok, char *buf, size_t size);
+
+/* At most this many bytes of file text are shown in a message. */
+#define LEX_SHOW_BYTES 40
+
+/* Bytes from a file for a message: printable ASCII as is, every other byte
+ * (and '"', '\\') as \xNN, cut after LEX_SHOW_BYTES with "...".  Needs
+ * 4 * LEX_SHOW_BYTES + 8 bytes of buf to show everything; always
+ * NUL-terminates.  Returns buf. */
+const char *lex_show(const char *s, size_t len, char *buf, size_t size);
 
 /*
  * Expectations.  Each consumes one token and returns 0 when it matches, or

@@ -57,8 +57,7 @@
 #define X_TEXT_AHEAD 3
 
 /* Bytes of a token shown in a message, and room for them escaped. */
-#define X_TEXT_SHOW 40
-#define X_TEXT_SHOWN (4 * X_TEXT_SHOW + 8)
+#define X_TEXT_SHOWN (4 * LEX_SHOW_BYTES + 8)
 #define X_TEXT_FOUND (X_TEXT_SHOWN + 24)
 
 #define X_TEXT_OBJECT_HINT " (an object is written Type [name] { ... })"
@@ -149,56 +148,6 @@ static void x_text_drop(struct x_text *r, unsigned n)
 {
 	memmove(r->ahead, r->ahead + n, (r->n_ahead - n) * sizeof r->ahead[0]);
 	r->n_ahead -= n;
-}
-
-/* Bytes from the file, quoted for a message: printable ASCII as is, every
- * other byte as \xNN (a message must not carry raw bytes from outside). */
-static const char *x_text_show(const char *s, size_t len, char *buf, size_t size)
-{
-	size_t o = 0, i;
-
-	for (i = 0; i < len && i < X_TEXT_SHOW && o + 5 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-			buf[o++] = (char)c;
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
-	}
-	if (i < len && o + 4 < size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-/* A token for "found ..." in a message. */
-static const char *x_text_describe(const struct lex_token *tok, char *buf, size_t size)
-{
-	char shown[X_TEXT_SHOWN];
-
-	switch (tok->kind) {
-	case LEX_EOF:
-		snprintf(buf, size, "end of file");
-		break;
-	case LEX_PUNCT:
-		snprintf(buf, size, "'%c'", tok->text[0]);
-		break;
-	case LEX_STRING:
-		x_text_show(tok->text, tok->len, shown, sizeof shown);
-		snprintf(buf, size, "string \"%s\"", shown);
-		break;
-	case LEX_GUID:
-		x_text_show(tok->text, tok->len, shown, sizeof shown);
-		snprintf(buf, size, "<%s>", shown);
-		break;
-	default:
-		x_text_show(tok->text, tok->len, shown, sizeof shown);
-		snprintf(buf, size, "\"%s\"", shown);
-		break;
-	}
-	return buf;
 }
 
 /* ---- numbers ------------------------------------------------------ */
@@ -474,7 +423,7 @@ static int x_text_guid(struct x_text *r, const struct lex_token *tok, uint8_t gu
 		return 0;
 	return x_text_fail(r, x_text_pos(r, tok),
 			   "malformed GUID <%s>: expected <XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX> "
-			   "in hexadecimal", x_text_show(tok->text, tok->len, shown, sizeof shown));
+			   "in hexadecimal", lex_show(tok->text, tok->len, shown, sizeof shown));
 }
 
 /* Where a value or an object was due and something else stands. */
@@ -486,12 +435,12 @@ static int x_text_unexpected(struct x_text *r, const struct lex_token *tok)
 	const char *hint = value ? X_TEXT_VALUE_HINT :
 			   tok->kind == LEX_WORD ? X_TEXT_OBJECT_HINT : "";
 
-	x_text_describe(tok, found, sizeof found);
+	lex_describe(tok, found, sizeof found);
 	if (x_build_depth(r->b) == 0)
 		return x_text_fail(r, pos, "expected an object or a template, found %s%s", found,
 				   hint);
 	if (tok->kind == LEX_GUID)
-		return x_text_fail(r, pos, "unexpected GUID %s: an object's GUID comes right after "
+		return x_text_fail(r, pos, "unexpected %s: an object's GUID comes right after "
 				   "its '{'", found);
 	return x_text_fail(r, pos, "expected a value, an object or '}', found %s%s", found,
 			   value ? "" : hint);
@@ -513,12 +462,12 @@ static int x_text_template(struct x_text *r)
 	if (name.kind != LEX_WORD)
 		return x_text_fail(r, x_text_pos(r, &name), "expected a template name after "
 				   "\"template\", found %s",
-				   x_text_describe(&name, found, sizeof found));
-	x_text_show(name.text, name.len, shown, sizeof shown);
+				   lex_describe(&name, found, sizeof found));
+	lex_show(name.text, name.len, shown, sizeof shown);
 	if (!lex_is_punct(&r->ahead[2], '{'))
 		return x_text_fail(r, x_text_pos(r, &r->ahead[2]),
 				   "expected '{' after \"template %s\", found %s", shown,
-				   x_text_describe(&r->ahead[2], found, sizeof found));
+				   lex_describe(&r->ahead[2], found, sizeof found));
 	x_text_drop(r, 3);
 	while (depth > 0) {
 		const struct lex_token *tok;
@@ -579,11 +528,11 @@ static int x_text_reference(struct x_text *r)
 	if (name == NULL && !has_guid)
 		return x_text_fail(r, x_text_pos(r, &tok),
 				   "expected a name or a <GUID> in the reference, found %s",
-				   x_text_describe(&tok, found, sizeof found));
+				   lex_describe(&tok, found, sizeof found));
 	if (!lex_is_punct(&tok, '}'))
 		return x_text_fail(r, x_text_pos(r, &tok),
 				   "expected '}' to end the reference, found %s",
-				   x_text_describe(&tok, found, sizeof found));
+				   lex_describe(&tok, found, sizeof found));
 	x_text_drop(r, 1);
 	return x_build_reference(r->b, name, name_len, has_guid ? guid : NULL, pos);
 }
@@ -599,7 +548,7 @@ static int x_text_open(struct x_text *r, bool named)
 	if (!x_text_is_identifier(type))
 		return x_text_fail(r, x_text_pos(r, type), "%s cannot start an object: a type "
 				   "name is letters, digits and '_', not starting with a digit",
-				   x_text_describe(type, found, sizeof found));
+				   lex_describe(type, found, sizeof found));
 	rc = x_build_open(r->b, type->text, type->len, name ? name->text : NULL,
 			  name ? name->len : 0, x_text_pos(r, type));
 	if (rc < 0)
@@ -637,10 +586,10 @@ static int x_text_word(struct x_text *r)
 		return x_build_float(r->b, f, pos);
 	case X_NUM_INT_RANGE:
 		return x_text_fail(r, pos, "integer %s does not fit in 64 bits",
-				   x_text_show(w.text, w.len, shown, sizeof shown));
+				   lex_show(w.text, w.len, shown, sizeof shown));
 	case X_NUM_FLOAT_RANGE:
 		return x_text_fail(r, pos, "number %s is too large for a double",
-				   x_text_show(w.text, w.len, shown, sizeof shown));
+				   lex_show(w.text, w.len, shown, sizeof shown));
 	case X_NUM_NOMEM:
 		return -ENOMEM;
 	case X_NUM_NONE:
@@ -663,9 +612,9 @@ static int x_text_word(struct x_text *r)
 			const struct lex_token *n = &r->ahead[1];
 			char name[X_TEXT_SHOWN];
 
-			x_text_show(w.text, w.len, shown, sizeof shown);
-			x_text_show(n->text, n->len, name, sizeof name);
-			x_text_describe(&r->ahead[2], found, sizeof found);
+			lex_show(w.text, w.len, shown, sizeof shown);
+			lex_show(n->text, n->len, name, sizeof name);
+			lex_describe(&r->ahead[2], found, sizeof found);
 			return x_text_fail(r, x_text_pos(r, &r->ahead[2]), "expected '{' after "
 					   "\"%s %s\", found %s", shown, name, found);
 		}

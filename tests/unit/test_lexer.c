@@ -506,6 +506,24 @@ static void test_expect_messages(void **state)
 	scan_close(&s);
 }
 
+/* File bytes reach messages escaped: printable ASCII as is, the rest (and
+ * quotes and backslashes) as \xNN, cut after LEX_SHOW_BYTES. */
+static void test_show_escapes(void **state)
+{
+	char buf[4 * LEX_SHOW_BYTES + 8], big[100];
+	struct lex_token tok = { LEX_WORD, "caf\xc3\xa9\"x\\", 8, 1, 1 };
+
+	(void)state;
+	assert_string_equal(lex_show("a b\x01", 4, buf, sizeof buf), "a b\\x01");
+	assert_string_equal(lex_describe(&tok, buf, sizeof buf), "\"caf\\xc3\\xa9\\x22x\\x5c\"");
+	memset(big, 'z', sizeof big);
+	lex_show(big, sizeof big, buf, sizeof buf);
+	assert_int_equal(strlen(buf), LEX_SHOW_BYTES + 3);
+	assert_string_equal(buf + LEX_SHOW_BYTES, "...");
+	/* A small buffer is cut, never overrun. */
+	assert_true(strlen(lex_show(big, sizeof big, buf, 8)) < 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_floats),
 		cmocka_unit_test(test_floats_match_strtod),
 		cmocka_unit_test(test_expect_messages),
+		cmocka_unit_test(test_show_escapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -474,7 +474,7 @@ static void test_top_level(void **state)
 	expect_fail("\n-1.#IND00", 2, 1, "found \"-1.#IND00\" (values belong inside");
 	expect_fail("\n{ Root }", 2, 1, "expected an object or a template, found '{'");
 	expect_fail("\n<01234567-89ab-cdef-0123-456789abcdef>", 2, 1,
-		    "expected an object or a template, found <01234567");
+		    "expected an object or a template, found GUID <01234567");
 	expect_fail("\nA { } oops", 2, 7, "expected an object or a template, found \"oops\" "
 		    "(an object is written Type [name] { ... })");
 	expect_fail("\n]", 2, 1, "expected an object or a template, found ']'");
