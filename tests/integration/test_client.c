@@ -572,6 +572,36 @@ static void expect_rigid(const float *m, uint32_t joints)
 	}
 }
 
+/* A .x asset (the demo's crane) streams its own skinned vertices: 24
+ * vertices of 3 floats, the first pose published at play, at clip time 0. */
+static void test_stream_x_vertices(void **state)
+{
+	struct fixture *fx = *state;
+	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_stream *s = NULL;
+	animc_instance *in;
+	animc_pose_info pi;
+	float buf[32 * 3];
+
+	so.space = ANIMC_SPACE_VERTICES;
+	so.channels = 1;
+	so.max_elements = 32;
+	expect_ok(fx->c, animc_stream_open(fx->c, &so, &s));
+	po.asset = "crane.x";
+	po.stream = s;
+	po.speed = 0;
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	expect_ok(fx->c, animc_stream_latest(s, in->id, buf, 32 * 3, &pi));
+	assert_int_equal(pi.element_count, 24);
+	assert_int_equal(pi.floats_per_element, 3);
+	/* The hook's corner (+x, -z) at rest: 4 + 12 up the boom, half a unit out. */
+	assert_true(fabsf(buf[3 * 20] - 0.5f) < 1e-4f && fabsf(buf[3 * 20 + 1] - 16.0f) < 1e-4f &&
+		    fabsf(buf[3 * 20 + 2] + 0.5f) < 1e-4f);
+	animc_free(in);
+	animc_stream_close(s);
+}
+
 static void test_stream_latest_next(void **state)
 {
 	struct fixture *fx = *state;
@@ -922,6 +952,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nonblocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_latest_next, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_x_vertices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_drops_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_no_torn_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_without_reconnect, setup, teardown),
