@@ -392,6 +392,10 @@ typedef struct animc_asset_info {
 	const animc_mesh_info *meshes;
 	size_t camera_count;
 	const animc_camera_info *cameras;
+	/* Added after 0.1's first fields, so older callers are unaffected. */
+	uint32_t ticks_per_second;      /* .x: what key times are divided by; 0 otherwise */
+	int ticks_from_file;            /* .x: 1 if the file's AnimTicksPerSecond said so */
+	const char *note;               /* what the load had to leave out, one line, or NULL */
 } animc_asset_info;
 
 typedef enum animc_loop {

@@ -146,6 +146,11 @@ static void info_json(const animc_asset_info *a)
 	json_kuint(&j, "generation", a->generation);
 	json_kstr(&j, "error", a->error);
 	json_knum(&j, "load_ms", a->load_ms);
+	if (a->ticks_per_second > 0) {
+		json_kuint(&j, "ticks_per_second", a->ticks_per_second);
+		json_kbool(&j, "ticks_from_file", a->ticks_from_file);
+	}
+	json_kstr(&j, "note", a->note);
 	json_key(&j, "skeleton");
 	if (a->has_skeleton) {
 		json_obj(&j);
@@ -228,6 +233,11 @@ static void info_text(const animc_asset_info *a)
 	printf("generation  %" PRIu64 " (loaded in %.2f ms)\n", a->generation, a->load_ms);
 	if (a->error != NULL)
 		printf("error       %s\n", a->error);
+	if (a->ticks_per_second > 0)
+		printf("ticks       %u per second (%s)\n", a->ticks_per_second,
+		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
+	if (a->note != NULL)
+		printf("note        %s\n", a->note);
 	if (a->has_skeleton) {
 		printf("skeleton    %zu joints%s\n", a->joint_count,
 		       a->bind_pose ? ", bind pose" : "");

@@ -217,6 +217,9 @@ static int info_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	a->error = ac_obj_str(&p, r, "error");
 	a->loaded_at = ac_obj_f64(&p, r, "loaded_at", 0);
 	a->load_ms = ac_obj_f64(&p, r, "load_ms", 0);
+	a->ticks_per_second = (uint32_t)ac_obj_u64(&p, r, "ticks_per_second", 0);
+	a->ticks_from_file = ac_obj_bool(&p, r, "ticks_from_file", 0);
+	a->note = ac_obj_str(&p, r, "note");
 	info_skeleton(&p, a, ac_obj_get(r, "skeleton"));
 	info_clips(&p, a, r);
 	info_meshes(&p, a, r);

@@ -572,8 +572,9 @@ static void expect_rigid(const float *m, uint32_t joints)
 	}
 }
 
-/* A .x asset (the demo's crane) streams its own skinned vertices: 24
- * vertices of 3 floats, the first pose published at play, at clip time 0. */
+/* A .x asset (the demo's crane): its ticks in assets.info, and its own
+ * skinned vertices streamed: 24 vertices of 3 floats, the first pose
+ * published at play, at clip time 0. */
 static void test_stream_x_vertices(void **state)
 {
 	struct fixture *fx = *state;
@@ -581,9 +582,17 @@ static void test_stream_x_vertices(void **state)
 	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
 	animc_stream *s = NULL;
 	animc_instance *in;
+	animc_asset_info *ai;
 	animc_pose_info pi;
 	float buf[32 * 3];
 
+	expect_ok(fx->c, animc_assets_info(fx->c, "crane.x", &ai));
+	assert_string_equal(ai->format, "x");
+	assert_int_equal(ai->ticks_per_second, 60);
+	assert_true(ai->ticks_from_file);
+	assert_null(ai->note);
+	assert_int_equal(ai->mesh_count, 1);
+	animc_free(ai);
 	so.space = ANIMC_SPACE_VERTICES;
 	so.channels = 1;
 	so.max_elements = 32;

@@ -211,6 +211,9 @@ static void test_one_shot_commands(void **state)
 	r = run(fx, NULL, "list", NULL);
 	expect(r, 0, "walker.md5mesh", NULL);
 	free(r);
+	r = run(fx, NULL, "info", "crane.x", NULL);
+	expect(r, 0, "ticks       60 per second (AnimTicksPerSecond)", NULL);
+	free(r);
 	r = run(fx, NULL, "list", "--json", NULL);
 	expect(r, 0, "{\"asset\":\"idle.md5anim\",\"format\":\"md5anim\"", NULL);
 	free(r);
