@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lexer.h"
 #include "x.h"
 
 enum {
@@ -111,26 +112,10 @@ static const char *xb_token_name(uint32_t id)
 	return "an unknown token";
 }
 
-/* A name for a message: printable bytes as they are, the rest as \xNN,
- * long names cut with "...". */
+/* A name for a message, shown safely (lex_show: the rest as \xNN). */
 static const char *xb_show(const struct xb_token *tok, char *buf, size_t size)
 {
-	size_t o = 0;
-
-	for (uint32_t i = 0; i < tok->n; i++) {
-		unsigned char c = tok->data[i];
-
-		if (o + 8 >= size) {
-			memcpy(buf + o, "...", 4);
-			return buf;
-		}
-		if (c >= 0x20 && c < 0x7f)
-			buf[o++] = (char)c;
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
-	}
-	buf[o] = '\0';
-	return buf;
+	return lex_show((const char *)tok->data, tok->n, buf, size);
 }
 
 static int xb_error(struct xb_reader *r, size_t pos, const char *fmt, ...)
