@@ -740,14 +740,15 @@ static void test_new_removed_and_reload_request(void **state)
 
 /* A DirectX .x file (skeleton, skinned mesh and clip in one) served like
  * any asset: listed as "x", described with its ticks, sampled into its
- * own mesh's vertices, played. */
+ * own mesh's vertices, played, and hot-reloaded through a broken save. */
 static void test_x_asset(void **state)
 {
 	struct fixture *fx = *state;
 	const msgpack_object *list, *pos;
-	char dst[1024], *text = slurp("tests/fixtures/x/arm.x");
+	char dst[1024], msg[512], *text = slurp("tests/fixtures/x/arm.x");
+	struct rpc_event ev;
 	struct rpc_reply r;
-	int64_t ticks, id;
+	int64_t ticks, id, gen;
 	int found = 0;
 
 	assert_non_null(text);
@@ -790,6 +791,29 @@ static void test_x_asset(void **state)
 	expect_ok(&r);
 	assert_int_equal(rpc_get_i64(r.result, "instance", &id), 0);
 	rpc_reply_free(&r);
+
+	/* A save cut short: located error, the last good version plays on;
+	 * the next good save is reloaded and the instance rebound. */
+	text = slurp("tests/fixtures/x/arm.x");
+	write_file(dst, text, 700);
+	expect_event(fx, "asset.error", "arm.x", &ev);
+	assert_int_equal(rpc_get_str(ev.body, "message", msg, sizeof msg), 0);
+	assert_non_null(strstr(msg, "arm.x:"));
+	assert_non_null(strstr(msg, ": error: "));
+	assert_int_equal(rpc_get_i64(ev.body, "generation", &gen), 0);
+	assert_int_equal(gen, 1);
+	rpc_event_free(&ev);
+	write_file(dst, text, strlen(text));
+	expect_event(fx, "asset.reloaded", "arm.x", &ev);
+	rpc_event_free(&ev);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "instances.list", NULL), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get(r.result, "instances")->via.array.size, 1);
+	assert_int_equal(rpc_get_i64(&rpc_get(r.result, "instances")->via.array.ptr[0], "generation",
+				     &gen), 0);
+	assert_int_equal(gen, 2);
+	rpc_reply_free(&r);
+	free(text);
 }
 
 /* ---- start-up and shutdown ---------------------------------------- */
