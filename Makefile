@@ -240,7 +240,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 
 fuzz:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds
+	@# Binary and compressed .x seeds come from our own writer.
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-x && $(BUILD)/gen/gen_x_seeds $(BUILD)/fuzz/corpus-x
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
 
 install: all

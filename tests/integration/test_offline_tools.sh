@@ -101,6 +101,14 @@ expect_status 0 s "$arm" --time 0.5 --loop once --space vertices
 expect_jq '.meshes[0].positions[3] as $p | ($p[0] + 0.70710678 | fabs) < 1e-6 and ($p[1] - 2.70710678 | fabs) < 1e-6' "$TMP/out"
 expect_status 0 s "$arm" --time 1 --loop once --space vertices
 expect_jq '.meshes[0].positions[3] as $p | ($p[0] + 1 | fabs) < 1e-6 and ($p[1] - 2 | fabs) < 1e-6' "$TMP/out"
+# The same arm written as 32- and 64-bit binary and as MSZIP-compressed
+# binary (tests/gen/gen_x_seeds) samples to the same vertices.
+mkdir -p "$TMP/xseeds"
+"$BUILD/gen/gen_x_seeds" "$TMP/xseeds" || bad "gen_x_seeds failed"
+for f in seed_bin32.x seed_bin64.x seed_bzip.x; do
+	expect_status 0 s "$TMP/xseeds/$f" --time 0.5 --loop once --space vertices
+	expect_jq '.meshes[0].positions[3] as $p | ($p[0] + 0.70710678 | fabs) < 1e-6 and ($p[1] - 2.70710678 | fabs) < 1e-6' "$TMP/out"
+done
 # Cut short, it is refused at a line and column.
 head -c 900 "$arm" >"$TMP/cut.x"
 expect_status 1 "$ANIMD" check "$TMP/cut.x"
