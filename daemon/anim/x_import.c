@@ -61,8 +61,9 @@ static int x_frames_index(struct x_frames *f)
 	return 0;
 }
 
-/* Frames below o (o itself when it is one), depth first.  count_only
- * counts; otherwise fills f.  Meshes outside any frame set *loose. */
+/* Frames below o (o itself when it is one), depth first, and every Mesh
+ * with the joint of the frame that holds it.  count_only counts; otherwise
+ * fills f.  Meshes outside any frame set *loose. */
 static void x_frames_walk(const struct x_object *o, int32_t parent, struct x_frames *f,
 			  bool count_only, bool in_frame, bool *loose)
 {
@@ -76,8 +77,14 @@ static void x_frames_walk(const struct x_object *o, int32_t parent, struct x_fra
 		}
 		f->count++;
 		in_frame = true;
-	} else if (x_is(o, "Mesh") && !in_frame) {
-		*loose = true;
+	} else if (x_is(o, "Mesh")) {
+		if (!count_only) {
+			f->meshes[f->mesh_count] = o;
+			f->mesh_frames[f->mesh_count] = parent;
+		}
+		f->mesh_count++;
+		if (!in_frame)
+			*loose = true;
 	}
 	/* Animation sets hold references, not frames: no need to descend. */
 	if (x_is(o, "AnimationSet"))
@@ -99,9 +106,12 @@ static int x_frames_collect(const struct x_tree *t, struct x_frames *f)
 	first = f->synthetic_root ? 1 : 0;
 	f->objects = calloc((size_t)f->count + first, sizeof *f->objects);
 	f->parents = calloc((size_t)f->count + first, sizeof *f->parents);
-	if (f->objects == NULL || f->parents == NULL)
+	f->meshes = calloc((size_t)f->mesh_count + 1, sizeof *f->meshes);
+	f->mesh_frames = calloc((size_t)f->mesh_count + 1, sizeof *f->mesh_frames);
+	if (f->objects == NULL || f->parents == NULL || f->meshes == NULL || f->mesh_frames == NULL)
 		return -ENOMEM;
 	f->count = first;
+	f->mesh_count = 0;
 	if (f->synthetic_root)
 		f->parents[0] = -1;
 	for (uint32_t i = 0; i < t->root_count; i++)
@@ -198,6 +208,8 @@ int x_import(const struct x_tree *t, uint32_t ticks_default, const char *name,
 	free(f.objects);
 	free(f.parents);
 	free(f.by_name);
+	free(f.meshes);
+	free(f.mesh_frames);
 	if (rc < 0) {
 		x_model_free(&m);
 		return rc;

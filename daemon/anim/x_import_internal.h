@@ -68,6 +68,11 @@ struct x_frames {
 	bool synthetic_root;                    /* joint 0 holds loose meshes */
 	struct x_frame_name *by_name;           /* sorted by name, then joint */
 	uint32_t named;
+	/* Every Mesh, in file order, and the joint of the frame holding it
+	 * (the synthetic root for a loose one). */
+	uint32_t mesh_count;
+	const struct x_object **meshes;
+	int32_t *mesh_frames;
 };
 
 /* Joint of the first frame called `name`, or -1. */

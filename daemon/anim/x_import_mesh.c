@@ -527,62 +527,15 @@ out:
 	return rc;
 }
 
-/*
- * Every Mesh in the file, with the joint of the frame that holds it.  The
- * walk visits objects in the order x_import.c numbered the frames (depth
- * first, into everything but animation sets and references), so the n-th
- * Frame met is joint n (after the synthetic root, if any).
- */
-struct x_mesh_walk {
-	const struct x_object **list;
-	int32_t *frames;
-	uint32_t count, cap;
-	uint32_t next_joint;
-};
-
-static int x_meshes_walk(const struct x_object *o, int32_t frame, struct x_mesh_walk *w)
-{
-	if (x_is(o, "Frame")) {
-		frame = (int32_t)w->next_joint++;
-	} else if (x_is(o, "Mesh")) {
-		if (w->count == w->cap) {
-			uint32_t ncap = w->cap ? w->cap * 2 : 8;
-			const struct x_object **nl = realloc(w->list, ncap * sizeof *nl);
-			int32_t *nf;
-
-			if (nl == NULL)
-				return -ENOMEM;
-			w->list = nl;
-			nf = realloc(w->frames, ncap * sizeof *nf);
-			if (nf == NULL)
-				return -ENOMEM;
-			w->frames = nf;
-			w->cap = ncap;
-		}
-		w->list[w->count] = o;
-		w->frames[w->count++] = frame;
-		/* On into its children: a frame in there was numbered too. */
-	} else if (x_is(o, "AnimationSet")) {
-		return 0;
-	}
-	for (uint32_t i = 0; i < o->child_count; i++)
-		if (o->children[i]->type != NULL && x_meshes_walk(o->children[i], frame, w) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_model *m,
 		    struct diag *d)
 {
-	struct x_mesh_walk w = { .next_joint = f->synthetic_root ? 1 : 0 };
 	int rc = 0;
 
-	for (uint32_t i = 0; rc == 0 && i < t->root_count; i++)
-		rc = x_meshes_walk(t->roots[i], 0, &w);
-	if (rc == 0 && w.count > 0 && (m->meshes = calloc(w.count, sizeof *m->meshes)) == NULL)
-		rc = -ENOMEM;
-	for (uint32_t i = 0; rc == 0 && i < w.count; i++) {
-		struct x_mesh_src s = { .o = w.list[i], .frame = w.frames[i] };
+	if (f->mesh_count > 0 && (m->meshes = calloc(f->mesh_count, sizeof *m->meshes)) == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < f->mesh_count; i++) {
+		struct x_mesh_src s = { .o = f->meshes[i], .frame = f->mesh_frames[i] };
 
 		rc = x_mesh_read(t, f, &s, m, d);
 		if (rc == 0)
@@ -591,7 +544,5 @@ int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_m
 			m->mesh_count++;
 		x_mesh_src_free(&s);
 	}
-	free(w.list);
-	free(w.frames);
 	return rc;
 }
