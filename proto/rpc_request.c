@@ -494,10 +494,11 @@ static int rpc_args_range_fail(struct rpc_args *a, const char *key, const char *
 			     v->via.u64);
 }
 
-int rpc_args_uint32(struct rpc_args *a, const char *key, enum rpc_presence presence,
-		    uint32_t *out)
+/* A non-negative integer of at most max; `range` spells the bounds for
+ * the message. */
+static int rpc_args_unsigned(struct rpc_args *a, const char *key, enum rpc_presence presence,
+			     const char *range, uint64_t max, uint64_t *out)
 {
-	static const char range[] = "0..4294967295";
 	const msgpack_object *v = NULL;
 	uint64_t mag = 0;
 	bool neg = false;
@@ -505,27 +506,27 @@ int rpc_args_uint32(struct rpc_args *a, const char *key, enum rpc_presence prese
 
 	if (rc <= 0)
 		return rc;
-	if (neg || mag > UINT32_MAX)
+	if (neg || mag > max)
 		return rpc_args_range_fail(a, key, range, v);
-	*out = (uint32_t)mag;
+	*out = mag;
 	return 1;
+}
+
+int rpc_args_uint32(struct rpc_args *a, const char *key, enum rpc_presence presence,
+		    uint32_t *out)
+{
+	uint64_t v = 0;
+	int rc = rpc_args_unsigned(a, key, presence, "0..4294967295", UINT32_MAX, &v);
+
+	if (rc == 1)
+		*out = (uint32_t)v;
+	return rc;
 }
 
 int rpc_args_uint64(struct rpc_args *a, const char *key, enum rpc_presence presence,
 		    uint64_t *out)
 {
-	static const char range[] = "0..18446744073709551615";
-	const msgpack_object *v = NULL;
-	uint64_t mag = 0;
-	bool neg = false;
-	int rc = rpc_args_integer(a, key, presence, range, &neg, &mag, &v);
-
-	if (rc <= 0)
-		return rc;
-	if (neg)
-		return rpc_args_range_fail(a, key, range, v);
-	*out = mag;
-	return 1;
+	return rpc_args_unsigned(a, key, presence, "0..18446744073709551615", UINT64_MAX, out);
 }
 
 int rpc_args_int64(struct rpc_args *a, const char *key, enum rpc_presence presence,
