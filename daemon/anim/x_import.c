@@ -179,7 +179,7 @@ static int x_ticks(const struct x_tree *t, uint32_t ticks_default, struct x_mode
 		if (x_read_uint(&r, "AnimTicksPerSecond", UINT32_MAX, &v) < 0)
 			return -EINVAL;
 		if (v == 0)
-			return x_import_fail(t, d, t->roots[i]->pos,
+			return x_tree_error(t, d, t->roots[i]->pos,
 					     "AnimTicksPerSecond is 0: key times would never advance");
 		m->ticks_per_second = v;
 		m->ticks_from_file = 1;

@@ -93,14 +93,14 @@ static int x_key(const struct x_tree *t, const struct x_object *key, struct x_ch
 		if (x_read_uint(&r, "a key time", UINT32_MAX, &time) < 0)
 			return -EINVAL;
 		if (k > 0 && time < prev)
-			return x_import_fail(t, d, pos, "key %u at tick %u comes before key %u at tick %u",
+			return x_tree_error(t, d, pos, "key %u at tick %u comes before key %u at tick %u",
 					     k, time, k - 1, prev);
 		prev = time;
 		pos = x_reader_pos(&r);
 		if (x_read_uint(&r, "a key's value count", 16, &nv) < 0)
 			return -EINVAL;
 		if (nv != want[type])
-			return x_import_fail(t, d, pos, "a %s key has %u values, not %u",
+			return x_tree_error(t, d, pos, "a %s key has %u values, not %u",
 					     type == 0 ? "rotation" : type == 1 ? "scale"
 					     : type == 2 ? "position" : "matrix", nv, want[type]);
 		if (x_read_floats(&r, "a key value", v, nv) < 0)
@@ -143,11 +143,11 @@ static int x_animation(const struct x_tree *t, const struct x_frames *f,
 		if (a->children[i]->type == NULL || x_is(a->children[i], "Frame"))
 			ref = a->children[i];
 	if (ref == NULL || ref->name == NULL)
-		return x_import_fail(t, d, a->pos, "Animation%s%s names no frame to animate",
+		return x_tree_error(t, d, a->pos, "Animation%s%s names no frame to animate",
 				     a->name ? " " : "", a->name ? a->name : "");
 	joint = x_frames_find(f, ref->name);
 	if (joint < 0)
-		return x_import_fail(t, d, ref->pos,
+		return x_tree_error(t, d, ref->pos,
 				     "Animation refers to frame \"%s\", which the file does not have",
 				     ref->name);
 	for (uint32_t i = 0; i < a->child_count; i++) {

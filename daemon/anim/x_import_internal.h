@@ -42,10 +42,6 @@ int x_read_floats(struct x_reader *r, const char *what, float *out, uint32_t n);
 /* A string (borrowed from the tree). */
 int x_read_string(struct x_reader *r, const char *what, const char **out);
 
-/* A located error at pos (x_tree_error), returning -EINVAL. */
-int x_import_fail(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* 1 if o is a data object of this type (case-sensitive, as D3DX reads). */
 bool x_is(const struct x_object *o, const char *type);
 

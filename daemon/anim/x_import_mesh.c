@@ -115,7 +115,7 @@ static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, ui
 			if (x_read_uint(r, "a face index", UINT32_MAX, &idx) < 0)
 				return -EINVAL;
 			if (idx >= limit)
-				return x_import_fail(r->t, r->d, pos,
+				return x_tree_error(r->t, r->d, pos,
 						     "face %u uses index %u, but there are only %u", f,
 						     idx, limit);
 		}
@@ -183,7 +183,7 @@ static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, stru
 	if (rc == 0)
 		rc = x_read_faces(&r, "nFaceNormals", n, &nf, NULL, NULL, &corners, &start);
 	if (rc == 0 && nf != face_count)
-		rc = x_import_fail(t, d, o->pos, "MeshNormals has %u faces, the mesh %u", nf,
+		rc = x_tree_error(t, d, o->pos, "MeshNormals has %u faces, the mesh %u", nf,
 				   face_count);
 	if (rc == 0) {
 		free(s->normals);       /* a second MeshNormals wins */
@@ -193,7 +193,7 @@ static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, stru
 	}
 	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
 		if (start[f + 1] - start[f] != vstart[f + 1] - vstart[f]) {
-			rc = x_import_fail(t, d, o->pos,
+			rc = x_tree_error(t, d, o->pos,
 					   "MeshNormals face %u has %u corners, the mesh's face %u", f,
 					   start[f + 1] - start[f], vstart[f + 1] - vstart[f]);
 			break;
@@ -233,7 +233,7 @@ static int x_mesh_uvs(const struct x_tree *t, const struct x_object *o, struct x
 	if (rc < 0)
 		return rc;
 	if (n != s->vertex_count)
-		return x_import_fail(t, d, o->pos, "MeshTextureCoords has %u coordinates for %u vertices",
+		return x_tree_error(t, d, o->pos, "MeshTextureCoords has %u coordinates for %u vertices",
 				     n, s->vertex_count);
 	free(s->uvs);                   /* a second MeshTextureCoords wins */
 	s->uvs = malloc(((size_t)n + 1) * sizeof *s->uvs);
@@ -355,7 +355,7 @@ static int x_mesh_skin_weights(const struct x_tree *t, const struct x_frames *f,
 		if (x_read_uint(&r, "a vertex index", UINT32_MAX, &v) < 0)
 			return -EINVAL;
 		if (v >= s->vertex_count)
-			return x_import_fail(t, d, pos,
+			return x_tree_error(t, d, pos,
 					     "SkinWeights \"%s\" weighs vertex %u, but the mesh has %u",
 					     bone, v, s->vertex_count);
 	}
@@ -405,8 +405,11 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 	s->bones_declared = UINT32_MAX;
 	x_reader_init(&r, t, o, d);
 	rc = x_read_count(&r, "nVertices", 3, &s->vertex_count);
-	if (rc == 0 && (s->positions = malloc(((size_t)s->vertex_count + 1) * sizeof *s->positions)) == NULL)
-		rc = -ENOMEM;
+	if (rc == 0) {
+		s->positions = malloc(((size_t)s->vertex_count + 1) * sizeof *s->positions);
+		if (s->positions == NULL)
+			rc = -ENOMEM;
+	}
 	if (rc == 0)
 		rc = x_read_vec3s(&r, "a vertex coordinate", s->vertex_count, s->positions, false);
 	if (rc == 0)
@@ -427,7 +430,7 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 			rc = x_mesh_skin_weights(t, f, c, s, m, d);
 	}
 	if (rc == 0 && s->bones_declared != UINT32_MAX && s->bones_declared != s->skin_objects)
-		rc = x_import_fail(t, d, s->header_pos,
+		rc = x_tree_error(t, d, s->header_pos,
 				   "XSkinMeshHeader declares %u bones, but the mesh has %u SkinWeights",
 				   s->bones_declared, s->skin_objects);
 	free(corners);

@@ -6,21 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-
-int x_import_fail(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt, ...)
-{
-	char msg[DIAG_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	x_tree_error(t, d, pos, "%s", msg);
-	return -EINVAL;
-}
 
 bool x_is(const struct x_object *o, const char *type)
 {
@@ -49,7 +35,7 @@ uint32_t x_reader_pos(const struct x_reader *r)
 static const struct x_value *x_take(struct x_reader *r, const char *what)
 {
 	if (r->next >= r->o->value_count) {
-		x_import_fail(r->t, r->d, r->o->pos, "%s%s%s has too few values: %s is missing",
+		x_tree_error(r->t, r->d, r->o->pos, "%s%s%s has too few values: %s is missing",
 			      r->o->type, r->o->name ? " " : "", r->o->name ? r->o->name : "", what);
 		return NULL;
 	}
@@ -72,10 +58,10 @@ int x_read_uint(struct x_reader *r, const char *what, uint32_t max, uint32_t *ou
 	if (v == NULL)
 		return -EINVAL;
 	if (v->kind != X_VALUE_INT)
-		return x_import_fail(r->t, r->d, v->pos, "%s must be an integer, found %s", what,
+		return x_tree_error(r->t, r->d, v->pos, "%s must be an integer, found %s", what,
 				     x_kind_name(v->kind));
 	if (v->v.i < 0 || (uint64_t)v->v.i > max)
-		return x_import_fail(r->t, r->d, v->pos, "%s is %lld, outside 0..%u", what,
+		return x_tree_error(r->t, r->d, v->pos, "%s is %lld, outside 0..%u", what,
 				     (long long)v->v.i, max);
 	*out = (uint32_t)v->v.i;
 	return 0;
@@ -90,7 +76,7 @@ int x_read_count(struct x_reader *r, const char *what, uint32_t per_item, uint32
 	if (rc < 0)
 		return rc;
 	if ((uint64_t)n * per_item > x_reader_left(r))
-		return x_import_fail(r->t, r->d, pos,
+		return x_tree_error(r->t, r->d, pos,
 				     "%s is %u, but only %u values follow (%u needed)", what, n,
 				     x_reader_left(r), (unsigned)((uint64_t)n * per_item > UINT32_MAX
 								  ? UINT32_MAX
@@ -115,7 +101,7 @@ static int x_read_number(struct x_reader *r, const char *what, double *out)
 		*out = (double)v->v.i;
 		return 0;
 	}
-	return x_import_fail(r->t, r->d, v->pos, "%s must be a float, found %s", what,
+	return x_tree_error(r->t, r->d, v->pos, "%s must be a float, found %s", what,
 			     x_kind_name(v->kind));
 }
 
@@ -138,7 +124,7 @@ int x_read_float(struct x_reader *r, const char *what, float *out)
 	if (rc < 0)
 		return rc;
 	if (!isfinite(v) || fabs(v) > 3.4e38)
-		return x_import_fail(r->t, r->d, pos, "%s is not a finite float (%g)", what, v);
+		return x_tree_error(r->t, r->d, pos, "%s is not a finite float (%g)", what, v);
 	*out = (float)v;
 	return 0;
 }
@@ -158,7 +144,7 @@ int x_read_string(struct x_reader *r, const char *what, const char **out)
 	if (v == NULL)
 		return -EINVAL;
 	if (v->kind != X_VALUE_STRING)
-		return x_import_fail(r->t, r->d, v->pos, "%s must be a string, found %s", what,
+		return x_tree_error(r->t, r->d, v->pos, "%s must be a string, found %s", what,
 				     x_kind_name(v->kind));
 	*out = v->v.s.ptr;
 	return 0;

@@ -123,14 +123,13 @@ static int xb_error(struct xb_reader *r, size_t pos, const char *fmt, ...)
 
 static int xb_error(struct xb_reader *r, size_t pos, const char *fmt, ...)
 {
-	char msg[DIAG_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	rc = x_tree_verror(r->t, r->d, (uint32_t)pos, fmt, ap);
 	va_end(ap);
-	x_tree_error(r->t, r->d, (uint32_t)pos, "%s", msg);
-	return -EINVAL;
+	return rc;
 }
 
 /* The token's fixed-size data must fit in what is left. */

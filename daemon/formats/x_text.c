@@ -87,14 +87,13 @@ static int x_text_fail(struct x_text *r, uint32_t pos, const char *fmt, ...)
 
 static int x_text_fail(struct x_text *r, uint32_t pos, const char *fmt, ...)
 {
-	char msg[DIAG_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	rc = x_tree_verror(r->t, r->d, pos, fmt, ap);
 	va_end(ap);
-	x_tree_error(r->t, r->d, pos, "%s", msg);
-	return -EINVAL;
+	return rc;
 }
 
 /* Where a token starts in the body: strings and GUIDs at their opening

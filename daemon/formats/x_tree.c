@@ -79,14 +79,23 @@ void x_tree_free(struct x_tree *t)
 	memset(t, 0, sizeof *t);
 }
 
-void x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt, ...)
+int x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt, ...)
 {
-	char msg[DIAG_MSG_MAX];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	rc = x_tree_verror(t, d, pos, fmt, ap);
 	va_end(ap);
+	return rc;
+}
+
+int x_tree_verror(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt,
+		  va_list ap)
+{
+	char msg[DIAG_MSG_MAX];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (t->header.encoding == X_TEXT && !t->header.compressed && t->body != NULL) {
 		/* Count lines as the lexer does: LF, CRLF and a lone CR each end
 		 * one.  The body starts after the 16-byte header, on line 1. */
@@ -111,6 +120,7 @@ void x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const ch
 		diag_at_offset(d, (uint64_t)pos + 16, "%s%s",
 			       t->header.compressed ? "in the decompressed data: " : "", msg);
 	}
+	return -EINVAL;
 }
 
 /* ------------------------------------------------------------------- */
@@ -215,10 +225,9 @@ int x_build_open(struct x_builder *b, const char *type, size_t type_len, const c
 	struct x_object *obj;
 	struct x_open *o;
 
-	if (b->depth >= X_MAX_DEPTH) {
-		x_tree_error(b->t, b->d, pos, "objects nested deeper than %u levels", X_MAX_DEPTH);
-		return -EINVAL;
-	}
+	if (b->depth >= X_MAX_DEPTH)
+		return x_tree_error(b->t, b->d, pos, "objects nested deeper than %u levels",
+				    X_MAX_DEPTH);
 	obj = x_arena_alloc(b->t, sizeof *obj);
 	if (obj == NULL)
 		return -ENOMEM;
@@ -294,8 +303,7 @@ int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
 	char *copy;
 
 	if (len > UINT32_MAX - 1) {
-		x_tree_error(b->t, b->d, pos, "a string of %zu bytes", len);
-		return -EINVAL;
+		return x_tree_error(b->t, b->d, pos, "a string of %zu bytes", len);
 	}
 	v = x_build_value(b, pos);
 	if (v == NULL)
@@ -315,12 +323,10 @@ int x_build_reference(struct x_builder *b, const char *name, size_t name_len,
 	struct x_object *ref;
 
 	if (b->depth == 0) {
-		x_tree_error(b->t, b->d, pos, "a reference outside any object");
-		return -EINVAL;
+		return x_tree_error(b->t, b->d, pos, "a reference outside any object");
 	}
 	if (name_len == 0 && guid == NULL) {
-		x_tree_error(b->t, b->d, pos, "a reference names nothing");
-		return -EINVAL;
+		return x_tree_error(b->t, b->d, pos, "a reference names nothing");
 	}
 	ref = x_arena_alloc(b->t, sizeof *ref);
 	if (ref == NULL)
@@ -343,8 +349,7 @@ int x_build_close(struct x_builder *b, uint32_t pos)
 	struct x_object *obj;
 
 	if (b->depth == 0) {
-		x_tree_error(b->t, b->d, pos, "'}' closes nothing");
-		return -EINVAL;
+		return x_tree_error(b->t, b->d, pos, "'}' closes nothing");
 	}
 	o = &b->open[b->depth - 1];
 	obj = o->obj;

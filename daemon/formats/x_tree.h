@@ -25,6 +25,7 @@
 #ifndef ANIMD_X_TREE_H
 #define ANIMD_X_TREE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,10 +104,13 @@ void x_tree_free(struct x_tree *t);
  * Record an error at `pos` in the tree's body: line and column for text
  * (counted the way the lexer counts them), a byte offset for binary (for a
  * compressed file the offset is in the decompressed data, and the message
- * says so).  The first error recorded wins, as with every diag.
+ * says so).  The first error recorded wins, as with every diag.  Returns
+ * -EINVAL, so a reader can `return x_tree_error(...)`.
  */
-void x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt, ...)
+int x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+int x_tree_verror(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt,
+		  va_list ap) __attribute__((format(printf, 4, 0)));
 
 /* ---------------------------------------------------------------------
  * Building a tree: what the text and binary readers call, in file order.
