@@ -654,6 +654,22 @@ static void test_reload_save_patterns(void **state)
 	free(thrice);
 }
 
+/* This connection has one instance, playing the asset's version `gen`. */
+static void expect_one_instance_at(struct fixture *fx, int64_t gen)
+{
+	const msgpack_object *list;
+	struct rpc_reply r;
+	int64_t got;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "instances.list", NULL), 0);
+	expect_ok(&r);
+	list = rpc_get(r.result, "instances");
+	assert_int_equal(list->via.array.size, 1);
+	assert_int_equal(rpc_get_i64(&list->via.array.ptr[0], "generation", &got), 0);
+	assert_int_equal(got, gen);
+	rpc_reply_free(&r);
+}
+
 static void test_broken_save_keeps_last_good(void **state)
 {
 	struct fixture *fx = *state;
@@ -689,13 +705,7 @@ static void test_broken_save_keeps_last_good(void **state)
 	assert_int_equal(gen, 2);
 	rpc_event_free(&ev);
 	/* The instance was rebound, not stopped. */
-	assert_int_equal(rpc_client_call(&fx->c, &r, "instances.list", NULL), 0);
-	expect_ok(&r);
-	assert_int_equal(rpc_get(r.result, "instances")->via.array.size, 1);
-	assert_int_equal(rpc_get_i64(&rpc_get(r.result, "instances")->via.array.ptr[0], "generation",
-				     &gen), 0);
-	assert_int_equal(gen, 2);
-	rpc_reply_free(&r);
+	expect_one_instance_at(fx, 2);
 	free(good);
 }
 
@@ -806,13 +816,7 @@ static void test_x_asset(void **state)
 	write_file(dst, text, strlen(text));
 	expect_event(fx, "asset.reloaded", "arm.x", &ev);
 	rpc_event_free(&ev);
-	assert_int_equal(rpc_client_call(&fx->c, &r, "instances.list", NULL), 0);
-	expect_ok(&r);
-	assert_int_equal(rpc_get(r.result, "instances")->via.array.size, 1);
-	assert_int_equal(rpc_get_i64(&rpc_get(r.result, "instances")->via.array.ptr[0], "generation",
-				     &gen), 0);
-	assert_int_equal(gen, 2);
-	rpc_reply_free(&r);
+	expect_one_instance_at(fx, 2);
 	free(text);
 }
 

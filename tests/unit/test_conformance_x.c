@@ -27,6 +27,7 @@
 #include "assets/asset.h"
 #include "assets/sampling.h"
 #include "formats/x.h"
+#include "support/row_matrix.h"
 #include "support/testdata.h"
 
 static const char *const valid_dirs[] = { "x/assimp", "x/dxsdk", "x/irrlicht", "x/saschawillems" };
@@ -151,19 +152,6 @@ struct frame_mat {
 	float m[16];
 };
 
-static void m44_mul(const float *a, const float *b, float *out)
-{
-	float r[16];
-
-	for (int i = 0; i < 4; i++)
-		for (int j = 0; j < 4; j++) {
-			r[4 * i + j] = 0;
-			for (int k = 0; k < 4; k++)
-				r[4 * i + j] += a[4 * i + k] * b[4 * k + j];
-		}
-	memcpy(out, r, sizeof r);
-}
-
 static double value(const struct x_value *v)
 {
 	return v->kind == X_VALUE_FLOAT ? v->v.f : (double)v->v.i;
@@ -185,7 +173,7 @@ static void combine(const struct x_object *o, const float *parent, struct frame_
 				for (int k = 0; k < 16; k++)
 					local[k] = (float)value(&o->children[i]->values[k]);
 		out[*count].name = o->name;
-		m44_mul(local, parent, out[*count].m);
+		row_mul(local, parent, out[*count].m);
 		parent = out[(*count)++].m;
 	}
 	for (uint32_t i = 0; i < o->child_count; i++)
@@ -234,7 +222,7 @@ static void test_tiny_skins_like_d3dx(void **state)
 			if (frames[f].name != NULL && strcmp(frames[f].name, sw->values[0].v.s.ptr) == 0)
 				bone = (int)f;
 		assert_true(bone >= 0);
-		m44_mul(off, frames[bone].m, m);
+		row_mul(off, frames[bone].m, m);
 		for (uint32_t w = 0; w < nw; w++) {
 			uint32_t v = (uint32_t)sw->values[2 + w].v.i;
 			float wt = (float)value(&sw->values[2 + nw + w]);
@@ -242,9 +230,7 @@ static void test_tiny_skins_like_d3dx(void **state)
 			float y = (float)value(&mesh->values[2 + 3 * v]);
 			float z = (float)value(&mesh->values[3 + 3 * v]);
 
-			want[v].x += wt * (x * m[0] + y * m[4] + z * m[8] + m[12]);
-			want[v].y += wt * (x * m[1] + y * m[5] + z * m[9] + m[13]);
-			want[v].z += wt * (x * m[2] + y * m[6] + z * m[10] + m[14]);
+			want[v] = vec3_add(want[v], vec3_scale(row_apply(m, vec3_make(x, y, z)), wt));
 		}
 	}
 	x_tree_free(&t);

@@ -23,31 +23,9 @@
 #include "anim/pose.h"
 #include "anim/x_import.h"
 #include "formats/x.h"
+#include "support/row_matrix.h"
 
 #define HEADER "xof 0303txt 0032\n"
-
-/* 4x4 row-vector matrices, as the file writes them. */
-typedef float m44[16];
-
-static void m44_mul(const float *a, const float *b, float *out)   /* a * b */
-{
-	float r[16];
-
-	for (int i = 0; i < 4; i++)
-		for (int j = 0; j < 4; j++) {
-			r[4 * i + j] = 0;
-			for (int k = 0; k < 4; k++)
-				r[4 * i + j] += a[4 * i + k] * b[4 * k + j];
-		}
-	memcpy(out, r, sizeof r);
-}
-
-static vec3 row_apply(const float *m, vec3 v)
-{
-	return vec3_make(v.x * m[0] + v.y * m[4] + v.z * m[8] + m[12],
-			 v.x * m[1] + v.y * m[5] + v.z * m[9] + m[13],
-			 v.x * m[2] + v.y * m[6] + v.z * m[10] + m[14]);
-}
 
 static void assert_vec3_near(vec3 a, vec3 b, float tol)
 {
@@ -135,7 +113,7 @@ static void test_frames_and_rigid_mesh(void **state)
 	/* The rest pose reproduces the matrix: v * M. */
 	assert_vec3_near(mat34_apply(&m.skeleton->bind_model[0], vec3_make(1, 2, 3)),
 			 row_apply(root_m, vec3_make(1, 2, 3)), 1e-5f);
-	m44_mul(child_m, root_m, combined);     /* Combined = Local * Parent */
+	row_mul(child_m, root_m, combined);     /* Combined = Local * Parent */
 	assert_int_equal(m.mesh_count, 1);
 	assert_string_equal(m.meshes[0]->name, "Tri");
 	assert_int_equal(m.meshes[0]->triangle_count, 1);
@@ -177,9 +155,9 @@ static void test_skinned_offsets(void **state)
 	(void)state;
 	load_ok(text, 0, &m);
 	assert_int_equal(m.skeleton->joint_count, 3);
-	m44_mul(child_m, root_m, child_comb);
-	m44_mul(off_root, root_m, a);
-	m44_mul(off_child, child_comb, b);
+	row_mul(child_m, root_m, child_comb);
+	row_mul(off_root, root_m, a);
+	row_mul(off_child, child_comb, b);
 	want[0] = row_apply(a, vec3_make(1, 0, 0));
 	want[1] = row_apply(b, vec3_make(0, 1, 0));
 	want[2] = vec3_add(vec3_scale(row_apply(a, vec3_make(0, 0, 1)), 0.5f),
