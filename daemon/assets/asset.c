@@ -335,6 +335,11 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 	return rc;
 }
 
+const struct asset *asset_own_mesh(const struct asset *a)
+{
+	return a->format == ASSET_FORMAT_MD5MESH || a->mesh_count > 0 ? a : NULL;
+}
+
 const struct clip *asset_find_clip(const struct asset *a, const char *name)
 {
 	for (uint32_t i = 0; i < a->clip_count; i++)

@@ -76,6 +76,11 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
 		    size_t errlen);
 
+/* The asset itself when it supplies its own meshes and bind pose (an
+ * md5mesh, or a file holding meshes and clips together: .x), else NULL:
+ * then an md5anim needs an md5mesh beside it. */
+const struct asset *asset_own_mesh(const struct asset *a);
+
 /* Clip by name; NULL name means the first clip.  NULL if none matches. */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
 

@@ -107,10 +107,8 @@ static int sampling_pick_skeleton(const struct sample_request *req, const struct
 	if (mesh != NULL && mesh->format != ASSET_FORMAT_MD5MESH)
 		return sampling_fail(err, errlen, -EINVAL, "%s: the mesh must be a %s file",
 				     mesh->name, "md5mesh");
-	/* An md5mesh, or a file that holds meshes and clips together (.x),
-	 * is its own mesh. */
-	if (mesh == NULL && (a->format == ASSET_FORMAT_MD5MESH || a->mesh_count > 0))
-		mesh = a;
+	if (mesh == NULL)
+		mesh = asset_own_mesh(a);
 	if (mesh != NULL && mesh != a && a->skeleton != NULL &&
 	    skeleton_check_binding(a->skeleton, mesh->skeleton, why, sizeof why) < 0) {
 		snprintf(err, errlen, "%s does not fit mesh %s: %s", a->name, mesh->name, why);

@@ -73,14 +73,11 @@ static const struct skeleton *stream_skeleton(const struct instance *in)
 	return in->mesh != NULL ? in->mesh->skeleton : in->asset->skeleton;
 }
 
-/* The asset supplying vertices and the bind pose: the given mesh, else an
- * md5mesh or a file that holds meshes of its own (.x). */
+/* The asset supplying vertices and the bind pose: the given mesh, else
+ * the asset's own. */
 static const struct asset *stream_mesh_asset(const struct instance *in)
 {
-	if (in->mesh != NULL)
-		return in->mesh;
-	return in->asset->format == ASSET_FORMAT_MD5MESH || in->asset->mesh_count > 0 ? in->asset
-										       : NULL;
+	return in->mesh != NULL ? in->mesh : asset_own_mesh(in->asset);
 }
 
 static uint32_t stream_vertex_count(const struct asset *mesh)
