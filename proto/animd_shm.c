@@ -146,17 +146,14 @@ int animd_shm_verify(const void *copy, uint32_t element_stride)
 }
 
 struct animd_shm_slot *animd_shm_write_begin(struct animd_shm_channel *ch,
-					     const struct animd_shm_header *h, uint64_t *n_out)
+					     const struct animd_shm_header *h, uint64_t n)
 {
-	/* Only the daemon writes `published`: its own last store is visible. */
-	uint64_t n = atomic_load_explicit(A64(&ch->published), memory_order_relaxed);
 	struct animd_shm_slot *slot = animd_shm_slot(ch, h, n);
 
 	atomic_store_explicit(A64(&slot->seq), 2 * n + 1, memory_order_relaxed);
 	/* Orders the odd mark before every write to the slot that follows, so a
 	 * reader that sees any of the new bytes also sees the slot as odd. */
 	atomic_thread_fence(memory_order_release);
-	*n_out = n;
 	return slot;
 }
 
@@ -167,10 +164,8 @@ void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *
 					    2 * n + 2);
 }
 
-void animd_shm_write_end(struct animd_shm_channel *ch, const struct animd_shm_header *h,
-			 struct animd_shm_slot *slot, uint64_t n)
+void animd_shm_write_end(struct animd_shm_channel *ch, struct animd_shm_slot *slot, uint64_t n)
 {
-	(void)h;
 	/* Release: the slot's contents happen-before the even mark. */
 	atomic_store_explicit(A64(&slot->seq), 2 * n + 2, memory_order_release);
 	/* Release: the completed slot happens-before readers learn it exists. */
@@ -183,17 +178,17 @@ void animd_shm_set_instance(struct animd_shm_channel *ch, uint64_t instance_id)
 	atomic_store_explicit(A64(&ch->instance_id), instance_id, memory_order_release);
 }
 
-void animd_shm_set_state(struct animd_shm_header *h, uint32_t state)
+void animd_shm_set_state(struct animd_shm_header *region, uint32_t state)
 {
 	/* Release: every pose published before closing is visible to a reader
 	 * that sees the stream closed. */
-	atomic_store_explicit(A32(&h->state), state, memory_order_release);
+	atomic_store_explicit(A32(&region->state), state, memory_order_release);
 }
 
-void animd_shm_add_tick(struct animd_shm_header *h)
+void animd_shm_set_ticks(struct animd_shm_header *region, uint64_t ticks)
 {
 	/* A counter for observers: nothing is ordered by it. */
-	atomic_fetch_add_explicit(A64(&h->ticks), 1, memory_order_relaxed);
+	atomic_store_explicit(A64(&region->ticks), ticks, memory_order_relaxed);
 }
 
 uint64_t animd_shm_published(const struct animd_shm_channel *ch)

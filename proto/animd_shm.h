@@ -188,20 +188,28 @@ int animd_shm_verify(const void *copy, uint32_t element_stride);
 
 /* ---- writer (the daemon) --------------------------------------------- */
 
-/* Start pose n of a channel: the slot is marked odd.  Returns the slot;
+/*
+ * The writer never reads the region back: `h` is the daemon's own copy of
+ * the layout (the one animd_shm_layout filled), `base` the mapping, and the
+ * pose count n of a channel is the daemon's own too.  What is in shared
+ * memory is only ever written by these functions, so a reader that could
+ * scribble on the region (it cannot: the memfd is sealed) still could not
+ * steer the writer outside it.
+ *
+ * Start pose n of a channel: the slot is marked odd.  Returns the slot;
  * fill instance_id, tick, clip_time, generation, element_count, flags,
- * publish_ns and the payload, then call animd_shm_write_end. */
+ * publish_ns and the payload, then call animd_shm_write_end.
+ */
 struct animd_shm_slot *animd_shm_write_begin(struct animd_shm_channel *ch,
-					     const struct animd_shm_header *h, uint64_t *n_out);
+					     const struct animd_shm_header *h, uint64_t n);
 /* Compute the slot's checksum from its payload (element_count set); do it
  * before stamping publish_ns so the stamp is as late as possible. */
 void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *h, uint64_t n);
-/* Complete the slot (sealed) and publish it. */
-void animd_shm_write_end(struct animd_shm_channel *ch, const struct animd_shm_header *h,
-			 struct animd_shm_slot *slot, uint64_t n);
+/* Complete the slot (sealed) and publish it: the channel's count is n + 1. */
+void animd_shm_write_end(struct animd_shm_channel *ch, struct animd_shm_slot *slot, uint64_t n);
 void animd_shm_set_instance(struct animd_shm_channel *ch, uint64_t instance_id);
-void animd_shm_set_state(struct animd_shm_header *h, uint32_t state);
-void animd_shm_add_tick(struct animd_shm_header *h);
+void animd_shm_set_state(struct animd_shm_header *region, uint32_t state);
+void animd_shm_set_ticks(struct animd_shm_header *region, uint64_t ticks);
 
 /* ---- readers (clients) ------------------------------------------------ */
 

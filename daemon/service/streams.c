@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "anim/pose.h"
@@ -21,8 +22,12 @@ struct stream {
 	struct service *svc;
 	struct session *owner;
 	uint64_t id;
-	int fd;                         /* memfd, read-write, ours */
-	struct animd_shm_header *hdr;   /* the mapping */
+	/* The region is written, never read back: its geometry, the pose
+	 * counts and the tick are the daemon's own copies (what the client
+	 * sees in the header is a copy of `geom`). */
+	void *region;                   /* the daemon's read-write mapping */
+	struct animd_shm_header geom;   /* layout, ids and rate, as written */
+	uint64_t *published;            /* per channel: poses published */
 	enum sample_space space;
 	uint32_t rate_hz;
 	struct instance **channels;     /* channel -> attached instance */
@@ -52,7 +57,7 @@ uint64_t stream_id(const struct stream *st)
 
 const struct animd_shm_header *stream_header(const struct stream *st)
 {
-	return st->hdr;
+	return &st->geom;
 }
 
 static uint32_t stream_shm_space(enum sample_space s)
@@ -116,9 +121,9 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 		return -EOPNOTSUPP;
 	}
 	need = st->space == SPACE_VERTICES ? stream_vertex_count(mesh) : skel->joint_count;
-	if (need > st->hdr->max_elements) {
+	if (need > st->geom.max_elements) {
 		snprintf(err, errlen, "the pose has %u %s but the stream's slots hold %u", need,
-			 st->space == SPACE_VERTICES ? "vertices" : "joints", st->hdr->max_elements);
+			 st->space == SPACE_VERTICES ? "vertices" : "joints", st->geom.max_elements);
 		return -E2BIG;
 	}
 	return 0;
@@ -190,12 +195,12 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 
 static void stream_publish(struct stream *st, struct stream_scratch *sc, struct instance *in)
 {
-	struct animd_shm_channel *ch = animd_shm_channel(st->hdr, st->hdr, in->channel);
+	struct animd_shm_channel *ch = animd_shm_channel(st->region, &st->geom, in->channel);
 	struct clip_time ct = instance_clip_time(in);
+	uint64_t n = st->published[in->channel]++;
 	struct animd_shm_slot *slot;
-	uint64_t n;
 
-	slot = animd_shm_write_begin(ch, st->hdr, &n);
+	slot = animd_shm_write_begin(ch, &st->geom, n);
 	slot->instance_id = in->id;
 	slot->tick = st->tick;
 	slot->clip_time = time_to_seconds(ct.t_ns);
@@ -205,9 +210,9 @@ static void stream_publish(struct stream *st, struct stream_scratch *sc, struct 
 		      (in->root_motion == ROOT_IN_PLACE ? ANIMD_SHM_SLOT_IN_PLACE : 0);
 	slot->element_count = stream_evaluate(st, sc, in, &ct, animd_shm_payload(slot));
 	slot->reserved = 0;
-	animd_shm_seal(slot, st->hdr, n);
+	animd_shm_seal(slot, &st->geom, n);
 	slot->publish_ns = service_now_ns();
-	animd_shm_write_end(ch, st->hdr, slot, n);
+	animd_shm_write_end(ch, slot, n);
 }
 
 void stream_publish_now(struct instance *in)
@@ -220,7 +225,7 @@ void stream_publish_now(struct instance *in)
 static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 {
 	struct stream *st = ctx;
-	uint32_t n = st->hdr->channel_count;
+	uint32_t n = st->geom.channel_count;
 	uint32_t c0 = (uint32_t)((uint64_t)n * part / parts);
 	uint32_t c1 = (uint32_t)((uint64_t)n * (part + 1) / parts);
 
@@ -235,7 +240,7 @@ static void stream_tick(uv_timer_t *t)
 	int64_t now, wait;
 
 	st->tick++;
-	animd_shm_add_tick(st->hdr);
+	animd_shm_set_ticks(st->region, st->tick);
 	/* Many instances: spread them over the cores; a few: not worth a
 	 * cross-core wake-up. */
 	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1)
@@ -293,7 +298,7 @@ int stream_attach(struct stream *st, struct instance *in, char *err, size_t errl
 	}
 	if (rc < 0)
 		return rc;
-	for (uint32_t c = st->free_hint; c < st->hdr->channel_count; c++) {
+	for (uint32_t c = st->free_hint; c < st->geom.channel_count; c++) {
 		if (st->channels[c] != NULL)
 			continue;
 		st->free_hint = c + 1;
@@ -301,12 +306,12 @@ int stream_attach(struct stream *st, struct instance *in, char *err, size_t errl
 		st->attached++;
 		in->stream = st;
 		in->channel = c;
-		animd_shm_set_instance(animd_shm_channel(st->hdr, st->hdr, c), in->id);
+		animd_shm_set_instance(animd_shm_channel(st->region, &st->geom, c), in->id);
 		stream_publish(st, &st->scratch[0], in);
 		return 0;
 	}
 	snprintf(err, errlen, "every channel of stream %llu is in use (%u)",
-		 (unsigned long long)st->id, st->hdr->channel_count);
+		 (unsigned long long)st->id, st->geom.channel_count);
 	return -ENOSPC;
 }
 
@@ -320,7 +325,7 @@ void stream_detach(struct instance *in)
 	st->attached--;
 	if (in->channel < st->free_hint)
 		st->free_hint = in->channel;
-	animd_shm_set_instance(animd_shm_channel(st->hdr, st->hdr, in->channel), 0);
+	animd_shm_set_instance(animd_shm_channel(st->region, &st->geom, in->channel), 0);
 	in->stream = NULL;
 }
 
@@ -328,9 +333,9 @@ static void stream_timer_closed(uv_handle_t *h)
 {
 	struct stream *st = h->data;
 
-	munmap(st->hdr, st->hdr->region_bytes);
-	close(st->fd);
+	munmap(st->region, st->geom.region_bytes);
 	free(st->channels);
+	free(st->published);
 	for (unsigned i = 0; i < st->parts; i++) {
 		free(st->scratch[i].local);
 		free(st->scratch[i].model);
@@ -347,10 +352,10 @@ void stream_close(struct stream *st)
 	while (*p != st)
 		p = &(*p)->next;
 	*p = st->next;
-	for (uint32_t c = 0; c < st->hdr->channel_count; c++)
+	for (uint32_t c = 0; c < st->geom.channel_count; c++)
 		if (st->channels[c] != NULL)
 			stream_detach(st->channels[c]);
-	animd_shm_set_state(st->hdr, ANIMD_SHM_STATE_CLOSED);
+	animd_shm_set_state(st->region, ANIMD_SHM_STATE_CLOSED);
 	uv_close((uv_handle_t *)&st->timer, stream_timer_closed);
 }
 
@@ -397,35 +402,55 @@ void streams_close_all(struct service *svc)
 		stream_close(svc->streams);
 }
 
-/* A sealed memfd of `bytes`: it can never shrink or grow, so a mapping of
- * it never faults past its end. */
-static int stream_memfd(uint64_t bytes, char *err, size_t errlen)
+/*
+ * The region: a memfd the daemon maps read-write once, then seals so that
+ * nobody, the daemon included, can ever map it writable or write it again
+ * (F_SEAL_FUTURE_WRITE keeps only the mapping that exists), nor shrink or
+ * grow it (a mapping never faults past its end).  Its mode gives nothing
+ * to group or others, so a client of another uid cannot even reopen it
+ * through /proc/PID/fd; what clients get is a read-only descriptor.
+ * Returns the mapping, with *ro_fd the client's descriptor, or NULL with
+ * err set.
+ */
+static void *stream_region_create(uint64_t bytes, int *ro_fd, char *err, size_t errlen)
 {
 	int fd = memfd_create("animd-stream", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	char path[64];
+	void *map = MAP_FAILED;
 
+	*ro_fd = -1;
 	if (fd < 0) {
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
-		return -errno;
+		return NULL;
 	}
-	if (ftruncate(fd, (off_t)bytes) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
-		int rc = -errno;
-
+	if (fchmod(fd, 0400) < 0 || ftruncate(fd, (off_t)bytes) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
 		snprintf(err, errlen, "cannot size or seal the stream: %s", strerror(errno));
-		close(fd);
-		return rc;
+		goto fail;
 	}
-	return fd;
-}
-
-/* A read-only descriptor of the same memfd for the client: through it the
- * region can be mapped for reading only. */
-static int stream_ro_fd(int fd)
-{
-	char path[64];
-
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map the stream: %s", strerror(errno));
+		goto fail;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) < 0) {
+		snprintf(err, errlen, "cannot seal the stream against writes: %s", strerror(errno));
+		goto fail;
+	}
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	*ro_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*ro_fd < 0) {
+		snprintf(err, errlen, "cannot make a read-only descriptor of the stream: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	return map;
+fail:
+	if (map != MAP_FAILED)
+		munmap(map, bytes);
+	close(fd);
+	return NULL;
 }
 
 int stream_open(struct service *svc, struct session *owner, const struct stream_params *p,
@@ -433,8 +458,7 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 {
 	struct animd_shm_header h;
 	struct stream *st;
-	void *map;
-	int fd, rc;
+	int rc;
 
 	rc = animd_shm_layout(&h, stream_shm_space(p->space), p->max_elements, p->channels,
 			      p->depth);
@@ -448,40 +472,31 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 	st = calloc(1, sizeof *st);
 	if (st == NULL)
 		return -ENOMEM;
-	fd = stream_memfd(h.region_bytes, err, errlen);
-	if (fd < 0) {
-		free(st);
-		return fd;
-	}
-	map = mmap(NULL, h.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	st->channels = calloc(p->channels, sizeof *st->channels);
+	st->published = calloc(p->channels, sizeof *st->published);
 	st->parts = svc->workers != NULL ? workers_parts(svc->workers) : 1;
 	st->scratch = calloc(st->parts, sizeof *st->scratch);
-	*ro_fd = stream_ro_fd(fd);
-	if (map == MAP_FAILED || st->channels == NULL || st->scratch == NULL || *ro_fd < 0) {
-		snprintf(err, errlen, "cannot map the stream: %s", strerror(errno ? errno : ENOMEM));
-		if (map != MAP_FAILED)
-			munmap(map, h.region_bytes);
-		if (*ro_fd >= 0)
-			close(*ro_fd);
-		close(fd);
-		free(st->channels);
-		free(st->scratch);
-		free(st);
-		return -ENOMEM;
+	if (st->channels == NULL || st->published == NULL || st->scratch == NULL) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto fail;
+	}
+	st->region = stream_region_create(h.region_bytes, ro_fd, err, errlen);
+	if (st->region == NULL) {
+		rc = -ENOMEM;
+		goto fail;
 	}
 	st->svc = svc;
 	st->owner = owner;
 	st->id = ++svc->next_stream_id;
-	st->fd = fd;
-	st->hdr = map;
 	st->space = p->space;
 	st->rate_hz = p->rate_hz;
 	h.epoch = svc->epoch;
 	h.stream_id = st->id;
 	h.rate_hz = p->rate_hz;
-	memcpy(st->hdr, &h, sizeof h);
-	animd_shm_set_state(st->hdr, ANIMD_SHM_STATE_LIVE);
+	st->geom = h;
+	memcpy(st->region, &h, sizeof h);
+	animd_shm_set_state(st->region, ANIMD_SHM_STATE_LIVE);
 	uv_timer_init(svc->loop, &st->timer);
 	st->timer.data = st;
 	if (p->rate_hz > 0) {
@@ -493,4 +508,10 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 	svc->streams = st;
 	*out = st;
 	return 0;
+fail:
+	free(st->channels);
+	free(st->published);
+	free(st->scratch);
+	free(st);
+	return rc;
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -173,6 +174,89 @@ static void test_open_map_read_only(void **state)
 	w = mmap(NULL, m.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
 	assert_true(w == MAP_FAILED);
 	assert_true(ftruncate(m.fd, 0) < 0);
+	unmap(&m);
+}
+
+/*
+ * What a tampering client can try with the descriptor it was given, in
+ * this process (whatever uid the test runs as) or in a child of another
+ * uid: reopen it read-write through /proc, write it, map it writable, or
+ * map it read-only and make the mapping writable.  Each must fail.  Exits
+ * with the number of the first attempt that succeeded, 0 if none did.
+ */
+static int tamper(int fd, size_t bytes)
+{
+	char path[64];
+	void *w;
+	int rw;
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	rw = open(path, O_RDWR);
+	if (rw >= 0) {
+		uint32_t big = 0x100000;
+
+		/* Only a privileged reopen gets this far: the seal must hold. */
+		if (pwrite(rw, &big, sizeof big, offsetof(struct animd_shm_header,
+							  channel_count)) >= 0)
+			return 1;
+		w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0);
+		if (w != MAP_FAILED)
+			return 2;
+		w = mmap(NULL, bytes, PROT_READ, MAP_SHARED, rw, 0);
+		if (w != MAP_FAILED && mprotect(w, bytes, PROT_READ | PROT_WRITE) == 0)
+			return 3;
+		if (fallocate(rw, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096) == 0)
+			return 4;
+		close(rw);
+	}
+	w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (w != MAP_FAILED)
+		return 5;
+	w = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (w == MAP_FAILED || mprotect(w, bytes, PROT_READ | PROT_WRITE) == 0)
+		return 6;
+	if (ftruncate(fd, 0) == 0 || write(fd, "x", 1) >= 0)
+		return 7;
+	return 0;
+}
+
+/* Issue 8, D1: a client cannot write the region, and whatever it tries the
+ * daemon goes on publishing. */
+static void test_region_cannot_be_tampered(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 64 * 48];
+	const struct animd_shm_slot *slot = (const void *)buf;
+	struct rpc_reply r;
+	struct mapped m;
+	struct stat st;
+	pid_t pid;
+	int status;
+
+	open_stream(fx, "model", 200, 4, &m);
+	assert_int_equal(fstat(m.fd, &st), 0);
+	/* Nothing for group or others, and not writable even by the owner. */
+	assert_int_equal(st.st_mode & 0277, 0);
+	assert_int_equal(tamper(m.fd, m.bytes), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* As another uid when we can become one (nobody). */
+		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(100);
+		_exit(tamper(m.fd, m.bytes));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* The header is as the daemon wrote it, and it still publishes. */
+	assert_int_equal(m.h->channel_count, 4);
+	play_into(fx, m.id, "walker.md5anim", "walker.md5mesh");
+	assert_int_equal(latest(&m, 0, buf, sizeof buf), 0);
+	assert_int_equal(slot->element_count, 10);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "status", NULL), 0);
+	assert_null(r.error);
+	rpc_reply_free(&r);
 	unmap(&m);
 }
 
@@ -431,6 +515,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_map_read_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_region_cannot_be_tampered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_publishes_and_seek_is_immediate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
