@@ -4,7 +4,11 @@
  */
 #include "rpc_out.h"
 
+#include <errno.h>
+#include <msgpack.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rpc.h"
 
@@ -91,4 +95,86 @@ void rpc_put_event(struct rpc_out *o, enum proto_event type, uint32_t nfields)
 void rpc_put_error_reply(struct rpc_out *o, const struct rpc_error *err)
 {
 	rpc_put_error(o, err->msgid, err->code, err->message);
+}
+
+static bool rpc_check_is_str(const msgpack_object *o)
+{
+	return o->type == MSGPACK_OBJECT_STR;
+}
+
+/* The map value of key in m, or NULL. */
+static const msgpack_object *rpc_check_get(const msgpack_object *m, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (m->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (uint32_t i = 0; i < m->via.map.size; i++) {
+		const msgpack_object *k = &m->via.map.ptr[i].key;
+
+		if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+		    memcmp(k->via.str.ptr, key, n) == 0)
+			return &m->via.map.ptr[i].val;
+	}
+	return NULL;
+}
+
+/* Why one top-level object is not a message the daemon may send, or NULL. */
+static const char *rpc_check_message(const msgpack_object *o)
+{
+	const msgpack_object *a, *e;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 3)
+		return "a top-level object that is not a message array";
+	a = o->via.array.ptr;
+	if (a[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+		return "a message whose type is not an integer";
+	if (a[0].via.u64 == RPC_TYPE_RESPONSE) {
+		if (o->via.array.size != 4 || a[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+		    a[1].via.u64 > UINT32_MAX)
+			return "a response that is not [1, msgid, error, result]";
+		if (a[2].type == MSGPACK_OBJECT_NIL)
+			return NULL;
+		e = rpc_check_get(&a[2], "code");
+		if (a[2].via.map.size != 2 || e == NULL || !rpc_check_is_str(e) ||
+		    (e = rpc_check_get(&a[2], "message")) == NULL || !rpc_check_is_str(e) ||
+		    a[3].type != MSGPACK_OBJECT_NIL)
+			return "an error response that is not [1, msgid, {code, message}, nil]";
+		return NULL;
+	}
+	if (a[0].via.u64 == RPC_TYPE_NOTIFICATION) {
+		if (o->via.array.size != 3 || !rpc_check_is_str(&a[1]) ||
+		    a[2].type != MSGPACK_OBJECT_ARRAY || a[2].via.array.size != 1 ||
+		    (e = rpc_check_get(&a[2].via.array.ptr[0], "type")) == NULL ||
+		    !rpc_check_is_str(e))
+			return "an event that is not [2, \"event\", [{type, ...}]]";
+		return NULL;
+	}
+	return "a message of a type the daemon never sends";
+}
+
+int rpc_out_check(const char *data, size_t len, char *why, size_t whylen)
+{
+	msgpack_unpacked msg;
+	size_t off = 0;
+	int rc = 0;
+
+	msgpack_unpacked_init(&msg);
+	while (off < len && rc == 0) {
+		size_t at = off;
+		msgpack_unpack_return r = msgpack_unpack_next(&msg, data, len, &off);
+		const char *bad;
+
+		if (r != MSGPACK_UNPACK_SUCCESS) {
+			snprintf(why, whylen, "offset %zu: %s", at,
+				 r == MSGPACK_UNPACK_CONTINUE ? "a message cut short"
+							      : "bytes that are not msgpack");
+			rc = -EPROTO;
+		} else if ((bad = rpc_check_message(&msg.data)) != NULL) {
+			snprintf(why, whylen, "offset %zu: %s", at, bad);
+			rc = -EPROTO;
+		}
+	}
+	msgpack_unpacked_destroy(&msg);
+	return rc;
 }

@@ -329,4 +329,13 @@ void rpc_put_error(struct rpc_out *o, uint32_t msgid, enum proto_error code,
  * with no name marks the writer failed. */
 void rpc_put_event(struct rpc_out *o, enum proto_event type, uint32_t nfields);
 
+/* Is data (len bytes) a sequence of whole messages the daemon may send:
+ * responses [1, msgid, nil, result] or [1, msgid, {code, message}, nil],
+ * events [2, name, [{type, ...}]], and no stray object between them?  0, or
+ * -EPROTO with the first problem and its offset in why.  A debug check of
+ * everything the writers produce (a map header that counts one pair too
+ * few leaves its last pair as stray top-level objects); it unpacks every
+ * byte, so release builds (NDEBUG) do not run it. */
+int rpc_out_check(const char *data, size_t len, char *why, size_t whylen);
+
 #endif

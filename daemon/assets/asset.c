@@ -258,64 +258,74 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 	return 0;
 }
 
-/* Read a regular file whole, refusing anything larger than max_bytes. */
-static int asset_read_file(const char *path, size_t max_bytes, char **buf_out, size_t *len_out,
-			   char *err, size_t errlen)
+/* What a file that is not regular is, for the message that refuses it. */
+static const char *asset_file_kind(mode_t mode)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int rc = 0;
+	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+	       : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
 
-	if (fd < 0)
-		return asset_fail(path, -errno, err, errlen, "cannot open");
-	if (fstat(fd, &st) < 0) {
-		rc = asset_fail(path, -errno, err, errlen, "cannot stat");
-		goto out;
+int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, size_t *len_out,
+		  struct stat *st, char *err, size_t errlen)
+{
+	size_t len = 0, cap;
+	char *buf;
+
+	memset(st, 0, sizeof *st);
+	if (fstat(fd, st) < 0)
+		return asset_fail(name, -errno, err, errlen, "cannot stat");
+	if (!S_ISREG(st->st_mode)) {
+		/* Only regular files: a FIFO would never end, a device might
+		 * never end or change as it is read. */
+		snprintf(err, errlen, "%s: error: is %s, not a regular file", name,
+			 asset_file_kind(st->st_mode));
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: error: not a regular file", path);
-		rc = -EINVAL;
-		goto out;
-	}
-	if ((uint64_t)st.st_size > max_bytes) {
+	if (max_bytes == 0)
+		max_bytes = ASSET_DEFAULT_MAX_BYTES;
+	if ((uint64_t)st->st_size > max_bytes) {
 		snprintf(err, errlen, "%s: error: file is %lld bytes, over the %zu-byte limit",
-			 path, (long long)st.st_size, max_bytes);
-		rc = -EFBIG;
-		goto out;
+			 name, (long long)st->st_size, max_bytes);
+		return -EFBIG;
 	}
 	/* One spare byte so a file that grows while we read is noticed. */
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		rc = asset_fail(path, -ENOMEM, err, errlen, "cannot read");
-		goto out;
-	}
+	cap = (size_t)st->st_size + 1;
+	buf = malloc(cap);
+	if (buf == NULL)
+		return asset_fail(name, -ENOMEM, err, errlen, "cannot read");
 	for (;;) {
-		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+		ssize_t n = read(fd, buf + len, cap - len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = asset_fail(path, -errno, err, errlen, "cannot read");
-			goto out;
+			int rc = asset_fail(name, -errno, err, errlen, "cannot read");
+
+			free(buf);
+			return rc;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > (size_t)st.st_size) {
-			snprintf(err, errlen, "%s: error: file grew while being read", path);
-			rc = -EAGAIN;
-			goto out;
+		if (len == cap) {
+			snprintf(err, errlen, "%s: error: file grew while being read", name);
+			free(buf);
+			return -EAGAIN;
 		}
 	}
 	*buf_out = buf;
 	*len_out = len;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return rc;
+	return 0;
+}
+
+int asset_open_file(const char *path, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (nor a device
+	 * for its carrier); it changes nothing for a regular file. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	return fd < 0 ? asset_fail(path, -errno, err, errlen, "cannot open") : fd;
 }
 
 int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
@@ -325,9 +335,13 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 	size_t len = 0;
 	int rc;
 
-	if (max_bytes == 0)
-		max_bytes = ASSET_DEFAULT_MAX_BYTES;
-	rc = asset_read_file(path, max_bytes, &buf, &len, err, errlen);
+	struct stat st;
+	int fd = asset_open_file(path, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	rc = asset_read_fd(fd, path, max_bytes, &buf, &len, &st, err, errlen);
+	close(fd);
 	if (rc < 0)
 		return rc;
 	rc = asset_load_buffer(path, buf, len, out, err, errlen);

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "anim/camera.h"
 #include "anim/clip.h"
@@ -72,6 +73,17 @@ struct asset_options {
 int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 			   const struct asset_options *opts, struct asset **out, char *err,
 			   size_t errlen);
+/* Open a file to read it as an asset: never blocks, whatever the file is
+ * (a FIFO, a device).  The descriptor, or a negative errno with err set. */
+int asset_open_file(const char *path, char *err, size_t errlen);
+/* Read the regular file open as fd whole (at most max_bytes, 0 meaning
+ * ASSET_DEFAULT_MAX_BYTES), calling it `name` in messages.  *st is what
+ * fstat said (zeroed if it failed).  0 with *buf_out malloc'd; or a negative
+ * errno with err set: -EISDIR a directory, -EINVAL anything else that is
+ * not a regular file, -EFBIG over the limit, -EAGAIN the file grew while
+ * it was read (try again when it is quiet). */
+int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, size_t *len_out,
+		  struct stat *st, char *err, size_t errlen);
 /* Read a file (at most max_bytes; 0 means ASSET_DEFAULT_MAX_BYTES) and load it. */
 int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
 		    size_t errlen);

@@ -341,72 +341,29 @@ static int cache_load_fail(struct cache_load *j, int rc, const char *what)
 	return rc;
 }
 
-static int cache_load_read(struct cache_load *j, int fd, char **buf_out, size_t *len_out)
-{
-	struct stat st;
-	size_t len = 0, cap;
-	char *buf;
-
-	if (fstat(fd, &st) < 0)
-		return cache_load_fail(j, -errno, "cannot stat");
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(j->err, sizeof j->err, "%s: error: not a regular file", j->name);
-		return -EINVAL;
-	}
-	scan_stat_from(&j->st, &st);
-	j->st_valid = true;
-	if ((uint64_t)st.st_size > j->max_bytes) {
-		snprintf(j->err, sizeof j->err,
-			 "%s: error: file is %lld bytes, over the %zu-byte limit", j->name,
-			 (long long)st.st_size, j->max_bytes);
-		return -EFBIG;
-	}
-	/* One spare byte so that a file still growing is noticed. */
-	cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
-	if (buf == NULL)
-		return cache_load_fail(j, -ENOMEM, "cannot read");
-	for (;;) {
-		ssize_t n = read(fd, buf + len, cap - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int rc = -errno;
-
-			free(buf);
-			return cache_load_fail(j, rc, "cannot read");
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == cap) {
-			free(buf);
-			return -EAGAIN;
-		}
-	}
-	*buf_out = buf;
-	*len_out = len;
-	return 0;
-}
-
 static void cache_load_work(uv_work_t *w)
 {
 	struct cache_load *j = w->data;
 	uint64_t t0 = uv_hrtime();
 	char *buf = NULL;
 	size_t len = 0;
+	struct stat st;
 	int fd;
 
-	fd = asset_path_open(j->root_fd, j->root_real, j->name, O_RDONLY | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO named like an asset must not hold this worker
+	 * (and shutdown) until someone writes it; asset_read_fd then refuses
+	 * whatever is not a regular file. */
+	fd = asset_path_open(j->root_fd, j->root_real, j->name, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		j->rc = fd == -ENOENT || fd == -ENOTDIR ? fd : cache_load_fail(j, fd, "cannot open");
 		return;
 	}
-	j->rc = cache_load_read(j, fd, &buf, &len);
+	j->rc = asset_read_fd(fd, j->name, j->max_bytes, &buf, &len, &st, j->err, sizeof j->err);
 	close(fd);
+	if (st.st_mode != 0) {
+		scan_stat_from(&j->st, &st);
+		j->st_valid = true;
+	}
 	if (j->rc < 0)
 		return;
 	j->hash = cache_hash((const unsigned char *)buf, len);

@@ -629,7 +629,7 @@ int config_load_file(struct config *cfg, const char *path, char *err, size_t err
 	size_t len = 0;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		config_msg(err, errlen, "%s: cannot open: %s", path, strerror(-r));

@@ -17,7 +17,7 @@ static void events_asset(struct service *svc, enum proto_event type, const char 
 {
 	struct rpc_out out = RPC_OUT_INIT;
 
-	rpc_put_event(&out, type, message ? 4 : 3);
+	rpc_put_event(&out, type, message ? 5 : 3);
 	rpc_put_lit(&out, "asset");
 	rpc_put_cstr(&out, asset);
 	rpc_put_lit(&out, "generation");

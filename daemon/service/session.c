@@ -26,6 +26,26 @@ static void session_drain(struct session *s);
 static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf);
 
+/* Debug builds prove every byte the daemon sends is whole, well-formed
+ * messages (rpc_out_check) before it leaves: a writer that miscounts a map
+ * is a crash in the tests, not garbage in a client. */
+static void session_check_out(const struct session *s, const char *data, size_t len)
+{
+#ifndef NDEBUG
+	char why[160];
+
+	if (rpc_out_check(data, len, why, sizeof why) < 0) {
+		log_error("connection %llu: about to send a malformed message: %s",
+			  (unsigned long long)s->id, why);
+		abort();
+	}
+#else
+	(void)s;
+	(void)data;
+	(void)len;
+#endif
+}
+
 static void session_closed(uv_handle_t *h)
 {
 	struct session *s = h->data;
@@ -127,8 +147,10 @@ static void session_flush(struct session *s)
 	if (s->fd_msg != NULL)
 		return;
 	rpc_out_truncate(&s->out, 0);
-	if (n > 0 && !s->closing)
+	if (n > 0 && !s->closing) {
+		session_check_out(s, s->out.data, n);
 		session_write(s, s->out.data, n);
+	}
 	/* Keep a modest buffer around; give back a big one. */
 	if (s->out.cap > 256 * 1024)
 		rpc_out_free(&s->out);
@@ -225,6 +247,7 @@ void session_send_with_fd(struct session *s, const char *data, size_t len, int f
 		s->reading = false;
 		s->fd_paused_read = true;
 	}
+	session_check_out(s, data, len);
 	memcpy(copy, data, len);
 	s->fd_msg = copy;
 	s->fd_msg_len = len;
@@ -284,6 +307,8 @@ void session_send_error(struct session *s, const struct rpc_error *err)
 	s->reading = false;
 	s->hanging_up = true;           /* never read again */
 	rpc_put_error_reply(&sb, err);
+	if (!rpc_out_failed(&sb))
+		session_check_out(s, sb.data, sb.len);
 	w = rpc_out_failed(&sb) ? NULL : malloc(sizeof *w + sb.len);
 	if (w != NULL) {
 		w->s = s;

@@ -40,6 +40,17 @@ expect_match 'unknown format' "$TMP/out"
 expect_status 2 "$ANIMD" check
 expect_status 2 "$ANIMD" frobnicate
 
+# Issue 8, D2: a FIFO or a device named like an asset is refused at once,
+# given by name or met in a tree (timeout: a check that waits for a writer
+# fails here instead of hanging).
+mkdir "$TMP/odd" && mkfifo "$TMP/odd/pipe.md5anim" && ln -s /dev/zero "$TMP/odd/zero.md5mesh"
+expect_status 1 timeout 10 "$ANIMD" check "$TMP/odd/pipe.md5anim"
+expect_match 'pipe\.md5anim: error: is a FIFO, not a regular file' "$TMP/out"
+expect_status 1 timeout 10 "$ANIMD" check "$TMP/odd/zero.md5mesh"
+expect_match 'zero\.md5mesh: error: is a character device, not a regular file' "$TMP/out"
+expect_status 1 timeout 10 "$ANIMD" check "$TMP/odd"
+[ "$(wc -l <"$TMP/out")" -eq 2 ] && ok || bad "expected two problem lines for the odd tree"
+
 # inspect --json: the documented fields.
 expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5anim"
 cp "$TMP/out" "$TMP/inspect.json"

@@ -299,6 +299,37 @@ static void rpc_queue_event(struct rpc_client *c, msgpack_unpacked *msg)
 	c->event_count++;
 }
 
+/* Why o is not a message PROTOCOL.md lets the daemon send, or NULL:
+ * a response [1, msgid, nil, result] or [1, msgid, {code, message}, nil],
+ * an event [2, "event", [{type, ...}]]. */
+static const char *rpc_message_problem(const msgpack_object *o)
+{
+	const msgpack_object *a;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 3 ||
+	    o->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+		return "a top-level object that is not a message";
+	a = o->via.array.ptr;
+	if (a[0].via.u64 == 2) {
+		if (o->via.array.size != 3 || a[1].type != MSGPACK_OBJECT_STR ||
+		    a[1].via.str.size != 5 || memcmp(a[1].via.str.ptr, "event", 5) != 0 ||
+		    a[2].type != MSGPACK_OBJECT_ARRAY || a[2].via.array.size != 1 ||
+		    rpc_get(&a[2].via.array.ptr[0], "type") == NULL)
+			return "an event that is not [2, \"event\", [{type, ...}]]";
+		return NULL;
+	}
+	if (a[0].via.u64 != 1 || o->via.array.size != 4 ||
+	    a[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER || a[1].via.u64 > UINT32_MAX)
+		return "a message that is neither a response nor an event";
+	if (a[2].type == MSGPACK_OBJECT_NIL)
+		return NULL;
+	if (a[2].type != MSGPACK_OBJECT_MAP || a[2].via.map.size != 2 ||
+	    rpc_get(&a[2], "code") == NULL || rpc_get(&a[2], "message") == NULL ||
+	    a[3].type != MSGPACK_OBJECT_NIL)
+		return "an error response that is not [1, msgid, {code, message}, nil]";
+	return NULL;
+}
+
 /* Next message: 1 = reply filled, 0 = event queued, <0 error. */
 static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_reply *reply)
 {
@@ -311,16 +342,20 @@ static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_r
 		if (r == MSGPACK_UNPACK_SUCCESS) {
 			const msgpack_object *o = &msg.data;
 
-			if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 3 ||
-			    o->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-				continue;
+			const char *bad = rpc_message_problem(o);
+
+			/* Strict: a stray object between messages (a map that
+			 * counted its pairs wrong) fails the test that reads it. */
+			if (bad != NULL) {
+				fprintf(stderr, "rpc_client: the daemon sent %s\n", bad);
+				msgpack_unpacked_destroy(&msg);
+				return -EPROTO;
+			}
 			if (o->via.array.ptr[0].via.u64 == 2) {
 				rpc_queue_event(c, &msg);
 				msgpack_unpacked_destroy(&msg);
 				return 0;
 			}
-			if (o->via.array.ptr[0].via.u64 != 1 || o->via.array.size != 4)
-				continue;
 			memset(reply, 0, sizeof *reply);
 			reply->msg = msg;
 			o = &reply->msg.data;

@@ -1219,6 +1219,42 @@ static void test_close_without_start(void **state)
 	cache_close(NULL, on_closed);
 }
 
+/* Issue 8, D2: a FIFO named like an asset (present at start-up or made
+ * later) and a symlink to a character device are refused at once as not
+ * regular files; the start-up summary arrives, nothing stays loading, and
+ * closing completes with nobody writing the FIFO. */
+static void test_fifo_and_devices_refused(void **state)
+{
+	struct fx *f = *state;
+	char p[PATH_MAX];
+	const struct ev *e;
+	struct cache_stats st;
+
+	put_anim(f, "good.md5anim", 4);
+	fx_path(f, "early.md5anim", p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	fx_path(f, "zero.md5anim", p);
+	assert_int_equal(symlink("/dev/zero", p), 0);
+	fx_start(f);
+	assert_true(f->ready);
+	assert_int_equal(f->summary.loaded, 1);
+	fx_path(f, "late.md5anim", p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	e = wait_event(f, EV_ERROR, "late.md5anim");
+	assert_non_null(strstr(e->message, "is a FIFO, not a regular file"));
+	assert_memory_equal(e->message, "late.md5anim: error:", 20);
+	settle(f);
+	cache_stats(f->cache, &st);
+	assert_int_equal(st.loads_running, 0);
+	assert_int_equal(st.loads_waiting, 0);
+	/* A rescan sees the same names again and loads nothing new. */
+	clear_events(f);
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	assert_int_equal(count_events(f, EV_LOADED, NULL), 0);
+	/* teardown closes the cache: it must not wait for the FIFO */
+}
+
 static bool pred_busy_or_done(struct fx *f, const void *arg)
 {
 	struct cache_stats s;
@@ -1354,6 +1390,7 @@ int main(void)
 		T(test_close_while_busy),
 		T(test_close_without_start),
 		T(test_writes_during_load),
+		T(test_fifo_and_devices_refused),
 		T(test_bad_root),
 		T(test_scan_walk),
 	};
