@@ -50,6 +50,9 @@
 #define PROTO_MAX_NAME_BYTES 64
 /* Bytes of an asset or clip name (a relative path, optionally "#clip"). */
 #define PROTO_MAX_ASSET_NAME_BYTES 4096
+/* assets.reload requests of one connection waiting for their outcome at
+ * once; more are refused with `limit` (loads of one file coalesce anyway). */
+#define PROTO_MAX_PENDING_RELOADS 64u
 /* Connections the daemon serves at once. */
 #define PROTO_DEFAULT_MAX_CONNECTIONS 64
 /* Instances and streams one connection may own at once. */

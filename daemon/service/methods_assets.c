@@ -92,6 +92,14 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
+	/* Loads of one file coalesce in the cache; what a connection can keep
+	 * waiting is bounded here. */
+	if (s->deferred >= PROTO_MAX_PENDING_RELOADS) {
+		rpc_error_format(err, PROTO_ERR_LIMIT,
+				 "assets.reload: %u reloads of this connection are already waiting",
+				 PROTO_MAX_PENDING_RELOADS);
+		return DISPATCH_ERROR;
+	}
 	p = calloc(1, sizeof *p);
 	if (p == NULL || (p->asset = strndup(name.ptr, name.len)) == NULL) {
 		free(p);
@@ -112,6 +120,7 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 	p->msgid = req->msgid;
 	p->next = s->svc->reloads;
 	s->svc->reloads = p;
+	s->deferred++;
 	return DISPATCH_DEFERRED;
 }
 

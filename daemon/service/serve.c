@@ -91,12 +91,14 @@ static void serve_answer_reloads(struct service *svc, const char *name, uint64_t
 
 	while (*p != NULL) {
 		struct pending_reload *r = *p;
+		struct session *session;
 
 		if (strcmp(r->asset, name) != 0) {
 			p = &r->next;
 			continue;
 		}
 		*p = r->next;
+		session = r->session;
 		if (code == PROTO_ERR_NONE) {
 			struct rpc_out out = RPC_OUT_INIT;
 
@@ -118,6 +120,7 @@ static void serve_answer_reloads(struct service *svc, const char *name, uint64_t
 		}
 		free(r->asset);
 		free(r);
+		session_deferred_done(session);
 	}
 }
 

@@ -21,6 +21,7 @@ struct session_write {
 };
 
 static void session_read_start(struct session *s);
+static void session_serve_rest(struct session *s);
 static void session_pump_fd(struct session *s);
 static void session_drain(struct session *s);
 static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
@@ -89,6 +90,8 @@ static void session_write_done(uv_write_t *req, int status)
 	if (!s->reading && !s->hanging_up && s->fd_msg == NULL && !s->fd_paused_read &&
 	    s->queued <= s->high_mark / 2)
 		session_read_start(s);
+	else
+		session_serve_rest(s);
 }
 
 /* Write `len` bytes: straight to the socket when nothing is queued before
@@ -384,10 +387,11 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 	if (s->closing)
 		return;
 	if (n == UV_EOF) {
-		rpc_error_init(&err);
-		if (rpc_decoder_finish(&s->dec, &err) < 0 && err.fatal)
-			log_info("connection %llu: %s", (unsigned long long)s->id, err.message);
-		session_close(s, "client disconnected");
+		/* The client is done sending (it may only have shut down its
+		 * write side): what it sent is still answered, and the
+		 * connection closes once every reply has been written. */
+		s->peer_eof = true;
+		session_serve_rest(s);
 		return;
 	}
 	if (n < 0) {
@@ -412,9 +416,50 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 	session_flush(s);
 }
 
+/*
+ * After the client's EOF: serve the complete requests still in the decoder
+ * (as backpressure allows), then close once nothing is left to send: no
+ * request unanswered, no reply waiting for a descriptor, nothing queued,
+ * no deferred reply (assets.reload) outstanding.
+ */
+static void session_serve_rest(struct session *s)
+{
+	struct rpc_error err;
+	int rc;
+
+	if (!s->peer_eof || s->closing)
+		return;
+	if (s->reading) {
+		s->batching = true;
+		session_drain(s);
+		s->batching = false;
+		session_flush(s);
+	}
+	if (s->closing || s->fd_msg != NULL || s->queued > 0 || s->deferred > 0 ||
+	    uv_stream_get_write_queue_size((uv_stream_t *)&s->pipe) > 0)
+		return;
+	rpc_error_init(&err);
+	rc = rpc_decoder_finish(&s->dec, &err);
+	if (rc == -EBUSY)
+		return;                 /* requests wait for backpressure to ease */
+	if (rc < 0 && err.fatal)
+		log_info("connection %llu: %s", (unsigned long long)s->id, err.message);
+	session_close(s, "client disconnected");
+}
+
+void session_deferred_done(struct session *s)
+{
+	s->deferred--;
+	session_serve_rest(s);
+}
+
 static void session_read_start(struct session *s)
 {
 	s->reading = true;
+	if (s->peer_eof) {
+		session_serve_rest(s);
+		return;
+	}
 	/* Requests that arrived before the pause come first. */
 	s->batching = true;
 	session_drain(s);

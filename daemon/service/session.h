@@ -50,6 +50,8 @@ struct session {
 	uint64_t subscriptions;         /* bit per enum proto_event */
 	uint32_t instance_count;
 	bool reading;
+	bool peer_eof;                  /* the client shut down its side: finish, then close */
+	uint32_t deferred;              /* requests whose reply comes later (assets.reload) */
 	bool closing;
 	struct session *prev, *next;
 };
@@ -88,6 +90,10 @@ void session_send_with_fd(struct session *s, const char *data, size_t len, int f
 
 /* Send an error reply and, if fatal, close after it is written. */
 void session_send_error(struct session *s, const struct rpc_error *err);
+
+/* A deferred reply (counted in `deferred` when its request was taken) has
+ * been sent: a client that has shut down its side may be done now. */
+void session_deferred_done(struct session *s);
 
 /* Begin closing (idempotent).  `why` is logged. */
 void session_close(struct session *s, const char *why);

@@ -1,0 +1,208 @@
+/*
+ * What a hostile or careless peer, file or operator can do to the daemon
+ * (issue 8), each against the real daemon: FIFOs and devices in the asset
+ * tree, a client that half-closes with requests in flight, the asset root
+ * deleted and recreated, SIGHUP storms, connections that stall half-way
+ * through a request, bin-typed method names, and reload floods.  Each test
+ * is named after the defect it keeps fixed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/daemon_proc.h"
+#include "support/rpc_client.h"
+
+#define TIMEOUT_MS 10000
+
+struct fixture {
+	struct daemon_proc d;
+	struct rpc_client c;
+};
+
+static void dump_log(const struct fixture *fx)
+{
+	char line[512];
+	FILE *f = fopen(fx->d.log, "r");
+
+	if (f == NULL)
+		return;
+	fprintf(stderr, "daemon log:\n");
+	while (fgets(line, sizeof line, f) != NULL)
+		fprintf(stderr, "  %s", line);
+	fclose(f);
+}
+
+/* The daemon on the demo assets with `extra_ini`, and one connection. */
+static struct fixture *start(const char *extra_ini)
+{
+	struct fixture *fx = calloc(1, sizeof *fx);
+	const char *build = getenv("BUILD");
+	char cmd[1024];
+
+	assert_non_null(fx);
+	assert_int_equal(daemon_proc_init(&fx->d), 0);
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", fx->d.assets);
+	assert_int_equal(system(cmd), 0);
+	if (daemon_proc_start(&fx->d, extra_ini, TIMEOUT_MS) != 0) {
+		dump_log(fx);
+		fail_msg("the daemon did not start");
+	}
+	assert_int_equal(rpc_client_connect(&fx->c, fx->d.socket, TIMEOUT_MS), 0);
+	return fx;
+}
+
+/* SIGTERM: a clean exit, promptly, whatever the test left behind. */
+static void stop(struct fixture *fx)
+{
+	int status;
+
+	rpc_client_close(&fx->c);
+	status = daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS);
+	if (status != 0)
+		dump_log(fx);
+	assert_int_equal(status, 0);
+	assert_true(daemon_proc_log_contains(&fx->d, "stopped"));
+	daemon_proc_cleanup(&fx->d);
+	free(fx);
+}
+
+static void expect_ok(const struct rpc_reply *r)
+{
+	if (r->error != NULL)
+		fail_msg("unexpected error %s: %s", r->code, r->message);
+}
+
+static int64_t status_field(struct fixture *fx, const char *group, const char *key)
+{
+	struct rpc_reply r;
+	int64_t v = -1;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "status", NULL), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(group != NULL ? rpc_get(r.result, group) : r.result, key, &v),
+			 0);
+	rpc_reply_free(&r);
+	return v;
+}
+
+static void subscribe_all(struct fixture *fx)
+{
+	static const char *all[] = { "asset.loaded", "asset.reloaded", "asset.error",
+				     "asset.removed", "instance.ended", "instance.stopped", NULL };
+	struct rpc_reply r;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "subscribe", "events:S", all), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+}
+
+/* The next event of `type` about `asset` (others are skipped). */
+static void wait_event(struct fixture *fx, const char *type, const char *asset,
+		       struct rpc_event *ev)
+{
+	char name[256];
+
+	for (;;) {
+		if (rpc_client_next_event(&fx->c, TIMEOUT_MS, ev) != 0)
+			fail_msg("no %s event for %s", type, asset);
+		if (strcmp(ev->type, type) == 0 &&
+		    rpc_get_str(ev->body, "asset", name, sizeof name) == 0 &&
+		    strcmp(name, asset) == 0)
+			return;
+		rpc_event_free(ev);
+	}
+}
+
+static void asset_path(const struct fixture *fx, const char *name, char *out, size_t size)
+{
+	snprintf(out, size, "%s/%s", fx->d.assets, name);
+}
+
+/* ---- D2: FIFOs and devices named like assets ------------------------- */
+
+static void test_d2_fifo_in_tree(void **state)
+{
+	struct fixture *fx;
+	struct rpc_event ev;
+	char path[512], msg[512];
+
+	(void)state;
+	fx = start(NULL);
+	subscribe_all(fx);
+	asset_path(fx, "one.md5anim", path, sizeof path);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	wait_event(fx, "asset.error", "one.md5anim", &ev);
+	assert_int_equal(rpc_get_str(ev.body, "message", msg, sizeof msg), 0);
+	assert_non_null(strstr(msg, "is a FIFO, not a regular file"));
+	rpc_event_free(&ev);
+	/* Nothing stays loading, the others still load, and SIGTERM (in stop)
+	 * exits cleanly with nobody ever writing the FIFO. */
+	assert_int_equal(status_field(fx, "assets", "loading"), 0);
+	asset_path(fx, "later.md5anim", path, sizeof path);
+	{
+		char src[512], cmd[1200];
+
+		asset_path(fx, "idle.md5anim", src, sizeof src);
+		snprintf(cmd, sizeof cmd, "cp %s %s", src, path);
+		assert_int_equal(system(cmd), 0);
+	}
+	wait_event(fx, "asset.loaded", "later.md5anim", &ev);
+	rpc_event_free(&ev);
+	stop(fx);
+}
+
+/* ---- D4: a half-close loses nothing ----------------------------------- */
+
+static void test_d4_half_close_answers_everything(void **state)
+{
+	enum { N = 3000 };
+	struct fixture *fx;
+	struct rpc_reply r;
+	int64_t reload_id;
+	unsigned got = 0;
+
+	(void)state;
+	fx = start(NULL);
+	rpc_client_cork(&fx->c);
+	for (unsigned i = 0; i < N; i++)
+		assert_true(rpc_client_send(&fx->c, "status", NULL) > 0);
+	/* A deferred reply too: the reload is answered after the load. */
+	reload_id = rpc_client_send(&fx->c, "assets.reload", "asset:s", "walker.md5anim");
+	assert_true(reload_id > 0);
+	assert_int_equal(rpc_client_uncork(&fx->c), 0);
+	assert_int_equal(shutdown(fx->c.fd, SHUT_WR), 0);
+	while (got < N + 1) {
+		if (rpc_client_wait_any(&fx->c, &r) != 0)
+			break;
+		expect_ok(&r);
+		got++;
+		rpc_reply_free(&r);
+	}
+	assert_int_equal(got, N + 1);
+	/* Then the daemon closes its side. */
+	assert_int_equal(rpc_client_wait_closed(&fx->c, TIMEOUT_MS), 1);
+	stop(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_d2_fifo_in_tree),
+		cmocka_unit_test(test_d4_half_close_answers_everything),
+	};
+
+	return cmocka_run_group_tests_name("hardening", tests, NULL, NULL);
+}
