@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "asset_path.h"
+#include "root_watch.h"
 #include "scan.h"
 #include "strmap.h"
 #include "watcher.h"
@@ -86,7 +87,14 @@ struct cache {
 	uv_loop_t *loop;
 	struct cache_options opts;
 	char *root_real;
-	int root_fd;
+	int root_fd;                    /* O_PATH of the root; -1 while it is gone */
+	dev_t root_dev;                 /* the directory root_fd is */
+	ino_t root_ino;
+	unsigned root_gen;              /* changes when root_fd does */
+	int scan_root_fd;               /* the walk in flight's own copy of root_fd */
+	unsigned scan_root_gen;         /* root_gen when it started */
+	uv_timer_t root_poll;           /* while the root is gone: is it back? */
+	struct root_watch *root_watch;  /* the root's entry in its parent */
 	struct strmap entries;
 	struct watcher *watcher;
 	uv_timer_t rescan_timer;
@@ -127,6 +135,7 @@ enum cache_scan_when {
 static void cache_entry_timer_cb(uv_timer_t *t);
 static void cache_pump(struct cache *c);
 static void cache_scan_request(struct cache *c, const char *dir, enum cache_scan_when when);
+static void cache_root_check(struct cache *c);
 
 static void cache_log(struct cache *c, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -397,7 +406,12 @@ static int cache_load_start(struct cache *c, struct cache_entry *e)
 	j->entry = e;
 	j->name = e->name;
 	j->root_real = c->root_real;
-	j->root_fd = c->root_fd;
+	/* The job's own descriptor: the root may be reopened meanwhile. */
+	j->root_fd = fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0);
+	if (j->root_fd < 0) {
+		free(j);
+		return -errno;
+	}
 	j->max_bytes = c->opts.max_asset_bytes;
 	j->load = c->opts.load;
 	j->compare_hash = e->hash_valid && !e->force;
@@ -405,6 +419,7 @@ static int cache_load_start(struct cache *c, struct cache_entry *e)
 	j->work.data = j;
 	rc = uv_queue_work(c->loop, &j->work, cache_load_work, cache_load_done);
 	if (rc < 0) {
+		close(j->root_fd);
 		free(j);
 		return rc;
 	}
@@ -418,7 +433,8 @@ static int cache_load_start(struct cache *c, struct cache_entry *e)
 
 static void cache_pump(struct cache *c)
 {
-	while (!c->closing && c->q_head != NULL && c->running < c->opts.max_parallel_loads) {
+	while (!c->closing && c->root_fd >= 0 && c->q_head != NULL &&
+	       c->running < c->opts.max_parallel_loads) {
 		struct cache_entry *e = c->q_head;
 		int rc;
 
@@ -501,6 +517,7 @@ static void cache_load_done(uv_work_t *w, int status)
 
 	c->running--;
 	e->job = NULL;
+	close(j->root_fd);
 	if (c->closing || e->timer_closed) {
 		asset_unref(j->asset);
 		free(j);
@@ -522,6 +539,16 @@ static void cache_load_done(uv_work_t *w, int status)
 		e->hash_valid = true;
 	}
 
+	if (rc == -ENOENT || rc == -ENOTDIR) {
+		/* Files vanish with their root too (rm -r removes them first). */
+		cache_root_check(c);
+		if (c->root_fd < 0) {
+			asset_unref(j->asset);
+			free(j);
+			cache_release(c);
+			return;
+		}
+	}
 	if (rc == -ENOENT || rc == -ENOTDIR || rc == -EISDIR) {
 		/* Gone, unless it came back while we looked (delete + re-create
 		 * is one reload).  A name that is now a directory goes too, and
@@ -788,7 +815,16 @@ static void cache_scan_done(struct scan_req *req, const struct scan_result *r, v
 
 	(void)req;
 	c->scan = NULL;
-	if (!c->closing && r->status != -ECANCELED) {
+	close(c->scan_root_fd);
+	c->scan_root_fd = -1;
+	if (!c->closing && r->status != -ECANCELED && c->scan_root_gen != c->root_gen) {
+		/* A walk of a root that has gone or been replaced since: its
+		 * findings are about the old directory.  (A walk of the new
+		 * one has been asked for.) */
+		c->scan_is_startup = false;
+		cache_scan_kick(c);
+		cache_ready_check(c);
+	} else if (!c->closing && r->status != -ECANCELED) {
 		c->scans++;
 		if (startup) {
 			c->summary.status = r->status;
@@ -823,6 +859,12 @@ static void cache_scan_kick(struct cache *c)
 
 	if (c->closing || c->scan != NULL || (!c->scan_full && c->scan_root_count == 0))
 		return;
+	/* A walk of the whole tree is when a root that was deleted, moved
+	 * away or replaced must be noticed (rescans, SIGHUP, start-up). */
+	if (c->scan_full && c->started)
+		cache_root_check(c);
+	if (c->root_fd < 0)
+		return;                 /* gone: root_poll walks it when it is back */
 	uv_timer_stop(&c->dircheck_timer);
 	if (c->scan_full) {
 		roots[count++] = "";
@@ -833,9 +875,15 @@ static void cache_scan_kick(struct cache *c)
 			if (count == 0 || !asset_path_within(c->scan_roots[i], roots[count - 1]))
 				roots[count++] = c->scan_roots[i];
 	}
-	rc = scan_start(c->loop, c->root_fd, c->root_real, roots, count, NULL, cache_scan_done, c,
-			&c->scan);
+	c->scan_root_fd = fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0);
+	c->scan_root_gen = c->root_gen;
+	rc = c->scan_root_fd < 0 ? -errno
+				 : scan_start(c->loop, c->scan_root_fd, c->root_real, roots, count,
+					      NULL, cache_scan_done, c, &c->scan);
 	if (rc < 0) {
+		if (c->scan_root_fd >= 0)
+			close(c->scan_root_fd);
+		c->scan_root_fd = -1;
 		cache_log(c, LOG_WARNING, "cannot start a walk of %s: %s", c->root_real,
 			  uv_strerror(rc));
 		uv_timer_start(&c->dircheck_timer, cache_dircheck_cb, c->opts.quiet_ms, 0);
@@ -882,6 +930,106 @@ static void cache_scan_request(struct cache *c, const char *dir, enum cache_scan
 		uv_timer_start(&c->dircheck_timer, cache_dircheck_cb, c->opts.quiet_ms, 0);
 }
 
+/* ---- the root itself ---------------------------------------------------- */
+
+/* How often a root that is gone is looked for again. */
+#define CACHE_ROOT_POLL_MS 1000
+
+static void cache_root_poll_cb(uv_timer_t *t)
+{
+	cache_root_check(t->data);
+}
+
+static void cache_root_watch_cb(void *data)
+{
+	cache_root_check(data);
+}
+
+/* The root directory is gone (deleted, or moved away: root_fd would still
+ * reach it, but it is not at the path served any more).  Its files cannot
+ * be served: every asset is removed, and the path is polled for a new
+ * directory. */
+static void cache_root_gone(struct cache *c, int why)
+{
+	struct strmap_node *n, *next;
+	struct cache_entry **gone;
+	size_t count = 0;
+
+	close(c->root_fd);
+	c->root_fd = -1;
+	c->root_gen++;
+	watcher_remove(c->watcher, "");
+	gone = calloc(c->entries.count + 1, sizeof *gone);
+	/* Dropped first, reported after (a report may close the cache); a
+	 * dropped entry's name lives until its timer's close callback. */
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = next) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		next = strmap_next(&c->entries, n);
+		if (cache_entry_visible(e) && gone != NULL)
+			gone[count++] = e;
+		if (e->startup) {
+			e->startup = false;
+			c->startup_pending--;
+		}
+		cache_entry_drop(c, e);
+	}
+	cache_log(c, LOG_ERR, "%s: the asset root is gone (%s): %zu assets removed; "
+		  "waiting for it to come back", c->root_real, strerror(why), count);
+	uv_timer_start(&c->root_poll, cache_root_poll_cb, CACHE_ROOT_POLL_MS, CACHE_ROOT_POLL_MS);
+	for (size_t i = 0; i < count && !c->closing; i++)
+		cache_emit(c, CACHE_EV_REMOVED, gone[i]);
+	free(gone);
+}
+
+/*
+ * Is the directory at the root's path still the one root_fd holds?  An
+ * editor, a deploy script or `git checkout` may delete the root and make
+ * it again, or swap in another directory: inotify then watches the old
+ * one, and every open relative to root_fd reaches the old one.  A stat of
+ * one path: cheap enough for every full walk and every rename event at the
+ * top of the tree.
+ */
+static void cache_root_check(struct cache *c)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (c->closing)
+		return;
+	rc = stat(c->root_real, &st);
+	if (rc < 0 || !S_ISDIR(st.st_mode)) {
+		int why = rc < 0 ? errno : ENOTDIR;
+
+		if (c->root_fd >= 0)
+			cache_root_gone(c, why);
+		return;
+	}
+	if (c->root_fd >= 0 && st.st_dev == c->root_dev && st.st_ino == c->root_ino)
+		return;
+	fd = open(c->root_real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;                 /* racing with its creation: the next look */
+	}
+	cache_log(c, LOG_WARNING, "%s: the asset root %s: watching it and walking it again",
+		  c->root_real, c->root_fd >= 0 ? "was replaced by another directory"
+						 : "is back");
+	if (c->root_fd >= 0)
+		close(c->root_fd);
+	c->root_fd = fd;
+	c->root_gen++;
+	c->root_dev = st.st_dev;
+	c->root_ino = st.st_ino;
+	uv_timer_stop(&c->root_poll);
+	/* The old watches are on the old directories. */
+	watcher_remove(c->watcher, "");
+	cache_watch(c, "");
+	cache_scan_request(c, "", CACHE_SCAN_NOW);
+	cache_pump(c);
+}
+
 /* ---- watcher events ---------------------------------------------------- */
 
 static void cache_on_watch(struct watcher *w, const char *path, int events, int status,
@@ -893,6 +1041,13 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 	(void)w;
 	if (c->closing)
 		return;
+	/* The root deleted or moved is reported as a rename of its own base
+	 * name at the top of the tree. */
+	if ((events & UV_RENAME) && strchr(path, '/') == NULL) {
+		cache_root_check(c);
+		if (c->root_fd < 0)
+			return;
+	}
 	if (status < 0) {
 		cache_log(c, LOG_WARNING, "%s/%s: watch error: %s", c->root_real, path,
 			  uv_strerror(status));
@@ -941,6 +1096,7 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	c->opts = *opts;
 	c->opts.root = NULL;
 	c->root_fd = -1;
+	c->scan_root_fd = -1;
 	if (c->opts.quiet_ms == 0)
 		c->opts.quiet_ms = CACHE_DEFAULT_QUIET_MS;
 	if (c->opts.max_asset_bytes == 0)
@@ -959,6 +1115,8 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 		snprintf(err, errlen, "asset root %s: %s", opts->root, strerror(-rc));
 		goto fail;
 	}
+	c->root_dev = st.st_dev;
+	c->root_ino = st.st_ino;
 	if (strmap_init(&c->entries) < 0)
 		goto nomem;
 	rc = watcher_new(loop, c->root_real, cache_on_watch, c, &c->watcher);
@@ -968,9 +1126,11 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	}
 	uv_timer_init(loop, &c->rescan_timer);
 	uv_timer_init(loop, &c->dircheck_timer);
+	uv_timer_init(loop, &c->root_poll);
 	c->rescan_timer.data = c;
 	c->dircheck_timer.data = c;
-	c->holds = 3;                   /* the two timers and the watcher */
+	c->root_poll.data = c;
+	c->holds = 4;                   /* the three timers and the watcher */
 	*out = c;
 	return 0;
 nomem:
@@ -1013,6 +1173,8 @@ int cache_start(struct cache *c, cache_ready_cb ready)
 
 		uv_timer_start(&c->rescan_timer, cache_rescan_cb, ms, ms);
 	}
+	if (root_watch_new(c->loop, c->root_real, cache_root_watch_cb, c, &c->root_watch) == 0)
+		c->holds++;
 	return 0;
 }
 
@@ -1173,4 +1335,7 @@ void cache_close(struct cache *c, void (*close_cb)(void *data))
 	watcher_close(c->watcher, cache_watcher_closed, c);
 	uv_close((uv_handle_t *)&c->rescan_timer, cache_handle_closed);
 	uv_close((uv_handle_t *)&c->dircheck_timer, cache_handle_closed);
+	uv_close((uv_handle_t *)&c->root_poll, cache_handle_closed);
+	if (c->root_watch != NULL)
+		root_watch_close(c->root_watch, cache_watcher_closed, c);
 }

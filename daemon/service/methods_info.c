@@ -56,7 +56,7 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	cache_stats(svc->cache, &cs);
-	rpc_put_map(out, 10);
+	rpc_put_map(out, 12);
 	rpc_put_lit(out, "server");
 	rpc_put_lit(out, "animd " ANIMD_VERSION);
 	rpc_put_lit(out, "uptime");
@@ -81,6 +81,10 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_uint(out, streams_count_all(svc));
 	rpc_put_lit(out, "requests");
 	rpc_put_uint(out, svc->requests);
+	rpc_put_lit(out, "sighups");
+	rpc_put_uint(out, svc->sighups);
+	rpc_put_lit(out, "config_reloads");
+	rpc_put_uint(out, svc->config_reloads);
 	rpc_put_lit(out, "memory_bytes");
 	rpc_put_uint(out, status_rss_bytes());
 	rpc_put_lit(out, "pid");

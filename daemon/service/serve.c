@@ -268,6 +268,7 @@ void service_stop(struct service *svc, int exit_status)
 	uv_close((uv_handle_t *)&svc->sig_int, serve_closed_handle);
 	uv_close((uv_handle_t *)&svc->sig_hup, serve_closed_handle);
 	uv_close((uv_handle_t *)&svc->watchdog, serve_closed_handle);
+	uv_close((uv_handle_t *)&svc->hup_timer, serve_closed_handle);
 	/* Sessions first (their instances end with them), then what is left. */
 	if (svc->server != NULL)
 		server_close(svc->server, serve_server_closed, svc);
@@ -283,31 +284,113 @@ static void serve_on_stop_signal(uv_signal_t *h, int signum)
 	service_stop(svc, 0);
 }
 
-static void serve_on_hup(uv_signal_t *h, int signum)
-{
-	struct service *svc = h->data;
+/* One SIGHUP's work: the configuration is read and checked on the thread
+ * pool (a file on a slow disk must not stall the loop), applied on the
+ * loop. */
+struct serve_hup {
+	uv_work_t work;
+	struct service *svc;
+	struct serve_flags flags;
 	struct config fresh;
-	uint32_t applied, restart = 0;
+	int rc;
 	char err[512];
+};
 
-	(void)signum;
-	notify_reloading();
-	log_info("SIGHUP: re-reading the configuration");
-	if (serve_build_config(&svc->flags, &fresh, err, sizeof err) < 0) {
-		log_error("%s; keeping the running configuration", err);
-		notify_ready();
-		return;
-	}
-	config_log_diff(&svc->cfg, &fresh);
-	applied = config_apply_live(&svc->cfg, &fresh, &restart);
+static void serve_hup_start(struct service *svc);
+
+/* Reloads start at least this far apart: a storm of signals costs a few
+ * reloads a second, whatever their number. */
+#define SERVE_HUP_MIN_INTERVAL_MS 100
+
+static void serve_hup_timer_cb(uv_timer_t *t)
+{
+	struct service *svc = t->data;
+
+	if (svc->hup_pending && !svc->hup_running && !svc->stopping)
+		serve_hup_start(svc);
+}
+
+static void serve_hup_work(uv_work_t *w)
+{
+	struct serve_hup *h = w->data;
+
+	h->rc = serve_build_config(&h->flags, &h->fresh, h->err, sizeof h->err);
+}
+
+static void serve_hup_apply(struct service *svc, struct config *fresh)
+{
+	uint32_t applied, restart = 0;
+
+	config_log_diff(&svc->cfg, fresh);
+	applied = config_apply_live(&svc->cfg, fresh, &restart);
 	if (applied & CONFIG_BIT(CONFIG_LOG_LEVEL))
 		log_set_level(svc->cfg.log_level);
 	if (applied & (CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) | CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S)))
 		cache_set_timing(svc->cache, svc->cfg.reload_quiet_ms, svc->cfg.rescan_interval_s);
 	/* Limits apply to connections accepted from now on; the publish rate
 	 * to streams opened from now on. */
-	config_free(&fresh);
+}
+
+static void serve_hup_done(uv_work_t *w, int status)
+{
+	struct serve_hup *h = w->data;
+	struct service *svc = h->svc;
+
+	svc->hup_running = false;
+	if (svc->stopping || status < 0) {
+		config_free(&h->fresh);
+		free(h);
+		return;
+	}
+	svc->config_reloads++;
+	if (h->rc < 0)
+		log_error("%s; keeping the running configuration", h->err);
+	else
+		serve_hup_apply(svc, &h->fresh);
+	config_free(&h->fresh);
+	free(h);
+	/* SIGHUP also means "look at the assets again". */
+	cache_rescan(svc->cache);
 	notify_ready();
+	if (svc->hup_pending)
+		uv_timer_start(&svc->hup_timer, serve_hup_timer_cb, SERVE_HUP_MIN_INTERVAL_MS, 0);
+}
+
+/* At most one reload runs; signals meanwhile make one more, not many. */
+static void serve_hup_start(struct service *svc)
+{
+	struct serve_hup *h = calloc(1, sizeof *h);
+
+	svc->hup_pending = false;
+	if (h == NULL) {
+		log_error("SIGHUP: out of memory; keeping the running configuration");
+		return;
+	}
+	h->work.data = h;
+	h->svc = svc;
+	h->flags = svc->flags;
+	notify_reloading();
+	log_info("SIGHUP: re-reading the configuration");
+	if (uv_queue_work(svc->loop, &h->work, serve_hup_work, serve_hup_done) < 0) {
+		log_error("SIGHUP: cannot queue the reload; keeping the running configuration");
+		free(h);
+		notify_ready();
+		return;
+	}
+	svc->hup_running = true;
+}
+
+static void serve_on_hup(uv_signal_t *h, int signum)
+{
+	struct service *svc = h->data;
+
+	(void)signum;
+	svc->sighups++;
+	if (svc->stopping)
+		return;
+	svc->hup_pending = true;
+	if (!svc->hup_running && !uv_is_active((uv_handle_t *)&svc->hup_timer))
+		serve_hup_start(svc);
 }
 
 static void serve_usage(FILE *f)
@@ -371,6 +454,8 @@ static int serve_start(struct service *svc, char *err, size_t errlen)
 	uv_signal_init(svc->loop, &svc->sig_int);
 	uv_signal_init(svc->loop, &svc->sig_hup);
 	uv_timer_init(svc->loop, &svc->watchdog);
+	uv_timer_init(svc->loop, &svc->hup_timer);
+	svc->hup_timer.data = svc;
 	svc->sig_term.data = svc->sig_int.data = svc->sig_hup.data = svc;
 	uv_signal_start(&svc->sig_term, serve_on_stop_signal, SIGTERM);
 	uv_signal_start(&svc->sig_int, serve_on_stop_signal, SIGINT);

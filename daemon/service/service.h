@@ -53,6 +53,11 @@ struct service {
 	pid_t pid;                      /* getpid() is a system call: asked once */
 	uint64_t requests;              /* served since start */
 	uv_signal_t sig_term, sig_int, sig_hup;
+	bool hup_running;               /* a SIGHUP reload is on the thread pool */
+	bool hup_pending;               /* another SIGHUP came meanwhile */
+	uv_timer_t hup_timer;           /* spaces reloads (serve.c) */
+	uint64_t sighups;               /* SIGHUPs received */
+	uint64_t config_reloads;        /* configuration reloads done (coalesced) */
 	uv_timer_t watchdog;
 	bool ready;
 	bool stopping;

@@ -197,11 +197,92 @@ static void test_d4_half_close_answers_everything(void **state)
 	stop(fx);
 }
 
+/* ---- D5: the asset root deleted and made again ------------------------ */
+
+static void test_d5_root_recreated(void **state)
+{
+	struct fixture *fx;
+	struct rpc_event ev;
+	char cmd[1200];
+	const char *build = getenv("BUILD");
+
+	(void)state;
+	fx = start(NULL);
+	subscribe_all(fx);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", fx->d.assets);
+	assert_int_equal(system(cmd), 0);
+	wait_event(fx, "asset.removed", "walker.md5anim", &ev);
+	rpc_event_free(&ev);
+	assert_true(daemon_proc_log_contains(&fx->d, "the asset root is gone"));
+	snprintf(cmd, sizeof cmd, "mkdir %s && %s/gen/gen_demo %s", fx->d.assets,
+		 build ? build : "build", fx->d.assets);
+	assert_int_equal(system(cmd), 0);
+	wait_event(fx, "asset.loaded", "walker.md5anim", &ev);
+	rpc_event_free(&ev);
+	for (int i = 0; i < 100 && status_field(fx, "assets", "count") < 5; i++)
+		usleep(20000);
+	assert_int_equal(status_field(fx, "assets", "count"), 5);
+	assert_true(daemon_proc_log_contains(&fx->d, "the asset root is back"));
+	stop(fx);
+}
+
+/* ---- D6: a SIGHUP storm ------------------------------------------------ */
+
+static void test_d6_sighup_storm_coalesces(void **state)
+{
+	enum { N = 3000 };
+	struct fixture *fx;
+	int64_t hups = 0, reloads, last = -1;
+	FILE *f;
+
+	(void)state;
+	fx = start(NULL);
+	/* The configuration changes before the storm: the last reload must
+	 * apply it. */
+	f = fopen(fx->d.config, "a");
+	assert_non_null(f);
+	fprintf(f, "[log]\nlevel = debug\n");
+	fclose(f);
+	/* Spaced a little, so that the kernel does not merge them all into
+	 * one pending signal: most of them reach the daemon one by one. */
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(kill(fx->d.pid, SIGHUP), 0);
+		usleep(20);
+		if (i % 64 == 0)
+			daemon_proc_drain_notify(&fx->d);
+	}
+	/* The daemon answers while it works through them; wait until the
+	 * signals are all taken (the kernel merges some: fewer than N arrive). */
+	for (int i = 0; i < 500; i++) {
+		daemon_proc_drain_notify(&fx->d);
+		hups = status_field(fx, NULL, "sighups");
+		reloads = status_field(fx, NULL, "config_reloads");
+		if (hups == last && daemon_proc_log_contains(&fx->d, "log.level: info -> debug"))
+			break;
+		last = hups;
+		usleep(20000);
+	}
+	reloads = status_field(fx, NULL, "config_reloads");
+	printf("  %d SIGHUPs sent, %lld received, %lld reloads\n", N, (long long)hups,
+	       (long long)reloads);
+	assert_true(hups >= 1 && hups <= N);
+	assert_true(reloads >= 1);
+	/* One at a time, spaced, and the ones that arrive meanwhile fold into
+	 * one: a few a second, not one per signal. */
+	assert_true(reloads <= hups);
+	if (hups >= 100)
+		assert_true(reloads * 10 < hups);
+	assert_true(daemon_proc_log_contains(&fx->d, "log.level: info -> debug"));
+	stop(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_d2_fifo_in_tree),
 		cmocka_unit_test(test_d4_half_close_answers_everything),
+		cmocka_unit_test(test_d5_root_recreated),
+		cmocka_unit_test(test_d6_sighup_storm_coalesces),
 	};
 
 	return cmocka_run_group_tests_name("hardening", tests, NULL, NULL);

@@ -109,6 +109,19 @@ int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeo
 	}
 }
 
+void daemon_proc_drain_notify(struct daemon_proc *d)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = recv(d->notify_fd, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+			if (strncmp(line, "STATUS=", 7) == 0)
+				snprintf(d->status, sizeof d->status, "%s", line + 7);
+	}
+}
+
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
 {
 	const char *animd = getenv("ANIMD");

@@ -32,6 +32,11 @@ int daemon_proc_write_asset(const struct daemon_proc *d, const char *name, const
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
 /* Wait for a notify message starting with `prefix` (e.g. "RELOADING=1"). */
 int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeout_ms);
+/* Read every notify message waiting, without blocking.  The daemon's
+ * sd_notify blocks once ten datagrams are unread (net.unix.max_dgram_qlen),
+ * as under a systemd that never reads: a test that makes many come (SIGHUP
+ * storms) drains them as it goes. */
+void daemon_proc_drain_notify(struct daemon_proc *d);
 /* Send `sig` and wait up to timeout_ms; returns the exit status (0..255),
  * 128 + signal if killed by one, or -ETIMEDOUT (then it is SIGKILLed). */
 int daemon_proc_stop(struct daemon_proc *d, int sig, int timeout_ms);

@@ -1255,6 +1255,94 @@ static void test_fifo_and_devices_refused(void **state)
 	/* teardown closes the cache: it must not wait for the FIFO */
 }
 
+/* Issue 8, D5: the root deleted and made again is watched and served
+ * again: its old assets are removed, what the new directory holds loads. */
+static void test_root_deleted_and_recreated(void **state)
+{
+	struct fx *f = *state;
+
+	put_anim(f, "a.md5anim", 4);
+	put_anim(f, "b.md5anim", 5);
+	fx_start(f);
+	clear_events(f);
+	rm_tree(f->root);
+	wait_event(f, EV_REMOVED, "a.md5anim");
+	wait_event(f, EV_REMOVED, "b.md5anim");
+	assert_int_equal(mkdir(f->root, 0755), 0);
+	put_anim(f, "a.md5anim", 7);
+	wait_event(f, EV_LOADED, "a.md5anim");
+	settle(f);
+	assert_int_equal(live_frames(f, "a.md5anim"), 7);
+	/* And it is watched: a save is seen. */
+	clear_events(f);
+	put_anim(f, "a.md5anim", 9);
+	wait_event(f, EV_RELOADED, "a.md5anim");
+	assert_int_equal(live_frames(f, "a.md5anim"), 9);
+}
+
+/* The root moved away and another directory put in its place (a deploy's
+ * swap): the new one is served, the old one's files are not. */
+static void test_root_swapped(void **state)
+{
+	struct fx *f = *state;
+	char old[PATH_MAX];
+
+	put_anim(f, "a.md5anim", 4);
+	put_anim(f, "gone.md5anim", 4);
+	fx_start(f);
+	clear_events(f);
+	join(old, f->base, "root.old");
+	assert_int_equal(rename(f->root, old), 0);
+	assert_int_equal(mkdir(f->root, 0755), 0);
+	put_anim(f, "a.md5anim", 6);
+	put_anim(f, "new.md5anim", 3);
+	wait_event(f, EV_LOADED, "new.md5anim");
+	wait_event(f, EV_REMOVED, "gone.md5anim");
+	settle(f);
+	assert_int_equal(live_frames(f, "a.md5anim"), 6);
+	/* Editing the old directory changes nothing served. */
+	clear_events(f);
+	{
+		char p[PATH_MAX];
+		char *t = anim_text(12);
+
+		join(p, old, "a.md5anim");
+		write_bytes(p, t, strlen(t), O_TRUNC);
+		free(t);
+	}
+	put_anim(f, "new.md5anim", 8);
+	wait_event(f, EV_RELOADED, "new.md5anim");
+	settle(f);
+	assert_int_equal(live_frames(f, "a.md5anim"), 6);
+}
+
+/* A swap the watcher cannot see (the events already taken, the old
+ * directory renamed back and forth): a rescan compares the root's inode. */
+static void test_rescan_notices_replaced_root(void **state)
+{
+	struct fx *f = *state;
+	char old[PATH_MAX], fresh[PATH_MAX], p[PATH_MAX];
+	char *t = anim_text(10);
+
+	put_anim(f, "a.md5anim", 4);
+	fx_start(f);
+	join(fresh, f->base, "fresh");
+	assert_int_equal(mkdir(fresh, 0755), 0);
+	join(p, fresh, "a.md5anim");
+	write_bytes(p, t, strlen(t), O_TRUNC);
+	free(t);
+	join(old, f->base, "root.old");
+	/* Both renames before the loop runs again: the root watch reports its
+	 * own move, the fresh directory is not watched at all. */
+	assert_int_equal(rename(f->root, old), 0);
+	assert_int_equal(rename(fresh, f->root), 0);
+	clear_events(f);
+	assert_int_equal(cache_rescan(f->cache), 0);
+	wait_event(f, EV_RELOADED, "a.md5anim");
+	settle(f);
+	assert_int_equal(live_frames(f, "a.md5anim"), 10);
+}
+
 static bool pred_busy_or_done(struct fx *f, const void *arg)
 {
 	struct cache_stats s;
@@ -1391,6 +1479,9 @@ int main(void)
 		T(test_close_without_start),
 		T(test_writes_during_load),
 		T(test_fifo_and_devices_refused),
+		T(test_root_deleted_and_recreated),
+		T(test_root_swapped),
+		T(test_rescan_notices_replaced_root),
 		T(test_bad_root),
 		T(test_scan_walk),
 	};
