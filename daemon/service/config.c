@@ -85,6 +85,10 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 							      CONFIG_TYPE_BYTES,
 							      max_output_bytes_per_connection,
 							      64 * KIB, GIB, true),
+	[CONFIG_REQUEST_TIMEOUT_MS] = CONFIG_KEY("limits", "request_timeout_ms", CONFIG_TYPE_COUNT,
+						 request_timeout_ms, 100, 600000, true),
+	[CONFIG_IDLE_TIMEOUT_S] = CONFIG_KEY("limits", "idle_timeout_s", CONFIG_TYPE_COUNT,
+					     idle_timeout_s, 0, 86400, true),
 	[CONFIG_RELOAD_WATCH] = CONFIG_KEY("reload", "watch", CONFIG_TYPE_BOOL, reload_watch, 0, 0,
 					   false),
 	[CONFIG_RELOAD_QUIET_MS] = CONFIG_KEY("reload", "quiet_ms", CONFIG_TYPE_COUNT,
@@ -170,6 +174,8 @@ void config_defaults(struct config *cfg)
 	cfg->max_streams_per_connection = CONFIG_DEFAULT_MAX_STREAMS_PER_CONNECTION;
 	cfg->max_asset_bytes = CONFIG_DEFAULT_MAX_ASSET_BYTES;
 	cfg->max_output_bytes_per_connection = CONFIG_DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION;
+	cfg->request_timeout_ms = CONFIG_DEFAULT_REQUEST_TIMEOUT_MS;
+	cfg->idle_timeout_s = CONFIG_DEFAULT_IDLE_TIMEOUT_S;
 	cfg->reload_watch = CONFIG_DEFAULT_RELOAD_WATCH;
 	cfg->reload_quiet_ms = CONFIG_DEFAULT_RELOAD_QUIET_MS;
 	cfg->rescan_interval_s = CONFIG_DEFAULT_RESCAN_INTERVAL_S;

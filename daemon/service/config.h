@@ -61,6 +61,8 @@
 #define CONFIG_DEFAULT_MAX_STREAMS_PER_CONNECTION 16u
 #define CONFIG_DEFAULT_MAX_ASSET_BYTES ((size_t)256 << 20)
 #define CONFIG_DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION ((size_t)32 << 20)
+#define CONFIG_DEFAULT_REQUEST_TIMEOUT_MS 10000u
+#define CONFIG_DEFAULT_IDLE_TIMEOUT_S 300u
 #define CONFIG_DEFAULT_RELOAD_WATCH true
 #define CONFIG_DEFAULT_RELOAD_QUIET_MS 150u
 #define CONFIG_DEFAULT_RESCAN_INTERVAL_S 30u
@@ -87,6 +89,9 @@ struct config {
 	size_t max_asset_bytes;                 /* largest asset file loaded */
 	size_t max_output_bytes_per_connection; /* buffered for a slow reader before
 						   it is disconnected */
+	uint32_t request_timeout_ms;            /* a request begun must be whole by then */
+	uint32_t idle_timeout_s;                /* silent and owning nothing, or not
+						   reading; 0 = never */
 
 	/* [reload] */
 	bool reload_watch;                      /* watch: inotify on the asset root */
@@ -115,6 +120,8 @@ enum config_field {
 	CONFIG_MAX_STREAMS_PER_CONNECTION,
 	CONFIG_MAX_ASSET_BYTES,
 	CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION,
+	CONFIG_REQUEST_TIMEOUT_MS,
+	CONFIG_IDLE_TIMEOUT_S,
 	CONFIG_RELOAD_WATCH,
 	CONFIG_RELOAD_QUIET_MS,
 	CONFIG_RESCAN_INTERVAL_S,

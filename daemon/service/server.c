@@ -19,7 +19,12 @@ struct server {
 	struct service *svc;
 	uv_pipe_t listener;
 	struct session *sessions;
-	size_t count;
+	size_t count;                   /* every session, refused ones included */
+	size_t refused;                 /* of which refused, lingering */
+	uv_timer_t sweep;               /* timeouts (session_check_timeouts) */
+	bool sweep_closed;
+	uint64_t refusals_logged_ms;    /* when a refusal was last logged */
+	uint64_t refusals_unlogged;     /* refused since, not logged */
 	uint64_t next_id;
 	bool activated;                 /* the socket came from systemd */
 	bool closing;
@@ -31,7 +36,7 @@ struct server {
 
 static void server_maybe_done(struct server *srv)
 {
-	if (srv->closing && srv->listener_closed && srv->sessions == NULL) {
+	if (srv->closing && srv->listener_closed && srv->sweep_closed && srv->sessions == NULL) {
 		void (*done)(void *) = srv->done;
 		void *data = srv->done_data;
 
@@ -50,12 +55,58 @@ void server_forget(struct server *srv, struct session *s)
 	if (s->next != NULL)
 		s->next->prev = s->prev;
 	srv->count--;
+	srv->refused -= s->refused;
 	server_maybe_done(srv);
 }
 
 size_t server_session_count(const struct server *srv)
 {
-	return srv->count;
+	return srv->count - srv->refused;
+}
+
+/* Refusals are logged, but a flood of them is one line per interval. */
+#define SERVER_REFUSAL_LOG_MS 10000
+
+static void server_log_refusal(struct server *srv, const struct session *s, const char *why)
+{
+	uint64_t now = uv_now(srv->svc->loop);
+
+	if (srv->refusals_logged_ms != 0 && now - srv->refusals_logged_ms < SERVER_REFUSAL_LOG_MS) {
+		srv->refusals_unlogged++;
+		return;
+	}
+	if (srv->refusals_unlogged > 0)
+		log_warning("refused connection %llu from pid %d uid %u: %s "
+			    "(and %llu more in the last %u s)", (unsigned long long)s->id,
+			    (int)s->peer_pid, (unsigned)s->peer_uid, why,
+			    (unsigned long long)srv->refusals_unlogged,
+			    (unsigned)((now - srv->refusals_logged_ms) / 1000));
+	else
+		log_warning("refused connection %llu from pid %d uid %u: %s",
+			    (unsigned long long)s->id, (int)s->peer_pid, (unsigned)s->peer_uid, why);
+	srv->refusals_logged_ms = now;
+	srv->refusals_unlogged = 0;
+}
+
+static void server_sweep(uv_timer_t *t)
+{
+	struct server *srv = t->data;
+	uint64_t now = uv_now(srv->svc->loop);
+	struct session *s, *next;
+
+	for (s = srv->sessions; s != NULL; s = next) {
+		next = s->next;
+		session_check_timeouts(s, now);
+	}
+}
+
+/* Often enough that a timeout fires within a quarter of itself, at most
+ * once a second. */
+static uint64_t server_sweep_ms(const struct config *cfg)
+{
+	uint64_t ms = cfg->request_timeout_ms / 4;
+
+	return ms < 50 ? 50 : ms > 1000 ? 1000 : ms;
 }
 
 void server_broadcast(struct server *srv, enum proto_event type, const char *data, size_t len)
@@ -98,7 +149,7 @@ static void server_on_connection(uv_stream_t *listener, int status)
 		srv->sessions->prev = s;
 	srv->sessions = s;
 	srv->count++;
-	if (uv_accept(listener, (uv_stream_t *)&s->pipe) < 0 || session_start(s) < 0) {
+	if (uv_accept(listener, (uv_stream_t *)&s->pipe) < 0) {
 		session_close(s, "accept failed");
 		return;
 	}
@@ -107,19 +158,26 @@ static void server_on_connection(uv_stream_t *listener, int status)
 		s->peer_pid = cred.pid;
 		s->peer_uid = cred.uid;
 	}
-	log_info("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
-		 (unsigned)s->peer_uid);
-	if (srv->count > srv->svc->cfg.max_connections || srv->closing) {
+	if (srv->count - srv->refused > srv->svc->cfg.max_connections || srv->closing) {
 		struct rpc_error err;
 
 		rpc_error_init(&err);
-		err.fatal = true;
 		rpc_error_format(&err, srv->closing ? PROTO_ERR_SHUTTING_DOWN : PROTO_ERR_LIMIT,
 				 srv->closing ? "animd is shutting down"
 					      : "too many connections (limits.max_connections = %u)",
 				 srv->svc->cfg.max_connections);
-		session_send_error(s, &err);
+		srv->refused++;
+		server_log_refusal(srv, s, err.message);
+		if (session_refuse(s, &err) < 0)
+			session_close(s, "refused");
+		return;
 	}
+	if (session_start(s) < 0) {
+		session_close(s, "cannot read");
+		return;
+	}
+	log_info("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
+		 (unsigned)s->peer_uid);
 }
 
 /* Is a live daemon answering on this path?  1 yes, 0 stale, <0 errno. */
@@ -230,6 +288,14 @@ static int server_bind(struct server *srv, char *err, size_t errlen)
 	return 0;
 }
 
+static void server_sweep_closed(uv_handle_t *h)
+{
+	struct server *srv = h->data;
+
+	srv->sweep_closed = true;
+	server_maybe_done(srv);
+}
+
 static void server_listener_closed(uv_handle_t *h)
 {
 	struct server *srv = h->data;
@@ -261,6 +327,10 @@ int server_open(struct service *svc, struct server **out, char *err, size_t errl
 	} else {
 		rc = server_bind(srv, err, errlen);
 	}
+	uv_timer_init(svc->loop, &srv->sweep);
+	srv->sweep.data = srv;
+	uv_timer_start(&srv->sweep, server_sweep, server_sweep_ms(&svc->cfg),
+		       server_sweep_ms(&svc->cfg));
 	if (rc == 0) {
 		rc = uv_listen((uv_stream_t *)&srv->listener, 128, server_on_connection);
 		if (rc < 0)
@@ -271,6 +341,7 @@ int server_open(struct service *svc, struct server **out, char *err, size_t errl
 		if (srv->path[0] != '\0')
 			unlink(srv->path);
 		srv->closing = true;
+		uv_close((uv_handle_t *)&srv->sweep, server_sweep_closed);
 		uv_close((uv_handle_t *)&srv->listener, server_listener_closed);
 		return rc;
 	}
@@ -292,5 +363,6 @@ void server_close(struct server *srv, void (*done)(void *data), void *data)
 		next = s->next;
 		session_close(s, "animd is shutting down");
 	}
+	uv_close((uv_handle_t *)&srv->sweep, server_sweep_closed);
 	uv_close((uv_handle_t *)&srv->listener, server_listener_closed);
 }

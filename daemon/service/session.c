@@ -1,6 +1,8 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,7 +25,7 @@ struct session_write {
 static void session_read_start(struct session *s);
 static void session_serve_rest(struct session *s);
 static void session_pump_fd(struct session *s);
-static void session_drain(struct session *s);
+static unsigned session_drain(struct session *s);
 static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf);
 
@@ -85,6 +87,8 @@ static void session_write_done(uv_write_t *req, int status)
 		session_close(s, uv_strerror(status));
 		return;
 	}
+	/* Progress: what is left has been waiting only since now. */
+	s->tx_stall_since_ms = s->queued > 0 ? uv_now(s->svc->loop) : 0;
 	session_pump_fd(s);
 	/* The client caught up: take requests again. */
 	if (!s->reading && !s->hanging_up && s->fd_msg == NULL && !s->fd_paused_read &&
@@ -133,6 +137,8 @@ static int session_write(struct session *s, const char *data, size_t len)
 		session_close(s, uv_strerror(rc));
 		return -ECONNRESET;
 	}
+	if (s->queued == 0)
+		s->tx_stall_since_ms = uv_now(s->svc->loop);
 	s->queued += len;
 	if (s->reading && s->queued >= s->high_mark) {
 		uv_read_stop((uv_stream_t *)&s->pipe);
@@ -334,10 +340,11 @@ void session_send_error(struct session *s, const struct rpc_error *err)
 
 /* Serve every complete request the decoder holds, unless reading has been
  * paused by backpressure (the rest wait in the decoder). */
-static void session_drain(struct session *s)
+static unsigned session_drain(struct session *s)
 {
 	struct rpc_message msg;
 	struct rpc_error err;
+	unsigned taken = 0;
 	int rc;
 
 	s->draining = true;
@@ -352,6 +359,7 @@ static void session_drain(struct session *s)
 			session_send_error(s, &err);
 			break;
 		}
+		taken++;
 		rpc_error_init(&err);
 		rc = rpc_request_parse(&msg.obj, &req, &err);
 		if (rc == 0) {
@@ -363,6 +371,7 @@ static void session_drain(struct session *s)
 		/* rc == 1: a client notification; the protocol defines none. */
 	}
 	s->draining = false;
+	return taken;
 }
 
 static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -382,6 +391,7 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 {
 	struct session *s = stream->data;
 	struct rpc_error err;
+	unsigned taken;
 
 	(void)buf;
 	if (s->closing)
@@ -410,9 +420,19 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		session_close(s, "decoder refused its own buffer");
 		return;
 	}
+	if (n > 0)
+		s->last_rx_ms = uv_now(s->svc->loop);
 	s->batching = true;
-	session_drain(s);
+	taken = session_drain(s);
 	s->batching = false;
+	/* The age of the request now arriving: a message completed restarts
+	 * it, so a client that pipelines without pause is never "stalled". */
+	if (s->reading && rpc_decoder_pending(&s->dec) > 0) {
+		if (taken > 0 || s->partial_since_ms == 0)
+			s->partial_since_ms = s->last_rx_ms;
+	} else {
+		s->partial_since_ms = 0;
+	}
 	session_flush(s);
 }
 
@@ -486,6 +506,114 @@ int session_start(struct session *s)
 			       ? s->max_output / 4
 			       : PROTO_DEFAULT_OUTPUT_HIGH_BYTES;
 	s->reading = true;
+	s->accepted_ms = s->last_rx_ms = uv_now(s->svc->loop);
 	rc = uv_read_start((uv_stream_t *)&s->pipe, session_alloc, session_read);
 	return rc < 0 ? rc : 0;
+}
+
+/* ---- refused connections and timeouts --------------------------------- */
+
+static void session_discard_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	/* Loop thread only: one buffer serves every refused connection. */
+	static char sink[16384];
+
+	(void)h;
+	(void)suggested;
+	*buf = uv_buf_init(sink, sizeof sink);
+}
+
+static void session_discard_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+{
+	struct session *s = stream->data;
+
+	(void)buf;
+	if (n < 0 && !s->closing)
+		session_close(s, n == UV_EOF ? "refused client hung up" : uv_strerror((int)n));
+}
+
+static void session_refused_shutdown(uv_shutdown_t *req, int status)
+{
+	(void)status;
+	free(req);
+}
+
+int session_refuse(struct session *s, const struct rpc_error *err)
+{
+	uv_shutdown_t *req = malloc(sizeof *req);
+	struct rpc_out out = RPC_OUT_INIT;
+	int rc;
+
+	s->pipe.data = s;
+	s->refused = true;
+	s->accepted_ms = s->last_rx_ms = uv_now(s->svc->loop);
+	rpc_put_error_reply(&out, err);
+	rc = rpc_out_failed(&out) || req == NULL ? -ENOMEM : 0;
+	if (rc == 0) {
+		session_check_out(s, out.data, out.len);
+		rc = session_write(s, out.data, out.len);
+	}
+	rpc_out_free(&out);
+	if (rc == 0 && uv_shutdown(req, (uv_stream_t *)&s->pipe, session_refused_shutdown) == 0)
+		req = NULL;
+	free(req);
+	if (rc == 0 && !s->closing)
+		rc = uv_read_start((uv_stream_t *)&s->pipe, session_discard_alloc,
+				   session_discard_read);
+	return rc;
+}
+
+/* How long a refused connection may linger before it is simply closed. */
+#define SESSION_REFUSED_LINGER_MS 2000
+
+static void session_timeout(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void session_timeout(struct session *s, const char *fmt, ...)
+{
+	struct rpc_error err;
+	va_list ap;
+
+	rpc_error_init(&err);
+	err.code = PROTO_ERR_LIMIT;
+	err.fatal = true;
+	va_start(ap, fmt);
+	vsnprintf(err.message, sizeof err.message, fmt, ap);
+	va_end(ap);
+	session_send_error(s, &err);
+}
+
+void session_check_timeouts(struct session *s, uint64_t now_ms)
+{
+	const struct config *cfg = &s->svc->cfg;
+	uint64_t idle_ms = (uint64_t)cfg->idle_timeout_s * 1000;
+
+	if (s->closing)
+		return;
+	if (s->refused) {
+		if (now_ms - s->accepted_ms >= SESSION_REFUSED_LINGER_MS)
+			session_close(s, "refused client did not hang up");
+		return;
+	}
+	if (s->hanging_up)
+		return;
+	if (s->partial_since_ms != 0 && now_ms - s->partial_since_ms >= cfg->request_timeout_ms) {
+		session_timeout(s, "a request began %llu ms ago and is still not complete "
+			       "(limits.request_timeout_ms = %u)",
+			       (unsigned long long)(now_ms - s->partial_since_ms),
+			       cfg->request_timeout_ms);
+		return;
+	}
+	if (idle_ms == 0)
+		return;
+	if (s->tx_stall_since_ms != 0 && now_ms - s->tx_stall_since_ms >= idle_ms) {
+		/* It does not read: an error reply would never arrive either. */
+		session_close(s, "not reading its replies (limits.idle_timeout_s)");
+		return;
+	}
+	if (now_ms - s->last_rx_ms >= idle_ms && !s->peer_eof && s->instance_count == 0 &&
+	    s->subscriptions == 0 && s->deferred == 0 && s->queued == 0 &&
+	    streams_count_owned(s->svc, s) == 0)
+		session_timeout(s, "idle for %u s with nothing open (limits.idle_timeout_s)",
+			       cfg->idle_timeout_s);
 }

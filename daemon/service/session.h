@@ -51,6 +51,13 @@ struct session {
 	uint32_t instance_count;
 	bool reading;
 	bool peer_eof;                  /* the client shut down its side: finish, then close */
+	bool refused;                   /* over the connection limit: told so, read and
+					   discarded until it hangs up or lingers too long */
+	/* Loop times (ms, uv_now) for the timeouts server.c enforces. */
+	uint64_t accepted_ms;
+	uint64_t last_rx_ms;            /* bytes last arrived */
+	uint64_t partial_since_ms;      /* the request now arriving began; 0: none */
+	uint64_t tx_stall_since_ms;     /* output waiting and none of it taken since; 0: none */
 	uint32_t deferred;              /* requests whose reply comes later (assets.reload) */
 	bool closing;
 	struct session *prev, *next;
@@ -59,6 +66,17 @@ struct session {
 /* Take over an accepted pipe (already initialised by the server).  Starts
  * reading.  0 or -errno (the caller closes the pipe). */
 int session_start(struct session *s);
+
+/* Over the connection limit: send err (a `limit` or `shutting_down`
+ * error), shut down our side so the client reads it and then EOF, and
+ * discard what it sends until it hangs up (or server.c's linger timeout
+ * closes it).  Closing at once would leave a client that writes its first
+ * request before reading with EPIPE and no reason. */
+int session_refuse(struct session *s, const struct rpc_error *err);
+
+/* What server.c's periodic sweep asks of each session: close it (with a
+ * fatal error saying why) if it has broken a timeout.  now_ms is uv_now. */
+void session_check_timeouts(struct session *s, uint64_t now_ms);
 
 /* Queue bytes for the client (copied).  0, or -ECONNRESET when the session
  * is closing or was just closed for exceeding its output limit. */

@@ -276,6 +276,119 @@ static void test_d6_sighup_storm_coalesces(void **state)
 	stop(fx);
 }
 
+/* ---- D7: stalled and surplus connections ------------------------------ */
+
+/* The first bytes of [0, 1, "status", []]: a request begun, never ended. */
+static void send_half_request(struct rpc_client *c)
+{
+	static const unsigned char half[] = { 0x94, 0x00, 0x01, 0xa6, 's', 't' };
+
+	assert_int_equal(rpc_client_send_raw(c, half, sizeof half), 0);
+}
+
+/* The one reply a connection gets before the daemon hangs up. */
+static void expect_fatal(struct rpc_client *c, const char *code, const char *fragment)
+{
+	struct rpc_reply r;
+
+	assert_int_equal(rpc_client_wait_any(c, &r), 0);
+	if (r.error == NULL)
+		fail_msg("expected a %s error", code);
+	assert_string_equal(r.code, code);
+	if (fragment != NULL && strstr(r.message, fragment) == NULL)
+		fail_msg("\"%s\" lacks \"%s\"", r.message, fragment);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_wait_closed(c, TIMEOUT_MS), 1);
+}
+
+static void test_d7_stalled_requests_time_out(void **state)
+{
+	enum { SLOTS = 4 };
+	struct rpc_client stalled[SLOTS], extra;
+	struct fixture *fx;
+	struct rpc_reply r;
+
+	(void)state;
+	fx = start("[limits]\nmax_connections = 5\nrequest_timeout_ms = 300\n");
+	/* The fixture's client is one of the five. */
+	for (int i = 0; i < SLOTS; i++) {
+		assert_int_equal(rpc_client_connect(&stalled[i], fx->d.socket, TIMEOUT_MS), 0);
+		send_half_request(&stalled[i]);
+	}
+	/* Every slot is taken: a sixth client is told so, even if it wrote
+	 * its request before reading. */
+	assert_int_equal(rpc_client_connect(&extra, fx->d.socket, TIMEOUT_MS), 0);
+	assert_true(rpc_client_send(&extra, "status", NULL) > 0);
+	expect_fatal(&extra, "limit", "max_connections");
+	rpc_client_close(&extra);
+	/* The stalled ones are cut off, each told why... */
+	for (int i = 0; i < SLOTS; i++) {
+		expect_fatal(&stalled[i], "limit", "request_timeout_ms");
+		rpc_client_close(&stalled[i]);
+	}
+	/* ...and the slots are free again. */
+	assert_int_equal(rpc_client_connect(&extra, fx->d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_call(&extra, &r, "status", NULL), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+	rpc_client_close(&extra);
+	/* A client that trickles whole requests is never cut off. */
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(rpc_client_call(&fx->c, &r, "hello", NULL), 0);
+		expect_ok(&r);
+		rpc_reply_free(&r);
+		usleep(100000);
+	}
+	assert_true(daemon_proc_log_contains(&fx->d, "refused connection"));
+	stop(fx);
+}
+
+static void test_d7_every_refusal_is_answered(void **state)
+{
+	enum { N = 40 };
+	struct fixture *fx;
+
+	(void)state;
+	fx = start("[limits]\nmax_connections = 1\n");
+	for (int i = 0; i < N; i++) {
+		struct rpc_client c;
+
+		assert_int_equal(rpc_client_connect(&c, fx->d.socket, TIMEOUT_MS), 0);
+		if (i % 2 == 0)
+			assert_true(rpc_client_send(&c, "hello", NULL) > 0);
+		expect_fatal(&c, "limit", "too many connections");
+		rpc_client_close(&c);
+	}
+	/* Logged, but not forty lines. */
+	assert_true(daemon_proc_log_contains(&fx->d, "refused connection"));
+	stop(fx);
+}
+
+static void test_d7_idle_connections_close(void **state)
+{
+	struct rpc_client idle, owner;
+	struct fixture *fx;
+	struct rpc_reply r;
+
+	(void)state;
+	fx = start("[limits]\nidle_timeout_s = 1\n");
+	assert_int_equal(rpc_client_connect(&idle, fx->d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_connect(&owner, fx->d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_call(&owner, &r, "play", "asset:s mesh:s", "walker.md5anim",
+					 "walker.md5mesh"), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+	expect_fatal(&idle, "limit", "idle_timeout_s");
+	rpc_client_close(&idle);
+	/* The one that owns an instance stays, silent as it is. */
+	sleep(2);
+	assert_int_equal(rpc_client_call(&owner, &r, "instances.list", NULL), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+	rpc_client_close(&owner);
+	stop(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +396,9 @@ int main(void)
 		cmocka_unit_test(test_d4_half_close_answers_everything),
 		cmocka_unit_test(test_d5_root_recreated),
 		cmocka_unit_test(test_d6_sighup_storm_coalesces),
+		cmocka_unit_test(test_d7_stalled_requests_time_out),
+		cmocka_unit_test(test_d7_every_refusal_is_answered),
+		cmocka_unit_test(test_d7_idle_connections_close),
 	};
 
 	return cmocka_run_group_tests_name("hardening", tests, NULL, NULL);
