@@ -185,7 +185,8 @@ int config_validate(const struct config *cfg, char *err, size_t errlen);
 const char *config_field_name(enum config_field f);
 
 /* Whether a SIGHUP applies the field to the running daemon: log.level,
- * streams.publish_rate_hz, every [limits] key (for connections accepted and
+ * streams.publish_rate_hz, every [limits] key (the two timeouts for every
+ * connection at once, the others for connections accepted and
  * assets loaded after the reload), reload.quiet_ms and
  * reload.rescan_interval_s.  The others (asset root, socket, reload.watch,
  * xfile.ticks_per_second) need a restart. */

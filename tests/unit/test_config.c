@@ -59,6 +59,8 @@ static void perturbed(struct config *cfg)
 		{ "limits.max_streams_per_connection", "2" },
 		{ "limits.max_asset_bytes", "1G" },
 		{ "limits.max_output_bytes_per_connection", "16M" },
+		{ "limits.request_timeout_ms", "500" },
+		{ "limits.idle_timeout_s", "0" },
 		{ "reload.watch", "no" },
 		{ "reload.quiet_ms", "0" },
 		{ "reload.rescan_interval_s", "0" },
@@ -94,6 +96,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.max_streams_per_connection, 16);
 	assert_int_equal(c.max_asset_bytes, 256u << 20);
 	assert_int_equal(c.max_output_bytes_per_connection, 32u << 20);
+	assert_int_equal(c.request_timeout_ms, 10000);
+	assert_int_equal(c.idle_timeout_s, 300);
 	assert_true(c.reload_watch);
 	assert_int_equal(c.reload_quiet_ms, 150);
 	assert_int_equal(c.rescan_interval_s, 30);
@@ -459,6 +463,8 @@ static void test_live_classification(void **state)
 			      CONFIG_BIT(CONFIG_MAX_STREAMS_PER_CONNECTION) |
 			      CONFIG_BIT(CONFIG_MAX_ASSET_BYTES) |
 			      CONFIG_BIT(CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION) |
+			      CONFIG_BIT(CONFIG_REQUEST_TIMEOUT_MS) |
+			      CONFIG_BIT(CONFIG_IDLE_TIMEOUT_S) |
 			      CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) |
 			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL);
 	struct config cur, fresh, def;
