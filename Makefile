@@ -30,7 +30,7 @@ FUZZ_CC  ?= clang
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
-	libsystemd-dev libjansson-dev jq
+	libsystemd-dev libjansson-dev jq python3 python3-msgpack python3-pynvim
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)

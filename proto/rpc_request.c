@@ -195,13 +195,40 @@ static int rpc_request_fail(struct rpc_error *err, const uint32_t *msgid, enum p
 	return -EBADMSG;
 }
 
+/*
+ * A method name: msgpack str, or bin as older msgpack-RPC implementations
+ * write it (Neovim's Python client among them: msgpack 0.5 called both
+ * "raw"), under the same rules either way.  Points name and len at it, or
+ * returns what it is instead.
+ */
+static const char *rpc_method_name(const msgpack_object *m, const char **name, size_t *len)
+{
+	if (m->type == MSGPACK_OBJECT_STR) {
+		*name = m->via.str.ptr;
+		*len = m->via.str.size;
+	} else if (m->type == MSGPACK_OBJECT_BIN) {
+		*name = m->via.bin.ptr;
+		*len = m->via.bin.size;
+	} else {
+		return rpc_type_name(m);
+	}
+	return NULL;
+}
+
 /* A client notification [2, method, params]: well-formed, or fatal. */
 static int rpc_notification_parse(const msgpack_object_array *a, struct rpc_error *err)
 {
-	if (a->size != 3 || a->ptr[1].type != MSGPACK_OBJECT_STR ||
+	const char *name = NULL, *bad = NULL;
+	size_t len = 0;
+
+	if (a->size != 3 || (bad = rpc_method_name(&a->ptr[1], &name, &len)) != NULL ||
 	    a->ptr[2].type != MSGPACK_OBJECT_ARRAY)
 		return rpc_request_fail(err, NULL, PROTO_ERR_BAD_REQUEST,
-					"a notification must be [2, method, params]");
+					"a notification must be [2, method, params]%s%s",
+					bad != NULL ? ", its method is " : "", bad != NULL ? bad : "");
+	/* None is defined: a well-formed one is ignored, whatever its name. */
+	(void)name;
+	(void)len;
 	return 1;
 }
 
@@ -263,7 +290,9 @@ int rpc_request_parse(const msgpack_object *obj, struct rpc_request *req, struct
 {
 	const msgpack_object_array *a;
 	const msgpack_object *type, *id, *method;
+	const char *name = NULL, *bad;
 	uint32_t msgid;
+	size_t len = 0;
 	char q[96];
 	int m, rc;
 
@@ -301,17 +330,17 @@ int rpc_request_parse(const msgpack_object *obj, struct rpc_request *req, struct
 					"a request must be [0, msgid, method, params], got %" PRIu32
 					" elements", a->size);
 	method = &a->ptr[2];
-	if (method->type != MSGPACK_OBJECT_STR)
+	bad = rpc_method_name(method, &name, &len);
+	if (bad != NULL)
 		return rpc_request_fail(err, &msgid, PROTO_ERR_BAD_REQUEST,
-					"method must be a string, got %s", rpc_type_name(method));
+					"method must be a string, got %s", bad);
 	rc = rpc_params_parse(&a->ptr[3], &msgid, req, err);
 	if (rc < 0)
 		return rc;
-	m = proto_method_lookup(method->via.str.ptr, method->via.str.size);
+	m = proto_method_lookup(name, len);
 	if (m < 0)
 		return rpc_request_fail(err, &msgid, PROTO_ERR_UNKNOWN_METHOD, "unknown method %s",
-					rpc_quote(q, sizeof q, method->via.str.ptr,
-						  method->via.str.size));
+					rpc_quote(q, sizeof q, name, len));
 	req->msgid = msgid;
 	req->method = (enum proto_method)m;
 	return 0;

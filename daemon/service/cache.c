@@ -49,6 +49,7 @@ struct cache_entry {
 	struct scan_stat seen;
 	uint64_t hash;
 	bool seen_valid, hash_valid;
+	uint64_t live_hash;             /* of the live version's bytes (asset != NULL) */
 
 	enum cache_state state;
 	bool dirty;                     /* an event arrived while loading */
@@ -71,6 +72,7 @@ struct cache_load {
 	size_t max_bytes;
 	struct asset_options load;
 	bool compare_hash;
+	bool forced;                    /* assets.reload: compared with the live version */
 	uint64_t prev_hash;
 	/* Out. */
 	int rc;
@@ -414,8 +416,12 @@ static int cache_load_start(struct cache *c, struct cache_entry *e)
 	}
 	j->max_bytes = c->opts.max_asset_bytes;
 	j->load = c->opts.load;
-	j->compare_hash = e->hash_valid && !e->force;
-	j->prev_hash = e->hash;
+	/* An event compares with the last attempt (a touch parses nothing); a
+	 * forced reload with the live version (re-reading what is live would
+	 * make a new generation and republish every instance for nothing). */
+	j->forced = e->force;
+	j->compare_hash = e->force ? e->asset != NULL : e->hash_valid;
+	j->prev_hash = e->force ? e->live_hash : e->hash;
 	j->work.data = j;
 	rc = uv_queue_work(c->loop, &j->work, cache_load_work, cache_load_done);
 	if (rc < 0) {
@@ -466,7 +472,7 @@ static void cache_ready_check(struct cache *c)
 }
 
 enum cache_event { CACHE_EV_NONE, CACHE_EV_LOADED, CACHE_EV_RELOADED, CACHE_EV_ERROR,
-		   CACHE_EV_REMOVED };
+		   CACHE_EV_REMOVED, CACHE_EV_UNCHANGED };
 
 static void cache_emit(struct cache *c, enum cache_event ev, struct cache_entry *e)
 {
@@ -488,6 +494,10 @@ static void cache_emit(struct cache *c, enum cache_event ev, struct cache_entry 
 	case CACHE_EV_REMOVED:
 		if (cb->removed != NULL)
 			cb->removed(c, e->name, c->opts.data);
+		break;
+	case CACHE_EV_UNCHANGED:
+		if (cb->unchanged != NULL)
+			cb->unchanged(c, e->name, e->generation, c->opts.data);
 		break;
 	default:
 		break;
@@ -567,6 +577,11 @@ static void cache_load_done(uv_work_t *w, int status)
 		/* Still being written: wait for it to settle. */
 		dirty = true;
 		outcome = false;
+	} else if (j->unchanged && j->forced) {
+		/* The file holds the live version again: any error is over. */
+		free(e->error);
+		e->error = NULL;
+		ev = CACHE_EV_UNCHANGED;
 	} else if (j->unchanged) {
 		if (e->error != NULL)
 			ev = CACHE_EV_ERROR;
@@ -575,6 +590,7 @@ static void cache_load_done(uv_work_t *w, int status)
 
 		e->asset = j->asset;
 		j->asset = NULL;
+		e->live_hash = j->hash;
 		e->generation++;
 		free(e->error);
 		e->error = NULL;

@@ -29,7 +29,9 @@
  *    A delete and re-create within the quiet period is one reload.
  *  - Bytes identical to the last attempt's (a touch, a chmod, a save
  *    without changes) are not parsed again and send no event, except that a
- *    still-broken file reports its error again.  cache_reload always parses.
+ *    still-broken file reports its error again.  cache_reload always reads
+ *    the file, and parses it unless its bytes are the live version's
+ *    (`unchanged`: nothing is swapped, nothing republished).
  *  - A periodic rescan (and cache_rescan) walks the tree again and compares
  *    (size, mtime, inode) with the last load of each file, to catch what
  *    the watcher missed (inotify overflows are dropped by libuv).
@@ -74,6 +76,8 @@ struct cache_events {
 	void (*error)(struct cache *c, const char *name, const char *message, void *data);
 	/* name is gone from the tree and from the cache. */
 	void (*removed)(struct cache *c, const char *name, void *data);
+	/* cache_reload found the live version's bytes: generation stays. */
+	void (*unchanged)(struct cache *c, const char *name, uint64_t generation, void *data);
 	/* Operational notes for the service's log: level is a syslog priority
 	 * (LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG). */
 	void (*log)(struct cache *c, int level, const char *message, void *data);

@@ -85,7 +85,7 @@ void service_forget_session(struct service *svc, struct session *s)
 /* Answer every assets.reload waiting on `name`: with the new generation, or
  * with the error (code asset_error / not_found). */
 static void serve_answer_reloads(struct service *svc, const char *name, uint64_t generation,
-				 enum proto_error code, const char *message)
+				 bool unchanged, enum proto_error code, const char *message)
 {
 	struct pending_reload **p = &svc->reloads;
 
@@ -102,11 +102,13 @@ static void serve_answer_reloads(struct service *svc, const char *name, uint64_t
 		if (code == PROTO_ERR_NONE) {
 			struct rpc_out out = RPC_OUT_INIT;
 
-			rpc_put_map(&out, 2);
+			rpc_put_map(&out, 3);
 			rpc_put_lit(&out, "asset");
 			rpc_put_cstr(&out, name);
 			rpc_put_lit(&out, "generation");
 			rpc_put_uint(&out, generation);
+			rpc_put_lit(&out, "unchanged");
+			rpc_put_bool(&out, unchanged);
 			dispatch_send_result(r->session, r->msgid, &out);
 			rpc_out_free(&out);
 		} else {
@@ -145,7 +147,7 @@ static void serve_loaded(struct cache *c, const char *name, uint64_t gen, void *
 	else
 		log_debug("loaded %s", name);
 	events_asset_loaded(svc, name, gen);
-	serve_answer_reloads(svc, name, gen, PROTO_ERR_NONE, NULL);
+	serve_answer_reloads(svc, name, gen, false, PROTO_ERR_NONE, NULL);
 }
 
 static void serve_reloaded(struct cache *c, const char *name, uint64_t gen, void *data)
@@ -158,7 +160,7 @@ static void serve_reloaded(struct cache *c, const char *name, uint64_t gen, void
 	events_asset_reloaded(svc, name, gen);
 	if (cache_get(c, name, &info) == 0)
 		instances_asset_changed(svc->instances, name, info.asset, gen);
-	serve_answer_reloads(svc, name, gen, PROTO_ERR_NONE, NULL);
+	serve_answer_reloads(svc, name, gen, false, PROTO_ERR_NONE, NULL);
 }
 
 static void serve_error(struct cache *c, const char *name, const char *message, void *data)
@@ -174,7 +176,7 @@ static void serve_error(struct cache *c, const char *name, const char *message, 
 	else
 		log_warning("%s", message);
 	events_asset_error(svc, name, message, live);
-	serve_answer_reloads(svc, name, 0, PROTO_ERR_ASSET_ERROR, message);
+	serve_answer_reloads(svc, name, 0, false, PROTO_ERR_ASSET_ERROR, message);
 }
 
 static void serve_removed(struct cache *c, const char *name, void *data)
@@ -186,7 +188,15 @@ static void serve_removed(struct cache *c, const char *name, void *data)
 	/* The cause before its effects: asset.removed, then instance.stopped. */
 	events_asset_removed(svc, name);
 	instances_asset_changed(svc->instances, name, NULL, 0);
-	serve_answer_reloads(svc, name, 0, PROTO_ERR_NOT_FOUND, "the file is gone");
+	serve_answer_reloads(svc, name, 0, false, PROTO_ERR_NOT_FOUND, "the file is gone");
+}
+
+/* assets.reload of a file that holds the live version: answered, and
+ * nothing else happens (no event, no instance republished). */
+static void serve_unchanged(struct cache *c, const char *name, uint64_t gen, void *data)
+{
+	(void)c;
+	serve_answer_reloads(data, name, gen, true, PROTO_ERR_NONE, NULL);
 }
 
 static void serve_cache_log(struct cache *c, int level, const char *message, void *data)
@@ -229,11 +239,37 @@ static void serve_closed_handle(uv_handle_t *h)
 	(void)h;
 }
 
+/* The last step of a shutdown: the signal handlers go only now, so that a
+ * second SIGTERM (an impatient operator, a storm) during it changes
+ * nothing instead of killing the process half-way. */
+static void serve_close_signals(struct service *svc)
+{
+	sigset_t set, old;
+
+	/* Closing the handles gives the default actions back; until exit
+	 * these signals must not end the process with another status than
+	 * the one chosen.  Blocked across the switch to "ignore", so that
+	 * none lands in between (a pending one is discarded when ignored). */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	uv_close((uv_handle_t *)&svc->sig_term, serve_closed_handle);
+	uv_close((uv_handle_t *)&svc->sig_int, serve_closed_handle);
+	uv_close((uv_handle_t *)&svc->sig_hup, serve_closed_handle);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 static void serve_cache_closed(void *data)
 {
 	struct service *svc = data;
 
 	svc->cache = NULL;
+	serve_close_signals(svc);
 }
 
 static void serve_instances_closed(void *data)
@@ -243,6 +279,8 @@ static void serve_instances_closed(void *data)
 	svc->instances = NULL;
 	if (svc->cache != NULL)
 		cache_close(svc->cache, serve_cache_closed);
+	else
+		serve_close_signals(svc);
 }
 
 static void serve_server_closed(void *data)
@@ -250,7 +288,10 @@ static void serve_server_closed(void *data)
 	struct service *svc = data;
 
 	svc->server = NULL;
-	instances_close(svc->instances, serve_instances_closed, svc);
+	if (svc->instances != NULL)
+		instances_close(svc->instances, serve_instances_closed, svc);
+	else
+		serve_instances_closed(svc);
 }
 
 void service_stop(struct service *svc, int exit_status)
@@ -264,9 +305,6 @@ void service_stop(struct service *svc, int exit_status)
 	events_server_stopping(svc);
 	/* Readers see every stream closed before their connection goes. */
 	streams_close_all(svc);
-	uv_close((uv_handle_t *)&svc->sig_term, serve_closed_handle);
-	uv_close((uv_handle_t *)&svc->sig_int, serve_closed_handle);
-	uv_close((uv_handle_t *)&svc->sig_hup, serve_closed_handle);
 	uv_close((uv_handle_t *)&svc->watchdog, serve_closed_handle);
 	uv_close((uv_handle_t *)&svc->hup_timer, serve_closed_handle);
 	/* Sessions first (their instances end with them), then what is left. */
@@ -280,6 +318,8 @@ static void serve_on_stop_signal(uv_signal_t *h, int signum)
 {
 	struct service *svc = h->data;
 
+	if (svc->stopping)
+		return;
 	log_info("received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
 	service_stop(svc, 0);
 }
@@ -444,7 +484,14 @@ static int serve_start(struct service *svc, char *err, size_t errlen)
 		.rescan_interval_s = svc->cfg.rescan_interval_s,
 		.max_asset_bytes = svc->cfg.max_asset_bytes,
 		.load = { .x_ticks_per_second = svc->cfg.x_ticks_per_second },
-		.events = { serve_loaded, serve_reloaded, serve_error, serve_removed, serve_cache_log },
+		.events = {
+			.loaded = serve_loaded,
+			.reloaded = serve_reloaded,
+			.error = serve_error,
+			.removed = serve_removed,
+			.unchanged = serve_unchanged,
+			.log = serve_cache_log,
+		},
 		.data = svc,
 	};
 	uint64_t wd;

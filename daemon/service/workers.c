@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -51,6 +52,7 @@ static void *workers_main(void *p)
 int workers_new(unsigned threads, struct workers **out)
 {
 	struct workers *w = calloc(1, sizeof *w);
+	sigset_t all, old;
 
 	if (w == NULL)
 		return -ENOMEM;
@@ -62,6 +64,10 @@ int workers_new(unsigned threads, struct workers **out)
 		free(w);
 		return -ENOMEM;
 	}
+	/* Helpers are born with every signal blocked (the mask is inherited),
+	 * so signals always reach the loop thread, which handles them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (unsigned i = 0; i < threads; i++) {
 		struct worker_arg *arg = malloc(sizeof *arg);
 
@@ -75,6 +81,7 @@ int workers_new(unsigned threads, struct workers **out)
 		}
 		w->count++;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*out = w;
 	return 0;
 }

@@ -195,6 +195,10 @@ static void test_hello_status_assets(void **state)
 	assert_int_equal(a->cameras[0].cut_count, 2);
 	animc_free(a);
 
+	/* Unchanged bytes keep their generation; changed ones make a new one. */
+	expect_ok(fx->c, animc_assets_reload(fx->c, "idle.md5anim", &gen));
+	assert_int_equal(gen, 1);
+	assert_int_equal(daemon_proc_touch_asset(&fx->d, "idle.md5anim"), 0);
 	expect_ok(fx->c, animc_assets_reload(fx->c, "idle.md5anim", &gen));
 	assert_int_equal(gen, 2);
 }
@@ -429,6 +433,7 @@ static void test_events(void **state)
 	assert_int_equal(s.last_instance, id);
 
 	/* Events that arrive during a blocking call wait for process(). */
+	assert_int_equal(daemon_proc_touch_asset(&fx->d, "walker.md5mesh"), 0);
 	expect_ok(fx->c, animc_assets_reload(fx->c, "walker.md5mesh", NULL));
 	sleep_ms(100);
 	expect_ok(fx->c, animc_hello(fx->c, NULL));
@@ -439,6 +444,7 @@ static void test_events(void **state)
 	/* Unsubscribed: nothing more. */
 	expect_ok(fx->c, animc_subscribe(fx->c, 0, &mask));
 	assert_int_equal(mask, 0);
+	assert_int_equal(daemon_proc_touch_asset(&fx->d, "walker.md5mesh"), 0);
 	expect_ok(fx->c, animc_assets_reload(fx->c, "walker.md5mesh", NULL));
 	sleep_ms(100);
 	animc_client_process(fx->c);
@@ -926,6 +932,7 @@ static void test_reconnect_replays(void **state)
 	expect_ok(fx->c, animc_stop(fx->c, c, NULL));
 
 	/* The subscription was renewed. */
+	assert_int_equal(daemon_proc_touch_asset(&fx->d, "walker.md5mesh"), 0);
 	expect_ok(fx->c, animc_assets_reload(fx->c, "walker.md5mesh", NULL));
 	wait_for(fx->c, &ev.count[ANIMC_EVENT_ASSET_RELOADED], 1, 2000);
 	/* server.stopping came before the restart, to everyone. */

@@ -18,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proto/animd_shm.h"
 #include "support/daemon_proc.h"
 #include "support/rpc_client.h"
 
@@ -276,6 +278,29 @@ static void test_d6_sighup_storm_coalesces(void **state)
 	stop(fx);
 }
 
+/* Many SIGTERMs (an impatient operator, a supervisor that repeats itself):
+ * the first starts a clean shutdown, the others change nothing. */
+static void test_d6_sigterm_storm_exits_cleanly(void **state)
+{
+	struct fixture *fx;
+	int status;
+
+	(void)state;
+	fx = start(NULL);
+	for (int i = 0; i < 200; i++) {
+		kill(fx->d.pid, SIGTERM);
+		usleep(50);
+	}
+	status = daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS);
+	if (status != 0)
+		dump_log(fx);
+	assert_int_equal(status, 0);
+	assert_true(daemon_proc_log_contains(&fx->d, "stopped"));
+	rpc_client_close(&fx->c);
+	daemon_proc_cleanup(&fx->d);
+	free(fx);
+}
+
 /* ---- D7: stalled and surplus connections ------------------------------ */
 
 /* The first bytes of [0, 1, "status", []]: a request begun, never ended. */
@@ -389,6 +414,69 @@ static void test_d7_idle_connections_close(void **state)
 	stop(fx);
 }
 
+/* ---- reload floods ------------------------------------------------------ */
+
+/* assets.reload of unchanged bytes answers `unchanged` and republishes
+ * nothing; a connection's waiting reloads are bounded. */
+static void test_reload_flood_does_not_republish(void **state)
+{
+	enum { N = 200 };
+	struct fixture *fx;
+	struct rpc_reply r;
+	const struct animd_shm_header *h;
+	const struct animd_shm_channel *ch;
+	uint64_t before;
+	int64_t stream, v;
+	unsigned answered = 0, unchanged = 0, limited = 0;
+	size_t bytes;
+	int fd;
+
+	(void)state;
+	fx = start(NULL);
+	/* A stream that publishes on changes only. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stream.open", "space:s rate:u", "model",
+					 (uint64_t)0), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &stream), 0);
+	assert_int_equal(rpc_get_i64(r.result, "region_bytes", &v), 0);
+	bytes = (size_t)v;
+	rpc_reply_free(&r);
+	fd = rpc_client_take_fd(&fx->c);
+	assert_true(fd >= 0);
+	h = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(h != MAP_FAILED);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", (uint64_t)stream), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+	ch = animd_shm_channel((void *)h, h, 0);
+	before = animd_shm_published(ch);
+	assert_true(before >= 1);
+	rpc_client_cork(&fx->c);
+	for (int i = 0; i < N; i++)
+		assert_true(rpc_client_send(&fx->c, "assets.reload", "asset:s", "walker.md5anim") > 0);
+	assert_int_equal(rpc_client_uncork(&fx->c), 0);
+	while (answered < N && rpc_client_wait_any(&fx->c, &r) == 0) {
+		const msgpack_object *u = r.result != NULL ? rpc_get(r.result, "unchanged") : NULL;
+
+		answered++;
+		if (r.error != NULL && strcmp(r.code, "limit") == 0)
+			limited++;
+		else if (u != NULL && u->type == MSGPACK_OBJECT_BOOLEAN && u->via.boolean)
+			unchanged++;
+		else
+			fail_msg("unexpected reload reply %s %s", r.code, r.message);
+		rpc_reply_free(&r);
+	}
+	printf("  %u reloads: %u unchanged, %u refused (limit)\n", answered, unchanged, limited);
+	assert_int_equal(answered, N);
+	assert_true(unchanged >= 1);
+	assert_int_equal(animd_shm_published(ch), before);
+	munmap((void *)h, bytes);
+	close(fd);
+	stop(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,9 +484,11 @@ int main(void)
 		cmocka_unit_test(test_d4_half_close_answers_everything),
 		cmocka_unit_test(test_d5_root_recreated),
 		cmocka_unit_test(test_d6_sighup_storm_coalesces),
+		cmocka_unit_test(test_d6_sigterm_storm_exits_cleanly),
 		cmocka_unit_test(test_d7_stalled_requests_time_out),
 		cmocka_unit_test(test_d7_every_refusal_is_answered),
 		cmocka_unit_test(test_d7_idle_connections_close),
+		cmocka_unit_test(test_reload_flood_does_not_republish),
 	};
 
 	return cmocka_run_group_tests_name("hardening", tests, NULL, NULL);

@@ -727,11 +727,20 @@ static void test_new_removed_and_reload_request(void **state)
 	write_file(dst, text, strlen(text));
 	expect_event(fx, "asset.loaded", "more/idle2.md5anim", NULL);
 
-	/* assets.reload answers once the reload happened. */
+	/* assets.reload answers once the reload happened: the live version
+	 * kept when the bytes are the same, a new one when they changed. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.reload", "asset:s", "more/idle2.md5anim"), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(r.result, "generation", &gen), 0);
+	assert_int_equal(gen, 1);
+	assert_true(rpc_get(r.result, "unchanged")->via.boolean);
+	rpc_reply_free(&r);
+	assert_int_equal(daemon_proc_touch_asset(&fx->d, "more/idle2.md5anim"), 0);
 	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.reload", "asset:s", "more/idle2.md5anim"), 0);
 	expect_ok(&r);
 	assert_int_equal(rpc_get_i64(r.result, "generation", &gen), 0);
 	assert_int_equal(gen, 2);
+	assert_false(rpc_get(r.result, "unchanged")->via.boolean);
 	rpc_reply_free(&r);
 
 	/* Removing a file stops the instances that played it, with a reason. */

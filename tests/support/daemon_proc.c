@@ -122,6 +122,19 @@ void daemon_proc_drain_notify(struct daemon_proc *d)
 	}
 }
 
+int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", d->assets, name);
+	f = fopen(path, "a");
+	if (f == NULL)
+		return -errno;
+	fputc('\n', f);
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
 {
 	const char *animd = getenv("ANIMD");

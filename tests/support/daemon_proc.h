@@ -25,6 +25,10 @@ struct daemon_proc {
 int daemon_proc_init(struct daemon_proc *d);
 /* Write a file under assets/ (directories created).  0 or -errno. */
 int daemon_proc_write_asset(const struct daemon_proc *d, const char *name, const char *text);
+/* Change an asset's bytes without changing its meaning (a newline at the
+ * end of a text format): assets.reload then makes a new generation.  0 or
+ * -errno. */
+int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name);
 /* Start `$ANIMD serve -c CONFIG` with CONFIG holding asset root, socket and
  * `extra_ini` (may be NULL); waits for READY=1 up to timeout_ms.
  * 0, or -errno (the log says why).  The daemon gets SIGTERM if the thread

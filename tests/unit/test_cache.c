@@ -38,7 +38,7 @@
 #define QUIET_MS 50
 #define MAX_EVENTS 512
 
-enum ev_type { EV_LOADED, EV_RELOADED, EV_ERROR, EV_REMOVED };
+enum ev_type { EV_LOADED, EV_RELOADED, EV_ERROR, EV_REMOVED, EV_UNCHANGED };
 
 struct ev {
 	enum ev_type type;
@@ -210,6 +210,12 @@ static void on_removed(struct cache *c, const char *name, void *data)
 	record(data, EV_REMOVED, name, 0, NULL);
 }
 
+static void on_unchanged(struct cache *c, const char *name, uint64_t gen, void *data)
+{
+	(void)c;
+	record(data, EV_UNCHANGED, name, gen, NULL);
+}
+
 /* ANIMD_TEST_VERBOSE=1 shows the cache's own notes. */
 static void on_log(struct cache *c, int level, const char *msg, void *data)
 {
@@ -372,6 +378,7 @@ static int setup(void **state)
 	f->opts.events.reloaded = on_reloaded;
 	f->opts.events.error = on_error;
 	f->opts.events.removed = on_removed;
+	f->opts.events.unchanged = on_unchanged;
 	f->opts.events.log = on_log;
 	f->opts.data = f;
 	*state = f;
@@ -800,6 +807,8 @@ static void test_unchanged_bytes_no_event(void **state)
 }
 
 /* assets.reload: parse now even if nothing changed; same events. */
+/* cache_reload reads the file now; bytes that are the live version's make
+ * no new generation (issue 8: a flood of reloads must not republish). */
 static void test_forced_reload(void **state)
 {
 	struct fx *f = *state;
@@ -808,15 +817,39 @@ static void test_forced_reload(void **state)
 	fx_start(f);
 	clear_events(f);
 	assert_int_equal(cache_reload(f->cache, "walk.md5anim"), 0);
-	assert_int_equal(wait_event(f, EV_RELOADED, "walk.md5anim")->generation, 2);
+	assert_int_equal(wait_event(f, EV_UNCHANGED, "walk.md5anim")->generation, 1);
+	assert_int_equal(count_events(f, EV_RELOADED, NULL), 0);
 	assert_int_equal(cache_reload(f->cache, "nope.md5anim"), -ENOENT);
-	/* Twice in a row: the second waits for the first, both apply in order. */
+	/* Changed on disk, reloaded before the watcher's quiet period ends:
+	 * parsed at once, a new generation. */
 	clear_events(f);
+	put_anim(f, "walk.md5anim", 6);
 	assert_int_equal(cache_reload(f->cache, "walk.md5anim"), 0);
+	assert_int_equal(wait_event(f, EV_RELOADED, "walk.md5anim")->generation, 2);
+	settle(f);
+	assert_int_equal(live_frames(f, "walk.md5anim"), 6);
+	/* Many in a row coalesce, and none makes a new generation. */
+	clear_events(f);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(cache_reload(f->cache, "walk.md5anim"), 0);
+	settle(f);
+	assert_int_equal(count_events(f, EV_RELOADED, NULL), 0);
+	assert_true(count_events(f, EV_UNCHANGED, "walk.md5anim") >= 1);
+	assert_true(count_events(f, EV_UNCHANGED, "walk.md5anim") <= 2);
+	/* A broken save, then the live bytes put back: the error is over. */
+	clear_events(f);
+	put(f, "walk.md5anim", broken_text);
+	wait_event(f, EV_ERROR, "walk.md5anim");
+	put_anim(f, "walk.md5anim", 6);
 	assert_int_equal(cache_reload(f->cache, "walk.md5anim"), 0);
 	settle(f);
-	assert_true(count_events(f, EV_RELOADED, "walk.md5anim") >= 1);
-	assert_int_equal(f->events[f->nev - 1].generation, 2 + f->nev);
+	{
+		struct cache_info info;
+
+		assert_int_equal(cache_get(f->cache, "walk.md5anim", &info), 0);
+		assert_null(info.error);
+		assert_int_equal(info.generation, 2);
+	}
 }
 
 /* Reloading one asset leaves the others exactly as they were. */

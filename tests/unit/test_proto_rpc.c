@@ -242,6 +242,38 @@ static void test_request_wide_encodings(void **state)
 	assert_int_equal(req.method, PROTO_METHOD_STOP);
 }
 
+/* Issue 8, D8: a bin method name is a str one, for requests and client
+ * notifications alike (Neovim's Python client sends its first
+ * notification so), under the same rules. */
+static void test_bin_method_names(void **state)
+{
+	static const unsigned char request[] = { 0x94, 0x00, 0x07, 0xc4, 0x06, 's', 't', 'a',
+						 't', 'u', 's', 0x90 };
+	static const unsigned char note[] = { 0x93, 0x02, 0xc4, 0x14, 'n', 'v', 'i', 'm', '_',
+					      's', 'e', 't', '_', 'c', 'l', 'i', 'e', 'n', 't',
+					      '_', 'i', 'n', 'f', 'o', 0x92, 0xa1, 'c', 0x80 };
+	static const unsigned char not_text[] = { 0x94, 0x00, 0x08, 0xc4, 0x02, 'a', 0xff, 0x90 };
+	static const unsigned char bad_note[] = { 0x93, 0x02, 0xc0, 0x90 };
+	struct rpc_request req;
+	struct rpc_error err;
+
+	(void)state;
+	assert_int_equal(parse_bytes(request, sizeof request, &req, &err), 0);
+	assert_int_equal(req.method, PROTO_METHOD_STATUS);
+	assert_int_equal(req.msgid, 7);
+	assert_int_equal(parse_bytes(note, sizeof note, &req, &err), 1);
+	/* An unknown one is quoted and escaped as a str one would be. */
+	assert_int_equal(parse_bytes(not_text, sizeof not_text, &req, &err), -EBADMSG);
+	assert_false(err.fatal);
+	assert_int_equal(err.code, PROTO_ERR_UNKNOWN_METHOD);
+	assert_int_equal(err.msgid, 8);
+	assert_string_equal(err.message, "unknown method \"a\\xff\"");
+	/* Neither str nor bin: a notification that is none. */
+	assert_int_equal(parse_bytes(bad_note, sizeof bad_note, &req, &err), -EBADMSG);
+	assert_true(err.fatal);
+	assert_non_null(strstr(err.message, "its method is nil"));
+}
+
 static void test_client_notification_ignored(void **state)
 {
 	static const unsigned char ok[] = { 0x93, 0x02, 0xa3, 'f', 'o', 'o', 0x90 };
@@ -1564,6 +1596,7 @@ int main(void)
 		cmocka_unit_test(test_request_named_params),
 		cmocka_unit_test(test_request_empty_map),
 		cmocka_unit_test(test_request_wide_encodings),
+		cmocka_unit_test(test_bin_method_names),
 		cmocka_unit_test(test_client_notification_ignored),
 		cmocka_unit_test(test_pipelined),
 		cmocka_unit_test(test_byte_at_a_time),
