@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,6 +541,36 @@ static int serve_start(struct service *svc, char *err, size_t errlen)
 	return rc;
 }
 
+static void serve_noop_work(uv_work_t *w)
+{
+	(void)w;
+}
+
+static void serve_noop_done(uv_work_t *w, int status)
+{
+	(void)status;
+	free(w);
+}
+
+/*
+ * Signals are the loop thread's alone: libuv's thread pool is started here,
+ * with every signal blocked (threads inherit the mask), rather than by the
+ * first load.  Otherwise a thread of the pool may take a SIGTERM while the
+ * handlers are being switched off at the end of a shutdown, when its
+ * default action would kill the process.
+ */
+static void serve_threads_without_signals(uv_loop_t *loop)
+{
+	uv_work_t *w = malloc(sizeof *w);
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (w != NULL && uv_queue_work(loop, w, serve_noop_work, serve_noop_done) < 0)
+		free(w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 int serve_main(int argc, char **argv)
 {
 	struct service svc = { 0 };
@@ -572,6 +603,7 @@ int serve_main(int argc, char **argv)
 	/* Stream headers carry this: a restarted daemon is told apart. */
 	if (getrandom(&svc.epoch, sizeof svc.epoch, 0) != sizeof svc.epoch)
 		svc.epoch = (uint64_t)svc.started_ns ^ ((uint64_t)getpid() << 32);
+	serve_threads_without_signals(&loop);
 	if (serve_start(&svc, err, sizeof err) < 0) {
 		log_error("%s", err);
 		service_stop(&svc, 1);
