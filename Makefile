@@ -43,7 +43,7 @@ endif
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. -Idaemon -Iproto -Itests $(CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm -lpthread
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -57,7 +57,7 @@ CMOCKA_LDLIBS = $(shell pkg-config --libs cmocka)
 
 # The engine (bytes in, poses out) is what the fuzzers link; the library
 # adds the wire, the service and the offline tools, everything but main().
-ENGINE_SRC := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/assets/*.c))
+ENGINE_SRC := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/import/*.c daemon/assets/*.c))
 PROTO_SRC  := $(sort $(wildcard proto/*.c))
 CORE_SRC  := $(ENGINE_SRC) $(PROTO_SRC) \
 	$(sort $(filter-out daemon/service/main.c,$(wildcard daemon/offline/*.c daemon/service/*.c)))
@@ -234,7 +234,7 @@ bench:
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -Idaemon -Iproto -Itests $(WARN) \
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. $(WARN) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  $(PC_CFLAGS) -o $@ $< $(ENGINE_SRC) $(PROTO_SRC) $(PC_LDLIBS) -lm
 

@@ -2,7 +2,7 @@
  * animd_proto.c - the wire names of errors, methods and events, and their
  * lookups.  The tables are const: nothing here mutates.
  */
-#include "animd_proto.h"
+#include "proto/animd_proto.h"
 
 #include <errno.h>
 #include <string.h>

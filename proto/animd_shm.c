@@ -7,7 +7,7 @@
  * a copy that raced a write is detected by the sequence changing and is
  * thrown away, never returned.
  */
-#include "animd_shm.h"
+#include "proto/animd_shm.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "animd_proto.h"
-#include "rpc_out.h"
+#include "proto/animd_proto.h"
+#include "proto/rpc_out.h"
 
 /* The deepest nesting msgpack-c itself can unpack (its fixed parse stack). */
 #define RPC_DEPTH_CEILING 32

@@ -18,7 +18,7 @@
  * each object pays only for the checks it can fail.  The other headers
  * (lengths and counts that follow the type byte) take the general parser.
  */
-#include "rpc.h"
+#include "proto/rpc.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -3,7 +3,7 @@
  * helpers write only the envelope; the caller packs the arguments straight
  * after it into the same packer.  (The daemon's side is rpc_out.c.)
  */
-#include "rpc.h"
+#include "proto/rpc.h"
 
 #include <errno.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * rpc_out.c - the out-of-line half of the msgpack writer: growing the
  * buffer, and the envelopes of the daemon's messages.
  */
-#include "rpc_out.h"
+#include "proto/rpc_out.h"
 
 #include <errno.h>
 #include <msgpack.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc.h"
+#include "proto/rpc.h"
 
 /* The first buffer: a typical reply, or a batch of small ones, fits. */
 #define RPC_OUT_MIN 4096u

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "animd_proto.h"
+#include "proto/animd_proto.h"
 
 struct rpc_out {
 	char *data;

@@ -7,7 +7,7 @@
  * name the method, the argument, what was expected and what came, and quote
  * what the client sent in an escaped, bounded form.
  */
-#include "rpc.h"
+#include "proto/rpc.h"
 
 #include <errno.h>
 #include <inttypes.h>

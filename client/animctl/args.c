@@ -1,5 +1,5 @@
 /* args.c - command-line parsing shared by every animctl command. */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <errno.h>
 #include <math.h>

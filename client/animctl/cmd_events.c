@@ -1,5 +1,5 @@
 /* events: subscribe and print each event as it comes. */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 /* status, list, info, instances and sample: one call, one answer. */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <inttypes.h>
 #include <string.h>

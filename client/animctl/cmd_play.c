@@ -3,7 +3,7 @@
  * steering it from lines on stdin; and the standalone pause, resume, seek,
  * speed and stop, which can only reach instances of their own connection.
  */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <errno.h>
 #include <inttypes.h>

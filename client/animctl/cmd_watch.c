@@ -4,7 +4,7 @@
  * drawing of the skeleton (~30 frames a second, q or Ctrl-C quits);
  * otherwise (a pipe, --json or --frames) one line per published pose.
  */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* json.c - a small streaming JSON writer for animctl's --json output. */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <inttypes.h>
 #include <math.h>

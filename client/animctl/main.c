@@ -3,7 +3,7 @@
  *
  *   animctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS] [--help]
  */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <errno.h>
 #include <string.h>

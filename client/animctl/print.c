@@ -1,5 +1,5 @@
 /* print.c - instance states and events, as a line of text or of JSON. */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <inttypes.h>
 

@@ -4,7 +4,7 @@
  * raw keys, the alternate screen, and a restore that runs however animctl
  * leaves.
  */
-#include "animctl.h"
+#include "client/animctl/animctl.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* assets.list, assets.info and assets.reload. */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 /* hello, status and subscribe: the daemon itself and this connection. */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <stdio.h>

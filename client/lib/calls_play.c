@@ -4,7 +4,7 @@
  * record of the instance (instances.c), which translates ids and holds what
  * a replay after a reconnection needs.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* sample: one pose evaluated by the daemon, returned in the reply. */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * stream handle, which already exists so that a reconnection can reopen a
  * stream into the handle the caller holds.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

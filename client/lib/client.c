@@ -3,7 +3,7 @@
  * last error, the connection's loss, and process()/wait() for callers that
  * run their own event loop.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -10,7 +10,7 @@
  * that range takes it.  Descriptors nothing claims are closed once the
  * messages they could belong to have been handled.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * once (so a replay never revives a stopped instance), and delivered to the
  * caller's callback by the next process().
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <stdlib.h>
 

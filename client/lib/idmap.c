@@ -4,7 +4,7 @@
  * linear probing and backward-shift deletion (no tombstones), kept at most
  * half full.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * After it, the new daemon numbers from 1 again, so the library hands out
  * its own ids (above every id it has used) and translates both ways.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * keeps its own tables so that its public enums do not depend on the
  * daemon's internal numbering.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <string.h>

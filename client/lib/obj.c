@@ -2,7 +2,7 @@
  * obj.c - reading the daemon's result maps and packing named arguments:
  * the one place that knows msgpack-c's object layout and return codes.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <math.h>

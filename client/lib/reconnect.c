@@ -10,7 +10,7 @@
  * for a new configuration) is reported per stream or instance and the rest
  * carries on.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -4,7 +4,7 @@
  * the strings and arrays inside it, so that the caller frees everything
  * with one animc_free() and nothing can be freed twice or forgotten.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <stdalign.h>

@@ -4,7 +4,7 @@
  * the two ways to wait: a blocking call polls the socket until its own
  * reply arrives; an async call is completed by a later process().
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -13,7 +13,7 @@
  * all the atomics) and check the payload checksum too; a copy that raced a
  * write is thrown away and retried, never returned.
  */
-#include "internal.h"
+#include "client/lib/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "camera.h"
+#include "daemon/anim/camera.h"
 
 #include <stdlib.h>
 

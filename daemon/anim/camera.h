@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "clip.h"
-#include "math3d.h"
+#include "daemon/anim/clip.h"
+#include "daemon/anim/math3d.h"
 
 struct camera_frame {
 	vec3 pos;

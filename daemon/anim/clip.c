@@ -8,7 +8,7 @@
  * frame never round, however long an instance has been playing.  The
  * products need up to 95 bits: they are done in 128-bit integers.
  */
-#include "clip.h"
+#include "daemon/anim/clip.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "math3d.h"
+#include "daemon/anim/math3d.h"
 
 #define NS_PER_SEC 1000000000LL
 

@@ -10,7 +10,7 @@
  * math3d_simd_level() says the CPU has them.  The portable path computes
  * the same formulas one joint at a time, and handles the last few joints.
  */
-#include "clip.h"
+#include "daemon/anim/clip.h"
 
 #include <string.h>
 

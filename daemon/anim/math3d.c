@@ -42,7 +42,7 @@
  * acos-based slerp loses precision).  Its coefficients depend on t only,
  * so quat_slerp_prepare computes them once for many pairs.
  */
-#include "math3d.h"
+#include "daemon/anim/math3d.h"
 
 #include <math.h>
 

@@ -1,4 +1,4 @@
-#include "mesh.h"
+#include "daemon/anim/mesh.h"
 
 #include <math.h>
 #include <stdlib.h>

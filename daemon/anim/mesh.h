@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "math3d.h"
+#include "daemon/anim/math3d.h"
 
 enum mesh_space {
 	MESH_JOINT_SPACE,

@@ -1,4 +1,4 @@
-#include "playback.h"
+#include "daemon/anim/playback.h"
 
 #include <math.h>
 

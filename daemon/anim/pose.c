@@ -16,7 +16,7 @@
  * A row of a * b is  a[r][0] b0 + a[r][1] b1 + a[r][2] b2 + (0,0,0,a[r][3])
  * with b0..b2 the rows of b: one register per row.
  */
-#include "pose.h"
+#include "daemon/anim/pose.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "math3d.h"
-#include "skeleton.h"
+#include "daemon/anim/math3d.h"
+#include "daemon/anim/skeleton.h"
 
 /* model[i] = model[parent[i]] * local[i]; roots use local[i]. */
 void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model);

@@ -1,11 +1,11 @@
-#include "skeleton.h"
+#include "daemon/anim/skeleton.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pose.h"
+#include "daemon/anim/pose.h"
 
 struct skeleton *skeleton_new(uint32_t n)
 {

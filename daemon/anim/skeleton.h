@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "math3d.h"
+#include "daemon/anim/math3d.h"
 
 struct skeleton {
 	uint32_t joint_count;

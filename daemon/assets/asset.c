@@ -1,4 +1,4 @@
-#include "asset.h"
+#include "daemon/assets/asset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anim/md5_import.h"
-#include "anim/x_import.h"
-#include "formats/md5.h"
-#include "formats/x.h"
+#include "daemon/import/md5_import.h"
+#include "daemon/import/x_import.h"
+#include "daemon/formats/md5.h"
+#include "daemon/formats/x.h"
 
 static const char *asset_extension(const char *name)
 {

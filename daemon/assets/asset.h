@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "anim/camera.h"
-#include "anim/clip.h"
-#include "anim/mesh.h"
-#include "anim/skeleton.h"
+#include "daemon/anim/camera.h"
+#include "daemon/anim/clip.h"
+#include "daemon/anim/mesh.h"
+#include "daemon/anim/skeleton.h"
 
 enum asset_format {
 	ASSET_FORMAT_UNKNOWN = -1,

@@ -1,11 +1,11 @@
-#include "sampling.h"
+#include "daemon/assets/sampling.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/pose.h"
+#include "daemon/anim/pose.h"
 
 static const char *const space_names[] = {
 	[SPACE_LOCAL] = "local",

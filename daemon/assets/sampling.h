@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "asset.h"
+#include "daemon/assets/asset.h"
 
 enum sample_space {
 	SPACE_LOCAL,

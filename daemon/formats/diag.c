@@ -1,4 +1,4 @@
-#include "diag.h"
+#include "daemon/formats/diag.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-#include "lexer.h"
+#include "daemon/formats/lexer.h"
 
 #include <errno.h>
 #include <float.h>

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "daemon/formats/diag.h"
 
 enum lex_kind {
 	LEX_EOF,

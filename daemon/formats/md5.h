@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "daemon/formats/diag.h"
 
 /* Limits that keep a hostile file from asking for absurd memory.  Real
  * Doom 3 assets are far below them. */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lexer.h"
+#include "daemon/formats/lexer.h"
 
 /* MD5 files use only these punctuation characters; names are quoted. */
 #define MD5_PUNCTS "(){}"

@@ -26,7 +26,7 @@
  * float is widened to double exactly, NaN and infinities included (the
  * importer decides what they mean).
  */
-#include "x_syntax.h"
+#include "daemon/formats/x_syntax.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -34,8 +34,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lexer.h"
-#include "x.h"
+#include "daemon/formats/lexer.h"
+#include "daemon/formats/x.h"
 
 enum {
 	XB_NAME = 1,

@@ -18,7 +18,7 @@
  * bytes or a stream that stops short mean a damaged or cut file: we say so
  * rather than guess.  Offsets in messages count from the start of the file.
  */
-#include "x_syntax.h"
+#include "daemon/formats/x_syntax.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -30,7 +30,7 @@
 #define ZLIB_CONST             /* next_in points at our const input */
 #include <zlib.h>
 
-#include "x.h"
+#include "daemon/formats/x.h"
 
 #define X_MSZIP_CHUNK_MAX 32768u        /* uncompressed bytes in one chunk */
 #define X_MSZIP_HISTORY 32768u          /* DEFLATE's window */

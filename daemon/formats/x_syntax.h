@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "diag.h"
-#include "x_tree.h"
+#include "daemon/formats/diag.h"
+#include "daemon/formats/x_tree.h"
 
 #define X_HEADER_BYTES 16
 

@@ -36,7 +36,7 @@
  * Every error goes through x_tree_error with a byte offset, so it reads
  * "line:col" for a plain text file and "offset" for decompressed text.
  */
-#include "x_syntax.h"
+#include "daemon/formats/x_syntax.h"
 
 #include <errno.h>
 #include <math.h>
@@ -48,7 +48,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lexer.h"
+#include "daemon/formats/lexer.h"
 
 #define X_TEXT_PUNCTS "{}[],;"
 #define X_TEXT_FLAGS (LEX_HASH_COMMENTS | LEX_HASH_IN_WORDS | LEX_GUIDS)

@@ -8,7 +8,7 @@
  * grow in scratch arrays kept per depth, reused by the next object at that
  * depth, and are copied to the arena at its exact size when it closes.
  */
-#include "x_tree.h"
+#include "daemon/formats/x_tree.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "daemon/formats/diag.h"
 
 /* Nesting deeper than this is refused (real files stay under 20). */
 #define X_MAX_DEPTH 128

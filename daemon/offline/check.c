@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "assets/asset.h"
-#include "offline.h"
+#include "daemon/assets/asset.h"
+#include "daemon/offline/offline.h"
 
 struct check_state {
 	int verbose;

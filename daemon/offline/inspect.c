@@ -8,10 +8,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "assets/asset.h"
-#include "assets/sampling.h"
-#include "json_out.h"
-#include "offline.h"
+#include "daemon/assets/asset.h"
+#include "daemon/assets/sampling.h"
+#include "daemon/offline/json_out.h"
+#include "daemon/offline/offline.h"
 
 static json_t *inspect_skeleton_json(const struct skeleton *s)
 {

@@ -1,4 +1,4 @@
-#include "json_out.h"
+#include "daemon/offline/json_out.h"
 
 #include <errno.h>
 #include <math.h>

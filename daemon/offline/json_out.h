@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "anim/math3d.h"
+#include "daemon/anim/math3d.h"
 
 json_t *json_out_number(double v);
 json_t *json_out_floats(const float *v, size_t n);

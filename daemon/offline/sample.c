@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "assets/asset.h"
-#include "assets/sampling.h"
-#include "json_out.h"
-#include "offline.h"
+#include "daemon/assets/asset.h"
+#include "daemon/assets/sampling.h"
+#include "daemon/offline/json_out.h"
+#include "daemon/offline/offline.h"
 
 static json_t *sample_joints_json(const struct sample_result *r)
 {

@@ -1,4 +1,4 @@
-#include "asset_path.h"
+#include "daemon/service/asset_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "assets/asset.h"
+#include "daemon/assets/asset.h"
 
 static int asset_path_fail(int rc, char *err, size_t errlen, const char *why)
 {

@@ -1,4 +1,4 @@
-#include "cache.h"
+#include "daemon/service/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "asset_path.h"
-#include "root_watch.h"
-#include "scan.h"
-#include "strmap.h"
-#include "watcher.h"
+#include "daemon/service/asset_path.h"
+#include "daemon/service/root_watch.h"
+#include "daemon/service/scan.h"
+#include "daemon/service/strmap.h"
+#include "daemon/service/watcher.h"
 
 /* More distinct directories than this waiting for a look collapse into one
  * walk of the whole tree: bounded memory however many events arrive. */

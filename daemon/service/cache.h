@@ -53,7 +53,7 @@
 
 #include <uv.h>
 
-#include "assets/asset.h"
+#include "daemon/assets/asset.h"
 
 #define CACHE_DEFAULT_QUIET_MS 100
 #define CACHE_DEFAULT_MAX_PARALLEL_LOADS 4

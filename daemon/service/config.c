@@ -14,7 +14,7 @@
  * continuation (an indented line extends the previous value) into a plain
  * syntax error instead of a surprising value.
  */
-#include "service/config.h"
+#include "daemon/service/config.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "service/log.h"
+#include "daemon/service/log.h"
 
 /* Where `animd serve` looks when no -c is given; a missing file there means
  * "built-in defaults" (config_load_file returns -ENOENT: the caller decides). */

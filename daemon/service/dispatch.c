@@ -1,8 +1,8 @@
-#include "dispatch.h"
+#include "daemon/service/dispatch.h"
 
 #include <stdbool.h>
 
-#include "service/log.h"
+#include "daemon/service/log.h"
 
 /* Indexed by enum proto_method: the method table and PROTOCOL.md agree
  * (a unit test checks every method has a handler). */

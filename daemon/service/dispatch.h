@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "proto/rpc.h"
-#include "service/session.h"
+#include "daemon/service/session.h"
 
 enum dispatch_result {
 	DISPATCH_REPLY = 0,     /* the result is packed */

@@ -1,8 +1,8 @@
-#include "events.h"
+#include "daemon/service/events.h"
 
 #include "proto/rpc.h"
-#include "service/server.h"
-#include "service/session.h"
+#include "daemon/service/server.h"
+#include "daemon/service/session.h"
 
 /* Send to every subscriber of `type` (PROTO_EVENT_COUNT: every client). */
 static void events_send(struct service *svc, enum proto_event type, struct rpc_out *out)

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "service/instances.h"
-#include "service/service.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/service.h"
 
 void events_asset_loaded(struct service *svc, const char *asset, uint64_t generation);
 void events_asset_reloaded(struct service *svc, const char *asset, uint64_t generation);

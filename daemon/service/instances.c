@@ -1,16 +1,16 @@
-#include "instances.h"
+#include "daemon/service/instances.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "assets/sampling.h"
+#include "daemon/assets/sampling.h"
 #include "proto/rpc.h"
-#include "service/events.h"
-#include "service/log.h"
-#include "service/session.h"
-#include "service/streams.h"
+#include "daemon/service/events.h"
+#include "daemon/service/log.h"
+#include "daemon/service/session.h"
+#include "daemon/service/streams.h"
 
 struct instances {
 	struct service *svc;

@@ -15,11 +15,11 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "anim/clip.h"
-#include "anim/playback.h"
-#include "assets/asset.h"
+#include "daemon/anim/clip.h"
+#include "daemon/anim/playback.h"
+#include "daemon/assets/asset.h"
 #include "proto/rpc_out.h"
-#include "service/service.h"
+#include "daemon/service/service.h"
 
 struct instance {
 	uint64_t id;

@@ -6,7 +6,7 @@
  * single write together, so lines from the loop and from pool threads never
  * interleave.  See log.h for the promises.
  */
-#include "service/log.h"
+#include "daemon/service/log.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -1,4 +1,4 @@
-#include "lookup.h"
+#include "daemon/service/lookup.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -8,8 +8,8 @@
 #define ANIMD_LOOKUP_H
 
 #include "proto/rpc.h"
-#include "service/cache.h"
-#include "service/service.h"
+#include "daemon/service/cache.h"
+#include "daemon/service/service.h"
 
 /* 0 with *info filled (info->asset non-NULL), or -1 with err set. */
 int lookup_asset(struct service *svc, const char *method, const struct rpc_str *name,

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "offline/offline.h"
-#include "service/serve.h"
-#include "version.h"
+#include "daemon/offline/offline.h"
+#include "daemon/service/serve.h"
+#include "daemon/version.h"
 
 struct command {
 	const char *name;

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assets/sampling.h"
-#include "service/cache.h"
-#include "service/dispatch.h"
-#include "service/lookup.h"
-#include "service/pose_pack.h"
+#include "daemon/assets/sampling.h"
+#include "daemon/service/cache.h"
+#include "daemon/service/dispatch.h"
+#include "daemon/service/lookup.h"
+#include "daemon/service/pose_pack.h"
 
 static const char *const space_names[] = { "local", "model", "skin", "vertices", "camera" };
 static const char *const loop_names[] = { "loop", "once", "pingpong" };

@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "service/cache.h"
-#include "service/dispatch.h"
-#include "service/instances.h"
-#include "service/server.h"
-#include "service/streams.h"
-#include "version.h"
+#include "daemon/service/cache.h"
+#include "daemon/service/dispatch.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/server.h"
+#include "daemon/service/streams.h"
+#include "daemon/version.h"
 
 enum dispatch_result method_hello(struct session *s, const struct rpc_request *req,
 				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)

@@ -3,11 +3,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "assets/sampling.h"
-#include "service/dispatch.h"
-#include "service/instances.h"
-#include "service/lookup.h"
-#include "service/streams.h"
+#include "daemon/assets/sampling.h"
+#include "daemon/service/dispatch.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/lookup.h"
+#include "daemon/service/streams.h"
 
 static const char *const loop_names[] = { "loop", "once", "pingpong" };
 static const char *const root_motion_names[] = { "raw", "in_place" };

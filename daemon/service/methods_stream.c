@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "service/dispatch.h"
-#include "service/streams.h"
+#include "daemon/service/dispatch.h"
+#include "daemon/service/streams.h"
 
 static const char *const space_names[] = { "local", "model", "skin", "vertices", "camera" };
 

@@ -1,7 +1,7 @@
 /*
  * notify.c - sd_notify wrappers; see notify.h.
  */
-#include "service/notify.h"
+#include "daemon/service/notify.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "service/log.h"
+#include "daemon/service/log.h"
 
 #define NOTIFY_STATUS_MAX 256
 

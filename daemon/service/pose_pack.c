@@ -1,4 +1,4 @@
-#include "pose_pack.h"
+#include "daemon/service/pose_pack.h"
 
 #include <stdio.h>
 

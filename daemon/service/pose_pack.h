@@ -7,7 +7,7 @@
 #define ANIMD_POSE_PACK_H
 
 
-#include "assets/sampling.h"
+#include "daemon/assets/sampling.h"
 #include "proto/rpc_out.h"
 
 void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *asset_name,

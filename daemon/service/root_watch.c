@@ -1,4 +1,4 @@
-#include "root_watch.h"
+#include "daemon/service/root_watch.h"
 
 #include <errno.h>
 #include <stdlib.h>

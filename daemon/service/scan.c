@@ -1,4 +1,4 @@
-#include "scan.h"
+#include "daemon/service/scan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "asset_path.h"
+#include "daemon/service/asset_path.h"
 
 #define SCAN_DEFAULT_MAX_ENTRIES 1000000u
 #define SCAN_DEFAULT_MAX_DEPTH 32u

@@ -8,7 +8,7 @@
  * change live; SIGTERM and SIGINT shut down cleanly: clients are told, the
  * socket is removed, every handle is closed and the loop closes empty.
  */
-#include "serve.h"
+#include "daemon/service/serve.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,18 +21,18 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "service/cache.h"
-#include "service/dispatch.h"
-#include "service/events.h"
-#include "service/instances.h"
-#include "service/log.h"
-#include "service/notify.h"
-#include "service/server.h"
-#include "service/service.h"
-#include "service/session.h"
-#include "service/streams.h"
-#include "service/workers.h"
-#include "version.h"
+#include "daemon/service/cache.h"
+#include "daemon/service/dispatch.h"
+#include "daemon/service/events.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/log.h"
+#include "daemon/service/notify.h"
+#include "daemon/service/server.h"
+#include "daemon/service/service.h"
+#include "daemon/service/session.h"
+#include "daemon/service/streams.h"
+#include "daemon/service/workers.h"
+#include "daemon/version.h"
 
 int64_t service_now_ns(void)
 {

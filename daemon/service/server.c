@@ -1,4 +1,4 @@
-#include "server.h"
+#include "daemon/service/server.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -11,9 +11,9 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "service/log.h"
-#include "service/server_internal.h"
-#include "service/session.h"
+#include "daemon/service/log.h"
+#include "daemon/service/server_internal.h"
+#include "daemon/service/session.h"
 
 struct server {
 	struct service *svc;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "proto/animd_proto.h"
-#include "service/service.h"
+#include "daemon/service/service.h"
 
 int server_open(struct service *svc, struct server **out, char *err, size_t errlen);
 

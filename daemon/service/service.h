@@ -11,7 +11,7 @@
 #include <sys/types.h>
 #include <uv.h>
 
-#include "service/config.h"
+#include "daemon/service/config.h"
 
 struct cache;
 struct server;

@@ -1,4 +1,4 @@
-#include "session.h"
+#include "daemon/service/session.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,11 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "service/dispatch.h"
-#include "service/instances.h"
-#include "service/log.h"
-#include "service/server_internal.h"
-#include "service/streams.h"
+#include "daemon/service/dispatch.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/log.h"
+#include "daemon/service/server_internal.h"
+#include "daemon/service/streams.h"
 
 /* One queued write: the request and its bytes in one allocation. */
 struct session_write {

@@ -25,7 +25,7 @@
 #include <uv.h>
 
 #include "proto/rpc.h"
-#include "service/service.h"
+#include "daemon/service/service.h"
 
 struct session {
 	struct service *svc;

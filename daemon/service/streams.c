@@ -1,4 +1,4 @@
-#include "streams.h"
+#include "daemon/service/streams.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anim/pose.h"
-#include "service/instances.h"
-#include "service/log.h"
-#include "service/session.h"
-#include "service/workers.h"
+#include "daemon/anim/pose.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/log.h"
+#include "daemon/service/session.h"
+#include "daemon/service/workers.h"
 
 /* Attached instances from which a tick is spread over the worker threads. */
 #define STREAM_PARALLEL_MIN 64

@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 
-#include "assets/sampling.h"
+#include "daemon/assets/sampling.h"
 #include "proto/animd_shm.h"
-#include "service/service.h"
+#include "daemon/service/service.h"
 
 struct stream;
 struct instance;

@@ -1,4 +1,4 @@
-#include "strmap.h"
+#include "daemon/service/strmap.h"
 
 #include <errno.h>
 #include <stdlib.h>

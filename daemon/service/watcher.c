@@ -1,12 +1,12 @@
-#include "watcher.h"
+#include "daemon/service/watcher.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "asset_path.h"
-#include "strmap.h"
+#include "daemon/service/asset_path.h"
+#include "daemon/service/strmap.h"
 
 struct watch {
 	uv_fs_event_t handle;

@@ -1,4 +1,4 @@
-#include "workers.h"
+#include "daemon/service/workers.h"
 
 #include <errno.h>
 #include <pthread.h>

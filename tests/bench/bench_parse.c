@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "assets/asset.h"
-#include "formats/md5.h"
-#include "formats/x.h"
-#include "support/md5_synth.h"
-#include "support/testdata.h"
+#include "daemon/assets/asset.h"
+#include "daemon/formats/md5.h"
+#include "daemon/formats/x.h"
+#include "tests/support/md5_synth.h"
+#include "tests/support/testdata.h"
 
 static double now_s(void)
 {

@@ -33,9 +33,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "anim/clip.h"
-#include "anim/pose.h"
-#include "anim/skeleton.h"
+#include "daemon/anim/clip.h"
+#include "daemon/anim/pose.h"
+#include "daemon/anim/skeleton.h"
 
 #define FRAMES 200
 #define RATE 30

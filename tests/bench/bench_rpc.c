@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "support/daemon_proc.h"
-#include "support/msgpack_skip.h"
-#include "support/resp_skip.h"
-#include "support/rpc_client.h"
+#include "tests/support/daemon_proc.h"
+#include "tests/support/msgpack_skip.h"
+#include "tests/support/resp_skip.h"
+#include "tests/support/rpc_client.h"
 
 #define CONNS 50
 #define DEPTH 16

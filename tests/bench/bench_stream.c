@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 #include "proto/animd_shm.h"
-#include "support/daemon_proc.h"
-#include "support/md5_synth.h"
-#include "support/rpc_client.h"
+#include "tests/support/daemon_proc.h"
+#include "tests/support/md5_synth.h"
+#include "tests/support/rpc_client.h"
 
 static int64_t now_ns(void)
 {

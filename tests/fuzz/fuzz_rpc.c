@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "animd_proto.h"
-#include "rpc.h"
-#include "support/rpc_put_object.h"
+#include "proto/animd_proto.h"
+#include "proto/rpc.h"
+#include "tests/support/rpc_put_object.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/pose.h"
-#include "anim/x_import.h"
-#include "formats/x.h"
+#include "daemon/anim/pose.h"
+#include "daemon/import/x_import.h"
+#include "daemon/formats/x.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/md5_camera_gen.h"
-#include "support/x_crane_gen.h"
+#include "tests/support/md5_camera_gen.h"
+#include "tests/support/x_crane_gen.h"
 
 #define JOINTS 10
 #define WALK_FRAMES 25

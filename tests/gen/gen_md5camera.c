@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "support/md5_camera_gen.h"
+#include "tests/support/md5_camera_gen.h"
 
 int main(int argc, char **argv)
 {

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "client/animclient.h"
-#include "support/daemon_proc.h"
+#include "tests/support/daemon_proc.h"
 
 #define TIMEOUT_MS 10000
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "support/daemon_proc.h"
+#include "tests/support/daemon_proc.h"
 
 #define TIMEOUT_MS 10000
 

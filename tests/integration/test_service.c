@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "support/daemon_proc.h"
-#include "support/rpc_client.h"
+#include "tests/support/daemon_proc.h"
+#include "tests/support/rpc_client.h"
 
 #define TIMEOUT_MS 10000
 

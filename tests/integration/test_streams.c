@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "proto/animd_shm.h"
-#include "support/daemon_proc.h"
-#include "support/rpc_client.h"
+#include "tests/support/daemon_proc.h"
+#include "tests/support/rpc_client.h"
 
 #define TIMEOUT_MS 10000
 

@@ -1,4 +1,4 @@
-#include "daemon_proc.h"
+#include "tests/support/daemon_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "md5_camera_gen.h"
+#include "tests/support/md5_camera_gen.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "anim/math3d.h"
+#include "daemon/anim/math3d.h"
 
 struct camera_gen {
 	uint32_t frames;

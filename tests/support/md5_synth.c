@@ -1,4 +1,4 @@
-#include "md5_synth.h"
+#include "tests/support/md5_synth.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "msgpack_skip.h"
+#include "tests/support/msgpack_skip.h"
 
 static uint64_t skip_be(const uint8_t *p, unsigned bytes)
 {

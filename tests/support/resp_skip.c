@@ -1,4 +1,4 @@
-#include "resp_skip.h"
+#include "tests/support/resp_skip.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "anim/math3d.h"
+#include "daemon/anim/math3d.h"
 
 /* out = a * b (out may alias either). */
 static inline void row_mul(const float *a, const float *b, float *out)

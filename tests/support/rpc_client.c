@@ -1,4 +1,4 @@
-#include "rpc_client.h"
+#include "tests/support/rpc_client.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -9,7 +9,7 @@
 
 #include <msgpack.h>
 
-#include "rpc_out.h"
+#include "proto/rpc_out.h"
 
 /* The daemon never writes extensions, so the writer has none: their
  * headers are spelled out here as the msgpack spec gives them. */

@@ -1,4 +1,4 @@
-#include "testdata.h"
+#include "tests/support/testdata.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * x_bin_writer.c - binary .x token writer and MSZIP compressor for tests
  * (see x_bin_writer.h).
  */
-#include "x_bin_writer.h"
+#include "tests/support/x_bin_writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "x_crane_gen.h"
+#include "tests/support/x_crane_gen.h"
 
 #include <math.h>
 

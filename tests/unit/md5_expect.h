@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/diag.h"
-#include "support/testdata.h"
+#include "daemon/formats/diag.h"
+#include "tests/support/testdata.h"
 
 typedef int (*md5x_parse_fn)(const char *text, size_t len, void **out, struct diag *d);
 

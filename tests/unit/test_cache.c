@@ -29,10 +29,10 @@
 
 #include <uv.h>
 
-#include "assets/asset.h"
-#include "service/asset_path.h"
-#include "service/cache.h"
-#include "service/scan.h"
+#include "daemon/assets/asset.h"
+#include "daemon/service/asset_path.h"
+#include "daemon/service/cache.h"
+#include "daemon/service/scan.h"
 
 #define WAIT_MS 5000
 #define QUIET_MS 50

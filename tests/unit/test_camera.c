@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "anim/md5_import.h"
+#include "daemon/import/md5_import.h"
 
 #define MS 1000000LL
 

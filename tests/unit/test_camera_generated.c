@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assets/asset.h"
-#include "assets/sampling.h"
-#include "support/md5_camera_gen.h"
+#include "daemon/assets/asset.h"
+#include "daemon/assets/sampling.h"
+#include "tests/support/md5_camera_gen.h"
 
 static struct asset *load_generated(const struct camera_gen *g)
 {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/clip.h"
-#include "anim/pose.h"
+#include "daemon/anim/clip.h"
+#include "daemon/anim/pose.h"
 
 #define S2 0.70710678f
 #define MS 1000000LL                    /* ns per millisecond */

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "service/config.h"
-#include "service/log.h"
+#include "daemon/service/config.h"
+#include "daemon/service/log.h"
 
 #define SHIPPED "conf/animd.ini"
 

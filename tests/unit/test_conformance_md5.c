@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assets/asset.h"
-#include "assets/sampling.h"
-#include "support/testdata.h"
+#include "daemon/assets/asset.h"
+#include "daemon/assets/sampling.h"
+#include "tests/support/testdata.h"
 
 static const char *const valid_dirs[] = { "md5/mgl", "md5/assimp", "md5/sauer-snoutx10k" };
 

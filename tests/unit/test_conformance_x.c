@@ -23,12 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/pose.h"
-#include "assets/asset.h"
-#include "assets/sampling.h"
-#include "formats/x.h"
-#include "support/row_matrix.h"
-#include "support/testdata.h"
+#include "daemon/anim/pose.h"
+#include "daemon/assets/asset.h"
+#include "daemon/assets/sampling.h"
+#include "daemon/formats/x.h"
+#include "tests/support/row_matrix.h"
+#include "tests/support/testdata.h"
 
 static const char *const valid_dirs[] = { "x/assimp", "x/dxsdk", "x/irrlicht", "x/saschawillems" };
 

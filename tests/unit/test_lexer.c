@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/lexer.h"
+#include "daemon/formats/lexer.h"
 
 #define MAX_TOKENS 64
 

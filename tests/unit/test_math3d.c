@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "anim/math3d.h"
+#include "daemon/anim/math3d.h"
 
 #define S2 0.70710678f          /* sqrt(1/2) */
 

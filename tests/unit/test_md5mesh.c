@@ -17,14 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/md5.h"
+#include "daemon/formats/md5.h"
 
 #define MD5X_TYPE struct md5_model
 #define MD5X_PARSER md5_mesh_parse
 #define MD5X_FREE md5_model_free
-#include "md5_expect.h"
+#include "tests/unit/md5_expect.h"
 
-#include "support/testdata.h"
+#include "tests/support/testdata.h"
 
 #define FIXTURES "tests/fixtures/md5/"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "anim/playback.h"
+#include "daemon/anim/playback.h"
 
 #define S 1000000000LL
 

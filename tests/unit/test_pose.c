@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/mesh.h"
-#include "anim/pose.h"
-#include "anim/skeleton.h"
+#include "daemon/anim/mesh.h"
+#include "daemon/anim/pose.h"
+#include "daemon/anim/skeleton.h"
 
 #define S2 0.70710678f
 

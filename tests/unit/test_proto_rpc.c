@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "animd_proto.h"
-#include "rpc.h"
+#include "proto/animd_proto.h"
+#include "proto/rpc.h"
 
 /* ---------------------------------------------------------------------
  * Helpers: build messages with msgpack-c's packer.

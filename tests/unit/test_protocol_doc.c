@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "proto/animd_proto.h"
-#include "service/dispatch.h"
+#include "daemon/service/dispatch.h"
 
 static char *doc;
 

@@ -21,8 +21,8 @@
 #include <uv.h>
 
 #include "proto/animd_shm.h"
-#include "service/service.h"
-#include "service/streams.h"
+#include "daemon/service/service.h"
+#include "daemon/service/streams.h"
 
 /* The start of the daemon's read-write mapping of the stream region. */
 static void *find_writable_region(void)

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/x.h"
-#include "formats/x_syntax.h"
-#include "support/x_bin_writer.h"
+#include "daemon/formats/x.h"
+#include "daemon/formats/x_syntax.h"
+#include "tests/support/x_bin_writer.h"
 
 /* File offsets of body offsets. */
 #define AT(body_off) ((uint64_t)(body_off) + 16)

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/pose.h"
-#include "anim/x_import.h"
-#include "formats/x.h"
-#include "support/row_matrix.h"
+#include "daemon/anim/pose.h"
+#include "daemon/import/x_import.h"
+#include "daemon/formats/x.h"
+#include "tests/support/row_matrix.h"
 
 #define HEADER "xof 0303txt 0032\n"
 

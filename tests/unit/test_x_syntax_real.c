@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/x.h"
-#include "support/testdata.h"
+#include "daemon/formats/x.h"
+#include "tests/support/testdata.h"
 
 /* Files that are not valid at the syntax level. */
 static const char *const rejected[] = { "assimp/OV_GetNextToken" };

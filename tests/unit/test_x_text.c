@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/x.h"
-#include "formats/x_syntax.h"
-#include "support/testdata.h"
+#include "daemon/formats/x.h"
+#include "daemon/formats/x_syntax.h"
+#include "tests/support/testdata.h"
 
 #define FIXTURES "tests/fixtures/x/"
 #define HEADER "xof 0303txt 0032"

@@ -6,7 +6,7 @@
  * it rotates by R(q*).  Every orientation is conjugated (and normalised)
  * here, once; translations are used as the file has them.
  */
-#include "md5_import.h"
+#include "daemon/import/md5_import.h"
 
 #include <errno.h>
 #include <math.h>

@@ -13,7 +13,7 @@
  * the vertices it alone moved stay with the mesh's frame, and the import
  * counts them (x_model.unknown_bones) so the loader can say so.
  */
-#include "x_import_internal.h"
+#include "daemon/import/x_import_internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -14,7 +14,7 @@
  * loops); positionquality 0 makes positions a Catmull-Rom spline through
  * the keys (1, and the default without options, is linear).
  */
-#include "x_import_internal.h"
+#include "daemon/import/x_import_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * x_import.c - the entry of the .x import: frames to the skeleton (in
  * depth-first order, so parents come first), then meshes and clips.
  */
-#include "x_import_internal.h"
+#include "daemon/import/x_import_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "math3d.h"
-#include "x_import.h"
+#include "daemon/anim/math3d.h"
+#include "daemon/import/x_import.h"
 
 /* Reads an object's member values in order.  Every read checks the kind
  * (in a binary file an integer never stands for a float nor the reverse;

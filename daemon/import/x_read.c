@@ -2,7 +2,7 @@
  * x_read.c - typed, located reads of a .x object's member values, and the
  * row-vector matrix conversion every part of the import needs.
  */
-#include "x_import_internal.h"
+#include "daemon/import/x_import_internal.h"
 
 #include <errno.h>
 #include <math.h>
