@@ -65,7 +65,7 @@ void dispatch_request(struct session *s, const struct rpc_request *req)
 	/* The reply is packed straight into the session's output: header
 	 * first, then the handler's result; an error rolls it back. */
 	rpc_args_init(&args, req, &err);
-	if (s->svc->stopping) {
+	if (s->ctl->stopping) {
 		rpc_error_format(&err, PROTO_ERR_SHUTTING_DOWN, "animd is shutting down");
 		r = DISPATCH_ERROR;
 	} else {

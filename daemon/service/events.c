@@ -1,18 +1,18 @@
 #include "daemon/service/events.h"
 
 #include "proto/rpc.h"
-#include "daemon/service/server.h"
+#include "daemon/service/listener.h"
 #include "daemon/service/session.h"
 
 /* Send to every subscriber of `type` (PROTO_EVENT_COUNT: every client). */
-static void events_send(struct service *svc, enum proto_event type, struct rpc_out *out)
+static void events_send(struct control *ctl, enum proto_event type, struct rpc_out *out)
 {
-	if (svc->server != NULL && !rpc_out_failed(out))
-		server_broadcast(svc->server, type, out->data, out->len);
+	if (ctl->listener != NULL && !rpc_out_failed(out))
+		listener_broadcast(ctl->listener, type, out->data, out->len);
 	rpc_out_free(out);
 }
 
-static void events_asset(struct service *svc, enum proto_event type, const char *asset,
+static void events_asset(struct control *ctl, enum proto_event type, const char *asset,
 			 uint64_t generation, const char *message)
 {
 	struct rpc_out out = RPC_OUT_INIT;
@@ -31,39 +31,40 @@ static void events_asset(struct service *svc, enum proto_event type, const char 
 		rpc_put_lit(&out, "live");
 		rpc_put_bool(&out, generation > 0);
 	}
-	events_send(svc, type, &out);
+	events_send(ctl, type, &out);
 }
 
-void events_asset_loaded(struct service *svc, const char *asset, uint64_t generation)
+void events_asset_loaded(struct control *ctl, const char *asset, uint64_t generation)
 {
-	events_asset(svc, PROTO_EVENT_ASSET_LOADED, asset, generation, NULL);
+	events_asset(ctl, PROTO_EVENT_ASSET_LOADED, asset, generation, NULL);
 }
 
-void events_asset_reloaded(struct service *svc, const char *asset, uint64_t generation)
+void events_asset_reloaded(struct control *ctl, const char *asset, uint64_t generation)
 {
-	events_asset(svc, PROTO_EVENT_ASSET_RELOADED, asset, generation, NULL);
+	events_asset(ctl, PROTO_EVENT_ASSET_RELOADED, asset, generation, NULL);
 }
 
-void events_asset_error(struct service *svc, const char *asset, const char *message,
+void events_asset_error(struct control *ctl, const char *asset, const char *message,
 			uint64_t live_generation)
 {
-	events_asset(svc, PROTO_EVENT_ASSET_ERROR, asset, live_generation, message);
+	events_asset(ctl, PROTO_EVENT_ASSET_ERROR, asset, live_generation, message);
 }
 
-void events_asset_removed(struct service *svc, const char *asset)
+void events_asset_removed(struct control *ctl, const char *asset)
 {
 	struct rpc_out out = RPC_OUT_INIT;
 
 	rpc_put_event(&out, PROTO_EVENT_ASSET_REMOVED, 1);
 	rpc_put_lit(&out, "asset");
 	rpc_put_cstr(&out, asset);
-	events_send(svc, PROTO_EVENT_ASSET_REMOVED, &out);
+	events_send(ctl, PROTO_EVENT_ASSET_REMOVED, &out);
 }
 
 /* Instance events go to the instance's own connection, if it subscribed. */
-static void events_instance(struct service *svc, enum proto_event type,
-			    const struct instance *in, const char *reason, const char *message)
+static void events_instance(enum proto_event type, const struct instance *in, const char *reason,
+			    const char *message)
 {
+	struct session *s = session_of_owner(in->owner);
 	struct rpc_out out = RPC_OUT_INIT;
 
 	rpc_put_event(&out, type, reason ? 6 : 4);
@@ -84,28 +85,28 @@ static void events_instance(struct service *svc, enum proto_event type,
 		rpc_put_lit(&out, "message");
 		rpc_put_cstr(&out, message);
 	}
-	if (!in->owner->closing && (in->owner->subscriptions & (UINT64_C(1) << type)) &&
-	    !rpc_out_failed(&out))
-		session_send(in->owner, out.data, out.len);
+	if (!s->closing && (s->subscriptions & (UINT64_C(1) << type)) && !rpc_out_failed(&out))
+		session_send(s, out.data, out.len);
 	rpc_out_free(&out);
-	(void)svc;
 }
 
-void events_instance_ended(struct service *svc, const struct instance *in)
+void events_instance_ended(void *ctx, const struct instance *in)
 {
-	events_instance(svc, PROTO_EVENT_INSTANCE_ENDED, in, NULL, NULL);
+	(void)ctx;
+	events_instance(PROTO_EVENT_INSTANCE_ENDED, in, NULL, NULL);
 }
 
-void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason,
+void events_instance_stopped(void *ctx, const struct instance *in, const char *reason,
 			     const char *message)
 {
-	events_instance(svc, PROTO_EVENT_INSTANCE_STOPPED, in, reason, message);
+	(void)ctx;
+	events_instance(PROTO_EVENT_INSTANCE_STOPPED, in, reason, message);
 }
 
-void events_server_stopping(struct service *svc)
+void events_server_stopping(struct control *ctl)
 {
 	struct rpc_out out = RPC_OUT_INIT;
 
 	rpc_put_event(&out, PROTO_EVENT_SERVER_STOPPING, 0);
-	events_send(svc, PROTO_EVENT_COUNT, &out);
+	events_send(ctl, PROTO_EVENT_COUNT, &out);
 }

@@ -8,18 +8,20 @@
 #include <stdint.h>
 
 #include "daemon/service/instances.h"
-#include "daemon/service/service.h"
+#include "daemon/service/control.h"
 
-void events_asset_loaded(struct service *svc, const char *asset, uint64_t generation);
-void events_asset_reloaded(struct service *svc, const char *asset, uint64_t generation);
-void events_asset_error(struct service *svc, const char *asset, const char *message,
+void events_asset_loaded(struct control *ctl, const char *asset, uint64_t generation);
+void events_asset_reloaded(struct control *ctl, const char *asset, uint64_t generation);
+void events_asset_error(struct control *ctl, const char *asset, const char *message,
 			uint64_t live_generation);
-void events_asset_removed(struct service *svc, const char *asset);
-void events_instance_ended(struct service *svc, const struct instance *in);
+void events_asset_removed(struct control *ctl, const char *asset);
+/* Instance events go to the connection that owns the instance, if it
+ * subscribed; ctx is unused (these are struct instance_events's). */
+void events_instance_ended(void *ctx, const struct instance *in);
 /* reason: a stable code (PROTOCOL.md); message: one line for people. */
-void events_instance_stopped(struct service *svc, const struct instance *in, const char *reason,
+void events_instance_stopped(void *ctx, const struct instance *in, const char *reason,
 			     const char *message);
 /* To every connection, subscribed or not: the daemon is shutting down. */
-void events_server_stopping(struct service *svc);
+void events_server_stopping(struct control *ctl);
 
 #endif

@@ -5,15 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/assets/sampling.h"
-#include "proto/rpc.h"
-#include "daemon/service/events.h"
+#include "daemon/service/clock.h"
 #include "daemon/service/log.h"
-#include "daemon/service/session.h"
 #include "daemon/service/streams.h"
 
 struct instances {
-	struct service *svc;
+	uv_loop_t *loop;
+	struct instance_events events;
 	struct instance **buckets;
 	size_t nbuckets;                /* power of two */
 	size_t count;
@@ -25,7 +23,7 @@ struct instances {
 	void *done_data;
 };
 
-int instances_new(struct service *svc, struct instances **out)
+int instances_new(uv_loop_t *loop, const struct instance_events *events, struct instances **out)
 {
 	struct instances *set = calloc(1, sizeof *set);
 
@@ -37,7 +35,8 @@ int instances_new(struct service *svc, struct instances **out)
 		free(set);
 		return -ENOMEM;
 	}
-	set->svc = svc;
+	set->loop = loop;
+	set->events = *events;
 	*out = set;
 	return 0;
 }
@@ -97,7 +96,7 @@ int64_t instance_duration(const struct instance *in)
 
 int64_t instance_time(const struct instance *in)
 {
-	return playback_time(&in->clock, service_now_ns());
+	return playback_time(&in->clock, clock_now_ns());
 }
 
 struct clip_time instance_clip_time(const struct instance *in)
@@ -146,7 +145,7 @@ static void instance_arm(struct instance *in)
 	at = playback_clock_at(&in->clock, target);
 	if (at == INT64_MAX)
 		return;
-	now = service_now_ns();
+	now = clock_now_ns();
 	ms = at <= now ? 0 : (uint64_t)((at - now + 999999) / 1000000);
 	uv_timer_start(&in->end_timer, instance_end_fired, ms, 0);
 }
@@ -161,10 +160,11 @@ static void instance_end_fired(uv_timer_t *timer)
 	}
 	in->ended = true;
 	stream_publish_now(in);
-	events_instance_ended(in->set->svc, in);
+	if (in->set->events.ended != NULL)
+		in->set->events.ended(in->set->events.ctx, in);
 }
 
-int instances_create(struct instances *set, struct session *owner,
+int instances_create(struct instances *set, struct playback_owner *owner,
 		     const struct instance_spec *spec, struct instance **out)
 {
 	struct instance *in = calloc(1, sizeof *in);
@@ -177,7 +177,7 @@ int instances_create(struct instances *set, struct session *owner,
 	in->mesh_name = spec->mesh_name ? strdup(spec->mesh_name) : NULL;
 	if (in->asset_name == NULL || (spec->clip && in->clip_name == NULL) ||
 	    (spec->mesh_name && in->mesh_name == NULL) ||
-	    uv_timer_init(set->svc->loop, &in->end_timer) < 0) {
+	    uv_timer_init(set->loop, &in->end_timer) < 0) {
 		free(in->asset_name);
 		free(in->clip_name);
 		free(in->mesh_name);
@@ -195,7 +195,7 @@ int instances_create(struct instances *set, struct session *owner,
 	in->mesh_generation = spec->mesh_generation;
 	in->loop = spec->loop;
 	in->root_motion = spec->root_motion;
-	playback_start(&in->clock, service_now_ns(), spec->start_ns, spec->speed);
+	playback_start(&in->clock, clock_now_ns(), spec->start_ns, spec->speed);
 
 	if (set->count >= set->nbuckets)
 		instances_grow(set);
@@ -209,7 +209,7 @@ int instances_create(struct instances *set, struct session *owner,
 		set->first = in;
 	set->last = in;
 	set->count++;
-	owner->instance_count++;
+	owner->instances++;
 	instance_arm(in);
 	*out = in;
 	return 0;
@@ -255,7 +255,7 @@ void instances_destroy(struct instance *in)
 	else
 		set->last = in->all_prev;
 	set->count--;
-	in->owner->instance_count--;
+	in->owner->instances--;
 	stream_detach(in);
 	asset_unref(in->asset);
 	asset_unref(in->mesh);
@@ -267,7 +267,7 @@ void instances_destroy(struct instance *in)
 	uv_close((uv_handle_t *)&in->end_timer, instance_closed);
 }
 
-void instances_end_session(struct instances *set, struct session *owner)
+void instances_end_owner(struct instances *set, struct playback_owner *owner)
 {
 	struct instance *in, *next;
 
@@ -301,21 +301,21 @@ void instances_each(struct instances *set, int (*fn)(struct instance *in, void *
 
 void instance_pause(struct instance *in)
 {
-	playback_pause(&in->clock, service_now_ns());
+	playback_pause(&in->clock, clock_now_ns());
 	instance_arm(in);
 	stream_publish_now(in);
 }
 
 void instance_resume(struct instance *in)
 {
-	playback_resume(&in->clock, service_now_ns());
+	playback_resume(&in->clock, clock_now_ns());
 	instance_arm(in);
 	stream_publish_now(in);
 }
 
 void instance_seek(struct instance *in, int64_t time_ns)
 {
-	playback_seek(&in->clock, service_now_ns(), time_ns);
+	playback_seek(&in->clock, clock_now_ns(), time_ns);
 	in->ended = false;
 	instance_arm(in);
 	if (instance_past_end(in) && !in->clock.playing)
@@ -325,7 +325,7 @@ void instance_seek(struct instance *in, int64_t time_ns)
 
 void instance_set_speed(struct instance *in, double speed)
 {
-	playback_set_speed(&in->clock, service_now_ns(), speed);
+	playback_set_speed(&in->clock, clock_now_ns(), speed);
 	in->ended = false;
 	instance_arm(in);
 	stream_publish_now(in);
@@ -339,7 +339,8 @@ static void instance_stop_with(struct instance *in, const char *code, const char
 
 	snprintf(message, sizeof message, fmt, a, b);
 	log_info("instance %llu stopped: %s", (unsigned long long)in->id, message);
-	events_instance_stopped(in->set->svc, in, code, message);
+	if (in->set->events.stopped != NULL)
+		in->set->events.stopped(in->set->events.ctx, in, code, message);
 	instances_destroy(in);
 }
 
@@ -387,7 +388,7 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 		in->generation = generation;
 		/* A clip played once keeps its place, within the new length. */
 		if (in->loop == LOOP_ONCE && instance_time(in) > instance_duration(in))
-			playback_seek(&in->clock, service_now_ns(), instance_duration(in));
+			playback_seek(&in->clock, clock_now_ns(), instance_duration(in));
 	} else {
 		asset_unref(in->mesh);
 		in->mesh = asset_ref(asset);
@@ -413,45 +414,5 @@ void instances_asset_changed(struct instances *set, const char *name, struct ass
 		if (strcmp(in->asset_name, name) == 0 ||
 		    (in->mesh_name != NULL && strcmp(in->mesh_name, name) == 0))
 			instance_rebind(in, name, asset, generation);
-	}
-}
-
-static void instance_pack_str(struct rpc_out *out, const char *key, const char *value)
-{
-	rpc_put_cstr(out, key);
-	if (value != NULL)
-		rpc_put_cstr(out, value);
-	else
-		rpc_put_nil(out);
-}
-
-void instance_pack(const struct instance *in, struct rpc_out *out)
-{
-	struct clip_time ct = instance_clip_time(in);
-
-	rpc_put_map(out, in->stream ? 14 : 12);
-	rpc_put_lit(out, "instance");
-	rpc_put_uint(out, in->id);
-	instance_pack_str(out, "asset", in->asset_name);
-	instance_pack_str(out, "clip", in->clip_name);
-	instance_pack_str(out, "mesh", in->mesh_name);
-	instance_pack_str(out, "state", instance_state(in));
-	rpc_put_lit(out, "time");
-	rpc_put_double(out, time_to_seconds(instance_time(in)));
-	rpc_put_lit(out, "clip_time");
-	rpc_put_double(out, time_to_seconds(ct.t_ns));
-	rpc_put_lit(out, "duration");
-	rpc_put_double(out, time_to_seconds(instance_duration(in)));
-	rpc_put_lit(out, "speed");
-	rpc_put_double(out, in->clock.speed);
-	instance_pack_str(out, "loop", sample_loop_name(in->loop));
-	instance_pack_str(out, "root_motion", sample_root_motion_name(in->root_motion));
-	rpc_put_lit(out, "generation");
-	rpc_put_uint(out, in->generation);
-	if (in->stream != NULL) {
-		rpc_put_lit(out, "stream");
-		rpc_put_uint(out, stream_id(in->stream));
-		rpc_put_lit(out, "channel");
-		rpc_put_uint(out, in->channel);
 	}
 }

@@ -12,18 +12,18 @@
 #ifndef ANIMD_INSTANCES_H
 #define ANIMD_INSTANCES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
 #include "daemon/anim/clip.h"
 #include "daemon/anim/playback.h"
 #include "daemon/assets/asset.h"
-#include "proto/rpc_out.h"
-#include "daemon/service/service.h"
+#include "daemon/service/owner.h"
 
 struct instance {
 	uint64_t id;
-	struct session *owner;
+	struct playback_owner *owner;
 	struct instances *set;
 	char *asset_name;
 	char *clip_name;
@@ -46,8 +46,22 @@ struct instance {
 };
 
 struct instances;
+struct stream;
 
-int instances_new(struct service *svc, struct instances **out);
+/* What instances report, to whoever the set was made for (the daemon
+ * turns them into events for the owner's connection).  Called on the loop
+ * thread; `in` is valid during the call. */
+struct instance_events {
+	/* A clip played once reached its end and holds its last pose. */
+	void (*ended)(void *ctx, const struct instance *in);
+	/* A reload stopped it: reason is a stable code (PROTOCOL.md),
+	 * message one line for people.  The instance is destroyed after. */
+	void (*stopped)(void *ctx, const struct instance *in, const char *reason,
+			const char *message);
+	void *ctx;
+};
+
+int instances_new(uv_loop_t *loop, const struct instance_events *events, struct instances **out);
 /* Close every instance and free the set; done(data) when all handles closed. */
 void instances_close(struct instances *set, void (*done)(void *data), void *data);
 
@@ -66,14 +80,14 @@ struct instance_spec {
 };
 
 /* Create and start playing.  0 or -ENOMEM. */
-int instances_create(struct instances *set, struct session *owner,
+int instances_create(struct instances *set, struct playback_owner *owner,
 		     const struct instance_spec *spec, struct instance **out);
 /* The instance with this id, or NULL. */
 struct instance *instances_find(struct instances *set, uint64_t id);
 /* Stop one instance now (no event: the caller asked for it). */
 void instances_destroy(struct instance *in);
-/* End every instance a closing session owns. */
-void instances_end_session(struct instances *set, struct session *owner);
+/* End every instance an owner has (its connection closed). */
+void instances_end_owner(struct instances *set, struct playback_owner *owner);
 
 /* Clock changes: each re-anchors and re-arms the end timer. */
 void instance_pause(struct instance *in);
@@ -95,8 +109,5 @@ size_t instances_count(const struct instances *set);
 /* Visit every instance (in creation order); stop when fn returns nonzero. */
 void instances_each(struct instances *set, int (*fn)(struct instance *in, void *data),
 		    void *data);
-
-/* Pack the instance as the map instances.list and play return. */
-void instance_pack(const struct instance *in, struct rpc_out *out);
 
 #endif

@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-int lookup_asset(struct service *svc, const char *method, const struct rpc_str *name,
+int lookup_asset(struct control *ctl, const char *method, const struct rpc_str *name,
 		 struct cache_info *info, struct rpc_error *err)
 {
 	char key[PROTO_MAX_ASSET_NAME_BYTES + 1], quoted[160], path[PATH_MAX], why[256];
@@ -16,7 +16,7 @@ int lookup_asset(struct service *svc, const char *method, const struct rpc_str *
 	}
 	memcpy(key, name->ptr, name->len);
 	key[name->len] = '\0';
-	if (cache_get(svc->cache, key, info) == 0) {
+	if (cache_get(ctl->cache, key, info) == 0) {
 		if (info->asset != NULL)
 			return 0;
 		rpc_quote(quoted, sizeof quoted, name->ptr, name->len);
@@ -25,7 +25,7 @@ int lookup_asset(struct service *svc, const char *method, const struct rpc_str *
 		return -1;
 	}
 	/* Not in the cache: say whether the name escapes the root. */
-	rc = cache_resolve(svc->cache, name->ptr, name->len, path, sizeof path, why, sizeof why);
+	rc = cache_resolve(ctl->cache, name->ptr, name->len, path, sizeof path, why, sizeof why);
 	if (rc == -EACCES || rc == -EINVAL) {
 		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "%s: %s", method, why);
 		return -1;

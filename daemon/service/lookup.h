@@ -9,10 +9,10 @@
 
 #include "proto/rpc.h"
 #include "daemon/service/cache.h"
-#include "daemon/service/service.h"
+#include "daemon/service/control.h"
 
 /* 0 with *info filled (info->asset non-NULL), or -1 with err set. */
-int lookup_asset(struct service *svc, const char *method, const struct rpc_str *name,
+int lookup_asset(struct control *ctl, const char *method, const struct rpc_str *name,
 		 struct cache_info *info, struct rpc_error *err);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "daemon/offline/offline.h"
-#include "daemon/service/serve.h"
+#include "daemon/service/daemon.h"
 #include "daemon/version.h"
 
 struct command {
@@ -18,7 +18,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "serve", serve_main, "run the daemon (the default command)" },
+	{ "serve", daemon_main, "run the daemon (the default command)" },
 	{ "check", offline_check, "validate asset files or trees; exit 1 on any failure" },
 	{ "inspect", offline_inspect, "show what an asset file holds (--json for tools)" },
 	{ "sample", offline_sample, "evaluate one pose of a file at a time (--json for tools)" },
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	/* `animd` and `animd -c FILE ...` mean `animd serve ...`. */
 	if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--help") != 0 &&
 			 strcmp(argv[1], "-h") != 0 && strcmp(argv[1], "--version") != 0))
-		return serve_main(argc, argv);
+		return daemon_main(argc, argv);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		main_usage(stdout);

@@ -8,6 +8,8 @@
 #include "daemon/service/dispatch.h"
 #include "daemon/service/lookup.h"
 #include "daemon/service/pose_pack.h"
+#include "daemon/service/reloads.h"
+#include "daemon/service/session.h"
 
 static const char *const space_names[] = { "local", "model", "skin", "vertices", "camera" };
 static const char *const loop_names[] = { "loop", "once", "pingpong" };
@@ -32,7 +34,7 @@ enum dispatch_result method_assets_list(struct session *s, const struct rpc_requ
 	(void)req;
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	if (cache_list(s->svc->cache, &list, &n) < 0) {
+	if (cache_list(s->ctl->cache, &list, &n) < 0) {
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: out of memory");
 		return DISPATCH_ERROR;
 	}
@@ -66,7 +68,7 @@ enum dispatch_result method_assets_info(struct session *s, const struct rpc_requ
 
 	(void)req;
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
-	if (rpc_args_finish(args) < 0 || lookup_asset(s->svc, "assets.info", &name, &info, err) < 0)
+	if (rpc_args_finish(args) < 0 || lookup_asset(s->ctl, "assets.info", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
 	rpc_put_map(out, 4 + pose_asset_info_pairs(info.asset));
 	pose_pack_asset_info(out, info.name, info.asset);
@@ -84,7 +86,7 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 					  struct rpc_args *args, struct rpc_out *out,
 					  struct rpc_error *err)
 {
-	struct pending_reload *p;
+	char key[PROTO_MAX_ASSET_NAME_BYTES + 1];
 	struct rpc_str name = { 0 };
 	char quoted[160];
 
@@ -100,27 +102,20 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 				 PROTO_MAX_PENDING_RELOADS);
 		return DISPATCH_ERROR;
 	}
-	p = calloc(1, sizeof *p);
-	if (p == NULL || (p->asset = strndup(name.ptr, name.len)) == NULL) {
-		free(p);
-		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.reload: out of memory");
-		return DISPATCH_ERROR;
-	}
-	if (cache_reload(s->svc->cache, p->asset) < 0) {
+	memcpy(key, name.ptr, name.len);
+	key[name.len] = '\0';
+	if (cache_reload(s->ctl->cache, key) < 0) {
 		rpc_quote(quoted, sizeof quoted, name.ptr, name.len);
 		rpc_error_format(err, PROTO_ERR_NOT_FOUND,
 				 "assets.reload: no asset named %s (new files are found by the watcher or the next rescan)",
 				 quoted);
-		free(p->asset);
-		free(p);
 		return DISPATCH_ERROR;
 	}
-	/* Answered from the cache's event for this name (serve.c). */
-	p->session = s;
-	p->msgid = req->msgid;
-	p->next = s->svc->reloads;
-	s->svc->reloads = p;
-	s->deferred++;
+	/* Answered when the cache reports the outcome (reloads.h). */
+	if (reloads_add(s->ctl, s, req->msgid, key) < 0) {
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.reload: out of memory");
+		return DISPATCH_ERROR;
+	}
 	return DISPATCH_DEFERRED;
 }
 
@@ -143,11 +138,11 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
 	rpc_args_enum(args, "loop", RPC_OPTIONAL, loop_names, 3, &loop);
 	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, root_motion_names, 2, &root);
-	if (rpc_args_finish(args) < 0 || lookup_asset(s->svc, "sample", &name, &info, err) < 0)
+	if (rpc_args_finish(args) < 0 || lookup_asset(s->ctl, "sample", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
 	q.asset = info.asset;
 	if (has_mesh == 1) {
-		if (lookup_asset(s->svc, "sample", &mesh_name, &mesh_info, err) < 0)
+		if (lookup_asset(s->ctl, "sample", &mesh_name, &mesh_info, err) < 0)
 			return DISPATCH_ERROR;
 		q.mesh = mesh_info.asset;
 	}

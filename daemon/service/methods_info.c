@@ -3,9 +3,10 @@
 #include <unistd.h>
 
 #include "daemon/service/cache.h"
+#include "daemon/service/clock.h"
 #include "daemon/service/dispatch.h"
 #include "daemon/service/instances.h"
-#include "daemon/service/server.h"
+#include "daemon/service/listener.h"
 #include "daemon/service/streams.h"
 #include "daemon/version.h"
 
@@ -23,11 +24,11 @@ enum dispatch_result method_hello(struct session *s, const struct rpc_request *r
 	rpc_put_lit(out, "server");
 	rpc_put_lit(out, "animd " ANIMD_VERSION);
 	rpc_put_lit(out, "pid");
-	rpc_put_int(out, (int64_t)s->svc->pid);
+	rpc_put_int(out, (int64_t)s->ctl->pid);
 	rpc_put_lit(out, "connection");
 	rpc_put_uint(out, s->id);
 	rpc_put_lit(out, "max_message_bytes");
-	rpc_put_uint(out, s->svc->cfg.max_message_bytes);
+	rpc_put_uint(out, s->ctl->cfg->max_message_bytes);
 	return DISPATCH_REPLY;
 }
 
@@ -48,21 +49,21 @@ static uint64_t status_rss_bytes(void)
 enum dispatch_result method_status(struct session *s, const struct rpc_request *req,
 				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
-	struct service *svc = s->svc;
+	struct control *ctl = s->ctl;
 	struct cache_stats cs;
 
 	(void)req;
 	(void)err;
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	cache_stats(svc->cache, &cs);
+	cache_stats(ctl->cache, &cs);
 	rpc_put_map(out, 12);
 	rpc_put_lit(out, "server");
 	rpc_put_lit(out, "animd " ANIMD_VERSION);
 	rpc_put_lit(out, "uptime");
-	rpc_put_double(out, (double)(service_now_ns() - svc->started_ns) / 1e9);
+	rpc_put_double(out, (double)(clock_now_ns() - ctl->started_ns) / 1e9);
 	rpc_put_lit(out, "asset_root");
-	rpc_put_cstr(out, cache_root(svc->cache));
+	rpc_put_cstr(out, cache_root(ctl->cache));
 	rpc_put_lit(out, "assets");
 	rpc_put_map(out, 4);
 	rpc_put_lit(out, "count");
@@ -74,21 +75,21 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_lit(out, "directories");
 	rpc_put_uint(out, cs.directories);
 	rpc_put_lit(out, "instances");
-	rpc_put_uint(out, instances_count(svc->instances));
+	rpc_put_uint(out, instances_count(ctl->instances));
 	rpc_put_lit(out, "connections");
-	rpc_put_uint(out, server_session_count(svc->server));
+	rpc_put_uint(out, listener_session_count(ctl->listener));
 	rpc_put_lit(out, "streams");
-	rpc_put_uint(out, streams_count_all(svc));
+	rpc_put_uint(out, streams_count(ctl->streams));
 	rpc_put_lit(out, "requests");
-	rpc_put_uint(out, svc->requests);
+	rpc_put_uint(out, ctl->requests);
 	rpc_put_lit(out, "sighups");
-	rpc_put_uint(out, svc->sighups);
+	rpc_put_uint(out, ctl->sighups);
 	rpc_put_lit(out, "config_reloads");
-	rpc_put_uint(out, svc->config_reloads);
+	rpc_put_uint(out, ctl->config_reloads);
 	rpc_put_lit(out, "memory_bytes");
 	rpc_put_uint(out, status_rss_bytes());
 	rpc_put_lit(out, "pid");
-	rpc_put_int(out, (int64_t)s->svc->pid);
+	rpc_put_int(out, (int64_t)s->ctl->pid);
 	return DISPATCH_REPLY;
 }
 

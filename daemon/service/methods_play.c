@@ -8,6 +8,7 @@
 #include "daemon/service/instances.h"
 #include "daemon/service/lookup.h"
 #include "daemon/service/streams.h"
+#include "proto/rpc.h"
 
 static const char *const loop_names[] = { "loop", "once", "pingpong" };
 static const char *const root_motion_names[] = { "raw", "in_place" };
@@ -32,6 +33,47 @@ static int play_check_speed(const char *method, double v, struct rpc_error *err)
 	rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "%s: \"speed\" must be within +-%.0f",
 			 method, PLAY_MAX_SPEED);
 	return -1;
+}
+
+static void instance_pack_str(struct rpc_out *out, const char *key, const char *value)
+{
+	rpc_put_cstr(out, key);
+	if (value != NULL)
+		rpc_put_cstr(out, value);
+	else
+		rpc_put_nil(out);
+}
+
+/* The map play and instances.list return for an instance. */
+static void instance_pack(const struct instance *in, struct rpc_out *out)
+{
+	struct clip_time ct = instance_clip_time(in);
+
+	rpc_put_map(out, in->stream ? 14 : 12);
+	rpc_put_lit(out, "instance");
+	rpc_put_uint(out, in->id);
+	instance_pack_str(out, "asset", in->asset_name);
+	instance_pack_str(out, "clip", in->clip_name);
+	instance_pack_str(out, "mesh", in->mesh_name);
+	instance_pack_str(out, "state", instance_state(in));
+	rpc_put_lit(out, "time");
+	rpc_put_double(out, time_to_seconds(instance_time(in)));
+	rpc_put_lit(out, "clip_time");
+	rpc_put_double(out, time_to_seconds(ct.t_ns));
+	rpc_put_lit(out, "duration");
+	rpc_put_double(out, time_to_seconds(instance_duration(in)));
+	rpc_put_lit(out, "speed");
+	rpc_put_double(out, in->clock.speed);
+	instance_pack_str(out, "loop", sample_loop_name(in->loop));
+	instance_pack_str(out, "root_motion", sample_root_motion_name(in->root_motion));
+	rpc_put_lit(out, "generation");
+	rpc_put_uint(out, in->generation);
+	if (in->stream != NULL) {
+		rpc_put_lit(out, "stream");
+		rpc_put_uint(out, stream_id(in->stream));
+		rpc_put_lit(out, "channel");
+		rpc_put_uint(out, in->channel);
+	}
 }
 
 enum dispatch_result method_play(struct session *s, const struct rpc_request *req,
@@ -60,18 +102,18 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	if (rpc_args_finish(args) < 0 || play_check_time("play", "start", start, err) < 0 ||
 	    play_check_speed("play", spec.speed, err) < 0)
 		return DISPATCH_ERROR;
-	if (has_stream == 1 && (st = stream_find(s->svc, s, stream_no)) == NULL) {
+	if (has_stream == 1 && (st = stream_find(s->ctl->streams, &s->owns, stream_no)) == NULL) {
 		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: no stream %llu on this connection",
 				 (unsigned long long)stream_no);
 		return DISPATCH_ERROR;
 	}
-	if (s->instance_count >= s->max_instances) {
+	if (s->owns.instances >= s->max_instances) {
 		rpc_error_format(err, PROTO_ERR_LIMIT,
 				 "play: this connection already has %u instances "
-				 "(limits.max_instances_per_connection)", s->instance_count);
+				 "(limits.max_instances_per_connection)", s->owns.instances);
 		return DISPATCH_ERROR;
 	}
-	if (lookup_asset(s->svc, "play", &name, &info, err) < 0)
+	if (lookup_asset(s->ctl, "play", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
 	spec.asset_name = info.name;
 	spec.asset = info.asset;
@@ -89,7 +131,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 		return DISPATCH_ERROR;
 	}
 	if (has_mesh == 1) {
-		if (lookup_asset(s->svc, "play", &mesh_name, &mesh_info, err) < 0)
+		if (lookup_asset(s->ctl, "play", &mesh_name, &mesh_info, err) < 0)
 			return DISPATCH_ERROR;
 		if (mesh_info.asset->format != ASSET_FORMAT_MD5MESH || info.asset->skeleton == NULL ||
 		    skeleton_check_binding(info.asset->skeleton, mesh_info.asset->skeleton, why,
@@ -108,7 +150,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	spec.loop = loop >= 0 ? (enum loop_mode)loop : spec.clip ? spec.clip->loop : LOOP_LOOP;
 	spec.root_motion = (enum root_motion)root;
 	spec.start_ns = time_from_seconds(start);
-	if (instances_create(s->svc->instances, s, &spec, &in) < 0) {
+	if (instances_create(s->ctl->instances, &s->owns, &spec, &in) < 0) {
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "play: out of memory");
 		return DISPATCH_ERROR;
 	}
@@ -137,8 +179,8 @@ static struct instance *play_own_instance(struct session *s, const char *method,
 	(void)args;
 	if (!ok)
 		return NULL;
-	in = instances_find(s->svc->instances, id);
-	if (in == NULL || in->owner != s) {
+	in = instances_find(s->ctl->instances, id);
+	if (in == NULL || in->owner != &s->owns) {
 		rpc_error_format(err, PROTO_ERR_NOT_FOUND,
 				 in ? "%s: instance %llu belongs to another connection"
 				    : "%s: no instance %llu",
@@ -148,11 +190,11 @@ static struct instance *play_own_instance(struct session *s, const char *method,
 	return in;
 }
 
-enum control { CONTROL_PAUSE, CONTROL_RESUME, CONTROL_STOP };
+enum play_change { PLAY_PAUSE, PLAY_RESUME, PLAY_STOP };
 
 static enum dispatch_result play_control(struct session *s, struct rpc_args *args,
 					 struct rpc_out *out, struct rpc_error *err,
-					 const char *method, enum control what)
+					 const char *method, enum play_change what)
 {
 	uint64_t id = 0;
 	struct instance *in;
@@ -161,14 +203,14 @@ static enum dispatch_result play_control(struct session *s, struct rpc_args *arg
 	in = play_own_instance(s, method, args, err, id, rpc_args_finish(args) == 0);
 	if (in == NULL)
 		return DISPATCH_ERROR;
-	if (what == CONTROL_PAUSE)
+	if (what == PLAY_PAUSE)
 		instance_pause(in);
-	else if (what == CONTROL_RESUME)
+	else if (what == PLAY_RESUME)
 		instance_resume(in);
 	else
 		in->stopped = true;
 	instance_pack(in, out);
-	if (what == CONTROL_STOP)
+	if (what == PLAY_STOP)
 		instances_destroy(in);
 	return DISPATCH_REPLY;
 }
@@ -177,21 +219,21 @@ enum dispatch_result method_pause(struct session *s, const struct rpc_request *r
 				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)req;
-	return play_control(s, args, out, err, "pause", CONTROL_PAUSE);
+	return play_control(s, args, out, err, "pause", PLAY_PAUSE);
 }
 
 enum dispatch_result method_resume(struct session *s, const struct rpc_request *req,
 				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)req;
-	return play_control(s, args, out, err, "resume", CONTROL_RESUME);
+	return play_control(s, args, out, err, "resume", PLAY_RESUME);
 }
 
 enum dispatch_result method_stop(struct session *s, const struct rpc_request *req,
 				 struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
 	(void)req;
-	return play_control(s, args, out, err, "stop", CONTROL_STOP);
+	return play_control(s, args, out, err, "stop", PLAY_STOP);
 }
 
 enum dispatch_result method_seek(struct session *s, const struct rpc_request *req,
@@ -239,7 +281,7 @@ static int play_pack_one(struct instance *in, void *data)
 {
 	struct list_ctx *ctx = data;
 
-	if (in->owner == ctx->self)
+	if (in->owner == &ctx->self->owns)
 		instance_pack(in, ctx->out);
 	return 0;
 }
@@ -256,7 +298,7 @@ enum dispatch_result method_instances_list(struct session *s, const struct rpc_r
 		return DISPATCH_ERROR;
 	rpc_put_map(out, 1);
 	rpc_put_lit(out, "instances");
-	rpc_put_array(out, s->instance_count);
-	instances_each(s->svc->instances, play_pack_one, &ctx);
+	rpc_put_array(out, s->owns.instances);
+	instances_each(s->ctl->instances, play_pack_one, &ctx);
 	return DISPATCH_REPLY;
 }

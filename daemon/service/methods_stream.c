@@ -16,7 +16,7 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 					struct rpc_error *err)
 {
 	struct stream_params p = {
-		.rate_hz = s->svc->cfg.publish_rate_hz,
+		.rate_hz = s->ctl->cfg->publish_rate_hz,
 		.channels = STREAM_DEFAULT_CHANNELS,
 		.max_elements = STREAM_DEFAULT_ELEMENTS,
 		.depth = STREAM_DEFAULT_DEPTH,
@@ -40,14 +40,14 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "stream.open: \"rate\" is 0..1000 Hz");
 		return DISPATCH_ERROR;
 	}
-	if (streams_count_owned(s->svc, s) >= s->svc->cfg.max_streams_per_connection) {
+	if (s->owns.streams >= s->ctl->cfg->max_streams_per_connection) {
 		rpc_error_format(err, PROTO_ERR_LIMIT,
 				 "stream.open: this connection already has %u streams "
 				 "(limits.max_streams_per_connection)",
-				 s->svc->cfg.max_streams_per_connection);
+				 s->ctl->cfg->max_streams_per_connection);
 		return DISPATCH_ERROR;
 	}
-	rc = stream_open(s->svc, s, &p, &st, &fd, why, sizeof why);
+	rc = stream_open(s->ctl->streams, &s->owns, &p, &st, &fd, why, sizeof why);
 	if (rc < 0) {
 		rpc_error_format(err, rc == -EINVAL ? PROTO_ERR_BAD_REQUEST : PROTO_ERR_LIMIT,
 				 "stream.open: %s", why);
@@ -95,7 +95,7 @@ enum dispatch_result method_stream_close(struct session *s, const struct rpc_req
 	rpc_args_uint64(args, "stream", RPC_REQUIRED, &id);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	st = stream_find(s->svc, s, id);
+	st = stream_find(s->ctl->streams, &s->owns, id);
 	if (st == NULL) {
 		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "stream.close: no stream %llu on this connection",
 				 (unsigned long long)id);

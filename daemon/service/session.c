@@ -9,10 +9,8 @@
 #include <unistd.h>
 
 #include "daemon/service/dispatch.h"
-#include "daemon/service/instances.h"
 #include "daemon/service/log.h"
-#include "daemon/service/server_internal.h"
-#include "daemon/service/streams.h"
+#include "daemon/service/listener.h"
 
 /* One queued write: the request and its bytes in one allocation. */
 struct session_write {
@@ -54,7 +52,7 @@ static void session_closed(uv_handle_t *h)
 	struct session *s = h->data;
 
 	rpc_decoder_close(&s->dec);
-	server_forget(s->server, s);
+	listener_forget(s->listener, s);
 	if (s->fd_msg != NULL)
 		close(s->fd_msg_fd);
 	free(s->fd_msg);
@@ -68,9 +66,7 @@ void session_close(struct session *s, const char *why)
 		return;
 	s->closing = true;
 	log_info("connection %llu closed: %s", (unsigned long long)s->id, why);
-	instances_end_session(s->svc->instances, s);
-	streams_end_session(s->svc, s);
-	service_forget_session(s->svc, s);
+	control_session_ended(s->ctl, s);
 	uv_close((uv_handle_t *)&s->pipe, session_closed);
 }
 
@@ -88,7 +84,7 @@ static void session_write_done(uv_write_t *req, int status)
 		return;
 	}
 	/* Progress: what is left has been waiting only since now. */
-	s->tx_stall_since_ms = s->queued > 0 ? uv_now(s->svc->loop) : 0;
+	s->tx_stall_since_ms = s->queued > 0 ? uv_now(s->ctl->loop) : 0;
 	session_pump_fd(s);
 	/* The client caught up: take requests again. */
 	if (!s->reading && !s->hanging_up && s->fd_msg == NULL && !s->fd_paused_read &&
@@ -138,7 +134,7 @@ static int session_write(struct session *s, const char *data, size_t len)
 		return -ECONNRESET;
 	}
 	if (s->queued == 0)
-		s->tx_stall_since_ms = uv_now(s->svc->loop);
+		s->tx_stall_since_ms = uv_now(s->ctl->loop);
 	s->queued += len;
 	if (s->reading && s->queued >= s->high_mark) {
 		uv_read_stop((uv_stream_t *)&s->pipe);
@@ -363,7 +359,7 @@ static unsigned session_drain(struct session *s)
 		rpc_error_init(&err);
 		rc = rpc_request_parse(&msg.obj, &req, &err);
 		if (rc == 0) {
-			s->svc->requests++;
+			s->ctl->requests++;
 			dispatch_request(s, &req);
 		} else if (rc < 0) {
 			session_send_error(s, &err);
@@ -421,7 +417,7 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		return;
 	}
 	if (n > 0)
-		s->last_rx_ms = uv_now(s->svc->loop);
+		s->last_rx_ms = uv_now(s->ctl->loop);
 	s->batching = true;
 	taken = session_drain(s);
 	s->batching = false;
@@ -495,18 +491,18 @@ int session_start(struct session *s)
 	struct rpc_limits limits = RPC_LIMITS_DEFAULT;
 	int rc;
 
-	limits.max_message_bytes = s->svc->cfg.max_message_bytes;
+	limits.max_message_bytes = s->ctl->cfg->max_message_bytes;
 	rc = rpc_decoder_init(&s->dec, &limits);
 	if (rc < 0)
 		return rc;
 	s->pipe.data = s;
-	s->max_output = s->svc->cfg.max_output_bytes_per_connection;
-	s->max_instances = s->svc->cfg.max_instances_per_connection;
+	s->max_output = s->ctl->cfg->max_output_bytes_per_connection;
+	s->max_instances = s->ctl->cfg->max_instances_per_connection;
 	s->high_mark = s->max_output / 4 < PROTO_DEFAULT_OUTPUT_HIGH_BYTES
 			       ? s->max_output / 4
 			       : PROTO_DEFAULT_OUTPUT_HIGH_BYTES;
 	s->reading = true;
-	s->accepted_ms = s->last_rx_ms = uv_now(s->svc->loop);
+	s->accepted_ms = s->last_rx_ms = uv_now(s->ctl->loop);
 	rc = uv_read_start((uv_stream_t *)&s->pipe, session_alloc, session_read);
 	return rc < 0 ? rc : 0;
 }
@@ -546,7 +542,7 @@ int session_refuse(struct session *s, const struct rpc_error *err)
 
 	s->pipe.data = s;
 	s->refused = true;
-	s->accepted_ms = s->last_rx_ms = uv_now(s->svc->loop);
+	s->accepted_ms = s->last_rx_ms = uv_now(s->ctl->loop);
 	rpc_put_error_reply(&out, err);
 	rc = rpc_out_failed(&out) || req == NULL ? -ENOMEM : 0;
 	if (rc == 0) {
@@ -585,7 +581,7 @@ static void session_timeout(struct session *s, const char *fmt, ...)
 
 void session_check_timeouts(struct session *s, uint64_t now_ms)
 {
-	const struct config *cfg = &s->svc->cfg;
+	const struct config *cfg = s->ctl->cfg;
 	uint64_t idle_ms = (uint64_t)cfg->idle_timeout_s * 1000;
 
 	if (s->closing)
@@ -611,9 +607,9 @@ void session_check_timeouts(struct session *s, uint64_t now_ms)
 		session_close(s, "not reading its replies (limits.idle_timeout_s)");
 		return;
 	}
-	if (now_ms - s->last_rx_ms >= idle_ms && !s->peer_eof && s->instance_count == 0 &&
+	if (now_ms - s->last_rx_ms >= idle_ms && !s->peer_eof && s->owns.instances == 0 &&
 	    s->subscriptions == 0 && s->deferred == 0 && s->queued == 0 &&
-	    streams_count_owned(s->svc, s) == 0)
+	    s->owns.streams == 0)
 		session_timeout(s, "idle for %u s with nothing open (limits.idle_timeout_s)",
 			       cfg->idle_timeout_s);
 }

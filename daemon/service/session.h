@@ -24,12 +24,13 @@
 #include <sys/types.h>
 #include <uv.h>
 
+#include "daemon/service/owner.h"
 #include "proto/rpc.h"
-#include "daemon/service/service.h"
+#include "daemon/service/control.h"
 
 struct session {
-	struct service *svc;
-	struct server *server;
+	struct control *ctl;
+	struct listener *listener;
 	uv_pipe_t pipe;
 	struct rpc_decoder dec;
 	uint64_t id;
@@ -48,12 +49,12 @@ struct session {
 	size_t max_output;              /* snapshot of the limit at accept time */
 	uint32_t max_instances;
 	uint64_t subscriptions;         /* bit per enum proto_event */
-	uint32_t instance_count;
+	struct playback_owner owns;     /* its instances and streams (counted by them) */
 	bool reading;
 	bool peer_eof;                  /* the client shut down its side: finish, then close */
 	bool refused;                   /* over the connection limit: told so, read and
 					   discarded until it hangs up or lingers too long */
-	/* Loop times (ms, uv_now) for the timeouts server.c enforces. */
+	/* Loop times (ms, uv_now) for the timeouts listener.c enforces. */
 	uint64_t accepted_ms;
 	uint64_t last_rx_ms;            /* bytes last arrived */
 	uint64_t partial_since_ms;      /* the request now arriving began; 0: none */
@@ -63,18 +64,24 @@ struct session {
 	struct session *prev, *next;
 };
 
+/* The session that owns what a playback owner owns (instances, streams). */
+static inline struct session *session_of_owner(const struct playback_owner *o)
+{
+	return (struct session *)(void *)((char *)(uintptr_t)o - offsetof(struct session, owns));
+}
+
 /* Take over an accepted pipe (already initialised by the server).  Starts
  * reading.  0 or -errno (the caller closes the pipe). */
 int session_start(struct session *s);
 
 /* Over the connection limit: send err (a `limit` or `shutting_down`
  * error), shut down our side so the client reads it and then EOF, and
- * discard what it sends until it hangs up (or server.c's linger timeout
+ * discard what it sends until it hangs up (or listener.c's linger timeout
  * closes it).  Closing at once would leave a client that writes its first
  * request before reading with EPIPE and no reason. */
 int session_refuse(struct session *s, const struct rpc_error *err);
 
-/* What server.c's periodic sweep asks of each session: close it (with a
+/* What listener.c's periodic sweep asks of each session: close it (with a
  * fatal error saying why) if it has broken a timeout.  now_ms is uv_now. */
 void session_check_timeouts(struct session *s, uint64_t now_ms);
 

@@ -9,18 +9,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/service/clock.h"
 #include "daemon/anim/pose.h"
 #include "daemon/service/instances.h"
 #include "daemon/service/log.h"
-#include "daemon/service/session.h"
 #include "daemon/service/workers.h"
 
 /* Attached instances from which a tick is spread over the worker threads. */
 #define STREAM_PARALLEL_MIN 64
 
+struct streams {
+	uv_loop_t *loop;
+	struct workers *workers;        /* NULL: every tick on the loop thread */
+	uint64_t epoch;
+	uint64_t next_id;
+	uint32_t count;
+	struct stream *first;
+};
+
 struct stream {
-	struct service *svc;
-	struct session *owner;
+	struct streams *reg;
+	struct playback_owner *owner;
 	uint64_t id;
 	/* The region is written, never read back: its geometry, the pose
 	 * counts and the tick are the daemon's own copies (what the client
@@ -211,7 +220,7 @@ static void stream_publish(struct stream *st, struct stream_scratch *sc, struct 
 	slot->element_count = stream_evaluate(st, sc, in, &ct, animd_shm_payload(slot));
 	slot->reserved = 0;
 	animd_shm_seal(slot, &st->geom, n);
-	slot->publish_ns = service_now_ns();
+	slot->publish_ns = clock_now_ns();
 	animd_shm_write_end(ch, slot, n);
 }
 
@@ -244,7 +253,7 @@ static void stream_tick(uv_timer_t *t)
 	/* Many instances: spread them over the cores; a few: not worth a
 	 * cross-core wake-up. */
 	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1)
-		workers_run(st->svc->workers, stream_tick_part, st);
+		workers_run(st->reg->workers, stream_tick_part, st);
 	else
 		stream_tick_part(st, 0, 1);
 	/* Steady clock: the next deadline is absolute.  After a stall (or a
@@ -252,7 +261,7 @@ static void stream_tick(uv_timer_t *t)
 	 * not bunched, and at least a millisecond is left for the loop's I/O,
 	 * so an overloaded stream slows its own rate, never the control
 	 * socket. */
-	now = service_now_ns();
+	now = clock_now_ns();
 	st->next_tick_ns += st->period_ns;
 	if (st->next_tick_ns <= now)
 		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
@@ -347,11 +356,13 @@ static void stream_timer_closed(uv_handle_t *h)
 
 void stream_close(struct stream *st)
 {
-	struct stream **p = &st->svc->streams;
+	struct stream **p = &st->reg->first;
 
 	while (*p != st)
 		p = &(*p)->next;
 	*p = st->next;
+	st->reg->count--;
+	st->owner->streams--;
 	for (uint32_t c = 0; c < st->geom.channel_count; c++)
 		if (st->channels[c] != NULL)
 			stream_detach(st->channels[c]);
@@ -359,35 +370,22 @@ void stream_close(struct stream *st)
 	uv_close((uv_handle_t *)&st->timer, stream_timer_closed);
 }
 
-struct stream *stream_find(struct service *svc, struct session *owner, uint64_t id)
+struct stream *stream_find(struct streams *reg, const struct playback_owner *owner, uint64_t id)
 {
-	for (struct stream *st = svc->streams; st != NULL; st = st->next)
+	for (struct stream *st = reg->first; st != NULL; st = st->next)
 		if (st->id == id && st->owner == owner)
 			return st;
 	return NULL;
 }
 
-uint32_t streams_count_owned(struct service *svc, const struct session *owner)
+uint32_t streams_count(const struct streams *reg)
 {
-	uint32_t n = 0;
-
-	for (struct stream *st = svc->streams; st != NULL; st = st->next)
-		n += st->owner == owner;
-	return n;
+	return reg->count;
 }
 
-uint32_t streams_count_all(const struct service *svc)
+void streams_end_owner(struct streams *reg, struct playback_owner *owner)
 {
-	uint32_t n = 0;
-
-	for (const struct stream *st = svc->streams; st != NULL; st = st->next)
-		n++;
-	return n;
-}
-
-void streams_end_session(struct service *svc, struct session *owner)
-{
-	struct stream *st = svc->streams, *next;
+	struct stream *st = reg->first, *next;
 
 	for (; st != NULL; st = next) {
 		next = st->next;
@@ -396,10 +394,28 @@ void streams_end_session(struct service *svc, struct session *owner)
 	}
 }
 
-void streams_close_all(struct service *svc)
+void streams_close_all(struct streams *reg)
 {
-	while (svc->streams != NULL)
-		stream_close(svc->streams);
+	while (reg->first != NULL)
+		stream_close(reg->first);
+}
+
+int streams_new(uv_loop_t *loop, struct workers *workers, uint64_t epoch, struct streams **out)
+{
+	struct streams *reg = calloc(1, sizeof *reg);
+
+	if (reg == NULL)
+		return -ENOMEM;
+	reg->loop = loop;
+	reg->workers = workers;
+	reg->epoch = epoch;
+	*out = reg;
+	return 0;
+}
+
+void streams_free(struct streams *reg)
+{
+	free(reg);
 }
 
 /*
@@ -453,7 +469,7 @@ fail:
 	return NULL;
 }
 
-int stream_open(struct service *svc, struct session *owner, const struct stream_params *p,
+int stream_open(struct streams *reg, struct playback_owner *owner, const struct stream_params *p,
 		struct stream **out, int *ro_fd, char *err, size_t errlen)
 {
 	struct animd_shm_header h;
@@ -474,7 +490,7 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 		return -ENOMEM;
 	st->channels = calloc(p->channels, sizeof *st->channels);
 	st->published = calloc(p->channels, sizeof *st->published);
-	st->parts = svc->workers != NULL ? workers_parts(svc->workers) : 1;
+	st->parts = reg->workers != NULL ? workers_parts(reg->workers) : 1;
 	st->scratch = calloc(st->parts, sizeof *st->scratch);
 	if (st->channels == NULL || st->published == NULL || st->scratch == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -486,26 +502,28 @@ int stream_open(struct service *svc, struct session *owner, const struct stream_
 		rc = -ENOMEM;
 		goto fail;
 	}
-	st->svc = svc;
+	st->reg = reg;
 	st->owner = owner;
-	st->id = ++svc->next_stream_id;
+	st->id = ++reg->next_id;
 	st->space = p->space;
 	st->rate_hz = p->rate_hz;
-	h.epoch = svc->epoch;
+	h.epoch = reg->epoch;
 	h.stream_id = st->id;
 	h.rate_hz = p->rate_hz;
 	st->geom = h;
 	memcpy(st->region, &h, sizeof h);
 	animd_shm_set_state(st->region, ANIMD_SHM_STATE_LIVE);
-	uv_timer_init(svc->loop, &st->timer);
+	uv_timer_init(reg->loop, &st->timer);
 	st->timer.data = st;
 	if (p->rate_hz > 0) {
 		st->period_ns = 1000000000LL / p->rate_hz;
-		st->next_tick_ns = service_now_ns() + st->period_ns;
+		st->next_tick_ns = clock_now_ns() + st->period_ns;
 		uv_timer_start(&st->timer, stream_tick, (uint64_t)st->period_ns / 1000000, 0);
 	}
-	st->next = svc->streams;
-	svc->streams = st;
+	st->next = reg->first;
+	reg->first = st;
+	reg->count++;
+	owner->streams++;
 	*out = st;
 	return 0;
 fail:

@@ -14,12 +14,16 @@
 
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "daemon/assets/sampling.h"
+#include "daemon/service/owner.h"
 #include "proto/animd_shm.h"
-#include "daemon/service/service.h"
 
 struct stream;
+struct streams;
 struct instance;
+struct workers;
 
 struct stream_params {
 	enum sample_space space;
@@ -29,22 +33,28 @@ struct stream_params {
 	uint32_t depth;
 };
 
+/* Every stream of the daemon: big ticks are spread over `workers` (may be
+ * NULL), headers carry `epoch` (random per run).  0 or -ENOMEM. */
+int streams_new(uv_loop_t *loop, struct workers *workers, uint64_t epoch, struct streams **out);
+/* Free the registry; every stream must be closed (streams_close_all) and
+ * the loop run until their handles are closed. */
+void streams_free(struct streams *reg);
+
 /* Create a stream owned by `owner`.  On success *ro_fd is a new read-only
  * descriptor for the client (the caller sends, then closes it).  0, or a
  * negative errno with a reason in err. */
-int stream_open(struct service *svc, struct session *owner, const struct stream_params *p,
+int stream_open(struct streams *reg, struct playback_owner *owner, const struct stream_params *p,
 		struct stream **out, int *ro_fd, char *err, size_t errlen);
 /* Mark it closed for readers, detach its instances, free it. */
 void stream_close(struct stream *st);
 /* The owner's stream with this id, or NULL. */
-struct stream *stream_find(struct service *svc, struct session *owner, uint64_t id);
-/* Close every stream a session owns. */
-void streams_end_session(struct service *svc, struct session *owner);
+struct stream *stream_find(struct streams *reg, const struct playback_owner *owner, uint64_t id);
+/* Close every stream an owner has. */
+void streams_end_owner(struct streams *reg, struct playback_owner *owner);
 /* Daemon shutdown: every stream is marked closed and freed. */
-void streams_close_all(struct service *svc);
-uint32_t streams_count_owned(struct service *svc, const struct session *owner);
-/* Streams open across every connection (status). */
-uint32_t streams_count_all(const struct service *svc);
+void streams_close_all(struct streams *reg);
+/* Streams open across every owner (status). */
+uint32_t streams_count(const struct streams *reg);
 
 uint64_t stream_id(const struct stream *st);
 const struct animd_shm_header *stream_header(const struct stream *st);

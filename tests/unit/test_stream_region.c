@@ -21,7 +21,6 @@
 #include <uv.h>
 
 #include "proto/animd_shm.h"
-#include "daemon/service/service.h"
 #include "daemon/service/streams.h"
 
 /* The start of the daemon's read-write mapping of the stream region. */
@@ -51,7 +50,8 @@ static void test_tampered_header_is_never_read_back(void **state)
 	struct stream_params p = {
 		.space = SPACE_MODEL, .rate_hz = 1000, .channels = 4, .max_elements = 8, .depth = 4,
 	};
-	struct service svc = { 0 };
+	struct playback_owner owner = { 0 };
+	struct streams *reg = NULL;
 	struct animd_shm_header *h;
 	struct stream *st = NULL;
 	uv_loop_t loop;
@@ -60,9 +60,9 @@ static void test_tampered_header_is_never_read_back(void **state)
 
 	(void)state;
 	assert_int_equal(uv_loop_init(&loop), 0);
-	svc.loop = &loop;
-	svc.epoch = 42;
-	assert_int_equal(stream_open(&svc, NULL, &p, &st, &ro_fd, err, sizeof err), 0);
+	assert_int_equal(streams_new(&loop, NULL, 42, &reg), 0);
+	assert_int_equal(stream_open(reg, &owner, &p, &st, &ro_fd, err, sizeof err), 0);
+	assert_int_equal(owner.streams, 1);
 	h = find_writable_region();
 	assert_non_null(h);
 	assert_int_equal(h->channel_count, 4);
@@ -82,6 +82,8 @@ static void test_tampered_header_is_never_read_back(void **state)
 	stream_close(st);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	assert_null(find_writable_region());
+	assert_int_equal(owner.streams, 0);
+	streams_free(reg);
 	close(ro_fd);
 	assert_int_equal(uv_loop_close(&loop), 0);
 }

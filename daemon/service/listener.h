@@ -1,5 +1,5 @@
 /*
- * server.h - the control socket: created safely, connections accepted up to
+ * listener.h - the control socket: created safely, connections accepted up to
  * the configured limit, events broadcast to the sessions that subscribed.
  *
  * Creation (DESIGN.md 9): the umask is tightened before bind so the socket
@@ -9,24 +9,27 @@
  * daemon's socket); only a stale socket (connection refused) is unlinked.
  * Anything that is not a socket is never removed.
  */
-#ifndef ANIMD_SERVER_H
-#define ANIMD_SERVER_H
+#ifndef ANIMD_LISTENER_H
+#define ANIMD_LISTENER_H
 
 #include <stddef.h>
 
 #include "proto/animd_proto.h"
-#include "daemon/service/service.h"
+#include "daemon/service/control.h"
 
-int server_open(struct service *svc, struct server **out, char *err, size_t errlen);
+int listener_open(struct control *ctl, struct listener **out, char *err, size_t errlen);
 
 /* Send one packed event message to every session subscribed to `type`
  * (PROTO_EVENT_COUNT: to every session). */
-void server_broadcast(struct server *srv, enum proto_event type, const char *data, size_t len);
+void listener_broadcast(struct listener *srv, enum proto_event type, const char *data, size_t len);
 
-size_t server_session_count(const struct server *srv);
+size_t listener_session_count(const struct listener *srv);
+
+/* A session's pipe has closed: unlink it and free nothing else. */
+void listener_forget(struct listener *srv, struct session *s);
 
 /* Stop accepting, close every session (their instances end), unlink the
  * socket path, and call done(data) once every handle is closed. */
-void server_close(struct server *srv, void (*done)(void *data), void *data);
+void listener_close(struct listener *srv, void (*done)(void *data), void *data);
 
 #endif

@@ -1,4 +1,4 @@
-#include "daemon/service/server.h"
+#include "daemon/service/listener.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -12,12 +12,11 @@
 #include <unistd.h>
 
 #include "daemon/service/log.h"
-#include "daemon/service/server_internal.h"
 #include "daemon/service/session.h"
 
-struct server {
-	struct service *svc;
-	uv_pipe_t listener;
+struct listener {
+	struct control *ctl;
+	uv_pipe_t pipe;                 /* the listening socket */
 	struct session *sessions;
 	size_t count;                   /* every session, refused ones included */
 	size_t refused;                 /* of which refused, lingering */
@@ -28,15 +27,15 @@ struct server {
 	uint64_t next_id;
 	bool activated;                 /* the socket came from systemd */
 	bool closing;
-	bool listener_closed;
+	bool pipe_closed;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	void (*done)(void *data);
 	void *done_data;
 };
 
-static void server_maybe_done(struct server *srv)
+static void listener_maybe_done(struct listener *srv)
 {
-	if (srv->closing && srv->listener_closed && srv->sweep_closed && srv->sessions == NULL) {
+	if (srv->closing && srv->pipe_closed && srv->sweep_closed && srv->sessions == NULL) {
 		void (*done)(void *) = srv->done;
 		void *data = srv->done_data;
 
@@ -46,7 +45,7 @@ static void server_maybe_done(struct server *srv)
 	}
 }
 
-void server_forget(struct server *srv, struct session *s)
+void listener_forget(struct listener *srv, struct session *s)
 {
 	if (s->prev != NULL)
 		s->prev->next = s->next;
@@ -56,10 +55,10 @@ void server_forget(struct server *srv, struct session *s)
 		s->next->prev = s->prev;
 	srv->count--;
 	srv->refused -= s->refused;
-	server_maybe_done(srv);
+	listener_maybe_done(srv);
 }
 
-size_t server_session_count(const struct server *srv)
+size_t listener_session_count(const struct listener *srv)
 {
 	return srv->count - srv->refused;
 }
@@ -67,9 +66,9 @@ size_t server_session_count(const struct server *srv)
 /* Refusals are logged, but a flood of them is one line per interval. */
 #define SERVER_REFUSAL_LOG_MS 10000
 
-static void server_log_refusal(struct server *srv, const struct session *s, const char *why)
+static void listener_log_refusal(struct listener *srv, const struct session *s, const char *why)
 {
-	uint64_t now = uv_now(srv->svc->loop);
+	uint64_t now = uv_now(srv->ctl->loop);
 
 	if (srv->refusals_logged_ms != 0 && now - srv->refusals_logged_ms < SERVER_REFUSAL_LOG_MS) {
 		srv->refusals_unlogged++;
@@ -88,10 +87,10 @@ static void server_log_refusal(struct server *srv, const struct session *s, cons
 	srv->refusals_unlogged = 0;
 }
 
-static void server_sweep(uv_timer_t *t)
+static void listener_sweep(uv_timer_t *t)
 {
-	struct server *srv = t->data;
-	uint64_t now = uv_now(srv->svc->loop);
+	struct listener *srv = t->data;
+	uint64_t now = uv_now(srv->ctl->loop);
 	struct session *s, *next;
 
 	for (s = srv->sessions; s != NULL; s = next) {
@@ -102,14 +101,14 @@ static void server_sweep(uv_timer_t *t)
 
 /* Often enough that a timeout fires within a quarter of itself, at most
  * once a second. */
-static uint64_t server_sweep_ms(const struct config *cfg)
+static uint64_t listener_sweep_ms(const struct config *cfg)
 {
 	uint64_t ms = cfg->request_timeout_ms / 4;
 
 	return ms < 50 ? 50 : ms > 1000 ? 1000 : ms;
 }
 
-void server_broadcast(struct server *srv, enum proto_event type, const char *data, size_t len)
+void listener_broadcast(struct listener *srv, enum proto_event type, const char *data, size_t len)
 {
 	struct session *s, *next;
 
@@ -122,9 +121,9 @@ void server_broadcast(struct server *srv, enum proto_event type, const char *dat
 	}
 }
 
-static void server_on_connection(uv_stream_t *listener, int status)
+static void listener_on_connection(uv_stream_t *stream, int status)
 {
-	struct server *srv = listener->data;
+	struct listener *srv = stream->data;
 	struct session *s;
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -135,13 +134,13 @@ static void server_on_connection(uv_stream_t *listener, int status)
 		return;
 	}
 	s = calloc(1, sizeof *s);
-	if (s == NULL || uv_pipe_init(srv->svc->loop, &s->pipe, 0) < 0) {
+	if (s == NULL || uv_pipe_init(srv->ctl->loop, &s->pipe, 0) < 0) {
 		free(s);
 		log_error("accept: out of memory");
 		return;
 	}
-	s->svc = srv->svc;
-	s->server = srv;
+	s->ctl = srv->ctl;
+	s->listener = srv;
 	s->id = ++srv->next_id;
 	s->pipe.data = s;
 	s->next = srv->sessions;
@@ -149,7 +148,7 @@ static void server_on_connection(uv_stream_t *listener, int status)
 		srv->sessions->prev = s;
 	srv->sessions = s;
 	srv->count++;
-	if (uv_accept(listener, (uv_stream_t *)&s->pipe) < 0) {
+	if (uv_accept(stream, (uv_stream_t *)&s->pipe) < 0) {
 		session_close(s, "accept failed");
 		return;
 	}
@@ -158,16 +157,16 @@ static void server_on_connection(uv_stream_t *listener, int status)
 		s->peer_pid = cred.pid;
 		s->peer_uid = cred.uid;
 	}
-	if (srv->count - srv->refused > srv->svc->cfg.max_connections || srv->closing) {
+	if (srv->count - srv->refused > srv->ctl->cfg->max_connections || srv->closing) {
 		struct rpc_error err;
 
 		rpc_error_init(&err);
 		rpc_error_format(&err, srv->closing ? PROTO_ERR_SHUTTING_DOWN : PROTO_ERR_LIMIT,
 				 srv->closing ? "animd is shutting down"
 					      : "too many connections (limits.max_connections = %u)",
-				 srv->svc->cfg.max_connections);
+				 srv->ctl->cfg->max_connections);
 		srv->refused++;
-		server_log_refusal(srv, s, err.message);
+		listener_log_refusal(srv, s, err.message);
 		if (session_refuse(s, &err) < 0)
 			session_close(s, "refused");
 		return;
@@ -181,7 +180,7 @@ static void server_on_connection(uv_stream_t *listener, int status)
 }
 
 /* Is a live daemon answering on this path?  1 yes, 0 stale, <0 errno. */
-static int server_probe(const char *path)
+static int listener_probe(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -197,7 +196,7 @@ static int server_probe(const char *path)
 	return rc;
 }
 
-static int server_prepare_path(const char *path, char *err, size_t errlen)
+static int listener_prepare_path(const char *path, char *err, size_t errlen)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	const char *slash = strrchr(path, '/');
@@ -219,7 +218,7 @@ static int server_prepare_path(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s exists and is not a socket: refusing to replace it", path);
 		return -EEXIST;
 	}
-	live = server_probe(path);
+	live = listener_probe(path);
 	if (live == 1) {
 		snprintf(err, errlen, "another animd is serving %s: refusing to start", path);
 		return -EADDRINUSE;
@@ -232,7 +231,7 @@ static int server_prepare_path(const char *path, char *err, size_t errlen)
 	return unlink(path) == 0 ? 0 : -errno;
 }
 
-static int server_group(const char *name, gid_t *out)
+static int listener_group(const char *name, gid_t *out)
 {
 	struct group *g;
 	char *end;
@@ -252,20 +251,20 @@ static int server_group(const char *name, gid_t *out)
 	return 1;
 }
 
-static int server_bind(struct server *srv, char *err, size_t errlen)
+static int listener_bind(struct listener *srv, char *err, size_t errlen)
 {
-	const struct config *cfg = &srv->svc->cfg;
+	const struct config *cfg = srv->ctl->cfg;
 	mode_t old;
 	gid_t gid = 0;
 	int rc, has_group;
 
-	rc = server_prepare_path(cfg->socket_path, err, errlen);
+	rc = listener_prepare_path(cfg->socket_path, err, errlen);
 	if (rc < 0) {
 		if (err[0] == '\0')
 			snprintf(err, errlen, "%s: %s", cfg->socket_path, strerror(-rc));
 		return rc;
 	}
-	has_group = server_group(cfg->socket_group, &gid);
+	has_group = listener_group(cfg->socket_group, &gid);
 	if (has_group < 0) {
 		snprintf(err, errlen, "socket.group \"%s\" is not a known group", cfg->socket_group);
 		return has_group;
@@ -273,7 +272,7 @@ static int server_bind(struct server *srv, char *err, size_t errlen)
 	/* The socket is born with the configured mode: no window in which it
 	 * is more open than that. */
 	old = umask((mode_t)(~cfg->socket_mode & 0777));
-	rc = uv_pipe_bind(&srv->listener, cfg->socket_path);
+	rc = uv_pipe_bind(&srv->pipe, cfg->socket_path);
 	umask(old);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot bind %s: %s", cfg->socket_path, uv_strerror(rc));
@@ -288,68 +287,68 @@ static int server_bind(struct server *srv, char *err, size_t errlen)
 	return 0;
 }
 
-static void server_sweep_closed(uv_handle_t *h)
+static void listener_sweep_closed(uv_handle_t *h)
 {
-	struct server *srv = h->data;
+	struct listener *srv = h->data;
 
 	srv->sweep_closed = true;
-	server_maybe_done(srv);
+	listener_maybe_done(srv);
 }
 
-static void server_listener_closed(uv_handle_t *h)
+static void listener_pipe_closed(uv_handle_t *h)
 {
-	struct server *srv = h->data;
+	struct listener *srv = h->data;
 
-	srv->listener_closed = true;
-	server_maybe_done(srv);
+	srv->pipe_closed = true;
+	listener_maybe_done(srv);
 }
 
-int server_open(struct service *svc, struct server **out, char *err, size_t errlen)
+int listener_open(struct control *ctl, struct listener **out, char *err, size_t errlen)
 {
-	struct server *srv = calloc(1, sizeof *srv);
+	struct listener *srv = calloc(1, sizeof *srv);
 	int rc;
 
 	err[0] = '\0';
 	if (srv == NULL)
 		return -ENOMEM;
-	srv->svc = svc;
-	rc = uv_pipe_init(svc->loop, &srv->listener, 0);
+	srv->ctl = ctl;
+	rc = uv_pipe_init(ctl->loop, &srv->pipe, 0);
 	if (rc < 0) {
 		free(srv);
 		return rc;
 	}
-	srv->listener.data = srv;
+	srv->pipe.data = srv;
 	if (sd_listen_fds(0) == 1) {
 		srv->activated = true;
-		rc = uv_pipe_open(&srv->listener, SD_LISTEN_FDS_START);
+		rc = uv_pipe_open(&srv->pipe, SD_LISTEN_FDS_START);
 		if (rc < 0)
 			snprintf(err, errlen, "cannot use the socket systemd passed: %s", uv_strerror(rc));
 	} else {
-		rc = server_bind(srv, err, errlen);
+		rc = listener_bind(srv, err, errlen);
 	}
-	uv_timer_init(svc->loop, &srv->sweep);
+	uv_timer_init(ctl->loop, &srv->sweep);
 	srv->sweep.data = srv;
-	uv_timer_start(&srv->sweep, server_sweep, server_sweep_ms(&svc->cfg),
-		       server_sweep_ms(&svc->cfg));
+	uv_timer_start(&srv->sweep, listener_sweep, listener_sweep_ms(ctl->cfg),
+		       listener_sweep_ms(ctl->cfg));
 	if (rc == 0) {
-		rc = uv_listen((uv_stream_t *)&srv->listener, 128, server_on_connection);
+		rc = uv_listen((uv_stream_t *)&srv->pipe, 128, listener_on_connection);
 		if (rc < 0)
-			snprintf(err, errlen, "cannot listen on %s: %s", svc->cfg.socket_path,
+			snprintf(err, errlen, "cannot listen on %s: %s", ctl->cfg->socket_path,
 				 uv_strerror(rc));
 	}
 	if (rc < 0) {
 		if (srv->path[0] != '\0')
 			unlink(srv->path);
 		srv->closing = true;
-		uv_close((uv_handle_t *)&srv->sweep, server_sweep_closed);
-		uv_close((uv_handle_t *)&srv->listener, server_listener_closed);
+		uv_close((uv_handle_t *)&srv->sweep, listener_sweep_closed);
+		uv_close((uv_handle_t *)&srv->pipe, listener_pipe_closed);
 		return rc;
 	}
 	*out = srv;
 	return 0;
 }
 
-void server_close(struct server *srv, void (*done)(void *data), void *data)
+void listener_close(struct listener *srv, void (*done)(void *data), void *data)
 {
 	struct session *s, *next;
 
@@ -363,6 +362,6 @@ void server_close(struct server *srv, void (*done)(void *data), void *data)
 		next = s->next;
 		session_close(s, "animd is shutting down");
 	}
-	uv_close((uv_handle_t *)&srv->sweep, server_sweep_closed);
-	uv_close((uv_handle_t *)&srv->listener, server_listener_closed);
+	uv_close((uv_handle_t *)&srv->sweep, listener_sweep_closed);
+	uv_close((uv_handle_t *)&srv->pipe, listener_pipe_closed);
 }

@@ -1,0 +1,253 @@
+/*
+ * daemon.c - `animd serve`: configuration (defaults, file, flags), the
+ * parts of the daemon made in order and wired together, the loop, and the
+ * shutdown that closes them in reverse (clients told first, the socket
+ * removed, every handle closed, the loop closed empty).
+ */
+#include "daemon/service/daemon.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "daemon/service/clock.h"
+#include "daemon/service/events.h"
+#include "daemon/service/instances.h"
+#include "daemon/service/listener.h"
+#include "daemon/service/log.h"
+#include "daemon/service/notify.h"
+#include "daemon/service/streams.h"
+#include "daemon/service/workers.h"
+#include "daemon/version.h"
+
+static void daemon_closed_handle(uv_handle_t *h)
+{
+	(void)h;
+}
+
+/* Defaults, then the file, then the flags, then the cross-field rules. */
+int daemon_build_config(const struct daemon_flags *f, struct config *cfg, char *err,
+			      size_t errlen)
+{
+	const char *path = f->config_path ? f->config_path : CONFIG_DEFAULT_PATH;
+	int rc;
+
+	config_defaults(cfg);
+	rc = config_load_file(cfg, path, err, errlen);
+	if (rc == -ENOENT && f->config_path == NULL)
+		rc = 0;         /* no file at the default place: built-in defaults */
+	if (rc == 0 && f->assets)
+		rc = config_apply_flag(cfg, "--assets", f->assets, err, errlen);
+	if (rc == 0 && f->socket)
+		rc = config_apply_flag(cfg, "--socket", f->socket, err, errlen);
+	if (rc == 0 && f->log_level)
+		rc = config_apply_flag(cfg, "--log-level", f->log_level, err, errlen);
+	if (rc == 0)
+		rc = config_validate(cfg, err, errlen);
+	return rc;
+}
+
+static void daemon_cache_closed(void *data)
+{
+	struct daemon *d = data;
+
+	d->cache = NULL;
+	daemon_signals_close(d);
+}
+
+static void daemon_instances_closed(void *data)
+{
+	struct daemon *d = data;
+
+	d->instances = NULL;
+	if (d->cache != NULL)
+		cache_close(d->cache, daemon_cache_closed);
+	else
+		daemon_signals_close(d);
+}
+
+static void daemon_listener_closed(void *data)
+{
+	struct daemon *d = data;
+
+	d->ctl.listener = NULL;
+	if (d->instances != NULL)
+		instances_close(d->instances, daemon_instances_closed, d);
+	else
+		daemon_instances_closed(d);
+}
+
+void daemon_stop(struct daemon *d, int exit_status)
+{
+	if (d->ctl.stopping)
+		return;
+	d->ctl.stopping = true;
+	d->exit_status = exit_status;
+	notify_stopping();
+	log_info("shutting down");
+	events_server_stopping(&d->ctl);
+	/* Readers see every stream closed before their connection goes. */
+	streams_close_all(d->streams);
+	uv_close((uv_handle_t *)&d->watchdog, daemon_closed_handle);
+	uv_close((uv_handle_t *)&d->hup_timer, daemon_closed_handle);
+	/* Sessions first (their instances end with them), then what is left. */
+	if (d->ctl.listener != NULL)
+		listener_close(d->ctl.listener, daemon_listener_closed, d);
+	else
+		daemon_listener_closed(d);
+}
+
+
+static void daemon_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: animd [serve] [-c FILE] [--assets DIR] [--socket PATH] [--log-level LEVEL]\n"
+		"             [--print-config]\n"
+		"  Serve the assets under DIR on the control socket PATH.  Settings come from\n"
+		"  FILE (default %s if it exists, else built-in defaults);\n"
+		"  flags override it.  LEVEL is error, warning, info or debug.\n"
+		"  --print-config prints the effective configuration and exits.\n",
+		CONFIG_DEFAULT_PATH);
+}
+
+static int daemon_parse_args(int argc, char **argv, struct daemon_flags *f, int *print)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "assets", required_argument, NULL, 'a' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "print-config", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': f->config_path = optarg; break;
+		case 'a': f->assets = optarg; break;
+		case 's': f->socket = optarg; break;
+		case 'l': f->log_level = optarg; break;
+		case 'p': *print = 1; break;
+		case 'h': daemon_usage(stdout); return 1;
+		default: daemon_usage(stderr); return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "animd serve: unexpected argument \"%s\"\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int daemon_start(struct daemon *d, char *err, size_t errlen)
+{
+	struct cache_options opts = {
+		.root = d->cfg.asset_root,
+		.quiet_ms = d->cfg.reload_quiet_ms,
+		.rescan_interval_s = d->cfg.rescan_interval_s,
+		.max_asset_bytes = d->cfg.max_asset_bytes,
+		.load = { .x_ticks_per_second = d->cfg.x_ticks_per_second },
+		.events = daemon_cache_events,
+		.data = d,
+	};
+	const struct instance_events instance_events = {
+		.ended = events_instance_ended,
+		.stopped = events_instance_stopped,
+		.ctx = &d->ctl,
+	};
+	int rc;
+
+	daemon_signals_start(d);
+
+	/* One helper thread per other core, for stream ticks with many
+	 * instances (workers.h); none on a single core. */
+	{
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned helpers = cores > 1 ? (unsigned)(cores > 8 ? 7 : cores - 1) : 0;
+
+		if (workers_new(helpers, &d->workers) < 0) {
+			snprintf(err, errlen, "cannot start worker threads");
+			return -ENOMEM;
+		}
+	}
+	rc = streams_new(d->loop, d->workers, d->epoch, &d->streams);
+	if (rc == 0)
+		rc = instances_new(d->loop, &instance_events, &d->instances);
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	rc = cache_new(d->loop, &opts, &d->cache, err, errlen);
+	if (rc < 0)
+		return rc;
+	/* What connections reach. */
+	d->ctl.cache = d->cache;
+	d->ctl.instances = d->instances;
+	d->ctl.streams = d->streams;
+	rc = listener_open(&d->ctl, &d->ctl.listener, err, errlen);
+	if (rc < 0)
+		return rc;
+	log_info("listening on %s", d->cfg.socket_path);
+	rc = cache_start(d->cache, daemon_assets_ready);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot scan the asset root: %s", strerror(-rc));
+	return rc;
+}
+
+int daemon_main(int argc, char **argv)
+{
+	struct daemon d = { 0 };
+	uv_loop_t loop;
+	char err[1024];
+	int print = 0, rc;
+
+	rc = daemon_parse_args(argc, argv, &d.flags, &print);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	if (daemon_build_config(&d.flags, &d.cfg, err, sizeof err) < 0) {
+		fprintf(stderr, "animd: %s\n", err);
+		return 1;
+	}
+	if (print)
+		return config_dump(&d.cfg, stdout) < 0;
+	log_init(d.cfg.log_level);
+	signal(SIGPIPE, SIG_IGN);
+	log_info("animd %s starting (pid %d, config %s)", ANIMD_VERSION, (int)getpid(),
+		 d.flags.config_path ? d.flags.config_path
+		 : access(CONFIG_DEFAULT_PATH, F_OK) == 0 ? CONFIG_DEFAULT_PATH
+							 : "built-in defaults");
+	if (uv_loop_init(&loop) < 0) {
+		log_error("cannot create the event loop");
+		return 1;
+	}
+	d.loop = &loop;
+	d.ctl.loop = &loop;
+	d.ctl.cfg = &d.cfg;
+	d.ctl.started_ns = clock_now_ns();
+	d.ctl.pid = getpid();
+	/* Stream headers carry this: a restarted daemon is told apart. */
+	if (getrandom(&d.epoch, sizeof d.epoch, 0) != sizeof d.epoch)
+		d.epoch = (uint64_t)d.ctl.started_ns ^ ((uint64_t)getpid() << 32);
+	daemon_threads_without_signals(&loop);
+	if (daemon_start(&d, err, sizeof err) < 0) {
+		log_error("%s", err);
+		daemon_stop(&d, 1);
+	}
+	uv_run(&loop, UV_RUN_DEFAULT);
+	streams_free(d.streams);
+	workers_free(d.workers);
+	rc = uv_loop_close(&loop);
+	if (rc < 0) {
+		log_error("event loop closed with handles still open: %s", uv_strerror(rc));
+		return 1;
+	}
+	log_info("stopped");
+	return d.exit_status;
+}
