@@ -60,7 +60,7 @@ CMOCKA_LDLIBS = $(shell pkg-config --libs cmocka)
 ENGINE_SRC := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/import/*.c daemon/assets/*.c))
 PROTO_SRC  := $(sort $(wildcard proto/*.c))
 CORE_SRC  := $(ENGINE_SRC) $(PROTO_SRC) \
-	$(sort $(filter-out daemon/service/main.c,$(wildcard daemon/offline/*.c daemon/service/*.c)))
+	$(sort $(filter-out daemon/service/main.c,$(wildcard daemon/offline/*.c daemon/service/*.c daemon/service/*/*.c)))
 ANIMD_SRC := daemon/service/main.c
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))

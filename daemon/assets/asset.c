@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/import/md5_import.h"
-#include "daemon/import/x_import.h"
 #include "daemon/formats/md5.h"
 #include "daemon/formats/x.h"
+#include "daemon/import/md5_import.h"
+#include "daemon/import/x_import.h"
 
 static const char *asset_extension(const char *name)
 {

@@ -9,11 +9,11 @@
 #ifndef ANIMD_MD5_IMPORT_H
 #define ANIMD_MD5_IMPORT_H
 
-#include "daemon/formats/md5.h"
 #include "daemon/anim/camera.h"
 #include "daemon/anim/clip.h"
 #include "daemon/anim/mesh.h"
 #include "daemon/anim/skeleton.h"
+#include "daemon/formats/md5.h"
 
 /*
  * Every function returns 0 with *out owned by the caller, or a negative

@@ -21,10 +21,10 @@
 
 #include <stdint.h>
 
-#include "daemon/formats/x_tree.h"
 #include "daemon/anim/clip.h"
 #include "daemon/anim/mesh.h"
 #include "daemon/anim/skeleton.h"
+#include "daemon/formats/x_tree.h"
 
 /* D3DX's convention for files without AnimTicksPerSecond. */
 #define X_DEFAULT_TICKS_PER_SECOND 4800u

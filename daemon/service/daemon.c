@@ -15,14 +15,14 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "daemon/service/clock.h"
-#include "daemon/service/events.h"
-#include "daemon/service/instances.h"
-#include "daemon/service/listener.h"
-#include "daemon/service/log.h"
-#include "daemon/service/notify.h"
-#include "daemon/service/streams.h"
-#include "daemon/service/workers.h"
+#include "daemon/service/base/clock.h"
+#include "daemon/service/base/log.h"
+#include "daemon/service/base/notify.h"
+#include "daemon/service/base/workers.h"
+#include "daemon/service/control/events.h"
+#include "daemon/service/control/listener.h"
+#include "daemon/service/playback/instances.h"
+#include "daemon/service/playback/streams.h"
 #include "daemon/version.h"
 
 static void daemon_closed_handle(uv_handle_t *h)

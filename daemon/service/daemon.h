@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "daemon/service/cache.h"
-#include "daemon/service/config.h"
-#include "daemon/service/control.h"
+#include "daemon/service/base/config.h"
+#include "daemon/service/cache/cache.h"
+#include "daemon/service/control/control.h"
 
 /* Command-line overrides, kept so that SIGHUP re-applies them over the
  * re-read file. */

@@ -8,12 +8,12 @@
 
 #include <string.h>
 
-#include "daemon/service/cache.h"
-#include "daemon/service/events.h"
-#include "daemon/service/instances.h"
-#include "daemon/service/log.h"
-#include "daemon/service/notify.h"
-#include "daemon/service/reloads.h"
+#include "daemon/service/base/log.h"
+#include "daemon/service/base/notify.h"
+#include "daemon/service/cache/cache.h"
+#include "daemon/service/control/events.h"
+#include "daemon/service/control/reloads.h"
+#include "daemon/service/playback/instances.h"
 
 /* A load that had to leave something out says so, once per version. */
 static void daemon_assets_log_note(struct cache *c, const char *name)

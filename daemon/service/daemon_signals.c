@@ -12,9 +12,9 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "daemon/service/cache.h"
-#include "daemon/service/log.h"
-#include "daemon/service/notify.h"
+#include "daemon/service/base/log.h"
+#include "daemon/service/base/notify.h"
+#include "daemon/service/cache/cache.h"
 
 static void daemon_signals_closed(uv_handle_t *h)
 {

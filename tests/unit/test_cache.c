@@ -30,9 +30,9 @@
 #include <uv.h>
 
 #include "daemon/assets/asset.h"
-#include "daemon/service/asset_path.h"
-#include "daemon/service/cache.h"
-#include "daemon/service/scan.h"
+#include "daemon/service/cache/asset_path.h"
+#include "daemon/service/cache/cache.h"
+#include "daemon/service/cache/scan.h"
 
 #define WAIT_MS 5000
 #define QUIET_MS 50

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/service/config.h"
-#include "daemon/service/log.h"
+#include "daemon/service/base/config.h"
+#include "daemon/service/base/log.h"
 
 #define SHIPPED "conf/animd.ini"
 

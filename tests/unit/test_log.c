@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/service/log.h"
+#include "daemon/service/base/log.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 

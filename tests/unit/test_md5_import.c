@@ -43,8 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/import/md5_import.h"
 #include "daemon/anim/pose.h"
+#include "daemon/import/md5_import.h"
 
 #define S 0.7071068f
 #define MS 1000000LL

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/service/control/dispatch.h"
 #include "proto/animd_proto.h"
-#include "daemon/service/dispatch.h"
 
 static char *doc;
 

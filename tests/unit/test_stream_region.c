@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "daemon/service/playback/streams.h"
 #include "proto/animd_shm.h"
-#include "daemon/service/streams.h"
 
 /* The start of the daemon's read-write mapping of the stream region. */
 static void *find_writable_region(void)

@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "daemon/anim/pose.h"
-#include "daemon/import/x_import.h"
 #include "daemon/formats/x.h"
+#include "daemon/import/x_import.h"
 #include "tests/support/row_matrix.h"
 
 #define HEADER "xof 0303txt 0032\n"

@@ -1,0 +1,11 @@
+#include "daemon/service/base/clock.h"
+
+#include <time.h>
+
+int64_t clock_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}

@@ -1,0 +1,299 @@
+/*
+ * log.c - one line per event on stderr with a systemd priority prefix.
+ *
+ * The whole line ("<6>" + escaped message + "\n") is built on the stack and
+ * handed to one write(2): journald (a stream socket) and a pipe both keep a
+ * single write together, so lines from the loop and from pool threads never
+ * interleave.  See log.h for the promises.
+ */
+#include "daemon/service/base/log.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+/* The one mutable global of the module (see log.h): the least severe level
+ * still written. */
+static atomic_int log_threshold = LOG_LEVEL_INFO;
+
+static const char log_ellipsis[] = "\xe2\x80\xa6"; /* U+2026 "…" */
+
+void log_init(enum log_level level)
+{
+	log_set_level(level);
+}
+
+void log_set_level(enum log_level level)
+{
+	atomic_store_explicit(&log_threshold, (int)level, memory_order_relaxed);
+}
+
+enum log_level log_get_level(void)
+{
+	return (enum log_level)atomic_load_explicit(&log_threshold, memory_order_relaxed);
+}
+
+bool log_enabled(enum log_level level)
+{
+	return (int)level <= atomic_load_explicit(&log_threshold, memory_order_relaxed);
+}
+
+static const struct {
+	enum log_level level;
+	const char *name;
+	const char *prefix;
+} log_levels[] = {
+	{ LOG_LEVEL_ERROR, "error", SD_ERR },
+	{ LOG_LEVEL_WARNING, "warning", SD_WARNING },
+	{ LOG_LEVEL_INFO, "info", SD_INFO },
+	{ LOG_LEVEL_DEBUG, "debug", SD_DEBUG },
+};
+
+#define LOG_LEVEL_COUNT (sizeof log_levels / sizeof log_levels[0])
+
+int log_level_parse(const char *name)
+{
+	if (name == NULL)
+		return -EINVAL;
+	for (size_t i = 0; i < LOG_LEVEL_COUNT; i++)
+		if (strcmp(name, log_levels[i].name) == 0)
+			return (int)log_levels[i].level;
+	return -EINVAL;
+}
+
+const char *log_level_name(enum log_level level)
+{
+	for (size_t i = 0; i < LOG_LEVEL_COUNT; i++)
+		if (log_levels[i].level == level)
+			return log_levels[i].name;
+	return "?";
+}
+
+/* A level that is not one of ours is a caller bug: file it as an error so
+ * that it is seen rather than lost. */
+static const char *log_prefix(enum log_level level)
+{
+	for (size_t i = 0; i < LOG_LEVEL_COUNT; i++)
+		if (log_levels[i].level == level)
+			return log_levels[i].prefix;
+	return SD_ERR;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (1 to 4), its code point in
+ * *cp; 0 if the bytes are not well-formed UTF-8 (overlong forms, surrogates
+ * and values past U+10FFFF included), so that each bad byte gets escaped.
+ */
+static size_t log_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t v, min;
+	size_t len;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		v = s[0] & 0x1fu;
+		min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		v = s[0] & 0x0fu;
+		min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		v = s[0] & 0x07u;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3fu);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Writes "\x" or "\u00" style escapes without snprintf: two or four hex
+ * digits of v after the given two-character lead. */
+static size_t log_hex_escape(char *out, char kind, uint32_t v, int digits)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	out[n++] = '\\';
+	out[n++] = kind;
+	for (int d = digits - 1; d >= 0; d--)
+		out[n++] = hex[(v >> (4 * d)) & 0xf];
+	return n;
+}
+
+size_t log_escape(char *dst, size_t dstsize, const char *src, size_t srclen, bool *truncated)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t out = 0, i = 0;
+	bool cut = false;
+
+	if (dstsize == 0) {
+		if (truncated != NULL)
+			*truncated = srclen > 0;
+		return 0;
+	}
+	while (i < srclen) {
+		char esc[8];
+		const char *piece = esc;
+		size_t plen, adv;
+		uint32_t cp = 0;
+		size_t len = log_utf8_decode(s + i, srclen - i, &cp);
+
+		if (len == 0) {
+			plen = log_hex_escape(esc, 'x', s[i], 2);
+			adv = 1;
+		} else if (cp == '\n' || cp == '\r' || cp == '\t') {
+			esc[0] = '\\';
+			esc[1] = cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't';
+			plen = 2;
+			adv = 1;
+		} else if (cp < 0x20 || cp == 0x7f) {
+			plen = log_hex_escape(esc, 'x', cp, 2);
+			adv = 1;
+		} else if (cp >= 0x80 && cp < 0xa0) {
+			/* C1 controls (CSI and friends) are valid UTF-8 but
+			 * still steer terminals. */
+			plen = log_hex_escape(esc, 'u', cp, 4);
+			adv = len;
+		} else {
+			piece = src + i;
+			plen = len;
+			adv = len;
+		}
+		if (plen >= dstsize - out) {
+			cut = true;
+			break;
+		}
+		memcpy(dst + out, piece, plen);
+		out += plen;
+		i += adv;
+	}
+	dst[out] = '\0';
+	if (truncated != NULL)
+		*truncated = cut;
+	return out;
+}
+
+/* vsnprintf cuts at a byte; drop a trailing incomplete UTF-8 sequence so the
+ * cut does not show up as "\xe2\x80" escapes before the ellipsis. */
+static size_t log_trim_partial_utf8(const char *s, size_t n)
+{
+	size_t i = n, cont = 0;
+	unsigned char lead;
+	size_t want;
+
+	while (i > 0 && cont < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80) {
+		i--;
+		cont++;
+	}
+	if (i == 0)
+		return n;
+	lead = (unsigned char)s[i - 1];
+	if (lead < 0xc0)
+		return n;
+	want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+	return want > cont + 1 ? i - 1 : n;
+}
+
+static void log_write_all(const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(STDERR_FILENO, buf, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return; /* nowhere left to report it */
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+}
+
+void log_writev(enum log_level level, const char *fmt, va_list ap)
+{
+	char msg[LOG_LINE_MAX];
+	char line[LOG_LINE_MAX];
+	const char *prefix;
+	size_t plen, mlen, text, room;
+	bool cut = false, cut_escape = false;
+	int saved_errno, n;
+
+	if (!log_enabled(level))
+		return;
+	saved_errno = errno;
+
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
+	if (n < 0) {
+		static const char bad[] = "(log message could not be formatted)";
+
+		memcpy(msg, bad, sizeof bad);
+		mlen = sizeof bad - 1;
+	} else if ((size_t)n >= sizeof msg) {
+		cut = true;
+		mlen = log_trim_partial_utf8(msg, sizeof msg - 1);
+	} else {
+		mlen = (size_t)n;
+	}
+
+	prefix = log_prefix(level);
+	plen = strlen(prefix);
+	memcpy(line, prefix, plen);
+	/* The text may fill the line up to the newline; only when it does not
+	 * fit is it escaped again, shorter, to make room for the ellipsis.  The
+	 * NUL log_escape writes lands where the newline goes. */
+	room = sizeof line - plen - 1;
+	text = log_escape(line + plen, room + 1, msg, mlen, &cut_escape);
+	if (cut || cut_escape) {
+		room -= sizeof log_ellipsis - 1;
+		text = log_escape(line + plen, room + 1, msg, mlen, NULL);
+		memcpy(line + plen + text, log_ellipsis, sizeof log_ellipsis - 1);
+		text += sizeof log_ellipsis - 1;
+	}
+	line[plen + text] = '\n';
+	log_write_all(line, plen + text + 1);
+
+	errno = saved_errno;
+}
+
+void log_write(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_writev(level, fmt, ap);
+	va_end(ap);
+}
+
+#define LOG_DEFINE(fn, level)                          \
+	void fn(const char *fmt, ...)                  \
+	{                                              \
+		va_list ap;                            \
+		va_start(ap, fmt);                     \
+		log_writev(level, fmt, ap);            \
+		va_end(ap);                            \
+	}
+
+LOG_DEFINE(log_error, LOG_LEVEL_ERROR)
+LOG_DEFINE(log_warning, LOG_LEVEL_WARNING)
+LOG_DEFINE(log_info, LOG_LEVEL_INFO)
+LOG_DEFINE(log_debug, LOG_LEVEL_DEBUG)

@@ -1,0 +1,1357 @@
+#include "daemon/service/cache/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/service/base/strmap.h"
+#include "daemon/service/cache/asset_path.h"
+#include "daemon/service/cache/root_watch.h"
+#include "daemon/service/cache/scan.h"
+#include "daemon/service/cache/watcher.h"
+
+/* More distinct directories than this waiting for a look collapse into one
+ * walk of the whole tree: bounded memory however many events arrive. */
+#define CACHE_MAX_SCAN_ROOTS 64
+#define CACHE_ERR_MAX 512
+
+enum cache_state {
+	CACHE_IDLE,
+	CACHE_ARMED,                    /* quiet-period timer running */
+	CACHE_QUEUED,                   /* waiting for a free load slot */
+	CACHE_LOADING,                  /* a job is on the thread pool */
+};
+
+struct cache_load;
+
+struct cache_entry {
+	struct strmap_node node;
+	struct cache *cache;
+	char *name;
+	uv_timer_t timer;
+
+	struct asset *asset;            /* live version, or NULL */
+	uint64_t generation;
+	char *error;                    /* last attempt's error, or NULL */
+	uint64_t file_bytes;
+	int64_t loaded_at_ns;
+	uint64_t load_ns;
+
+	/* The last attempt that reached the file: its identity and, if it read
+	 * the bytes, their hash (to skip parsing identical content). */
+	struct scan_stat seen;
+	uint64_t hash;
+	bool seen_valid, hash_valid;
+	uint64_t live_hash;             /* of the live version's bytes (asset != NULL) */
+
+	enum cache_state state;
+	bool dirty;                     /* an event arrived while loading */
+	bool force;                     /* parse even if unchanged, without delay */
+	bool startup;                   /* counts toward the start-up summary */
+	bool in_map;
+	bool timer_closed;
+	struct cache_load *job;
+	struct cache_entry *q_prev, *q_next;
+};
+
+struct cache_load {
+	uv_work_t work;
+	struct cache_entry *entry;
+	/* In: copied from the cache and entry before queueing; the worker reads
+	 * nothing else. */
+	const char *name;
+	const char *root_real;
+	int root_fd;
+	size_t max_bytes;
+	struct asset_options load;
+	bool compare_hash;
+	bool forced;                    /* assets.reload: compared with the live version */
+	uint64_t prev_hash;
+	/* Out. */
+	int rc;
+	bool unchanged;
+	struct asset *asset;
+	struct scan_stat st;
+	bool st_valid, hash_valid;
+	uint64_t hash;
+	uint64_t elapsed_ns;
+	char err[CACHE_ERR_MAX];
+};
+
+struct cache {
+	uv_loop_t *loop;
+	struct cache_options opts;
+	char *root_real;
+	int root_fd;                    /* O_PATH of the root; -1 while it is gone */
+	dev_t root_dev;                 /* the directory root_fd is */
+	ino_t root_ino;
+	unsigned root_gen;              /* changes when root_fd does */
+	int scan_root_fd;               /* the walk in flight's own copy of root_fd */
+	unsigned scan_root_gen;         /* root_gen when it started */
+	uv_timer_t root_poll;           /* while the root is gone: is it back? */
+	struct root_watch *root_watch;  /* the root's entry in its parent */
+	struct strmap entries;
+	struct watcher *watcher;
+	uv_timer_t rescan_timer;
+	uv_timer_t dircheck_timer;
+
+	/* Directories waiting for a walk; scan_full: the whole tree. */
+	char *scan_roots[CACHE_MAX_SCAN_ROOTS];
+	size_t scan_root_count;
+	bool scan_full;
+	struct scan_req *scan;          /* the one walk in flight, or NULL */
+	bool scan_is_startup;
+
+	struct cache_entry *q_head, *q_tail;
+	size_t queued, running;
+
+	bool started, ready;
+	cache_ready_cb ready_cb;
+	uint64_t start_ns;
+	size_t startup_pending;         /* start-up entries without an outcome */
+	struct cache_summary summary;
+	bool watch_limit_logged;
+
+	/* Handles not yet closed plus work not yet completed; the cache is
+	 * freed when closing and this reaches 0. */
+	size_t holds;
+	bool closing;
+	void (*close_cb)(void *data);
+
+	uint64_t scans, loads;
+};
+
+enum cache_scan_when {
+	CACHE_SCAN_NOW,                 /* start the walk if none is running */
+	CACHE_SCAN_SOON,                /* after the quiet period */
+	CACHE_SCAN_LATER,               /* the caller kicks it */
+};
+
+static void cache_entry_timer_cb(uv_timer_t *t);
+static void cache_pump(struct cache *c);
+static void cache_scan_request(struct cache *c, const char *dir, enum cache_scan_when when);
+static void cache_root_check(struct cache *c);
+
+static void cache_log(struct cache *c, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void cache_log(struct cache *c, int level, const char *fmt, ...)
+{
+	char msg[CACHE_ERR_MAX + 128];
+	va_list ap;
+
+	if (c->opts.events.log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	c->opts.events.log(c, level, msg, c->opts.data);
+}
+
+static int64_t cache_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- lifetime -------------------------------------------------------- */
+
+static void cache_finish(struct cache *c)
+{
+	void (*cb)(void *) = c->close_cb;
+	void *data = c->opts.data;
+
+	for (size_t i = 0; i < c->scan_root_count; i++)
+		free(c->scan_roots[i]);
+	strmap_fini(&c->entries);
+	if (c->root_fd >= 0)
+		close(c->root_fd);
+	free(c->root_real);
+	free(c);
+	if (cb != NULL)
+		cb(data);
+}
+
+static void cache_release(struct cache *c)
+{
+	if (--c->holds == 0 && c->closing)
+		cache_finish(c);
+}
+
+static void cache_handle_closed(uv_handle_t *h)
+{
+	cache_release(h->data);
+}
+
+static void cache_watcher_closed(void *data)
+{
+	cache_release(data);
+}
+
+/* ---- entries ----------------------------------------------------------- */
+
+static bool cache_entry_visible(const struct cache_entry *e)
+{
+	return e->asset != NULL || e->error != NULL;
+}
+
+static void cache_entry_free(struct cache_entry *e)
+{
+	asset_unref(e->asset);
+	free(e->error);
+	free(e->name);
+	free(e);
+}
+
+/* An entry goes when both its timer is closed and no job refers to it. */
+static void cache_entry_timer_closed(uv_handle_t *h)
+{
+	struct cache_entry *e = h->data;
+	struct cache *c = e->cache;
+
+	e->timer_closed = true;
+	if (e->job == NULL)
+		cache_entry_free(e);
+	cache_release(c);
+}
+
+static struct cache_entry *cache_entry_find(struct cache *c, const char *name)
+{
+	struct strmap_node *n = strmap_find(&c->entries, name);
+
+	return n != NULL ? strmap_container_of(n, struct cache_entry, node) : NULL;
+}
+
+static struct cache_entry *cache_entry_new(struct cache *c, const char *name)
+{
+	struct cache_entry *e = calloc(1, sizeof *e);
+
+	if (e == NULL)
+		return NULL;
+	e->name = strdup(name);
+	if (e->name == NULL) {
+		free(e);
+		return NULL;
+	}
+	e->cache = c;
+	uv_timer_init(c->loop, &e->timer);
+	e->timer.data = e;
+	c->holds++;
+	strmap_insert(&c->entries, &e->node, e->name);
+	e->in_map = true;
+	return e;
+}
+
+static void cache_queue_remove(struct cache *c, struct cache_entry *e)
+{
+	if (e->state != CACHE_QUEUED)
+		return;
+	if (e->q_prev != NULL)
+		e->q_prev->q_next = e->q_next;
+	else
+		c->q_head = e->q_next;
+	if (e->q_next != NULL)
+		e->q_next->q_prev = e->q_prev;
+	else
+		c->q_tail = e->q_prev;
+	e->q_prev = e->q_next = NULL;
+	e->state = CACHE_IDLE;
+	c->queued--;
+}
+
+static void cache_queue_add(struct cache *c, struct cache_entry *e, bool front)
+{
+	if (e->state == CACHE_QUEUED && !front)
+		return;
+	cache_queue_remove(c, e);
+	if (e->state == CACHE_ARMED)
+		uv_timer_stop(&e->timer);
+	if (front) {
+		e->q_next = c->q_head;
+		if (c->q_head != NULL)
+			c->q_head->q_prev = e;
+		else
+			c->q_tail = e;
+		c->q_head = e;
+	} else {
+		e->q_prev = c->q_tail;
+		if (c->q_tail != NULL)
+			c->q_tail->q_next = e;
+		else
+			c->q_head = e;
+		c->q_tail = e;
+	}
+	e->state = CACHE_QUEUED;
+	c->queued++;
+}
+
+/* Takes the entry out of the table (its name stays valid until the timer's
+ * close callback, so it may still be reported). */
+static void cache_entry_drop(struct cache *c, struct cache_entry *e)
+{
+	cache_queue_remove(c, e);
+	if (e->in_map) {
+		strmap_remove(&c->entries, &e->node);
+		e->in_map = false;
+	}
+	e->state = CACHE_IDLE;
+	uv_close((uv_handle_t *)&e->timer, cache_entry_timer_closed);
+}
+
+/* Something happened to the file: wait for the quiet period (again). */
+static void cache_entry_touch(struct cache *c, struct cache_entry *e)
+{
+	if (e->state == CACHE_LOADING) {
+		e->dirty = true;
+		return;
+	}
+	cache_queue_remove(c, e);
+	uv_timer_start(&e->timer, cache_entry_timer_cb, c->opts.quiet_ms, 0);
+	e->state = CACHE_ARMED;
+}
+
+static void cache_entry_timer_cb(uv_timer_t *t)
+{
+	struct cache_entry *e = t->data;
+	struct cache *c = e->cache;
+
+	e->state = CACHE_IDLE;
+	cache_queue_add(c, e, false);
+	cache_pump(c);
+}
+
+/* ---- loading (worker side) --------------------------------------------- */
+
+static uint64_t cache_hash(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int cache_load_fail(struct cache_load *j, int rc, const char *what)
+{
+	if (rc == -EXDEV)
+		snprintf(j->err, sizeof j->err, "%s: error: resolves outside the asset root",
+			 j->name);
+	else
+		snprintf(j->err, sizeof j->err, "%s: error: %s: %s", j->name, what, strerror(-rc));
+	return rc;
+}
+
+static void cache_load_work(uv_work_t *w)
+{
+	struct cache_load *j = w->data;
+	uint64_t t0 = uv_hrtime();
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO named like an asset must not hold this worker
+	 * (and shutdown) until someone writes it; asset_read_fd then refuses
+	 * whatever is not a regular file. */
+	fd = asset_path_open(j->root_fd, j->root_real, j->name, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		j->rc = fd == -ENOENT || fd == -ENOTDIR ? fd : cache_load_fail(j, fd, "cannot open");
+		return;
+	}
+	j->rc = asset_read_fd(fd, j->name, j->max_bytes, &buf, &len, &st, j->err, sizeof j->err);
+	close(fd);
+	if (st.st_mode != 0) {
+		scan_stat_from(&j->st, &st);
+		j->st_valid = true;
+	}
+	if (j->rc < 0)
+		return;
+	j->hash = cache_hash((const unsigned char *)buf, len);
+	j->hash_valid = true;
+	if (j->compare_hash && j->hash == j->prev_hash) {
+		j->unchanged = true;
+	} else {
+		j->rc = asset_load_buffer_with(j->name, buf, len, &j->load, &j->asset, j->err,
+					       sizeof j->err);
+		/* Out of memory says nothing about the bytes: try them again. */
+		if (j->rc == -ENOMEM)
+			j->hash_valid = false;
+		if (j->rc < 0 && j->err[0] == '\0')
+			cache_load_fail(j, j->rc, "cannot load");
+	}
+	free(buf);
+	j->elapsed_ns = uv_hrtime() - t0;
+}
+
+/* ---- loading (loop side) ----------------------------------------------- */
+
+static void cache_load_done(uv_work_t *w, int status);
+
+static int cache_load_start(struct cache *c, struct cache_entry *e)
+{
+	struct cache_load *j = calloc(1, sizeof *j);
+	int rc;
+
+	if (j == NULL)
+		return -ENOMEM;
+	j->entry = e;
+	j->name = e->name;
+	j->root_real = c->root_real;
+	/* The job's own descriptor: the root may be reopened meanwhile. */
+	j->root_fd = fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0);
+	if (j->root_fd < 0) {
+		free(j);
+		return -errno;
+	}
+	j->max_bytes = c->opts.max_asset_bytes;
+	j->load = c->opts.load;
+	/* An event compares with the last attempt (a touch parses nothing); a
+	 * forced reload with the live version (re-reading what is live would
+	 * make a new generation and republish every instance for nothing). */
+	j->forced = e->force;
+	j->compare_hash = e->force ? e->asset != NULL : e->hash_valid;
+	j->prev_hash = e->force ? e->live_hash : e->hash;
+	j->work.data = j;
+	rc = uv_queue_work(c->loop, &j->work, cache_load_work, cache_load_done);
+	if (rc < 0) {
+		close(j->root_fd);
+		free(j);
+		return rc;
+	}
+	e->force = false;
+	e->job = j;
+	e->state = CACHE_LOADING;
+	c->running++;
+	c->holds++;
+	return 0;
+}
+
+static void cache_pump(struct cache *c)
+{
+	while (!c->closing && c->root_fd >= 0 && c->q_head != NULL &&
+	       c->running < c->opts.max_parallel_loads) {
+		struct cache_entry *e = c->q_head;
+		int rc;
+
+		cache_queue_remove(c, e);
+		rc = cache_load_start(c, e);
+		if (rc < 0) {
+			/* Out of memory: try again after a quiet period. */
+			cache_log(c, LOG_WARNING, "%s: cannot queue a load: %s", e->name,
+				  strerror(-rc));
+			cache_entry_touch(c, e);
+			break;
+		}
+	}
+}
+
+static void cache_ready_check(struct cache *c)
+{
+	struct cache_summary s;
+
+	if (c->ready || c->closing || c->scan_is_startup || c->startup_pending > 0 ||
+	    !c->started)
+		return;
+	c->ready = true;
+	c->summary.directories = (uint32_t)watcher_count(c->watcher);
+	c->summary.elapsed_ns = uv_hrtime() - c->start_ns;
+	s = c->summary;
+	if (c->ready_cb != NULL)
+		c->ready_cb(c, &s, c->opts.data);
+}
+
+enum cache_event { CACHE_EV_NONE, CACHE_EV_LOADED, CACHE_EV_RELOADED, CACHE_EV_ERROR,
+		   CACHE_EV_REMOVED, CACHE_EV_UNCHANGED };
+
+static void cache_emit(struct cache *c, enum cache_event ev, struct cache_entry *e)
+{
+	const struct cache_events *cb = &c->opts.events;
+
+	switch (ev) {
+	case CACHE_EV_LOADED:
+		if (cb->loaded != NULL)
+			cb->loaded(c, e->name, e->generation, c->opts.data);
+		break;
+	case CACHE_EV_RELOADED:
+		if (cb->reloaded != NULL)
+			cb->reloaded(c, e->name, e->generation, c->opts.data);
+		break;
+	case CACHE_EV_ERROR:
+		if (cb->error != NULL && e->error != NULL)
+			cb->error(c, e->name, e->error, c->opts.data);
+		break;
+	case CACHE_EV_REMOVED:
+		if (cb->removed != NULL)
+			cb->removed(c, e->name, c->opts.data);
+		break;
+	case CACHE_EV_UNCHANGED:
+		if (cb->unchanged != NULL)
+			cb->unchanged(c, e->name, e->generation, c->opts.data);
+		break;
+	default:
+		break;
+	}
+}
+
+static void cache_entry_set_error(struct cache_entry *e, const char *msg)
+{
+	char *copy = strdup(msg);
+
+	/* Without memory for the message, keep the previous one rather than
+	 * pretend the file loaded. */
+	if (copy != NULL) {
+		free(e->error);
+		e->error = copy;
+	}
+}
+
+static void cache_load_done(uv_work_t *w, int status)
+{
+	struct cache_load *j = w->data;
+	struct cache_entry *e = j->entry;
+	struct cache *c = e->cache;
+	enum cache_event ev = CACHE_EV_NONE;
+	bool dirty, dropped = false, outcome = true;
+	int rc = status == UV_ECANCELED ? -ECANCELED : j->rc;
+
+	c->running--;
+	e->job = NULL;
+	close(j->root_fd);
+	if (c->closing || e->timer_closed) {
+		asset_unref(j->asset);
+		free(j);
+		if (e->timer_closed)
+			cache_entry_free(e);
+		cache_release(c);
+		return;
+	}
+	c->loads++;
+	e->state = CACHE_IDLE;
+	dirty = e->dirty;
+	e->dirty = false;
+	if (j->st_valid) {
+		e->seen = j->st;
+		e->seen_valid = true;
+	}
+	if (j->hash_valid) {
+		e->hash = j->hash;
+		e->hash_valid = true;
+	}
+
+	if (rc == -ENOENT || rc == -ENOTDIR) {
+		/* Files vanish with their root too (rm -r removes them first). */
+		cache_root_check(c);
+		if (c->root_fd < 0) {
+			asset_unref(j->asset);
+			free(j);
+			cache_release(c);
+			return;
+		}
+	}
+	if (rc == -ENOENT || rc == -ENOTDIR || rc == -EISDIR) {
+		/* Gone, unless it came back while we looked (delete + re-create
+		 * is one reload).  A name that is now a directory goes too, and
+		 * the directory gets walked. */
+		if (!dirty || rc == -EISDIR) {
+			if (cache_entry_visible(e))
+				ev = CACHE_EV_REMOVED;
+			if (rc == -EISDIR)
+				cache_scan_request(c, e->name, CACHE_SCAN_NOW);
+			cache_entry_drop(c, e);
+			dropped = true;
+		} else {
+			outcome = false;
+		}
+	} else if (rc == -EAGAIN || rc == -ECANCELED) {
+		/* Still being written: wait for it to settle. */
+		dirty = true;
+		outcome = false;
+	} else if (j->unchanged && j->forced) {
+		/* The file holds the live version again: any error is over. */
+		free(e->error);
+		e->error = NULL;
+		ev = CACHE_EV_UNCHANGED;
+	} else if (j->unchanged) {
+		if (e->error != NULL)
+			ev = CACHE_EV_ERROR;
+	} else if (rc == 0) {
+		struct asset *old = e->asset;
+
+		e->asset = j->asset;
+		j->asset = NULL;
+		e->live_hash = j->hash;
+		e->generation++;
+		free(e->error);
+		e->error = NULL;
+		e->file_bytes = e->asset->file_bytes;
+		e->loaded_at_ns = cache_realtime_ns();
+		e->load_ns = j->elapsed_ns;
+		asset_unref(old);
+		ev = old == NULL ? CACHE_EV_LOADED : CACHE_EV_RELOADED;
+	} else {
+		cache_entry_set_error(e, j->err);
+		ev = CACHE_EV_ERROR;
+	}
+
+	if (e->startup && outcome) {
+		e->startup = false;
+		c->startup_pending--;
+		if (ev == CACHE_EV_LOADED)
+			c->summary.loaded++;
+		else if (ev == CACHE_EV_ERROR)
+			c->summary.failed++;
+	}
+	if (!dropped && dirty) {
+		if (e->force)
+			cache_queue_add(c, e, true);
+		else
+			cache_entry_touch(c, e);
+	}
+	asset_unref(j->asset);
+	free(j);
+	cache_pump(c);
+	/* Last: the callback may close the cache (which then waits for this
+	 * hold). */
+	cache_emit(c, ev, e);
+	if (!c->closing)
+		cache_ready_check(c);
+	/* Last: it may free a closing cache. */
+	cache_release(c);
+}
+
+/* ---- walking and reconciling ------------------------------------------- */
+
+/* The scan root that name lies under, or -1. */
+static long cache_scan_root_of(const struct scan_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->root_count; i++)
+		if (asset_path_within(name, r->roots[i]))
+			return (long)i;
+	return -1;
+}
+
+static bool cache_gone_status(int status)
+{
+	return status == -ENOENT || status == -ENOTDIR || status == -ELOOP;
+}
+
+/* True if the walk proves that name (a file, or a directory if is_dir) no
+ * longer exists: it is absent and the closest directory above it that the
+ * walk met was listed in full.  A directory the walk could not read proves
+ * nothing about what is below it. */
+static bool cache_scan_proves_absent(const struct scan_result *r, const char *name, bool is_dir)
+{
+	char dir[ASSET_PATH_MAX + 1];
+	long root = cache_scan_root_of(r, name);
+
+	if (r->status != 0 || root < 0)
+		return false;
+	if (cache_gone_status(r->root_status[root]))
+		return true;
+	if (r->root_status[root] != 0 || strcmp(name, r->roots[root]) == 0)
+		return false;
+	if (is_dir ? scan_find_dir(r, name) != NULL : scan_find_file(r, name) != NULL)
+		return false;
+	if (asset_path_parent(name, dir, sizeof dir) < 0)
+		return false;
+	while (strcmp(dir, r->roots[root]) != 0) {
+		const struct scan_dir *d = scan_find_dir(r, dir);
+
+		if (d != NULL)
+			return d->status == 0;
+		if (asset_path_parent(dir, dir, sizeof dir) < 0 || dir[0] == '\0')
+			break;
+	}
+	return true;
+}
+
+static int cache_watch(struct cache *c, const char *dir)
+{
+	int rc = watcher_add(c->watcher, dir);
+
+	if (rc == -ENOSPC && !c->watch_limit_logged) {
+		c->watch_limit_logged = true;
+		cache_log(c, LOG_WARNING,
+			  "%s/%s: cannot watch: inotify watch limit reached "
+			  "(fs.inotify.max_user_watches); changes below are found by rescans only",
+			  c->root_real, dir);
+	} else if (rc < 0 && rc != -EEXIST && rc != -ENOENT && rc != -ENOSPC) {
+		cache_log(c, LOG_WARNING, "%s/%s: cannot watch: %s", c->root_real, dir,
+			  uv_strerror(rc));
+	}
+	return rc;
+}
+
+/* A file the walk found. */
+static void cache_scan_file(struct cache *c, const struct scan_file *f, bool startup)
+{
+	struct cache_entry *e = cache_entry_find(c, f->name);
+
+	if (e == NULL) {
+		e = cache_entry_new(c, f->name);
+		if (e == NULL) {
+			cache_log(c, LOG_WARNING, "%s: out of memory", f->name);
+			return;
+		}
+		if (startup) {
+			e->startup = true;
+			c->startup_pending++;
+			cache_queue_add(c, e, false);
+		} else {
+			cache_entry_touch(c, e);
+		}
+		return;
+	}
+	if (e->seen_valid && scan_stat_equal(&e->seen, &f->st))
+		return;
+	if (e->state == CACHE_IDLE || (e->state == CACHE_LOADING && e->seen_valid)) {
+		/* If the load cannot even open the file (permissions), this is
+		 * the identity the next walk compares with: one retry per
+		 * change, not one per walk.  A chmod is seen by the watcher. */
+		if (e->state == CACHE_IDLE) {
+			e->seen = f->st;
+			e->seen_valid = true;
+		}
+		cache_entry_touch(c, e);
+	}
+}
+
+static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, bool startup)
+{
+	const char *newly[CACHE_MAX_SCAN_ROOTS];
+	size_t newly_count = 0;
+	bool newly_overflow = false;
+	struct strmap_node *n, *next;
+
+	/* Directories: watch what exists; anything watched after the walk read
+	 * it is walked again, for what appeared in between. */
+	for (size_t i = 0; i < r->root_count; i++) {
+		const char *root = r->roots[i];
+
+		if (r->root_status[i] == 0) {
+			if (!watcher_has(c->watcher, root) && cache_watch(c, root) == 0) {
+				if (newly_count < CACHE_MAX_SCAN_ROOTS)
+					newly[newly_count++] = root;
+				else
+					newly_overflow = true;
+			}
+		} else if (cache_gone_status(r->root_status[i])) {
+			watcher_remove(c->watcher, root);
+			if (root[0] == '\0')
+				cache_log(c, LOG_ERR, "%s: the asset root is gone: %s", c->root_real,
+					  strerror(-r->root_status[i]));
+		} else {
+			cache_log(c, LOG_WARNING, "%s/%s: cannot read directory: %s", c->root_real,
+				  root, strerror(-r->root_status[i]));
+		}
+	}
+	for (size_t i = 0; i < r->dir_count; i++) {
+		const struct scan_dir *d = &r->dirs[i];
+
+		if (d->status == -ELOOP) {
+			cache_log(c, LOG_WARNING, "%s/%s: too deep, not watched", c->root_real,
+				  d->name);
+			continue;
+		}
+		if (d->status < 0)
+			cache_log(c, LOG_WARNING, "%s/%s: cannot read directory: %s", c->root_real,
+				  d->name, strerror(-d->status));
+		if (!watcher_has(c->watcher, d->name) && cache_watch(c, d->name) == 0) {
+			if (newly_count < CACHE_MAX_SCAN_ROOTS)
+				newly[newly_count++] = d->name;
+			else
+				newly_overflow = true;
+		}
+	}
+	if (r->status == 0) {
+		const char *dir, *dnext;
+		char *gone[CACHE_MAX_SCAN_ROOTS];
+		size_t gone_count = 0;
+
+		for (dir = watcher_next(c->watcher, NULL); dir != NULL; dir = dnext) {
+			dnext = watcher_next(c->watcher, dir);
+			if (gone_count < CACHE_MAX_SCAN_ROOTS &&
+			    cache_scan_proves_absent(r, dir, true))
+				gone[gone_count++] = strdup(dir);
+		}
+		for (size_t i = 0; i < gone_count; i++) {
+			if (gone[i] != NULL)
+				watcher_remove(c->watcher, gone[i]);
+			free(gone[i]);
+		}
+	} else {
+		cache_log(c, LOG_WARNING, "walk of %s incomplete: %s", c->root_real,
+			  strerror(-r->status));
+	}
+
+	/* Files: new ones are loaded, changed ones reloaded after the quiet
+	 * period; vanished ones are touched, and go if the load confirms. */
+	for (size_t i = 0; i < r->file_count; i++)
+		cache_scan_file(c, &r->files[i], startup);
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = next) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		next = strmap_next(&c->entries, n);
+		if (cache_scan_proves_absent(r, e->name, false)) {
+			if (e->state == CACHE_LOADING)
+				e->dirty = true;
+			else if (e->state == CACHE_IDLE)
+				cache_entry_touch(c, e);
+		}
+	}
+	if (newly_overflow)
+		cache_scan_request(c, "", CACHE_SCAN_LATER);
+	else
+		for (size_t i = 0; i < newly_count; i++)
+			cache_scan_request(c, newly[i], CACHE_SCAN_LATER);
+}
+
+static void cache_scan_kick(struct cache *c);
+
+static void cache_dircheck_cb(uv_timer_t *t)
+{
+	cache_scan_kick(t->data);
+}
+
+static void cache_scan_done(struct scan_req *req, const struct scan_result *r, void *data)
+{
+	struct cache *c = data;
+	bool startup = c->scan_is_startup;
+
+	(void)req;
+	c->scan = NULL;
+	close(c->scan_root_fd);
+	c->scan_root_fd = -1;
+	if (!c->closing && r->status != -ECANCELED && c->scan_root_gen != c->root_gen) {
+		/* A walk of a root that has gone or been replaced since: its
+		 * findings are about the old directory.  (A walk of the new
+		 * one has been asked for.) */
+		c->scan_is_startup = false;
+		cache_scan_kick(c);
+		cache_ready_check(c);
+	} else if (!c->closing && r->status != -ECANCELED) {
+		c->scans++;
+		if (startup) {
+			c->summary.status = r->status;
+			if (r->root_count > 0 && r->root_status[0] < 0)
+				c->summary.status = r->root_status[0];
+			c->summary.files = (uint32_t)r->file_count;
+		}
+		cache_scan_reconcile(c, r, startup);
+		c->scan_is_startup = false;
+		cache_pump(c);
+		cache_scan_kick(c);
+		if (startup)
+			cache_ready_check(c);
+	}
+	/* Last: it may free a closing cache. */
+	cache_release(c);
+}
+
+static int cache_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Starts one walk of everything waiting, unless one is running (its
+ * completion calls this again): one walk at a time, so their results are
+ * applied in order. */
+static void cache_scan_kick(struct cache *c)
+{
+	const char *roots[CACHE_MAX_SCAN_ROOTS];
+	size_t count = 0;
+	int rc;
+
+	if (c->closing || c->scan != NULL || (!c->scan_full && c->scan_root_count == 0))
+		return;
+	/* A walk of the whole tree is when a root that was deleted, moved
+	 * away or replaced must be noticed (rescans, SIGHUP, start-up). */
+	if (c->scan_full && c->started)
+		cache_root_check(c);
+	if (c->root_fd < 0)
+		return;                 /* gone: root_poll walks it when it is back */
+	uv_timer_stop(&c->dircheck_timer);
+	if (c->scan_full) {
+		roots[count++] = "";
+	} else {
+		/* Sorted, a directory comes right before those below it. */
+		qsort(c->scan_roots, c->scan_root_count, sizeof *c->scan_roots, cache_cmp_str);
+		for (size_t i = 0; i < c->scan_root_count; i++)
+			if (count == 0 || !asset_path_within(c->scan_roots[i], roots[count - 1]))
+				roots[count++] = c->scan_roots[i];
+	}
+	c->scan_root_fd = fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0);
+	c->scan_root_gen = c->root_gen;
+	rc = c->scan_root_fd < 0 ? -errno
+				 : scan_start(c->loop, c->scan_root_fd, c->root_real, roots, count,
+					      NULL, cache_scan_done, c, &c->scan);
+	if (rc < 0) {
+		if (c->scan_root_fd >= 0)
+			close(c->scan_root_fd);
+		c->scan_root_fd = -1;
+		cache_log(c, LOG_WARNING, "cannot start a walk of %s: %s", c->root_real,
+			  uv_strerror(rc));
+		uv_timer_start(&c->dircheck_timer, cache_dircheck_cb, c->opts.quiet_ms, 0);
+		return;
+	}
+	c->holds++;
+	for (size_t i = 0; i < c->scan_root_count; i++)
+		free(c->scan_roots[i]);
+	c->scan_root_count = 0;
+	c->scan_full = false;
+}
+
+/* Asks for a walk of dir: now, or after the quiet period (a burst of
+ * events in a tree joins one walk; the first event starts the wait). */
+static void cache_scan_request(struct cache *c, const char *dir, enum cache_scan_when when)
+{
+	if (c->closing)
+		return;
+	if (!c->scan_full) {
+		size_t i;
+
+		for (i = 0; i < c->scan_root_count; i++)
+			if (strcmp(c->scan_roots[i], dir) == 0)
+				break;
+		if (dir[0] == '\0' || (i == c->scan_root_count &&
+				       c->scan_root_count == CACHE_MAX_SCAN_ROOTS)) {
+			for (i = 0; i < c->scan_root_count; i++)
+				free(c->scan_roots[i]);
+			c->scan_root_count = 0;
+			c->scan_full = true;
+		} else if (i == c->scan_root_count) {
+			char *copy = strdup(dir);
+
+			if (copy == NULL)
+				c->scan_full = true;
+			else
+				c->scan_roots[c->scan_root_count++] = copy;
+		}
+	}
+	if (when == CACHE_SCAN_NOW)
+		cache_scan_kick(c);
+	else if (when == CACHE_SCAN_SOON && c->scan == NULL &&
+		 !uv_is_active((uv_handle_t *)&c->dircheck_timer))
+		uv_timer_start(&c->dircheck_timer, cache_dircheck_cb, c->opts.quiet_ms, 0);
+}
+
+/* ---- the root itself ---------------------------------------------------- */
+
+/* How often a root that is gone is looked for again. */
+#define CACHE_ROOT_POLL_MS 1000
+
+static void cache_root_poll_cb(uv_timer_t *t)
+{
+	cache_root_check(t->data);
+}
+
+static void cache_root_watch_cb(void *data)
+{
+	cache_root_check(data);
+}
+
+/* The root directory is gone (deleted, or moved away: root_fd would still
+ * reach it, but it is not at the path served any more).  Its files cannot
+ * be served: every asset is removed, and the path is polled for a new
+ * directory. */
+static void cache_root_gone(struct cache *c, int why)
+{
+	struct strmap_node *n, *next;
+	struct cache_entry **gone;
+	size_t count = 0;
+
+	close(c->root_fd);
+	c->root_fd = -1;
+	c->root_gen++;
+	watcher_remove(c->watcher, "");
+	gone = calloc(c->entries.count + 1, sizeof *gone);
+	/* Dropped first, reported after (a report may close the cache); a
+	 * dropped entry's name lives until its timer's close callback. */
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = next) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		next = strmap_next(&c->entries, n);
+		if (cache_entry_visible(e) && gone != NULL)
+			gone[count++] = e;
+		if (e->startup) {
+			e->startup = false;
+			c->startup_pending--;
+		}
+		cache_entry_drop(c, e);
+	}
+	cache_log(c, LOG_ERR, "%s: the asset root is gone (%s): %zu assets removed; "
+		  "waiting for it to come back", c->root_real, strerror(why), count);
+	uv_timer_start(&c->root_poll, cache_root_poll_cb, CACHE_ROOT_POLL_MS, CACHE_ROOT_POLL_MS);
+	for (size_t i = 0; i < count && !c->closing; i++)
+		cache_emit(c, CACHE_EV_REMOVED, gone[i]);
+	free(gone);
+}
+
+/*
+ * Is the directory at the root's path still the one root_fd holds?  An
+ * editor, a deploy script or `git checkout` may delete the root and make
+ * it again, or swap in another directory: inotify then watches the old
+ * one, and every open relative to root_fd reaches the old one.  A stat of
+ * one path: cheap enough for every full walk and every rename event at the
+ * top of the tree.
+ */
+static void cache_root_check(struct cache *c)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (c->closing)
+		return;
+	rc = stat(c->root_real, &st);
+	if (rc < 0 || !S_ISDIR(st.st_mode)) {
+		int why = rc < 0 ? errno : ENOTDIR;
+
+		if (c->root_fd >= 0)
+			cache_root_gone(c, why);
+		return;
+	}
+	if (c->root_fd >= 0 && st.st_dev == c->root_dev && st.st_ino == c->root_ino)
+		return;
+	fd = open(c->root_real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;                 /* racing with its creation: the next look */
+	}
+	cache_log(c, LOG_WARNING, "%s: the asset root %s: watching it and walking it again",
+		  c->root_real, c->root_fd >= 0 ? "was replaced by another directory"
+						 : "is back");
+	if (c->root_fd >= 0)
+		close(c->root_fd);
+	c->root_fd = fd;
+	c->root_gen++;
+	c->root_dev = st.st_dev;
+	c->root_ino = st.st_ino;
+	uv_timer_stop(&c->root_poll);
+	/* The old watches are on the old directories. */
+	watcher_remove(c->watcher, "");
+	cache_watch(c, "");
+	cache_scan_request(c, "", CACHE_SCAN_NOW);
+	cache_pump(c);
+}
+
+/* ---- watcher events ---------------------------------------------------- */
+
+static void cache_on_watch(struct watcher *w, const char *path, int events, int status,
+			   void *data)
+{
+	struct cache *c = data;
+	struct cache_entry *e;
+
+	(void)w;
+	if (c->closing)
+		return;
+	/* The root deleted or moved is reported as a rename of its own base
+	 * name at the top of the tree. */
+	if ((events & UV_RENAME) && strchr(path, '/') == NULL) {
+		cache_root_check(c);
+		if (c->root_fd < 0)
+			return;
+	}
+	if (status < 0) {
+		cache_log(c, LOG_WARNING, "%s/%s: watch error: %s", c->root_real, path,
+			  uv_strerror(status));
+		cache_scan_request(c, path, CACHE_SCAN_SOON);
+		return;
+	}
+	e = cache_entry_find(c, path);
+	if (e != NULL) {
+		cache_entry_touch(c, e);
+		return;
+	}
+	if (asset_path_is_asset(path)) {
+		e = cache_entry_new(c, path);
+		if (e != NULL)
+			cache_entry_touch(c, e);
+		return;
+	}
+	/* Not an asset name: a directory created, deleted or moved (libuv does
+	 * not say), or some other file.  Only a walk can tell. */
+	if ((events & UV_RENAME) && !asset_path_ignored(asset_path_base(path)))
+		cache_scan_request(c, path, CACHE_SCAN_SOON);
+}
+
+static void cache_rescan_cb(uv_timer_t *t)
+{
+	cache_rescan(t->data);
+}
+
+/* ---- public ------------------------------------------------------------ */
+
+int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **out, char *err,
+	      size_t errlen)
+{
+	struct cache *c;
+	struct stat st;
+	int rc;
+
+	if (opts == NULL || opts->root == NULL || opts->root[0] == '\0') {
+		snprintf(err, errlen, "no asset root given");
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof *c);
+	if (c == NULL)
+		goto nomem;
+	c->loop = loop;
+	c->opts = *opts;
+	c->opts.root = NULL;
+	c->root_fd = -1;
+	c->scan_root_fd = -1;
+	if (c->opts.quiet_ms == 0)
+		c->opts.quiet_ms = CACHE_DEFAULT_QUIET_MS;
+	if (c->opts.max_asset_bytes == 0)
+		c->opts.max_asset_bytes = ASSET_DEFAULT_MAX_BYTES;
+	if (c->opts.max_parallel_loads == 0)
+		c->opts.max_parallel_loads = CACHE_DEFAULT_MAX_PARALLEL_LOADS;
+	c->root_real = realpath(opts->root, NULL);
+	if (c->root_real == NULL) {
+		rc = -errno;
+		snprintf(err, errlen, "asset root %s: %s", opts->root, strerror(-rc));
+		goto fail;
+	}
+	c->root_fd = open(c->root_real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->root_fd < 0 || fstat(c->root_fd, &st) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "asset root %s: %s", opts->root, strerror(-rc));
+		goto fail;
+	}
+	c->root_dev = st.st_dev;
+	c->root_ino = st.st_ino;
+	if (strmap_init(&c->entries) < 0)
+		goto nomem;
+	rc = watcher_new(loop, c->root_real, cache_on_watch, c, &c->watcher);
+	if (rc < 0) {
+		strmap_fini(&c->entries);
+		goto nomem;
+	}
+	uv_timer_init(loop, &c->rescan_timer);
+	uv_timer_init(loop, &c->dircheck_timer);
+	uv_timer_init(loop, &c->root_poll);
+	c->rescan_timer.data = c;
+	c->dircheck_timer.data = c;
+	c->root_poll.data = c;
+	c->holds = 4;                   /* the three timers and the watcher */
+	*out = c;
+	return 0;
+nomem:
+	rc = -ENOMEM;
+	snprintf(err, errlen, "out of memory");
+fail:
+	if (c != NULL) {
+		if (c->root_fd >= 0)
+			close(c->root_fd);
+		free(c->root_real);
+		free(c);
+	}
+	return rc;
+}
+
+int cache_start(struct cache *c, cache_ready_cb ready)
+{
+	int rc;
+
+	if (c->started)
+		return -EALREADY;
+	if (c->closing)
+		return -ECANCELED;
+	c->started = true;
+	c->ready_cb = ready;
+	c->start_ns = uv_hrtime();
+	/* Watch before walking, so nothing created during the walk is missed. */
+	rc = cache_watch(c, "");
+	if (rc < 0 && rc != -ENOSPC)
+		cache_log(c, LOG_WARNING, "%s: not watched (%s); changes are found by rescans only",
+			  c->root_real, uv_strerror(rc));
+	c->scan_is_startup = true;
+	cache_scan_request(c, "", CACHE_SCAN_NOW);
+	if (c->scan == NULL) {
+		c->scan_is_startup = false;
+		return -ENOMEM;
+	}
+	if (c->opts.rescan_interval_s > 0) {
+		uint64_t ms = (uint64_t)c->opts.rescan_interval_s * 1000;
+
+		uv_timer_start(&c->rescan_timer, cache_rescan_cb, ms, ms);
+	}
+	if (root_watch_new(c->loop, c->root_real, cache_root_watch_cb, c, &c->root_watch) == 0)
+		c->holds++;
+	return 0;
+}
+
+void cache_set_timing(struct cache *c, unsigned quiet_ms, unsigned rescan_interval_s)
+{
+	/* Timers already running keep their deadline; the next ones use the
+	 * new values. */
+	c->opts.quiet_ms = quiet_ms ? quiet_ms : CACHE_DEFAULT_QUIET_MS;
+	if (c->opts.rescan_interval_s == rescan_interval_s)
+		return;
+	c->opts.rescan_interval_s = rescan_interval_s;
+	uv_timer_stop(&c->rescan_timer);
+	if (rescan_interval_s > 0) {
+		uint64_t ms = (uint64_t)rescan_interval_s * 1000;
+
+		uv_timer_start(&c->rescan_timer, cache_rescan_cb, ms, ms);
+	}
+}
+
+static void cache_info_fill(const struct cache_entry *e, struct cache_info *out)
+{
+	out->name = e->name;
+	out->asset = e->asset;
+	out->generation = e->generation;
+	out->error = e->error;
+	out->file_bytes = e->file_bytes;
+	out->loaded_at_ns = e->loaded_at_ns;
+	out->load_ns = e->load_ns;
+	out->pending = e->state != CACHE_IDLE;
+}
+
+int cache_get(struct cache *c, const char *name, struct cache_info *out)
+{
+	struct cache_entry *e = cache_entry_find(c, name);
+
+	if (e == NULL || !cache_entry_visible(e))
+		return -ENOENT;
+	cache_info_fill(e, out);
+	return 0;
+}
+
+static int cache_cmp_info(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_info *)a)->name, ((const struct cache_info *)b)->name);
+}
+
+int cache_list(struct cache *c, struct cache_info **out, size_t *count)
+{
+	struct cache_info *list;
+	struct strmap_node *n;
+	size_t k = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (c->entries.count == 0)
+		return 0;
+	list = calloc(c->entries.count, sizeof *list);
+	if (list == NULL)
+		return -ENOMEM;
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = strmap_next(&c->entries, n)) {
+		const struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		if (cache_entry_visible(e))
+			cache_info_fill(e, &list[k++]);
+	}
+	if (k == 0) {
+		free(list);
+		return 0;
+	}
+	qsort(list, k, sizeof *list, cache_cmp_info);
+	*out = list;
+	*count = k;
+	return 0;
+}
+
+int cache_reload(struct cache *c, const char *name)
+{
+	struct cache_entry *e;
+
+	if (c->closing)
+		return -ECANCELED;
+	/* Only names cache_get knows: a forced load always ends in an event
+	 * for those (a name never seen that turns out to be gone would end
+	 * silently). */
+	e = cache_entry_find(c, name);
+	if (e == NULL || !cache_entry_visible(e))
+		return -ENOENT;
+	e->force = true;
+	if (e->state == CACHE_LOADING) {
+		e->dirty = true;
+		return 0;
+	}
+	cache_queue_add(c, e, true);
+	cache_pump(c);
+	return 0;
+}
+
+int cache_rescan(struct cache *c)
+{
+	if (c->closing)
+		return -ECANCELED;
+	cache_scan_request(c, "", CACHE_SCAN_NOW);
+	return 0;
+}
+
+int cache_resolve(const struct cache *c, const char *name, size_t len, char *out, size_t size,
+		  char *err, size_t errlen)
+{
+	return asset_path_resolve(c->root_real, name, len, out, size, err, errlen);
+}
+
+const char *cache_root(const struct cache *c)
+{
+	return c->root_real;
+}
+
+void cache_stats(const struct cache *c, struct cache_stats *out)
+{
+	struct strmap_node *n;
+
+	memset(out, 0, sizeof *out);
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = strmap_next(&c->entries, n)) {
+		const struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		if (cache_entry_visible(e)) {
+			out->assets++;
+			out->failing += e->error != NULL;
+		}
+		out->loads_waiting += e->state == CACHE_ARMED || e->state == CACHE_QUEUED;
+	}
+	out->directories = watcher_count(c->watcher);
+	out->loads_running = c->running;
+	out->walking = c->scan != NULL || c->scan_full || c->scan_root_count > 0;
+	out->scans = c->scans;
+	out->loads = c->loads;
+}
+
+void cache_close(struct cache *c, void (*close_cb)(void *data))
+{
+	struct strmap_node *n, *next;
+
+	if (c == NULL || c->closing)
+		return;
+	c->closing = true;
+	c->close_cb = close_cb;
+	if (c->scan != NULL)
+		scan_cancel(c->scan);
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = next) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		next = strmap_next(&c->entries, n);
+		if (e->job != NULL)
+			uv_cancel((uv_req_t *)&e->job->work);
+		cache_entry_drop(c, e);
+	}
+	c->q_head = c->q_tail = NULL;
+	c->queued = 0;
+	watcher_close(c->watcher, cache_watcher_closed, c);
+	uv_close((uv_handle_t *)&c->rescan_timer, cache_handle_closed);
+	uv_close((uv_handle_t *)&c->dircheck_timer, cache_handle_closed);
+	uv_close((uv_handle_t *)&c->root_poll, cache_handle_closed);
+	if (c->root_watch != NULL)
+		root_watch_close(c->root_watch, cache_watcher_closed, c);
+}

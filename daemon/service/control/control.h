@@ -1,0 +1,48 @@
+/*
+ * control.h - what the control layer serves: the parts of the daemon a
+ * connection's requests reach, and the counters `status` reports.
+ *
+ * The daemon (daemon.c) fills one struct control, creates the listener on
+ * it, and keeps the counters up to date; sessions, handlers and events
+ * reach everything through it, never through the daemon itself.
+ */
+#ifndef ANIMD_CONTROL_H
+#define ANIMD_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "daemon/service/base/config.h"
+
+struct cache;
+struct instances;
+struct listener;
+struct pending_reload;
+struct session;
+struct streams;
+
+struct control {
+	uv_loop_t *loop;
+	const struct config *cfg;       /* the running configuration */
+	struct cache *cache;
+	struct instances *instances;
+	struct streams *streams;
+	struct listener *listener;      /* NULL once closed */
+	struct pending_reload *reloads; /* assets.reload requests waiting (reloads.h) */
+	bool stopping;                  /* requests are answered shutting_down */
+	/* For `status`. */
+	int64_t started_ns;             /* monotonic */
+	pid_t pid;                      /* getpid() is a system call: asked once */
+	uint64_t requests;              /* served since start */
+	uint64_t sighups;               /* SIGHUPs received */
+	uint64_t config_reloads;        /* configuration reloads done (coalesced) */
+};
+
+/* A connection has closed: everything it owned goes (its instances, its
+ * streams, the replies it was waiting for).  The one thing a session tells
+ * the layer about its end. */
+void control_session_ended(struct control *ctl, struct session *s);
+
+#endif

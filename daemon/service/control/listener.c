@@ -1,0 +1,367 @@
+#include "daemon/service/control/listener.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "daemon/service/base/log.h"
+#include "daemon/service/control/session.h"
+
+struct listener {
+	struct control *ctl;
+	uv_pipe_t pipe;                 /* the listening socket */
+	struct session *sessions;
+	size_t count;                   /* every session, refused ones included */
+	size_t refused;                 /* of which refused, lingering */
+	uv_timer_t sweep;               /* timeouts (session_check_timeouts) */
+	bool sweep_closed;
+	uint64_t refusals_logged_ms;    /* when a refusal was last logged */
+	uint64_t refusals_unlogged;     /* refused since, not logged */
+	uint64_t next_id;
+	bool activated;                 /* the socket came from systemd */
+	bool closing;
+	bool pipe_closed;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	void (*done)(void *data);
+	void *done_data;
+};
+
+static void listener_maybe_done(struct listener *srv)
+{
+	if (srv->closing && srv->pipe_closed && srv->sweep_closed && srv->sessions == NULL) {
+		void (*done)(void *) = srv->done;
+		void *data = srv->done_data;
+
+		free(srv);
+		if (done != NULL)
+			done(data);
+	}
+}
+
+void listener_forget(struct listener *srv, struct session *s)
+{
+	if (s->prev != NULL)
+		s->prev->next = s->next;
+	else
+		srv->sessions = s->next;
+	if (s->next != NULL)
+		s->next->prev = s->prev;
+	srv->count--;
+	srv->refused -= s->refused;
+	listener_maybe_done(srv);
+}
+
+size_t listener_session_count(const struct listener *srv)
+{
+	return srv->count - srv->refused;
+}
+
+/* Refusals are logged, but a flood of them is one line per interval. */
+#define SERVER_REFUSAL_LOG_MS 10000
+
+static void listener_log_refusal(struct listener *srv, const struct session *s, const char *why)
+{
+	uint64_t now = uv_now(srv->ctl->loop);
+
+	if (srv->refusals_logged_ms != 0 && now - srv->refusals_logged_ms < SERVER_REFUSAL_LOG_MS) {
+		srv->refusals_unlogged++;
+		return;
+	}
+	if (srv->refusals_unlogged > 0)
+		log_warning("refused connection %llu from pid %d uid %u: %s "
+			    "(and %llu more in the last %u s)", (unsigned long long)s->id,
+			    (int)s->peer_pid, (unsigned)s->peer_uid, why,
+			    (unsigned long long)srv->refusals_unlogged,
+			    (unsigned)((now - srv->refusals_logged_ms) / 1000));
+	else
+		log_warning("refused connection %llu from pid %d uid %u: %s",
+			    (unsigned long long)s->id, (int)s->peer_pid, (unsigned)s->peer_uid, why);
+	srv->refusals_logged_ms = now;
+	srv->refusals_unlogged = 0;
+}
+
+static void listener_sweep(uv_timer_t *t)
+{
+	struct listener *srv = t->data;
+	uint64_t now = uv_now(srv->ctl->loop);
+	struct session *s, *next;
+
+	for (s = srv->sessions; s != NULL; s = next) {
+		next = s->next;
+		session_check_timeouts(s, now);
+	}
+}
+
+/* Often enough that a timeout fires within a quarter of itself, at most
+ * once a second. */
+static uint64_t listener_sweep_ms(const struct config *cfg)
+{
+	uint64_t ms = cfg->request_timeout_ms / 4;
+
+	return ms < 50 ? 50 : ms > 1000 ? 1000 : ms;
+}
+
+void listener_broadcast(struct listener *srv, enum proto_event type, const char *data, size_t len)
+{
+	struct session *s, *next;
+
+	for (s = srv->sessions; s != NULL; s = next) {
+		next = s->next;
+		/* PROTO_EVENT_COUNT: to everyone (server.stopping). */
+		if (!s->closing && (type == PROTO_EVENT_COUNT ||
+				    (s->subscriptions & (UINT64_C(1) << type))))
+			session_send(s, data, len);
+	}
+}
+
+static void listener_on_connection(uv_stream_t *stream, int status)
+{
+	struct listener *srv = stream->data;
+	struct session *s;
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	uv_os_fd_t fd;
+
+	if (status < 0) {
+		log_warning("accept failed: %s", uv_strerror(status));
+		return;
+	}
+	s = calloc(1, sizeof *s);
+	if (s == NULL || uv_pipe_init(srv->ctl->loop, &s->pipe, 0) < 0) {
+		free(s);
+		log_error("accept: out of memory");
+		return;
+	}
+	s->ctl = srv->ctl;
+	s->listener = srv;
+	s->id = ++srv->next_id;
+	s->pipe.data = s;
+	s->next = srv->sessions;
+	if (srv->sessions != NULL)
+		srv->sessions->prev = s;
+	srv->sessions = s;
+	srv->count++;
+	if (uv_accept(stream, (uv_stream_t *)&s->pipe) < 0) {
+		session_close(s, "accept failed");
+		return;
+	}
+	if (uv_fileno((uv_handle_t *)&s->pipe, &fd) == 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+		s->peer_pid = cred.pid;
+		s->peer_uid = cred.uid;
+	}
+	if (srv->count - srv->refused > srv->ctl->cfg->max_connections || srv->closing) {
+		struct rpc_error err;
+
+		rpc_error_init(&err);
+		rpc_error_format(&err, srv->closing ? PROTO_ERR_SHUTTING_DOWN : PROTO_ERR_LIMIT,
+				 srv->closing ? "animd is shutting down"
+					      : "too many connections (limits.max_connections = %u)",
+				 srv->ctl->cfg->max_connections);
+		srv->refused++;
+		listener_log_refusal(srv, s, err.message);
+		if (session_refuse(s, &err) < 0)
+			session_close(s, "refused");
+		return;
+	}
+	if (session_start(s) < 0) {
+		session_close(s, "cannot read");
+		return;
+	}
+	log_info("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
+		 (unsigned)s->peer_uid);
+}
+
+/* Is a live daemon answering on this path?  1 yes, 0 stale, <0 errno. */
+static int listener_probe(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? 1
+	     : errno == ECONNREFUSED                            ? 0
+								: -errno;
+	close(fd);
+	return rc;
+}
+
+static int listener_prepare_path(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int live;
+
+	/* libuv reports a missing directory as "permission denied": say it. */
+	if (slash != NULL && slash != path) {
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "the socket's directory %s does not exist", dir);
+			return -ENOENT;
+		}
+	}
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket: refusing to replace it", path);
+		return -EEXIST;
+	}
+	live = listener_probe(path);
+	if (live == 1) {
+		snprintf(err, errlen, "another animd is serving %s: refusing to start", path);
+		return -EADDRINUSE;
+	}
+	if (live < 0) {
+		snprintf(err, errlen, "cannot probe existing socket %s: %s", path, strerror(-live));
+		return live;
+	}
+	log_info("removing stale socket %s", path);
+	return unlink(path) == 0 ? 0 : -errno;
+}
+
+static int listener_group(const char *name, gid_t *out)
+{
+	struct group *g;
+	char *end;
+	unsigned long n;
+
+	if (name[0] == '\0')
+		return 0;
+	g = getgrnam(name);
+	if (g != NULL) {
+		*out = g->gr_gid;
+		return 1;
+	}
+	n = strtoul(name, &end, 10);
+	if (*end != '\0' || end == name)
+		return -ENOENT;
+	*out = (gid_t)n;
+	return 1;
+}
+
+static int listener_bind(struct listener *srv, char *err, size_t errlen)
+{
+	const struct config *cfg = srv->ctl->cfg;
+	mode_t old;
+	gid_t gid = 0;
+	int rc, has_group;
+
+	rc = listener_prepare_path(cfg->socket_path, err, errlen);
+	if (rc < 0) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "%s: %s", cfg->socket_path, strerror(-rc));
+		return rc;
+	}
+	has_group = listener_group(cfg->socket_group, &gid);
+	if (has_group < 0) {
+		snprintf(err, errlen, "socket.group \"%s\" is not a known group", cfg->socket_group);
+		return has_group;
+	}
+	/* The socket is born with the configured mode: no window in which it
+	 * is more open than that. */
+	old = umask((mode_t)(~cfg->socket_mode & 0777));
+	rc = uv_pipe_bind(&srv->pipe, cfg->socket_path);
+	umask(old);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot bind %s: %s", cfg->socket_path, uv_strerror(rc));
+		return rc;
+	}
+	snprintf(srv->path, sizeof srv->path, "%s", cfg->socket_path);
+	if (has_group && chown(cfg->socket_path, (uid_t)-1, gid) < 0) {
+		snprintf(err, errlen, "cannot give %s to group %s: %s", cfg->socket_path,
+			 cfg->socket_group, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void listener_sweep_closed(uv_handle_t *h)
+{
+	struct listener *srv = h->data;
+
+	srv->sweep_closed = true;
+	listener_maybe_done(srv);
+}
+
+static void listener_pipe_closed(uv_handle_t *h)
+{
+	struct listener *srv = h->data;
+
+	srv->pipe_closed = true;
+	listener_maybe_done(srv);
+}
+
+int listener_open(struct control *ctl, struct listener **out, char *err, size_t errlen)
+{
+	struct listener *srv = calloc(1, sizeof *srv);
+	int rc;
+
+	err[0] = '\0';
+	if (srv == NULL)
+		return -ENOMEM;
+	srv->ctl = ctl;
+	rc = uv_pipe_init(ctl->loop, &srv->pipe, 0);
+	if (rc < 0) {
+		free(srv);
+		return rc;
+	}
+	srv->pipe.data = srv;
+	if (sd_listen_fds(0) == 1) {
+		srv->activated = true;
+		rc = uv_pipe_open(&srv->pipe, SD_LISTEN_FDS_START);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot use the socket systemd passed: %s", uv_strerror(rc));
+	} else {
+		rc = listener_bind(srv, err, errlen);
+	}
+	uv_timer_init(ctl->loop, &srv->sweep);
+	srv->sweep.data = srv;
+	uv_timer_start(&srv->sweep, listener_sweep, listener_sweep_ms(ctl->cfg),
+		       listener_sweep_ms(ctl->cfg));
+	if (rc == 0) {
+		rc = uv_listen((uv_stream_t *)&srv->pipe, 128, listener_on_connection);
+		if (rc < 0)
+			snprintf(err, errlen, "cannot listen on %s: %s", ctl->cfg->socket_path,
+				 uv_strerror(rc));
+	}
+	if (rc < 0) {
+		if (srv->path[0] != '\0')
+			unlink(srv->path);
+		srv->closing = true;
+		uv_close((uv_handle_t *)&srv->sweep, listener_sweep_closed);
+		uv_close((uv_handle_t *)&srv->pipe, listener_pipe_closed);
+		return rc;
+	}
+	*out = srv;
+	return 0;
+}
+
+void listener_close(struct listener *srv, void (*done)(void *data), void *data)
+{
+	struct session *s, *next;
+
+	srv->closing = true;
+	srv->done = done;
+	srv->done_data = data;
+	/* Unlink first: from now on no new client can find us. */
+	if (!srv->activated && srv->path[0] != '\0')
+		unlink(srv->path);
+	for (s = srv->sessions; s != NULL; s = next) {
+		next = s->next;
+		session_close(s, "animd is shutting down");
+	}
+	uv_close((uv_handle_t *)&srv->sweep, listener_sweep_closed);
+	uv_close((uv_handle_t *)&srv->pipe, listener_pipe_closed);
+}

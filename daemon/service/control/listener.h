@@ -1,0 +1,35 @@
+/*
+ * listener.h - the control socket: created safely, connections accepted up to
+ * the configured limit, events broadcast to the sessions that subscribed.
+ *
+ * Creation (DESIGN.md 9): the umask is tightened before bind so the socket
+ * never exists with looser permissions than configured; then chmod/chown to
+ * the configured mode and group.  A path that is already a socket is probed
+ * first: if a live daemon answers, we refuse to start (never steal a running
+ * daemon's socket); only a stale socket (connection refused) is unlinked.
+ * Anything that is not a socket is never removed.
+ */
+#ifndef ANIMD_LISTENER_H
+#define ANIMD_LISTENER_H
+
+#include <stddef.h>
+
+#include "daemon/service/control/control.h"
+#include "proto/animd_proto.h"
+
+int listener_open(struct control *ctl, struct listener **out, char *err, size_t errlen);
+
+/* Send one packed event message to every session subscribed to `type`
+ * (PROTO_EVENT_COUNT: to every session). */
+void listener_broadcast(struct listener *srv, enum proto_event type, const char *data, size_t len);
+
+size_t listener_session_count(const struct listener *srv);
+
+/* A session's pipe has closed: unlink it and free nothing else. */
+void listener_forget(struct listener *srv, struct session *s);
+
+/* Stop accepting, close every session (their instances end), unlink the
+ * socket path, and call done(data) once every handle is closed. */
+void listener_close(struct listener *srv, void (*done)(void *data), void *data);
+
+#endif

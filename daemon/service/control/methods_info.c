@@ -1,0 +1,119 @@
+/* hello, status, subscribe: the connection and the daemon itself. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "daemon/service/base/clock.h"
+#include "daemon/service/cache/cache.h"
+#include "daemon/service/control/dispatch.h"
+#include "daemon/service/control/listener.h"
+#include "daemon/service/playback/instances.h"
+#include "daemon/service/playback/streams.h"
+#include "daemon/version.h"
+
+enum dispatch_result method_hello(struct session *s, const struct rpc_request *req,
+				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
+{
+	(void)s;
+	(void)req;
+	(void)err;
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	rpc_put_map(out, 5);
+	rpc_put_lit(out, "protocol");
+	rpc_put_uint(out, ANIMD_PROTOCOL_VERSION);
+	rpc_put_lit(out, "server");
+	rpc_put_lit(out, "animd " ANIMD_VERSION);
+	rpc_put_lit(out, "pid");
+	rpc_put_int(out, (int64_t)s->ctl->pid);
+	rpc_put_lit(out, "connection");
+	rpc_put_uint(out, s->id);
+	rpc_put_lit(out, "max_message_bytes");
+	rpc_put_uint(out, s->ctl->cfg->max_message_bytes);
+	return DISPATCH_REPLY;
+}
+
+/* Resident memory in bytes, from /proc/self/statm (0 if unreadable). */
+static uint64_t status_rss_bytes(void)
+{
+	unsigned long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu %lu", &pages, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+enum dispatch_result method_status(struct session *s, const struct rpc_request *req,
+				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
+{
+	struct control *ctl = s->ctl;
+	struct cache_stats cs;
+
+	(void)req;
+	(void)err;
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	cache_stats(ctl->cache, &cs);
+	rpc_put_map(out, 12);
+	rpc_put_lit(out, "server");
+	rpc_put_lit(out, "animd " ANIMD_VERSION);
+	rpc_put_lit(out, "uptime");
+	rpc_put_double(out, (double)(clock_now_ns() - ctl->started_ns) / 1e9);
+	rpc_put_lit(out, "asset_root");
+	rpc_put_cstr(out, cache_root(ctl->cache));
+	rpc_put_lit(out, "assets");
+	rpc_put_map(out, 4);
+	rpc_put_lit(out, "count");
+	rpc_put_uint(out, cs.assets);
+	rpc_put_lit(out, "failing");
+	rpc_put_uint(out, cs.failing);
+	rpc_put_lit(out, "loading");
+	rpc_put_uint(out, cs.loads_running + cs.loads_waiting);
+	rpc_put_lit(out, "directories");
+	rpc_put_uint(out, cs.directories);
+	rpc_put_lit(out, "instances");
+	rpc_put_uint(out, instances_count(ctl->instances));
+	rpc_put_lit(out, "connections");
+	rpc_put_uint(out, listener_session_count(ctl->listener));
+	rpc_put_lit(out, "streams");
+	rpc_put_uint(out, streams_count(ctl->streams));
+	rpc_put_lit(out, "requests");
+	rpc_put_uint(out, ctl->requests);
+	rpc_put_lit(out, "sighups");
+	rpc_put_uint(out, ctl->sighups);
+	rpc_put_lit(out, "config_reloads");
+	rpc_put_uint(out, ctl->config_reloads);
+	rpc_put_lit(out, "memory_bytes");
+	rpc_put_uint(out, status_rss_bytes());
+	rpc_put_lit(out, "pid");
+	rpc_put_int(out, (int64_t)s->ctl->pid);
+	return DISPATCH_REPLY;
+}
+
+enum dispatch_result method_subscribe(struct session *s, const struct rpc_request *req,
+				      struct rpc_args *args, struct rpc_out *out,
+				      struct rpc_error *err)
+{
+	uint64_t mask = 0;
+	uint32_t n = 0;
+
+	(void)req;
+	(void)err;
+	rpc_args_enum_mask(args, "events", RPC_REQUIRED, proto_event_names, PROTO_EVENT_COUNT,
+			   &mask);
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	s->subscriptions = mask;
+	for (int e = 0; e < PROTO_EVENT_COUNT; e++)
+		n += (mask >> e) & 1;
+	rpc_put_map(out, 1);
+	rpc_put_lit(out, "events");
+	rpc_put_array(out, n);
+	for (int e = 0; e < PROTO_EVENT_COUNT; e++)
+		if ((mask >> e) & 1)
+			rpc_put_cstr(out, proto_event_name((enum proto_event)e));
+	return DISPATCH_REPLY;
+}

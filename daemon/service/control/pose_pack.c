@@ -1,0 +1,254 @@
+#include "daemon/service/control/pose_pack.h"
+
+#include <stdio.h>
+
+#include "proto/rpc.h"
+
+static void pack_vec3(struct rpc_out *out, vec3 v)
+{
+	float f[3] = { v.x, v.y, v.z };
+
+	rpc_put_float_array(out, f, 3);
+}
+
+static void pack_quat(struct rpc_out *out, quat q)
+{
+	float f[4] = { q.x, q.y, q.z, q.w };
+
+	rpc_put_float_array(out, f, 4);
+}
+
+static void pack_str_or_nil(struct rpc_out *out, const char *s)
+{
+	if (s != NULL)
+		rpc_put_cstr(out, s);
+	else
+		rpc_put_nil(out);
+}
+
+static void pack_joints(struct rpc_out *out, const struct sample_result *r)
+{
+	const struct skeleton *s = r->skeleton;
+
+	rpc_put_array(out, s->joint_count);
+	for (uint32_t i = 0; i < s->joint_count; i++) {
+		rpc_put_map(out, r->space == SPACE_LOCAL ? 5 : 3);
+		rpc_put_lit(out, "name");
+		rpc_put_cstr(out, s->names[i]);
+		rpc_put_lit(out, "parent");
+		rpc_put_int(out, s->parents[i]);
+		if (r->space == SPACE_LOCAL) {
+			rpc_put_lit(out, "t");
+			pack_vec3(out, r->local[i].t);
+			rpc_put_lit(out, "r");
+			pack_quat(out, r->local[i].r);
+			rpc_put_lit(out, "s");
+			pack_vec3(out, r->local[i].s);
+		} else {
+			rpc_put_lit(out, "m");
+			rpc_put_float_array(out, &r->mats[i].m[0][0], 12);
+		}
+	}
+}
+
+static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
+{
+	rpc_put_array(out, r->mesh_count);
+	for (uint32_t i = 0; i < r->mesh_count; i++) {
+		const struct mesh *m = r->meshes[i];
+		char fallback[32];
+
+		snprintf(fallback, sizeof fallback, "mesh%u", i);
+		rpc_put_map(out, 2);
+		rpc_put_lit(out, "name");
+		rpc_put_cstr(out, m->name ? m->name : fallback);
+		rpc_put_lit(out, "positions");
+		rpc_put_array(out, m->vertex_count);
+		for (uint32_t v = 0; v < m->vertex_count; v++)
+			pack_vec3(out, r->positions[i][v]);
+	}
+}
+
+void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *asset_name,
+	       const struct sample_result *r)
+{
+	uint32_t n = 6 + (r->clip ? 2 : 0) + (r->has_bounds ? 1 : 0);
+
+	rpc_put_map(out, n);
+	rpc_put_lit(out, "asset");
+	rpc_put_cstr(out, asset_name);
+	rpc_put_lit(out, "clip");
+	pack_str_or_nil(out, r->clip ? r->clip->name : NULL);
+	rpc_put_lit(out, "time");
+	rpc_put_double(out, q->time);
+	rpc_put_lit(out, "space");
+	rpc_put_cstr(out, sample_space_name(r->space));
+	rpc_put_lit(out, "clip_time");
+	rpc_put_double(out, time_to_seconds(r->clip_time.t_ns));
+	if (r->clip != NULL) {
+		rpc_put_lit(out, "cycles");
+		rpc_put_int(out, r->clip_time.cycles);
+		rpc_put_lit(out, "root_motion");
+		rpc_put_cstr(out, sample_root_motion_name(q->root_motion));
+	}
+	if (r->has_bounds) {
+		rpc_put_lit(out, "bounds");
+		rpc_put_map(out, 2);
+		rpc_put_lit(out, "min");
+		rpc_put_float_array(out, r->bounds, 3);
+		rpc_put_lit(out, "max");
+		rpc_put_float_array(out, r->bounds + 3, 3);
+	}
+	switch (r->space) {
+	case SPACE_CAMERA:
+		rpc_put_lit(out, "camera");
+		rpc_put_map(out, 3);
+		rpc_put_lit(out, "position");
+		pack_vec3(out, r->camera.pos);
+		rpc_put_lit(out, "orientation");
+		pack_quat(out, r->camera.rot);
+		rpc_put_lit(out, "fov");
+		rpc_put_float(out, r->camera.fov);
+		break;
+	case SPACE_VERTICES:
+		rpc_put_lit(out, "meshes");
+		pack_meshes(out, r);
+		break;
+	default:
+		rpc_put_lit(out, "joints");
+		pack_joints(out, r);
+		break;
+	}
+}
+
+static void pack_skeleton(struct rpc_out *out, const struct skeleton *s)
+{
+	if (s == NULL) {
+		rpc_put_nil(out);
+		return;
+	}
+	rpc_put_map(out, 3);
+	rpc_put_lit(out, "joint_count");
+	rpc_put_uint(out, s->joint_count);
+	rpc_put_lit(out, "bind_pose");
+	rpc_put_bool(out, s->bind_model != NULL);
+	rpc_put_lit(out, "joints");
+	rpc_put_array(out, s->joint_count);
+	for (uint32_t i = 0; i < s->joint_count; i++) {
+		rpc_put_map(out, 2);
+		rpc_put_lit(out, "name");
+		rpc_put_cstr(out, s->names[i]);
+		rpc_put_lit(out, "parent");
+		rpc_put_int(out, s->parents[i]);
+	}
+}
+
+static void pack_clip(struct rpc_out *out, const struct asset *a, const struct clip *c)
+{
+	bool uniform = c->frames != NULL;
+	bool md5 = a->format == ASSET_FORMAT_MD5ANIM;
+
+	rpc_put_map(out, 5 + (uniform ? 2 : 0) + (md5 ? 1 : 0));
+	rpc_put_lit(out, "name");
+	rpc_put_cstr(out, c->name);
+	rpc_put_lit(out, "duration");
+	rpc_put_double(out, time_to_seconds(c->duration_ns));
+	rpc_put_lit(out, "loop");
+	rpc_put_cstr(out, sample_loop_name(c->loop));
+	rpc_put_lit(out, "joint_count");
+	rpc_put_uint(out, c->joint_count);
+	rpc_put_lit(out, "bounds");
+	rpc_put_bool(out, c->bounds != NULL);
+	if (uniform) {
+		rpc_put_lit(out, "frame_rate");
+		rpc_put_uint(out, c->frame_rate);
+		rpc_put_lit(out, "frame_count");
+		rpc_put_uint(out, c->frame_count);
+	}
+	if (md5) {
+		rpc_put_lit(out, "animated_components");
+		rpc_put_uint(out, a->animated_components);
+	}
+}
+
+static void pack_mesh(struct rpc_out *out, const struct mesh *m, uint32_t index)
+{
+	char fallback[32];
+
+	snprintf(fallback, sizeof fallback, "mesh%u", index);
+	rpc_put_map(out, 7);
+	rpc_put_lit(out, "name");
+	rpc_put_cstr(out, m->name ? m->name : fallback);
+	rpc_put_lit(out, "material");
+	pack_str_or_nil(out, m->material);
+	rpc_put_lit(out, "vertex_count");
+	rpc_put_uint(out, m->vertex_count);
+	rpc_put_lit(out, "triangle_count");
+	rpc_put_uint(out, m->triangle_count);
+	rpc_put_lit(out, "weight_count");
+	rpc_put_uint(out, m->influence_count);
+	rpc_put_lit(out, "skinned");
+	rpc_put_bool(out, m->influence_count > 0);
+	rpc_put_lit(out, "normals");
+	rpc_put_bool(out, m->normals != NULL);
+}
+
+static void pack_camera(struct rpc_out *out, const struct camera_track *c)
+{
+	rpc_put_map(out, 4);
+	rpc_put_lit(out, "frame_count");
+	rpc_put_uint(out, c->frame_count);
+	rpc_put_lit(out, "frame_rate");
+	rpc_put_uint(out, c->frame_rate);
+	rpc_put_lit(out, "cuts");
+	rpc_put_array(out, c->cut_count);
+	for (uint32_t i = 0; i < c->cut_count; i++)
+		rpc_put_uint(out, c->cuts[i]);
+	rpc_put_lit(out, "duration");
+	rpc_put_double(out, time_to_seconds(c->duration_ns));
+}
+
+uint32_t pose_asset_info_pairs(const struct asset *a)
+{
+	return 10 + (a->format == ASSET_FORMAT_X ? 2 : 0);
+}
+
+void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct asset *a)
+{
+	rpc_put_lit(out, "asset");
+	rpc_put_cstr(out, name);
+	rpc_put_lit(out, "format");
+	rpc_put_cstr(out, asset_format_name(a->format));
+	rpc_put_lit(out, "version");
+	rpc_put_int(out, a->version);
+	rpc_put_lit(out, "bytes");
+	rpc_put_uint(out, a->file_bytes);
+	rpc_put_lit(out, "axes");
+	rpc_put_map(out, 2);
+	rpc_put_lit(out, "up");
+	rpc_put_cstr(out, a->up);
+	rpc_put_lit(out, "handedness");
+	rpc_put_cstr(out, a->handedness);
+	rpc_put_lit(out, "skeleton");
+	pack_skeleton(out, a->skeleton);
+	rpc_put_lit(out, "clips");
+	rpc_put_array(out, a->clip_count);
+	for (uint32_t i = 0; i < a->clip_count; i++)
+		pack_clip(out, a, a->clips[i]);
+	rpc_put_lit(out, "meshes");
+	rpc_put_array(out, a->mesh_count);
+	for (uint32_t i = 0; i < a->mesh_count; i++)
+		pack_mesh(out, a->meshes[i], i);
+	rpc_put_lit(out, "cameras");
+	rpc_put_array(out, a->camera ? 1 : 0);
+	if (a->camera != NULL)
+		pack_camera(out, a->camera);
+	if (a->format == ASSET_FORMAT_X) {
+		rpc_put_lit(out, "ticks_per_second");
+		rpc_put_uint(out, a->ticks_per_second);
+		rpc_put_lit(out, "ticks_from_file");
+		rpc_put_bool(out, a->ticks_from_file);
+	}
+	rpc_put_lit(out, "note");
+	pack_str_or_nil(out, a->note);
+}

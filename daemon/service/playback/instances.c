@@ -1,0 +1,418 @@
+#include "daemon/service/playback/instances.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/service/base/clock.h"
+#include "daemon/service/base/log.h"
+#include "daemon/service/playback/streams.h"
+
+struct instances {
+	uv_loop_t *loop;
+	struct instance_events events;
+	struct instance **buckets;
+	size_t nbuckets;                /* power of two */
+	size_t count;
+	size_t closing_handles;
+	uint64_t next_id;
+	struct instance *first, *last;  /* creation order */
+	bool closing;
+	void (*done)(void *data);
+	void *done_data;
+};
+
+int instances_new(uv_loop_t *loop, const struct instance_events *events, struct instances **out)
+{
+	struct instances *set = calloc(1, sizeof *set);
+
+	if (set == NULL)
+		return -ENOMEM;
+	set->nbuckets = 256;
+	set->buckets = calloc(set->nbuckets, sizeof *set->buckets);
+	if (set->buckets == NULL) {
+		free(set);
+		return -ENOMEM;
+	}
+	set->loop = loop;
+	set->events = *events;
+	*out = set;
+	return 0;
+}
+
+static size_t instances_slot(const struct instances *set, uint64_t id)
+{
+	/* Fibonacci hashing spreads sequential ids over the buckets. */
+	return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (set->nbuckets - 1);
+}
+
+static void instances_grow(struct instances *set)
+{
+	size_t n = set->nbuckets * 2;
+	struct instance **b = calloc(n, sizeof *b);
+	struct instances tmp = *set;
+
+	if (b == NULL)
+		return;         /* longer chains, still correct */
+	tmp.buckets = b;
+	tmp.nbuckets = n;
+	for (size_t i = 0; i < set->nbuckets; i++) {
+		struct instance *in = set->buckets[i], *next;
+
+		for (; in != NULL; in = next) {
+			size_t k = instances_slot(&tmp, in->id);
+
+			next = in->next;
+			in->next = b[k];
+			b[k] = in;
+		}
+	}
+	free(set->buckets);
+	set->buckets = b;
+	set->nbuckets = n;
+}
+
+struct instance *instances_find(struct instances *set, uint64_t id)
+{
+	struct instance *in = set->buckets[instances_slot(set, id)];
+
+	while (in != NULL && in->id != id)
+		in = in->next;
+	return in;
+}
+
+size_t instances_count(const struct instances *set)
+{
+	return set->count;
+}
+
+int64_t instance_duration(const struct instance *in)
+{
+	if (in->clip != NULL)
+		return in->clip->duration_ns;
+	return in->asset->camera != NULL ? in->asset->camera->duration_ns : 0;
+}
+
+int64_t instance_time(const struct instance *in)
+{
+	return playback_time(&in->clock, clock_now_ns());
+}
+
+struct clip_time instance_clip_time(const struct instance *in)
+{
+	int64_t t = instance_time(in);
+
+	if (in->clip != NULL)
+		return clip_map_time(in->clip, t, in->loop);
+	if (in->asset->camera != NULL)
+		return camera_map_time(in->asset->camera, t, in->loop);
+	return (struct clip_time){ 0 };
+}
+
+const char *instance_state(const struct instance *in)
+{
+	if (in->stopped)
+		return "stopped";
+	if (in->ended)
+		return "ended";
+	return in->clock.playing ? "playing" : "paused";
+}
+
+/* Has a clip played once run past its end, in its direction of play? */
+static bool instance_past_end(const struct instance *in)
+{
+	int64_t t = instance_time(in);
+
+	if (in->loop != LOOP_ONCE)
+		return false;
+	return in->clock.speed >= 0 ? t >= instance_duration(in) : t <= 0;
+}
+
+static void instance_end_fired(uv_timer_t *timer);
+
+/* (Re)schedule the `ended` event of a clip played once. */
+static void instance_arm(struct instance *in)
+{
+	int64_t target, at, now;
+	uint64_t ms;
+
+	uv_timer_stop(&in->end_timer);
+	in->ended = in->loop == LOOP_ONCE && instance_past_end(in) && in->ended;
+	if (in->loop != LOOP_ONCE || in->ended || !in->clock.playing || in->clock.speed == 0)
+		return;
+	target = in->clock.speed > 0 ? instance_duration(in) : 0;
+	at = playback_clock_at(&in->clock, target);
+	if (at == INT64_MAX)
+		return;
+	now = clock_now_ns();
+	ms = at <= now ? 0 : (uint64_t)((at - now + 999999) / 1000000);
+	uv_timer_start(&in->end_timer, instance_end_fired, ms, 0);
+}
+
+static void instance_end_fired(uv_timer_t *timer)
+{
+	struct instance *in = timer->data;
+
+	if (!instance_past_end(in)) {
+		instance_arm(in);       /* woke a little early */
+		return;
+	}
+	in->ended = true;
+	stream_publish_now(in);
+	if (in->set->events.ended != NULL)
+		in->set->events.ended(in->set->events.ctx, in);
+}
+
+int instances_create(struct instances *set, struct playback_owner *owner,
+		     const struct instance_spec *spec, struct instance **out)
+{
+	struct instance *in = calloc(1, sizeof *in);
+	size_t k;
+
+	if (in == NULL)
+		return -ENOMEM;
+	in->asset_name = strdup(spec->asset_name);
+	in->clip_name = spec->clip ? strdup(spec->clip->name) : NULL;
+	in->mesh_name = spec->mesh_name ? strdup(spec->mesh_name) : NULL;
+	if (in->asset_name == NULL || (spec->clip && in->clip_name == NULL) ||
+	    (spec->mesh_name && in->mesh_name == NULL) ||
+	    uv_timer_init(set->loop, &in->end_timer) < 0) {
+		free(in->asset_name);
+		free(in->clip_name);
+		free(in->mesh_name);
+		free(in);
+		return -ENOMEM;
+	}
+	in->end_timer.data = in;
+	in->set = set;
+	in->owner = owner;
+	in->id = ++set->next_id;
+	in->asset = asset_ref(spec->asset);
+	in->mesh = spec->mesh ? asset_ref(spec->mesh) : NULL;
+	in->clip = spec->clip;
+	in->generation = spec->generation;
+	in->mesh_generation = spec->mesh_generation;
+	in->loop = spec->loop;
+	in->root_motion = spec->root_motion;
+	playback_start(&in->clock, clock_now_ns(), spec->start_ns, spec->speed);
+
+	if (set->count >= set->nbuckets)
+		instances_grow(set);
+	k = instances_slot(set, in->id);
+	in->next = set->buckets[k];
+	set->buckets[k] = in;
+	in->all_prev = set->last;
+	if (set->last != NULL)
+		set->last->all_next = in;
+	else
+		set->first = in;
+	set->last = in;
+	set->count++;
+	owner->instances++;
+	instance_arm(in);
+	*out = in;
+	return 0;
+}
+
+static void instances_maybe_done(struct instances *set)
+{
+	if (set->closing && set->count == 0 && set->closing_handles == 0) {
+		void (*done)(void *) = set->done;
+		void *data = set->done_data;
+
+		free(set->buckets);
+		free(set);
+		if (done != NULL)
+			done(data);
+	}
+}
+
+static void instance_closed(uv_handle_t *h)
+{
+	struct instance *in = h->data;
+	struct instances *set = in->set;
+
+	free(in);
+	set->closing_handles--;
+	instances_maybe_done(set);
+}
+
+void instances_destroy(struct instance *in)
+{
+	struct instances *set = in->set;
+	struct instance **p = &set->buckets[instances_slot(set, in->id)];
+
+	while (*p != in)
+		p = &(*p)->next;
+	*p = in->next;
+	if (in->all_prev != NULL)
+		in->all_prev->all_next = in->all_next;
+	else
+		set->first = in->all_next;
+	if (in->all_next != NULL)
+		in->all_next->all_prev = in->all_prev;
+	else
+		set->last = in->all_prev;
+	set->count--;
+	in->owner->instances--;
+	stream_detach(in);
+	asset_unref(in->asset);
+	asset_unref(in->mesh);
+	free(in->asset_name);
+	free(in->clip_name);
+	free(in->mesh_name);
+	in->asset = in->mesh = NULL;
+	set->closing_handles++;
+	uv_close((uv_handle_t *)&in->end_timer, instance_closed);
+}
+
+void instances_end_owner(struct instances *set, struct playback_owner *owner)
+{
+	struct instance *in, *next;
+
+	for (in = set->first; in != NULL; in = next) {
+		next = in->all_next;
+		if (in->owner == owner)
+			instances_destroy(in);
+	}
+}
+
+void instances_close(struct instances *set, void (*done)(void *data), void *data)
+{
+	set->closing = true;
+	set->done = done;
+	set->done_data = data;
+	while (set->first != NULL)
+		instances_destroy(set->first);
+	instances_maybe_done(set);
+}
+
+void instances_each(struct instances *set, int (*fn)(struct instance *in, void *data), void *data)
+{
+	struct instance *in, *next;
+
+	for (in = set->first; in != NULL; in = next) {
+		next = in->all_next;
+		if (fn(in, data) != 0)
+			return;
+	}
+}
+
+void instance_pause(struct instance *in)
+{
+	playback_pause(&in->clock, clock_now_ns());
+	instance_arm(in);
+	stream_publish_now(in);
+}
+
+void instance_resume(struct instance *in)
+{
+	playback_resume(&in->clock, clock_now_ns());
+	instance_arm(in);
+	stream_publish_now(in);
+}
+
+void instance_seek(struct instance *in, int64_t time_ns)
+{
+	playback_seek(&in->clock, clock_now_ns(), time_ns);
+	in->ended = false;
+	instance_arm(in);
+	if (instance_past_end(in) && !in->clock.playing)
+		in->ended = true;
+	stream_publish_now(in);
+}
+
+void instance_set_speed(struct instance *in, double speed)
+{
+	playback_set_speed(&in->clock, clock_now_ns(), speed);
+	in->ended = false;
+	instance_arm(in);
+	stream_publish_now(in);
+}
+
+/* Stop an instance because its asset changed under it. */
+static void instance_stop_with(struct instance *in, const char *code, const char *fmt,
+			       const char *a, const char *b)
+{
+	char message[512];
+
+	snprintf(message, sizeof message, fmt, a, b);
+	log_info("instance %llu stopped: %s", (unsigned long long)in->id, message);
+	if (in->set->events.stopped != NULL)
+		in->set->events.stopped(in->set->events.ctx, in, code, message);
+	instances_destroy(in);
+}
+
+/* Rebind one instance to a new version of its asset or mesh. */
+static void instance_rebind(struct instance *in, const char *name, struct asset *asset,
+			    uint64_t generation)
+{
+	char why[256];
+	bool is_asset = strcmp(in->asset_name, name) == 0;
+	const struct asset *old = is_asset ? in->asset : in->mesh;
+	const struct clip *clip = in->clip;
+	const struct skeleton *anim_skel;
+
+	if (asset == NULL) {
+		instance_stop_with(in, "asset_removed", "%s%s was removed", is_asset ? "asset " : "mesh ", name);
+		return;
+	}
+	if (old->skeleton != NULL && asset->skeleton != NULL &&
+	    skeleton_check_binding(old->skeleton, asset->skeleton, why, sizeof why) < 0) {
+		instance_stop_with(in, "skeleton_changed", "the skeleton of %s changed shape: %s", name, why);
+		return;
+	}
+	if ((old->skeleton == NULL) != (asset->skeleton == NULL) ||
+	    (old->camera == NULL) != (asset->camera == NULL)) {
+		instance_stop_with(in, "skeleton_changed", "%s changed kind%s", name, "");
+		return;
+	}
+	if (is_asset && in->clip_name != NULL) {
+		clip = asset_find_clip(asset, in->clip_name);
+		if (clip == NULL) {
+			instance_stop_with(in, "clip_removed", "clip \"%s\" is no longer in %s", in->clip_name, name);
+			return;
+		}
+	}
+	anim_skel = is_asset ? asset->skeleton : in->asset->skeleton;
+	if (in->mesh != NULL && anim_skel != NULL && !is_asset &&
+	    skeleton_check_binding(anim_skel, asset->skeleton, why, sizeof why) < 0) {
+		instance_stop_with(in, "skeleton_changed", "mesh %s no longer fits: %s", name, why);
+		return;
+	}
+	if (is_asset) {
+		asset_unref(in->asset);
+		in->asset = asset_ref(asset);
+		in->clip = clip;
+		in->generation = generation;
+		/* A clip played once keeps its place, within the new length. */
+		if (in->loop == LOOP_ONCE && instance_time(in) > instance_duration(in))
+			playback_seek(&in->clock, clock_now_ns(), instance_duration(in));
+	} else {
+		asset_unref(in->mesh);
+		in->mesh = asset_ref(asset);
+		in->mesh_generation = generation;
+	}
+	/* The new version must still fit its stream's slots. */
+	if (in->stream != NULL && stream_check(in->stream, in, why, sizeof why) < 0) {
+		instance_stop_with(in, "stream_too_small",
+					   "the new version no longer fits its stream: %s%s", why, "");
+		return;
+	}
+	instance_arm(in);
+	stream_publish_now(in);
+}
+
+void instances_asset_changed(struct instances *set, const char *name, struct asset *asset,
+			     uint64_t generation)
+{
+	struct instance *in, *next;
+
+	for (in = set->first; in != NULL; in = next) {
+		next = in->all_next;
+		if (strcmp(in->asset_name, name) == 0 ||
+		    (in->mesh_name != NULL && strcmp(in->mesh_name, name) == 0))
+			instance_rebind(in, name, asset, generation);
+	}
+}

@@ -1,0 +1,113 @@
+/*
+ * instances.h - playing instances: an asset's clip (and optionally a mesh)
+ * under a playback clock, owned by the connection that made it.
+ *
+ * An instance holds references to the asset versions it plays, so a hot
+ * reload never changes a pose under it; when the cache swaps a new version
+ * in, instances_asset_changed rebinds each affected instance by clip name
+ * and keeps it playing, or stops it (instance.stopped, with the reason)
+ * when the clip is gone or the skeleton changed shape.  A clip played once
+ * reports instance.ended when it reaches its end (a timer, not polling).
+ */
+#ifndef ANIMD_INSTANCES_H
+#define ANIMD_INSTANCES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "daemon/anim/clip.h"
+#include "daemon/anim/playback.h"
+#include "daemon/assets/asset.h"
+#include "daemon/service/playback/owner.h"
+
+struct instance {
+	uint64_t id;
+	struct playback_owner *owner;
+	struct instances *set;
+	char *asset_name;
+	char *clip_name;
+	char *mesh_name;                /* NULL when none */
+	struct asset *asset;            /* referenced */
+	struct asset *mesh;             /* referenced, or NULL */
+	const struct clip *clip;        /* inside asset; NULL for cameras */
+	uint64_t generation;
+	uint64_t mesh_generation;
+	struct playback clock;
+	enum loop_mode loop;
+	enum root_motion root_motion;
+	bool ended;
+	bool stopped;                   /* set just before a stop's last report */
+	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
+	struct stream *stream;          /* where its poses are published, or NULL */
+	uint32_t channel;
+	struct instance *next;          /* bucket chain */
+	struct instance *all_prev, *all_next;
+};
+
+struct instances;
+struct stream;
+
+/* What instances report, to whoever the set was made for (the daemon
+ * turns them into events for the owner's connection).  Called on the loop
+ * thread; `in` is valid during the call. */
+struct instance_events {
+	/* A clip played once reached its end and holds its last pose. */
+	void (*ended)(void *ctx, const struct instance *in);
+	/* A reload stopped it: reason is a stable code (PROTOCOL.md),
+	 * message one line for people.  The instance is destroyed after. */
+	void (*stopped)(void *ctx, const struct instance *in, const char *reason,
+			const char *message);
+	void *ctx;
+};
+
+int instances_new(uv_loop_t *loop, const struct instance_events *events, struct instances **out);
+/* Close every instance and free the set; done(data) when all handles closed. */
+void instances_close(struct instances *set, void (*done)(void *data), void *data);
+
+struct instance_spec {
+	const char *asset_name;
+	struct asset *asset;            /* borrowed: the instance takes its own reference */
+	uint64_t generation;
+	const struct clip *clip;        /* NULL only for camera assets */
+	const char *mesh_name;
+	struct asset *mesh;
+	uint64_t mesh_generation;
+	enum loop_mode loop;
+	enum root_motion root_motion;
+	double speed;
+	int64_t start_ns;
+};
+
+/* Create and start playing.  0 or -ENOMEM. */
+int instances_create(struct instances *set, struct playback_owner *owner,
+		     const struct instance_spec *spec, struct instance **out);
+/* The instance with this id, or NULL. */
+struct instance *instances_find(struct instances *set, uint64_t id);
+/* Stop one instance now (no event: the caller asked for it). */
+void instances_destroy(struct instance *in);
+/* End every instance an owner has (its connection closed). */
+void instances_end_owner(struct instances *set, struct playback_owner *owner);
+
+/* Clock changes: each re-anchors and re-arms the end timer. */
+void instance_pause(struct instance *in);
+void instance_resume(struct instance *in);
+void instance_seek(struct instance *in, int64_t time_ns);
+void instance_set_speed(struct instance *in, double speed);
+
+/* Where the instance is now: playback time, clip time, state name. */
+int64_t instance_time(const struct instance *in);
+struct clip_time instance_clip_time(const struct instance *in);
+int64_t instance_duration(const struct instance *in);
+const char *instance_state(const struct instance *in);
+
+/* The cache swapped (or removed: asset NULL) the asset with this name. */
+void instances_asset_changed(struct instances *set, const char *name, struct asset *asset,
+			     uint64_t generation);
+
+size_t instances_count(const struct instances *set);
+/* Visit every instance (in creation order); stop when fn returns nonzero. */
+void instances_each(struct instances *set, int (*fn)(struct instance *in, void *data),
+		    void *data);
+
+#endif

@@ -1,0 +1,535 @@
+#include "daemon/service/playback/streams.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/anim/pose.h"
+#include "daemon/service/base/clock.h"
+#include "daemon/service/base/log.h"
+#include "daemon/service/base/workers.h"
+#include "daemon/service/playback/instances.h"
+
+/* Attached instances from which a tick is spread over the worker threads. */
+#define STREAM_PARALLEL_MIN 64
+
+struct streams {
+	uv_loop_t *loop;
+	struct workers *workers;        /* NULL: every tick on the loop thread */
+	uint64_t epoch;
+	uint64_t next_id;
+	uint32_t count;
+	struct stream *first;
+};
+
+struct stream {
+	struct streams *reg;
+	struct playback_owner *owner;
+	uint64_t id;
+	/* The region is written, never read back: its geometry, the pose
+	 * counts and the tick are the daemon's own copies (what the client
+	 * sees in the header is a copy of `geom`). */
+	void *region;                   /* the daemon's read-write mapping */
+	struct animd_shm_header geom;   /* layout, ids and rate, as written */
+	uint64_t *published;            /* per channel: poses published */
+	enum sample_space space;
+	uint32_t rate_hz;
+	struct instance **channels;     /* channel -> attached instance */
+	uint32_t attached;
+	uint32_t free_hint;             /* no free channel below this one */
+	uv_timer_t timer;
+	int64_t period_ns;
+	int64_t next_tick_ns;
+	uint64_t tick;
+	/* Evaluation scratch, one per part of a tick (workers.h). */
+	struct stream_scratch *scratch;
+	unsigned parts;
+	struct stream *next;
+};
+
+struct stream_scratch {
+	struct transform *local;
+	mat34 *model;
+	mat34 *skin;
+	uint32_t joints;                /* capacity of each */
+};
+
+uint64_t stream_id(const struct stream *st)
+{
+	return st->id;
+}
+
+const struct animd_shm_header *stream_header(const struct stream *st)
+{
+	return &st->geom;
+}
+
+static uint32_t stream_shm_space(enum sample_space s)
+{
+	switch (s) {
+	case SPACE_LOCAL: return ANIMD_SHM_SPACE_LOCAL;
+	case SPACE_MODEL: return ANIMD_SHM_SPACE_MODEL;
+	case SPACE_SKIN: return ANIMD_SHM_SPACE_SKIN;
+	case SPACE_VERTICES: return ANIMD_SHM_SPACE_VERTICES;
+	default: return ANIMD_SHM_SPACE_CAMERA;
+	}
+}
+
+/* The skeleton an instance's joints are expressed on: the mesh's when it
+ * has one (the clip was checked to fit it), else the asset's. */
+static const struct skeleton *stream_skeleton(const struct instance *in)
+{
+	return in->mesh != NULL ? in->mesh->skeleton : in->asset->skeleton;
+}
+
+/* The asset supplying vertices and the bind pose: the given mesh, else
+ * the asset's own. */
+static const struct asset *stream_mesh_asset(const struct instance *in)
+{
+	return in->mesh != NULL ? in->mesh : asset_own_mesh(in->asset);
+}
+
+static uint32_t stream_vertex_count(const struct asset *mesh)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < mesh->mesh_count; i++)
+		n += mesh->meshes[i]->vertex_count;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+int stream_check(const struct stream *st, const struct instance *in, char *err, size_t errlen)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	const struct asset *mesh = stream_mesh_asset(in);
+	uint32_t need;
+
+	if (st->space == SPACE_CAMERA) {
+		if (in->asset->camera == NULL) {
+			snprintf(err, errlen, "a camera stream needs a camera asset");
+			return -EOPNOTSUPP;
+		}
+		return 0;
+	}
+	if (skel == NULL) {
+		snprintf(err, errlen, "a %s stream needs an asset with a skeleton",
+			 sample_space_name(st->space));
+		return -EOPNOTSUPP;
+	}
+	if (st->space == SPACE_SKIN && skel->inv_bind == NULL) {
+		snprintf(err, errlen, "a skin stream needs a bind pose: give a mesh");
+		return -EOPNOTSUPP;
+	}
+	if (st->space == SPACE_VERTICES && mesh == NULL) {
+		snprintf(err, errlen, "a vertices stream needs a mesh");
+		return -EOPNOTSUPP;
+	}
+	need = st->space == SPACE_VERTICES ? stream_vertex_count(mesh) : skel->joint_count;
+	if (need > st->geom.max_elements) {
+		snprintf(err, errlen, "the pose has %u %s but the stream's slots hold %u", need,
+			 st->space == SPACE_VERTICES ? "vertices" : "joints", st->geom.max_elements);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* Evaluate the instance now into the slot's payload; returns the element
+ * count. */
+static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
+				const struct instance *in, const struct clip_time *ct, float *out)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	const struct asset *mesh;
+	mat34 *model;
+	uint32_t n = 0;
+
+	if (st->space == SPACE_CAMERA) {
+		struct camera_frame f;
+
+		camera_sample(in->asset->camera, ct->t_ns, &f);
+		memcpy(out, &f.pos, 3 * sizeof(float));
+		memcpy(out + 3, &f.rot, 4 * sizeof(float));
+		out[7] = f.fov;
+		return 1;
+	}
+	if (in->clip != NULL) {
+		clip_sample(in->clip, ct->t_ns, sc->local);
+		clip_apply_root_motion(in->clip, in->root_motion, ct, sc->local);
+	} else {
+		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
+	}
+	if (st->space == SPACE_LOCAL) {
+		for (uint32_t j = 0; j < skel->joint_count; j++) {
+			const struct transform *x = &sc->local[j];
+			float *o = out + 10 * j;
+
+			o[0] = x->t.x, o[1] = x->t.y, o[2] = x->t.z;
+			o[3] = x->r.x, o[4] = x->r.y, o[5] = x->r.z, o[6] = x->r.w;
+			o[7] = x->s.x, o[8] = x->s.y, o[9] = x->s.z;
+		}
+		return skel->joint_count;
+	}
+	/* Model space is written straight into the slot; the other spaces
+	 * start from it in scratch. */
+	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
+	if (in->clip == NULL && skel->bind_model != NULL)
+		memcpy(model, skel->bind_model, skel->joint_count * sizeof *model);
+	else
+		pose_local_to_model(skel, sc->local, model);
+	if (st->space == SPACE_MODEL)
+		return skel->joint_count;
+	if (st->space == SPACE_SKIN) {
+		pose_model_to_skin(skel, model, (mat34 *)(void *)out);
+		return skel->joint_count;
+	}
+	mesh = stream_mesh_asset(in);
+	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
+		const struct mesh *m = mesh->meshes[i];
+		const mat34 *mats = model;
+
+		if (m->space == MESH_BIND_SPACE) {
+			pose_model_to_skin(skel, model, sc->skin);
+			mats = sc->skin;
+		}
+		mesh_skin_positions(m, mats, (vec3 *)(void *)(out + 3 * (size_t)n));
+		n += m->vertex_count;
+	}
+	return n;
+}
+
+static void stream_publish(struct stream *st, struct stream_scratch *sc, struct instance *in)
+{
+	struct animd_shm_channel *ch = animd_shm_channel(st->region, &st->geom, in->channel);
+	struct clip_time ct = instance_clip_time(in);
+	uint64_t n = st->published[in->channel]++;
+	struct animd_shm_slot *slot;
+
+	slot = animd_shm_write_begin(ch, &st->geom, n);
+	slot->instance_id = in->id;
+	slot->tick = st->tick;
+	slot->clip_time = time_to_seconds(ct.t_ns);
+	slot->generation = in->generation;
+	slot->flags = (in->clock.playing ? 0 : ANIMD_SHM_SLOT_PAUSED) |
+		      (in->ended ? ANIMD_SHM_SLOT_ENDED : 0) |
+		      (in->root_motion == ROOT_IN_PLACE ? ANIMD_SHM_SLOT_IN_PLACE : 0);
+	slot->element_count = stream_evaluate(st, sc, in, &ct, animd_shm_payload(slot));
+	slot->reserved = 0;
+	animd_shm_seal(slot, &st->geom, n);
+	slot->publish_ns = clock_now_ns();
+	animd_shm_write_end(ch, slot, n);
+}
+
+void stream_publish_now(struct instance *in)
+{
+	if (in->stream != NULL)
+		stream_publish(in->stream, &in->stream->scratch[0], in);
+}
+
+/* One part of a tick: channels [c0, c1) of the stream, on its own scratch. */
+static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
+{
+	struct stream *st = ctx;
+	uint32_t n = st->geom.channel_count;
+	uint32_t c0 = (uint32_t)((uint64_t)n * part / parts);
+	uint32_t c1 = (uint32_t)((uint64_t)n * (part + 1) / parts);
+
+	for (uint32_t c = c0; c < c1; c++)
+		if (st->channels[c] != NULL)
+			stream_publish(st, &st->scratch[part], st->channels[c]);
+}
+
+static void stream_tick(uv_timer_t *t)
+{
+	struct stream *st = t->data;
+	int64_t now, wait;
+
+	st->tick++;
+	animd_shm_set_ticks(st->region, st->tick);
+	/* Many instances: spread them over the cores; a few: not worth a
+	 * cross-core wake-up. */
+	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1)
+		workers_run(st->reg->workers, stream_tick_part, st);
+	else
+		stream_tick_part(st, 0, 1);
+	/* Steady clock: the next deadline is absolute.  After a stall (or a
+	 * tick that took longer than its period) the late ticks are skipped,
+	 * not bunched, and at least a millisecond is left for the loop's I/O,
+	 * so an overloaded stream slows its own rate, never the control
+	 * socket. */
+	now = clock_now_ns();
+	st->next_tick_ns += st->period_ns;
+	if (st->next_tick_ns <= now)
+		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
+	wait = (st->next_tick_ns - now + 999999) / 1000000;
+	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)wait : 1, 0);
+}
+
+/* Joint scratch grows to the largest skeleton attached (at attach time,
+ * never while publishing). */
+static int stream_reserve_joints(struct stream *st, uint32_t joints)
+{
+	for (unsigned i = 0; i < st->parts; i++) {
+		struct stream_scratch *sc = &st->scratch[i];
+		struct transform *l;
+		mat34 *m, *k;
+
+		if (joints <= sc->joints)
+			continue;
+		l = realloc(sc->local, joints * sizeof *l);
+		if (l != NULL)
+			sc->local = l;
+		m = realloc(sc->model, joints * sizeof *m);
+		if (m != NULL)
+			sc->model = m;
+		k = realloc(sc->skin, joints * sizeof *k);
+		if (k != NULL)
+			sc->skin = k;
+		if (l == NULL || m == NULL || k == NULL)
+			return -ENOMEM;
+		sc->joints = joints;
+	}
+	return 0;
+}
+
+int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	int rc = stream_check(st, in, err, errlen);
+
+	if (rc == 0 && skel != NULL && stream_reserve_joints(st, skel->joint_count) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
+	if (rc < 0)
+		return rc;
+	for (uint32_t c = st->free_hint; c < st->geom.channel_count; c++) {
+		if (st->channels[c] != NULL)
+			continue;
+		st->free_hint = c + 1;
+		st->channels[c] = in;
+		st->attached++;
+		in->stream = st;
+		in->channel = c;
+		animd_shm_set_instance(animd_shm_channel(st->region, &st->geom, c), in->id);
+		stream_publish(st, &st->scratch[0], in);
+		return 0;
+	}
+	snprintf(err, errlen, "every channel of stream %llu is in use (%u)",
+		 (unsigned long long)st->id, st->geom.channel_count);
+	return -ENOSPC;
+}
+
+void stream_detach(struct instance *in)
+{
+	struct stream *st = in->stream;
+
+	if (st == NULL)
+		return;
+	st->channels[in->channel] = NULL;
+	st->attached--;
+	if (in->channel < st->free_hint)
+		st->free_hint = in->channel;
+	animd_shm_set_instance(animd_shm_channel(st->region, &st->geom, in->channel), 0);
+	in->stream = NULL;
+}
+
+static void stream_timer_closed(uv_handle_t *h)
+{
+	struct stream *st = h->data;
+
+	munmap(st->region, st->geom.region_bytes);
+	free(st->channels);
+	free(st->published);
+	for (unsigned i = 0; i < st->parts; i++) {
+		free(st->scratch[i].local);
+		free(st->scratch[i].model);
+		free(st->scratch[i].skin);
+	}
+	free(st->scratch);
+	free(st);
+}
+
+void stream_close(struct stream *st)
+{
+	struct stream **p = &st->reg->first;
+
+	while (*p != st)
+		p = &(*p)->next;
+	*p = st->next;
+	st->reg->count--;
+	st->owner->streams--;
+	for (uint32_t c = 0; c < st->geom.channel_count; c++)
+		if (st->channels[c] != NULL)
+			stream_detach(st->channels[c]);
+	animd_shm_set_state(st->region, ANIMD_SHM_STATE_CLOSED);
+	uv_close((uv_handle_t *)&st->timer, stream_timer_closed);
+}
+
+struct stream *stream_find(struct streams *reg, const struct playback_owner *owner, uint64_t id)
+{
+	for (struct stream *st = reg->first; st != NULL; st = st->next)
+		if (st->id == id && st->owner == owner)
+			return st;
+	return NULL;
+}
+
+uint32_t streams_count(const struct streams *reg)
+{
+	return reg->count;
+}
+
+void streams_end_owner(struct streams *reg, struct playback_owner *owner)
+{
+	struct stream *st = reg->first, *next;
+
+	for (; st != NULL; st = next) {
+		next = st->next;
+		if (st->owner == owner)
+			stream_close(st);
+	}
+}
+
+void streams_close_all(struct streams *reg)
+{
+	while (reg->first != NULL)
+		stream_close(reg->first);
+}
+
+int streams_new(uv_loop_t *loop, struct workers *workers, uint64_t epoch, struct streams **out)
+{
+	struct streams *reg = calloc(1, sizeof *reg);
+
+	if (reg == NULL)
+		return -ENOMEM;
+	reg->loop = loop;
+	reg->workers = workers;
+	reg->epoch = epoch;
+	*out = reg;
+	return 0;
+}
+
+void streams_free(struct streams *reg)
+{
+	free(reg);
+}
+
+/*
+ * The region: a memfd the daemon maps read-write once, then seals so that
+ * nobody, the daemon included, can ever map it writable or write it again
+ * (F_SEAL_FUTURE_WRITE keeps only the mapping that exists), nor shrink or
+ * grow it (a mapping never faults past its end).  Its mode gives nothing
+ * to group or others, so a client of another uid cannot even reopen it
+ * through /proc/PID/fd; what clients get is a read-only descriptor.
+ * Returns the mapping, with *ro_fd the client's descriptor, or NULL with
+ * err set.
+ */
+static void *stream_region_create(uint64_t bytes, int *ro_fd, char *err, size_t errlen)
+{
+	int fd = memfd_create("animd-stream", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	char path[64];
+	void *map = MAP_FAILED;
+
+	*ro_fd = -1;
+	if (fd < 0) {
+		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+		return NULL;
+	}
+	if (fchmod(fd, 0400) < 0 || ftruncate(fd, (off_t)bytes) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		snprintf(err, errlen, "cannot size or seal the stream: %s", strerror(errno));
+		goto fail;
+	}
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "cannot map the stream: %s", strerror(errno));
+		goto fail;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) < 0) {
+		snprintf(err, errlen, "cannot seal the stream against writes: %s", strerror(errno));
+		goto fail;
+	}
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	*ro_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*ro_fd < 0) {
+		snprintf(err, errlen, "cannot make a read-only descriptor of the stream: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	return map;
+fail:
+	if (map != MAP_FAILED)
+		munmap(map, bytes);
+	close(fd);
+	return NULL;
+}
+
+int stream_open(struct streams *reg, struct playback_owner *owner, const struct stream_params *p,
+		struct stream **out, int *ro_fd, char *err, size_t errlen)
+{
+	struct animd_shm_header h;
+	struct stream *st;
+	int rc;
+
+	rc = animd_shm_layout(&h, stream_shm_space(p->space), p->max_elements, p->channels,
+			      p->depth);
+	if (rc < 0) {
+		snprintf(err, errlen, "no such stream layout: joints 1..%u, instances 1..%u, depth a "
+			 "power of two 2..%u, at most %llu bytes in all", ANIMD_SHM_MAX_ELEMENTS,
+			 ANIMD_SHM_MAX_CHANNELS, ANIMD_SHM_MAX_SLOTS,
+			 (unsigned long long)ANIMD_SHM_MAX_REGION_BYTES);
+		return rc;
+	}
+	st = calloc(1, sizeof *st);
+	if (st == NULL)
+		return -ENOMEM;
+	st->channels = calloc(p->channels, sizeof *st->channels);
+	st->published = calloc(p->channels, sizeof *st->published);
+	st->parts = reg->workers != NULL ? workers_parts(reg->workers) : 1;
+	st->scratch = calloc(st->parts, sizeof *st->scratch);
+	if (st->channels == NULL || st->published == NULL || st->scratch == NULL) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto fail;
+	}
+	st->region = stream_region_create(h.region_bytes, ro_fd, err, errlen);
+	if (st->region == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	st->reg = reg;
+	st->owner = owner;
+	st->id = ++reg->next_id;
+	st->space = p->space;
+	st->rate_hz = p->rate_hz;
+	h.epoch = reg->epoch;
+	h.stream_id = st->id;
+	h.rate_hz = p->rate_hz;
+	st->geom = h;
+	memcpy(st->region, &h, sizeof h);
+	animd_shm_set_state(st->region, ANIMD_SHM_STATE_LIVE);
+	uv_timer_init(reg->loop, &st->timer);
+	st->timer.data = st;
+	if (p->rate_hz > 0) {
+		st->period_ns = 1000000000LL / p->rate_hz;
+		st->next_tick_ns = clock_now_ns() + st->period_ns;
+		uv_timer_start(&st->timer, stream_tick, (uint64_t)st->period_ns / 1000000, 0);
+	}
+	st->next = reg->first;
+	reg->first = st;
+	reg->count++;
+	owner->streams++;
+	*out = st;
+	return 0;
+fail:
+	free(st->channels);
+	free(st->published);
+	free(st->scratch);
+	free(st);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/*
+ * streams.h - shared-memory pose streams (DESIGN.md 7, proto/animd_shm.h).
+ *
+ * A stream is a sealed memfd the daemon maps read-write and hands to its
+ * client as a read-only descriptor.  Each playing instance attached to a
+ * stream owns one channel; the stream's tick publishes every attached
+ * instance at the stream's rate on a steady clock (deadlines are absolute,
+ * so nothing drifts), and any change to an instance (play, seek, pause,
+ * resume, speed, a reload) publishes it at once.  The daemon never waits
+ * for a reader.  Publishing is allocation-free.
+ */
+#ifndef ANIMD_STREAMS_H
+#define ANIMD_STREAMS_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "daemon/assets/sampling.h"
+#include "daemon/service/playback/owner.h"
+#include "proto/animd_shm.h"
+
+struct stream;
+struct streams;
+struct instance;
+struct workers;
+
+struct stream_params {
+	enum sample_space space;
+	uint32_t rate_hz;               /* 0: publish on changes only */
+	uint32_t channels;
+	uint32_t max_elements;
+	uint32_t depth;
+};
+
+/* Every stream of the daemon: big ticks are spread over `workers` (may be
+ * NULL), headers carry `epoch` (random per run).  0 or -ENOMEM. */
+int streams_new(uv_loop_t *loop, struct workers *workers, uint64_t epoch, struct streams **out);
+/* Free the registry; every stream must be closed (streams_close_all) and
+ * the loop run until their handles are closed. */
+void streams_free(struct streams *reg);
+
+/* Create a stream owned by `owner`.  On success *ro_fd is a new read-only
+ * descriptor for the client (the caller sends, then closes it).  0, or a
+ * negative errno with a reason in err. */
+int stream_open(struct streams *reg, struct playback_owner *owner, const struct stream_params *p,
+		struct stream **out, int *ro_fd, char *err, size_t errlen);
+/* Mark it closed for readers, detach its instances, free it. */
+void stream_close(struct stream *st);
+/* The owner's stream with this id, or NULL. */
+struct stream *stream_find(struct streams *reg, const struct playback_owner *owner, uint64_t id);
+/* Close every stream an owner has. */
+void streams_end_owner(struct streams *reg, struct playback_owner *owner);
+/* Daemon shutdown: every stream is marked closed and freed. */
+void streams_close_all(struct streams *reg);
+/* Streams open across every owner (status). */
+uint32_t streams_count(const struct streams *reg);
+
+uint64_t stream_id(const struct stream *st);
+const struct animd_shm_header *stream_header(const struct stream *st);
+
+/* Can this instance publish into this stream (space, sizes)?  0, or
+ * -EOPNOTSUPP (wrong kind of asset for the space) / -E2BIG with a reason.  Then attach: a free channel is taken
+ * (-ENOSPC when none) and the pose published at once. */
+int stream_check(const struct stream *st, const struct instance *in, char *err, size_t errlen);
+int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen);
+/* The instance stops publishing (its channel is freed). */
+void stream_detach(struct instance *in);
+/* The instance changed: publish it now (no-op when not attached). */
+void stream_publish_now(struct instance *in);
+
+#endif
