@@ -83,8 +83,12 @@ INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
 # compiled position-independent with hidden visibility; only the animc_
 # prefix is exported (client/libanimclient.map).  animctl links the static
 # library and uses nothing but the public header.
-CLIENT_LIB_SRC := $(sort $(wildcard client/lib/*.c)) $(PROTO_SRC)
+CLIENT_SRC     := $(sort $(wildcard client/lib/*.c))
+CLIENT_LIB_SRC := $(CLIENT_SRC) $(PROTO_SRC)
 CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
+# Unit tests of the library's internals (tests/unit/test_client_*.c) link
+# its objects compiled plainly, so the ac_ functions they call are visible.
+CLIENT_OBJ     := $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMCTL_SRC    := $(sort $(wildcard client/animctl/*.c))
 ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o)
 CLIENT_SONAME  := libanimclient.so.1
@@ -159,6 +163,12 @@ $(ANIMD): $(ANIMD_OBJ) $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/test_client_%: $(BUILD)/obj/tests/unit/test_client_%.o $(CLIENT_OBJ) $(SUPPORT_OBJ) \
+	$(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
