@@ -240,19 +240,25 @@ bench:
 	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%); do \
 	  ANIMD=$(abspath $(BENCH_BUILD))/animd BUILD=$(abspath $(BENCH_BUILD)) $$b; done
 
-# libFuzzer: each harness links the engine sources compiled by clang.
+# libFuzzer: each harness links the engine sources compiled by clang; the
+# stream reader's harness links the client library's instead.
+FUZZ_LINK_SRC = $(ENGINE_SRC) $(PROTO_SRC)
+$(BUILD)/fuzz/fuzz_stream: FUZZ_LINK_SRC = $(CLIENT_LIB_SRC)
+$(BUILD)/fuzz/fuzz_stream: $(CLIENT_LIB_SRC) tests/fuzz/fuzz_stream.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. -Idaemon -Iproto -Itests $(WARN) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  $(PC_CFLAGS) -o $@ $< $(ENGINE_SRC) $(PROTO_SRC) $(PC_LDLIBS) -lm
+	  $(PC_CFLAGS) -o $@ $< $(FUZZ_LINK_SRC) $(PC_LDLIBS) -lm
 
 fuzz:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds
-	@# Binary and compressed .x seeds come from our own writer.
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds $(BUILD)/gen/gen_stream_seeds
+	@# Binary and compressed .x seeds come from our own writer, stream
+	@# regions from the daemon's own layout and writer.
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-x && $(BUILD)/gen/gen_x_seeds $(BUILD)/fuzz/corpus-x
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-stream && $(BUILD)/gen/gen_stream_seeds $(BUILD)/fuzz/corpus-stream
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
 
 install: all
