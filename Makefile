@@ -5,6 +5,7 @@
 #                 (unit tests twice: plain and under ASan+UBSan)
 #   make bench    build optimised and print the benchmark figures
 #   make fuzz     run every libFuzzer harness for FUZZ_SECONDS each
+#   make coverage line and branch coverage from the unit tests and corpora
 #   make install  PREFIX=/usr/local DESTDIR=
 #   V=1           show full commands
 #
@@ -30,7 +31,7 @@ FUZZ_CC  ?= clang
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
-	libsystemd-dev libjansson-dev jq
+	libsystemd-dev libjansson-dev jq gcovr
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -77,6 +78,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
 
 # libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
@@ -104,7 +106,7 @@ ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-unit check-san check-integration unit-tests \
-	bench fuzz demo install clean
+	bench fuzz replay coverage demo install clean
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -260,6 +262,28 @@ fuzz:
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-x && $(BUILD)/gen/gen_x_seeds $(BUILD)/fuzz/corpus-x
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-stream && $(BUILD)/gen/gen_stream_seeds $(BUILD)/fuzz/corpus-stream
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
+
+# The same harnesses built with $(CC) against a main that replays files
+# (tests/fuzz/replay.c) instead of libFuzzer, for make coverage.  They link
+# the client library's objects too, for fuzz_stream.
+$(BUILD)/replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(CLIENT_OBJ) \
+	$(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
+
+replay: $(REPLAY_BIN)
+
+# Line and branch coverage of daemon/formats, daemon/anim and proto from the
+# unit tests and the fuzz corpora: gcc --coverage in its own build
+# directory, the report by gcovr (tests/coverage.sh).  Not part of check.
+COV_BUILD := $(BUILD)/cov
+coverage:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) CC=gcc \
+	  OPT="-O0 -g --coverage -fprofile-update=atomic" unit-tests replay \
+	  $(COV_BUILD)/gen/gen_x_seeds $(COV_BUILD)/gen/gen_stream_seeds
+	$(Q)COV=$(COV_BUILD) FUZZ_WORK=$(BUILD)/fuzz tests/coverage.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/animd $(DESTDIR)$(UNITDIR)
