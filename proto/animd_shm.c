@@ -228,7 +228,8 @@ int animd_shm_read(const struct animd_shm_header *h, const struct animd_shm_chan
 		return -EINVAL;
 	if (n >= published)
 		return -ENODATA;
-	if (n + h->slot_count <= published)
+	/* n < published: the difference cannot wrap, n + slot_count could. */
+	if (published - n >= h->slot_count)
 		return -ESTALE;
 	slot = animd_shm_slot((struct animd_shm_channel *)ch, h, n);
 	/* Acquire: the slot's contents as of this even mark are visible. */

@@ -2,7 +2,8 @@
  * The stream layout (proto/animd_shm.c): animd_shm_validate against
  * headers a hostile or broken peer could map, above all products of its
  * u64 fields that wrap (the first of which the stream reader's fuzzer
- * found), and the seqlock read of a pose written by the daemon's writer.
+ * found), and the seqlock read of a pose written by the daemon's writer,
+ * also where the pose numbers near 2^64.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,6 +123,33 @@ static void test_read_written_pose(void **state)
 	free(region);
 }
 
+/* Near 2^64 poses the ring's arithmetic must not wrap: the newest pose
+ * of a channel that published UINT64_MAX is pose UINT64_MAX - 1, not a
+ * lapped one. */
+static void test_read_near_wrap(void **state)
+{
+	struct animd_shm_header h;
+	struct animd_shm_channel *ch;
+	struct animd_shm_slot *slot, copy[2];
+	void *region;
+	uint64_t n = UINT64_MAX - 1;
+
+	assert_int_equal(animd_shm_layout(&h, ANIMD_SHM_SPACE_CAMERA, 1, 1, 4), 0);
+	region = calloc(1, h.region_bytes);
+	assert_non_null(region);
+	ch = animd_shm_channel(region, &h, 0);
+	ch->published = n;
+	slot = animd_shm_write_begin(ch, &h, &n);
+	slot->element_count = 1;
+	animd_shm_seal(slot, &h, n);
+	animd_shm_write_end(ch, &h, slot, n);
+	assert_int_equal(ch->published, UINT64_MAX);
+	assert_int_equal(animd_shm_read(&h, ch, UINT64_MAX - 1, copy, sizeof copy), 0);
+	assert_true(animd_shm_verify(copy, h.element_stride));
+	assert_int_equal(animd_shm_read(&h, ch, UINT64_MAX - 4, copy, sizeof copy), -ESTALE);
+	free(region);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_channels_offset_past_region),
 		cmocka_unit_test(test_channels_bound_exact),
 		cmocka_unit_test(test_read_written_pose),
+		cmocka_unit_test(test_read_near_wrap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
