@@ -5,6 +5,7 @@
 #                 (unit tests twice: plain and under ASan+UBSan)
 #   make bench    build optimised and print the benchmark figures
 #   make fuzz     run every libFuzzer harness for FUZZ_SECONDS each
+#   make coverage line and branch coverage from the unit tests and corpora
 #   make install  PREFIX=/usr/local DESTDIR=
 #   V=1           show full commands
 #
@@ -30,7 +31,7 @@ FUZZ_CC  ?= clang
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
-	libsystemd-dev libjansson-dev jq python3 python3-msgpack python3-pynvim
+	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -77,14 +78,19 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
 
 # libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
 # compiled position-independent with hidden visibility; only the animc_
 # prefix is exported (client/libanimclient.map).  animctl links the static
 # library and uses nothing but the public header.
-CLIENT_LIB_SRC := $(sort $(wildcard client/lib/*.c)) $(PROTO_SRC)
+CLIENT_SRC     := $(sort $(wildcard client/lib/*.c))
+CLIENT_LIB_SRC := $(CLIENT_SRC) $(PROTO_SRC)
 CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
+# Unit tests of the library's internals (tests/unit/test_client_*.c) link
+# its objects compiled plainly, so the ac_ functions they call are visible.
+CLIENT_OBJ     := $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMCTL_SRC    := $(sort $(wildcard client/animctl/*.c))
 ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o)
 CLIENT_SONAME  := libanimclient.so.1
@@ -100,7 +106,7 @@ ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-unit check-san check-integration unit-tests \
-	bench fuzz demo install clean
+	bench fuzz replay coverage demo install clean
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -159,6 +165,12 @@ $(ANIMD): $(ANIMD_OBJ) $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/test_client_%: $(BUILD)/obj/tests/unit/test_client_%.o $(CLIENT_OBJ) $(SUPPORT_OBJ) \
+	$(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
@@ -230,20 +242,48 @@ bench:
 	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%); do \
 	  ANIMD=$(abspath $(BENCH_BUILD))/animd BUILD=$(abspath $(BENCH_BUILD)) $$b; done
 
-# libFuzzer: each harness links the engine sources compiled by clang.
+# libFuzzer: each harness links the engine sources compiled by clang; the
+# stream reader's harness links the client library's instead.
+FUZZ_LINK_SRC = $(ENGINE_SRC) $(PROTO_SRC)
+$(BUILD)/fuzz/fuzz_stream: FUZZ_LINK_SRC = $(CLIENT_LIB_SRC)
+$(BUILD)/fuzz/fuzz_stream: $(CLIENT_LIB_SRC) tests/fuzz/fuzz_stream.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. $(WARN) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  $(PC_CFLAGS) -o $@ $< $(ENGINE_SRC) $(PROTO_SRC) $(PC_LDLIBS) -lm
+	  $(PC_CFLAGS) -o $@ $< $(FUZZ_LINK_SRC) $(PC_LDLIBS) -lm
 
 fuzz:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds
-	@# Binary and compressed .x seeds come from our own writer.
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds $(BUILD)/gen/gen_stream_seeds
+	@# Binary and compressed .x seeds come from our own writer, stream
+	@# regions from the daemon's own layout and writer.
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-x && $(BUILD)/gen/gen_x_seeds $(BUILD)/fuzz/corpus-x
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-stream && $(BUILD)/gen/gen_stream_seeds $(BUILD)/fuzz/corpus-stream
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
+
+# The same harnesses built with $(CC) against a main that replays files
+# (tests/fuzz/replay.c) instead of libFuzzer, for make coverage.  They link
+# the client library's objects too, for fuzz_stream.
+$(BUILD)/replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(CLIENT_OBJ) \
+	$(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
+
+replay: $(REPLAY_BIN)
+
+# Line and branch coverage of daemon/formats, daemon/anim and proto from the
+# unit tests and the fuzz corpora: gcc --coverage in its own build
+# directory, the report by gcovr (tests/coverage.sh).  Not part of check.
+COV_BUILD := $(BUILD)/cov
+coverage:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) CC=gcc \
+	  OPT="-O0 -g --coverage -fprofile-update=atomic" unit-tests replay \
+	  $(COV_BUILD)/gen/gen_x_seeds $(COV_BUILD)/gen/gen_stream_seeds
+	$(Q)COV=$(COV_BUILD) FUZZ_WORK=$(BUILD)/fuzz tests/coverage.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/animd $(DESTDIR)$(UNITDIR)

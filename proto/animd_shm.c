@@ -102,7 +102,10 @@ int animd_shm_validate(const struct animd_shm_header *h, uint64_t mapped_bytes,
 						    (uint64_t)h->slot_bytes * h->slot_count ||
 			 h->channel_bytes % ANIMD_SHM_ALIGN != 0)
 			reason = "channel too small for its slots";
-		else if (h->channels_offset + h->channel_bytes * h->channel_count > h->region_bytes)
+		/* Divided, not multiplied: channel_bytes is any u64 the peer
+		 * chose, and a product that wraps would pass. */
+		else if (h->channels_offset > h->region_bytes ||
+			 h->channel_bytes > (h->region_bytes - h->channels_offset) / h->channel_count)
 			reason = "channels run past the region";
 	}
 	if (why != NULL)
@@ -220,7 +223,8 @@ int animd_shm_read(const struct animd_shm_header *h, const struct animd_shm_chan
 		return -EINVAL;
 	if (n >= published)
 		return -ENODATA;
-	if (n + h->slot_count <= published)
+	/* n < published: the difference cannot wrap, n + slot_count could. */
+	if (published - n >= h->slot_count)
 		return -ESTALE;
 	slot = animd_shm_slot((struct animd_shm_channel *)ch, h, n);
 	/* Acquire: the slot's contents as of this even mark are visible. */

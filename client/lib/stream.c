@@ -391,7 +391,10 @@ int animc_stream_next(animc_stream *s, uint64_t instance, float *buf, size_t buf
 		cur->started = started;
 		cur->dropped_pending += lost;
 	}
-	return rc;
+	/* Every try found pose n's slot holding another pose although the
+	 * ring still counts n: no whole copy, which callers know as -EAGAIN
+	 * (-ESTALE is animd_shm_read's word, not part of this contract). */
+	return rc == -ESTALE ? -EAGAIN : rc;
 }
 
 int animc_stream_info_get(const animc_stream *s, animc_stream_info *info)
