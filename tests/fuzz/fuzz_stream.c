@@ -485,7 +485,9 @@ static void fuzz_publish(struct fuzz *f, bool finish)
 
 	if (ch == NULL)
 		return;
-	slot = animd_shm_write_begin(ch, &f->at_map, &n);
+	/* A writer keeps its own count; this one takes the region's. */
+	n = animd_shm_published(ch);
+	slot = animd_shm_write_begin(ch, &f->at_map, n);
 	if (!finish) {
 		/* Torn: half the payload rewritten, never completed. */
 		memset(animd_shm_payload(slot), 0x5a,
@@ -493,7 +495,7 @@ static void fuzz_publish(struct fuzz *f, bool finish)
 		return;
 	}
 	fuzz_fill_pose(&f->at_map, slot, n, owner, count, 0);
-	animd_shm_write_end(ch, &f->at_map, slot, n);
+	animd_shm_write_end(ch, slot, n);
 }
 
 static void fuzz_owner_op(struct fuzz *f)
@@ -515,7 +517,7 @@ static void fuzz_state(struct fuzz *f)
 
 		animd_shm_set_state(live, b & 1 ? ANIMD_SHM_STATE_CLOSED : ANIMD_SHM_STATE_LIVE);
 		if (b & 4)
-			animd_shm_add_tick(live);
+			animd_shm_set_ticks(live, b);
 	}
 	/* As after a reconnection that could not reopen the stream. */
 	f->s->dead = (b & 2) != 0;

@@ -160,12 +160,14 @@ static void seed_raw(struct seed *s, unsigned mode)
 	memcpy(region, &h, sizeof h);
 	ch = animd_shm_channel(region, &h, 0);
 	animd_shm_set_instance(ch, 1);
-	slot = animd_shm_write_begin(ch, &h, &n);
+	/* A writer keeps its own count; this one takes the region's. */
+	n = animd_shm_published(ch);
+	slot = animd_shm_write_begin(ch, &h, n);
 	slot->instance_id = 1;
 	slot->element_count = 1;
 	memset(animd_shm_payload(slot), 0x3f, h.element_stride);
 	animd_shm_seal(slot, &h, n);
-	animd_shm_write_end(ch, &h, slot, n);
+	animd_shm_write_end(ch, slot, n);
 	put(s, mode, 1);
 	put(s, h.region_bytes / 16, 2);
 	put(s, h.region_bytes, 2);

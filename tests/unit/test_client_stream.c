@@ -91,12 +91,14 @@ static struct animd_shm_slot *region_publish(struct region *r, float fov)
 	float pose[8] = { 0, 0, 0, 0, 0, 0, 1, fov };
 	uint64_t n;
 
-	slot = animd_shm_write_begin(ch, &r->h, &n);
+	/* A writer keeps its own count; this one takes the region's. */
+	n = animd_shm_published(ch);
+	slot = animd_shm_write_begin(ch, &r->h, n);
 	slot->instance_id = SID;
 	slot->element_count = 1;
 	memcpy(animd_shm_payload(slot), pose, sizeof pose);
 	animd_shm_seal(slot, &r->h, n);
-	animd_shm_write_end(ch, &r->h, slot, n);
+	animd_shm_write_end(ch, slot, n);
 	return slot;
 }
 

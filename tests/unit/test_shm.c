@@ -104,13 +104,14 @@ static void test_read_written_pose(void **state)
 	assert_non_null(copy);
 	assert_int_equal(animd_shm_read(&h, ch, 0, copy, copy_bytes), -ENODATA);
 	for (int i = 0; i < 3; i++) {
-		slot = animd_shm_write_begin(ch, &h, &n);
-		assert_int_equal(n, (uint64_t)i);
+		n = (uint64_t)i;
+		slot = animd_shm_write_begin(ch, &h, n);
 		slot->instance_id = 9;
 		slot->element_count = 1;
 		memset(animd_shm_payload(slot), 0x40 + i, h.element_stride);
 		animd_shm_seal(slot, &h, n);
-		animd_shm_write_end(ch, &h, slot, n);
+		animd_shm_write_end(ch, slot, n);
+		assert_int_equal(animd_shm_published(ch), n + 1);
 	}
 	assert_int_equal(animd_shm_read(&h, ch, 2, copy, copy_bytes), 0);
 	assert_int_equal(copy->seq, 6);
@@ -139,10 +140,10 @@ static void test_read_near_wrap(void **state)
 	assert_non_null(region);
 	ch = animd_shm_channel(region, &h, 0);
 	ch->published = n;
-	slot = animd_shm_write_begin(ch, &h, &n);
+	slot = animd_shm_write_begin(ch, &h, n);
 	slot->element_count = 1;
 	animd_shm_seal(slot, &h, n);
-	animd_shm_write_end(ch, &h, slot, n);
+	animd_shm_write_end(ch, slot, n);
 	assert_int_equal(ch->published, UINT64_MAX);
 	assert_int_equal(animd_shm_read(&h, ch, UINT64_MAX - 1, copy, sizeof copy), 0);
 	assert_true(animd_shm_verify(copy, h.element_stride));
