@@ -105,7 +105,7 @@ CORE_LIB  := $(BUILD)/libanimcore.a
 ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
-.PHONY: all deps run check check-unit check-san check-integration unit-tests \
+.PHONY: all deps run check check-layers check-unit check-san check-integration unit-tests \
 	bench fuzz replay coverage demo install clean
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
@@ -215,9 +215,16 @@ run:
 
 check:
 	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-san
 	@$(MAKE) --no-print-directory check-integration
+
+# The folders' include rules (tests/layers), and proof that the check
+# catches a wrong include.
+check-layers:
+	@echo "== layers"
+	$(Q)tests/check-layers.sh && tests/check-layers.sh --self-test
 
 check-unit: all unit-tests
 	@echo "== unit tests"
