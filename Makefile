@@ -169,7 +169,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
 
-$(BUILD)/tests/test_client_%: $(BUILD)/obj/tests/unit/test_client_%.o $(CLIENT_OBJ) $(SUPPORT_OBJ) \
+# A static pattern rule: its prerequisites are explicit, so the library's
+# plain objects are built even in a fresh tree (an implicit rule would be
+# passed over for the generic one above when they do not exist yet).
+CLIENT_UNIT_BIN := $(filter $(BUILD)/tests/test_client_%,$(UNIT_BIN))
+$(CLIENT_UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CLIENT_OBJ) $(SUPPORT_OBJ) \
 	$(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -273,8 +277,8 @@ fuzz:
 # The same harnesses built with $(CC) against a main that replays files
 # (tests/fuzz/replay.c) instead of libFuzzer, for make coverage.  They link
 # the client library's objects too, for fuzz_stream.
-$(BUILD)/replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o $(CLIENT_OBJ) \
-	$(SUPPORT_OBJ) $(CORE_LIB)
+$(REPLAY_BIN): $(BUILD)/replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay.o \
+	$(CLIENT_OBJ) $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)

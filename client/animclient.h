@@ -549,6 +549,9 @@ typedef struct animc_play_opts {
 	double start;                   /* playback time to start at, seconds */
 	animc_root_motion root_motion;  /* DEFAULT: raw */
 	animc_stream *stream;           /* publish the poses into this stream, or NULL */
+	/* Room for fields added later without changing this struct's size:
+	 * leave zero (the _INIT macros and = { 0 } do). */
+	void *reserved[4];
 } animc_play_opts;
 
 #define ANIMC_PLAY_OPTS_INIT { .speed = 1.0 }
@@ -589,6 +592,9 @@ typedef struct animc_sample_opts {
 	animc_space space;              /* DEFAULT: the asset's default */
 	animc_loop loop;
 	animc_root_motion root_motion;
+	/* Room for fields added later without changing this struct's size:
+	 * leave zero (the _INIT macros and = { 0 } do). */
+	void *reserved[4];
 } animc_sample_opts;
 
 /* `sample`: evaluate one pose without creating an instance. */
@@ -672,6 +678,9 @@ typedef struct animc_stream_opts {
 	uint32_t channels;              /* instances at once; 0: the daemon's default (16) */
 	uint32_t max_elements;          /* joints (vertices) per pose; 0: default (256) */
 	uint32_t depth;                 /* poses kept per channel, a power of two; 0: default (8) */
+	/* Room for fields added later without changing this struct's size:
+	 * leave zero (the _INIT macros and = { 0 } do). */
+	void *reserved[4];
 } animc_stream_opts;
 
 #define ANIMC_STREAM_OPTS_INIT { .space = ANIMC_SPACE_MODEL, .rate_hz = ANIMC_RATE_DEFAULT }
@@ -705,6 +714,7 @@ typedef struct animc_stream_info {
 	uint64_t region_bytes;
 	uint64_t ticks;                 /* the daemon's ticks so far */
 	int live;                       /* 0 once the daemon closed it or stopped */
+	void *reserved[4];               /* room for fields added later; the library zeroes it */
 } animc_stream_info;
 
 /* Fill *info.  0 or -EINVAL. */
@@ -731,6 +741,7 @@ typedef struct animc_pose_info {
 	uint32_t flags;                 /* ANIMC_POSE_* */
 	int64_t publish_ns;             /* the daemon's CLOCK_MONOTONIC when written */
 	uint64_t epoch;                 /* the stream's epoch */
+	void *reserved[4];               /* room for fields added later; the library zeroes it */
 } animc_pose_info;
 
 /*
@@ -797,6 +808,9 @@ typedef struct animc_reconnect_opts {
 	unsigned max_attempts;          /* give up after this many; 0: never */
 	animc_reconnect_fn on_reconnect;        /* may be NULL */
 	void *user;
+	/* Room for fields added later without changing this struct's size:
+	 * leave zero (the _INIT macros and = { 0 } do). */
+	void *reserved[4];
 } animc_reconnect_opts;
 
 /*

@@ -286,6 +286,7 @@ static int stream_out(const animc_stream *s, uint64_t id, uint64_t n, float *buf
 		info->flags = slot->flags;
 		info->publish_ns = slot->publish_ns;
 		info->epoch = s->h.epoch;
+		memset(info->reserved, 0, sizeof info->reserved);
 	}
 	if (need > buf_floats)
 		return -ENOBUFS;
