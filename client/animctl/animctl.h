@@ -55,6 +55,22 @@ int ctl_args_exit(int n);
 /* Numbers from the command line: 0, or -1 with a message printed. */
 int ctl_number(const char *what, const char *s, double *out);
 int ctl_uint(const char *what, const char *s, uint64_t *out);
+/* The options `play` and `watch` share (play_opts.c), as given: NULL when
+ * absent.  CTL_PLAY_OPTS(a) lists them for a command's ctl_opt table. */
+struct ctl_play_args {
+	const char *clip, *mesh, *loop, *once, *pingpong, *speed, *start, *root, *rate;
+};
+#define CTL_PLAY_OPTS(a)                                                                  \
+	{ "clip", true, &(a).clip }, { "mesh", true, &(a).mesh }, { "loop", false, &(a).loop }, \
+	{ "once", false, &(a).once }, { "pingpong", false, &(a).pingpong },                 \
+	{ "speed", true, &(a).speed }, { "start", true, &(a).start },                       \
+	{ "root-motion", true, &(a).root }, { "rate", true, &(a).rate }
+/* Into o (its asset is the caller's): 0, or EXIT_USAGE with the message
+ * printed for `cmd`. */
+int ctl_play_args_apply(const char *cmd, const struct ctl_play_args *a, animc_play_opts *o);
+/* --rate into so (NULL: leave it): 0 or EXIT_USAGE. */
+int ctl_rate_apply(const char *cmd, const char *rate, animc_stream_opts *so);
+
 /* A usage error: print it (and the hint to --help) and return EXIT_USAGE. */
 int ctl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -104,6 +120,14 @@ void json_kbool(struct json *j, const char *key, bool v);
 void print_instance(struct ctl *ctl, const animc_instance *in);
 void print_instance_json(struct json *j, const animc_instance *in);
 void print_event(struct ctl *ctl, const animc_event *ev);
+
+/* ---- turn.c: the wait of commands that keep running --------------------- */
+
+/* Wait for the client, a terminating signal (*stop: leave the loop) and,
+ * when extra_fd >= 0, extra_fd readable (*extra_ready, may be NULL then);
+ * then process the client.  0 to go on, or the exit code of a failure
+ * (the connection lost: ctl_fail has said so for `cmd`). */
+int ctl_turn(struct ctl *ctl, const char *cmd, int extra_fd, bool *extra_ready, bool *stop);
 
 /* ---- term.c: signals and the terminal ----------------------------------- */
 

@@ -72,7 +72,7 @@ int cmd_events(struct ctl *ctl, int argc, char **argv)
 		{ "reconnect", false, &reconnect }, { NULL, false, NULL },
 	};
 	struct events e = { .ctl = ctl };
-	int n = ctl_args(ctl, argc, argv, opts, NULL, 0, 0, help), rc, sig;
+	int n = ctl_args(ctl, argc, argv, opts, NULL, 0, 0, help), rc;
 	unsigned mask;
 
 	if (n < 0)
@@ -96,24 +96,14 @@ int cmd_events(struct ctl *ctl, int argc, char **argv)
 	rc = animc_subscribe(ctl->c, mask, NULL);
 	if (rc < 0)
 		return ctl_fail(ctl, "subscribe", rc);
-	sig = term_signals();
 	while (!e.done) {
-		struct pollfd fds[2] = { { .fd = sig, .events = POLLIN } };
-		int nfds = 1, fd = animc_client_fd(ctl->c);
+		bool stop;
 
-		if (fd >= 0)
-			fds[nfds++] = (struct pollfd){ .fd = fd,
-						       .events = (short)animc_client_poll_events(ctl->c) };
-		rc = poll(fds, (nfds_t)nfds, animc_client_next_timeout(ctl->c));
-		if (rc < 0 && errno != EINTR)
-			return EXIT_FAILURE_OTHER;
-		if (rc > 0 && fds[0].revents) {
-			term_signal_taken();
+		rc = ctl_turn(ctl, "events", -1, NULL, &stop);
+		if (rc != 0)
+			return rc;
+		if (stop)
 			break;
-		}
-		rc = animc_client_process(ctl->c);
-		if (rc == -ECONNRESET || rc == -ENOTCONN)
-			return ctl_fail(ctl, "events", rc);
 	}
 	return EXIT_OK;
 }

@@ -231,29 +231,16 @@ static int play_loop(struct play *p, bool read_input)
 	struct ctl *ctl = p->ctl;
 	char line[1024];
 	size_t len = 0;
-	int sig = term_signals();
 
 	while (!p->done) {
-		struct pollfd fds[3];
-		int nfds = 0, rc, in_at = -1;
+		bool input, stop;
+		int rc = ctl_turn(ctl, "play", read_input ? STDIN_FILENO : -1, &input, &stop);
 
-		fds[nfds++] = (struct pollfd){ .fd = sig, .events = POLLIN };
-		if (read_input)
-			fds[in_at = nfds++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
-		if (animc_client_fd(ctl->c) >= 0)
-			fds[nfds++] = (struct pollfd){ .fd = animc_client_fd(ctl->c),
-							      .events = (short)animc_client_poll_events(ctl->c) };
-		rc = poll(fds, (nfds_t)nfds, animc_client_next_timeout(ctl->c));
-		if (rc < 0 && errno != EINTR)
-			return EXIT_FAILURE_OTHER;
-		if (rc > 0 && fds[0].revents) {
-			term_signal_taken();
+		if (rc != 0)
+			return rc;
+		if (stop)
 			break;
-		}
-		rc = animc_client_process(ctl->c);
-		if (rc == -ECONNRESET || rc == -ENOTCONN)
-			return ctl_fail(ctl, "play", rc);
-		if (in_at >= 0 && (fds[in_at].revents & (POLLIN | POLLHUP))) {
+		if (input) {
 			ssize_t n = read(STDIN_FILENO, line + len, sizeof line - 1 - len);
 			char *nl;
 
@@ -278,16 +265,11 @@ static int play_loop(struct play *p, bool read_input)
 
 int cmd_play(struct ctl *ctl, int argc, char **argv)
 {
-	const char *pos[1], *clip = NULL, *mesh = NULL, *loop = NULL, *once = NULL,
-		   *pingpong = NULL, *speed = NULL, *start = NULL, *root = NULL, *stream = NULL,
-		   *space = NULL, *rate = NULL, *until_end = NULL, *reconnect = NULL,
+	const char *pos[1], *stream = NULL, *space = NULL, *until_end = NULL, *reconnect = NULL,
 		   *no_input = NULL;
+	struct ctl_play_args a = { 0 };
 	const struct ctl_opt opts[] = {
-		{ "clip", true, &clip }, { "mesh", true, &mesh }, { "loop", false, &loop },
-		{ "once", false, &once }, { "pingpong", false, &pingpong },
-		{ "speed", true, &speed }, { "start", true, &start },
-		{ "root-motion", true, &root }, { "stream", false, &stream },
-		{ "space", true, &space }, { "rate", true, &rate },
+		CTL_PLAY_OPTS(a), { "stream", false, &stream }, { "space", true, &space },
 		{ "until-end", false, &until_end }, { "reconnect", false, &reconnect },
 		{ "no-input", false, &no_input }, { NULL, false, NULL },
 	};
@@ -295,39 +277,22 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
 	struct play p = { .ctl = ctl };
 	animc_instance *st;
-	double v;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, play_help), rc;
 
 	if (n < 0)
 		return ctl_args_exit(n);
 	o.asset = pos[0];
-	o.clip = clip;
-	o.mesh = mesh;
-	if (!!loop + !!once + !!pingpong > 1)
-		return ctl_usage_error("play", "choose one of --loop, --once, --pingpong");
-	o.loop = loop ? ANIMC_LOOP_LOOP : once ? ANIMC_LOOP_ONCE : pingpong ? ANIMC_LOOP_PINGPONG
-								  : ANIMC_LOOP_DEFAULT;
-	if (speed != NULL && ctl_number("--speed", speed, &o.speed) < 0)
-		return EXIT_USAGE;
-	if (start != NULL && ctl_number("--start", start, &o.start) < 0)
-		return EXIT_USAGE;
-	if (root != NULL) {
-		if (animc_root_motion_lookup(root) <= 0)
-			return ctl_usage_error("play", "--root-motion is raw or in_place");
-		o.root_motion = (animc_root_motion)animc_root_motion_lookup(root);
-	}
-	if ((space != NULL || rate != NULL) && stream == NULL)
+	if ((rc = ctl_play_args_apply("play", &a, &o)) != 0)
+		return rc;
+	if ((space != NULL || a.rate != NULL) && stream == NULL)
 		return ctl_usage_error("play", "--space and --rate go with --stream");
 	if (space != NULL) {
 		if (animc_space_lookup(space) <= 0)
 			return ctl_usage_error("play", "unknown space \"%s\"", space);
 		so.space = (animc_space)animc_space_lookup(space);
 	}
-	if (rate != NULL) {
-		if (ctl_number("--rate", rate, &v) < 0 || v < 0 || v > 1000)
-			return ctl_usage_error("play", "--rate is 0..1000 Hz");
-		so.rate_hz = (int)v;
-	}
+	if ((rc = ctl_rate_apply("play", a.rate, &so)) != 0)
+		return rc;
 	p.until_end = until_end != NULL;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;

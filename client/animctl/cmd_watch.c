@@ -40,7 +40,7 @@ struct watch {
 
 static const char watch_help[] =
 	"usage: animctl watch ASSET [--clip NAME] [--mesh MESH] [--space model|local]\n"
-	"                     [--rate HZ] [--speed S] [--loop|--once|--pingpong]\n"
+	"                     [--rate HZ] [--speed S] [--start T] [--loop|--once|--pingpong]\n"
 	"                     [--root-motion raw|in_place] [--view side|front|top]\n"
 	"                     [--frames N] [--reconnect] [--json]\n"
 	"Open a shared-memory stream, play ASSET into it and show the live pose.\n"
@@ -444,14 +444,10 @@ static int watch_loop(struct watch *w, bool tui)
 
 int cmd_watch(struct ctl *ctl, int argc, char **argv)
 {
-	const char *pos[1], *clip = NULL, *mesh = NULL, *space = NULL, *rate = NULL,
-		   *speed = NULL, *loop = NULL, *once = NULL, *pingpong = NULL, *root = NULL,
-		   *view = NULL, *frames = NULL, *reconnect = NULL;
+	const char *pos[1], *space = NULL, *view = NULL, *frames = NULL, *reconnect = NULL;
+	struct ctl_play_args a = { 0 };
 	const struct ctl_opt opts[] = {
-		{ "clip", true, &clip }, { "mesh", true, &mesh }, { "space", true, &space },
-		{ "rate", true, &rate }, { "speed", true, &speed }, { "loop", false, &loop },
-		{ "once", false, &once }, { "pingpong", false, &pingpong },
-		{ "root-motion", true, &root }, { "view", true, &view },
+		CTL_PLAY_OPTS(a), { "space", true, &space }, { "view", true, &view },
 		{ "frames", true, &frames }, { "reconnect", false, &reconnect },
 		{ NULL, false, NULL },
 	};
@@ -460,35 +456,20 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	struct watch w = { .ctl = ctl, .space = ANIMC_SPACE_MODEL };
 	animc_instance *st;
 	bool tui;
-	double v;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, watch_help), rc;
 
 	if (n < 0)
 		return ctl_args_exit(n);
 	o.asset = pos[0];
-	o.clip = clip;
-	o.mesh = mesh;
-	if (!!loop + !!once + !!pingpong > 1)
-		return ctl_usage_error("watch", "choose one of --loop, --once, --pingpong");
-	o.loop = loop ? ANIMC_LOOP_LOOP : once ? ANIMC_LOOP_ONCE : pingpong ? ANIMC_LOOP_PINGPONG
-								  : ANIMC_LOOP_DEFAULT;
-	if (speed != NULL && ctl_number("--speed", speed, &o.speed) < 0)
-		return EXIT_USAGE;
-	if (root != NULL) {
-		if (animc_root_motion_lookup(root) <= 0)
-			return ctl_usage_error("watch", "--root-motion is raw or in_place");
-		o.root_motion = (animc_root_motion)animc_root_motion_lookup(root);
-	}
+	if ((rc = ctl_play_args_apply("watch", &a, &o)) != 0)
+		return rc;
 	if (space != NULL) {
 		if (strcmp(space, "model") != 0 && strcmp(space, "local") != 0)
 			return ctl_usage_error("watch", "--space is model or local");
 		w.space = (animc_space)animc_space_lookup(space);
 	}
-	if (rate != NULL) {
-		if (ctl_number("--rate", rate, &v) < 0 || v < 0 || v > 1000)
-			return ctl_usage_error("watch", "--rate is 0..1000 Hz");
-		so.rate_hz = (int)v;
-	}
+	if ((rc = ctl_rate_apply("watch", a.rate, &so)) != 0)
+		return rc;
 	if (view != NULL) {
 		w.view = strcmp(view, "side") == 0 ? 0 : strcmp(view, "front") == 0 ? 1
 		       : strcmp(view, "top") == 0 ? 2 : -1;
@@ -499,7 +480,7 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		return EXIT_USAGE;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
-	rc = animc_assets_info(ctl->c, mesh ? mesh : o.asset, &w.skel);
+	rc = animc_assets_info(ctl->c, o.mesh ? o.mesh : o.asset, &w.skel);
 	if (rc < 0)
 		return ctl_fail(ctl, "info", rc);
 	if (!w.skel->has_skeleton || w.skel->joint_count == 0) {
