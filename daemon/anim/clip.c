@@ -230,5 +230,7 @@ void clip_free(struct clip *c)
 	free(c->rest);
 	free(c->key_storage);
 	free(c->bounds);
+	free(c->global_ns);
+	free(c->emitters);
 	free(c);
 }

@@ -11,7 +11,9 @@
  *    arithmetic on nanoseconds.
  *  - keyed: per joint and channel, a track of keys with its own timeline
  *    and interpolation (.x, M2).  A channel with no keys holds the
- *    joint's value from `rest`.
+ *    joint's value from `rest`.  A track may run on a global sequence
+ *    instead of the clip's time (M2): a clock of its own, of a fixed
+ *    length, that loops whatever the clip does.
  *
  * Clip time runs over [0, duration_ns].  Playback time (elapsed since
  * start, any sign, any size) maps to clip time through a loop mode.
@@ -50,7 +52,8 @@ enum interp {
 struct track {
 	uint32_t count;         /* 0: channel not animated */
 	uint8_t interp;         /* enum interp */
-	uint8_t width;          /* floats per value: 3 (vec3) or 4 (quat x,y,z,w) */
+	uint8_t width;          /* floats per value: 3 (vec3), 4 (quat x,y,z,w), 1 (scalar) */
+	uint16_t global;        /* 0: the clip's time; g: global sequence g - 1's time */
 	const int64_t *times;   /* count non-decreasing clip times in ns */
 	const float *values;    /* count * width floats; three times that for
 				   HERMITE and BEZIER (value, in, out) */
@@ -77,6 +80,16 @@ struct clip {
 	struct joint_tracks *tracks;    /* joint_count */
 	struct transform *rest;         /* joint_count: values for empty channels */
 	void *key_storage;              /* owns every track's times and values */
+
+	/* Global sequences (M2): the lengths of the clocks tracks may run on
+	 * (track.global), owned by the clip.  global_count 0 elsewhere. */
+	uint32_t global_count;
+	int64_t *global_ns;
+
+	/* Particle emitters' animated parameters (M2, emitter.h): per emitter
+	 * of the asset, its tracks in this clip; NULL / 0 when none. */
+	uint32_t emitter_count;
+	struct emitter_tracks *emitters;
 
 	/* MD5 extras (NULL / zero when absent). */
 	float (*bounds)[6];             /* per frame: min xyz, max xyz */
@@ -111,9 +124,22 @@ int64_t clip_frames_duration(uint64_t intervals, uint32_t rate);
  * whole frame (saturating at UINT64_MAX) and sets *frac in [0, 1]. */
 uint64_t clip_frame_at(int64_t t_ns, uint32_t rate, float *frac);
 
-/* Local pose at clip time t (clamped to [0, duration]).  `out` holds
- * joint_count transforms. */
+/* Local pose at clip time t (clamped to [0, duration]), with tracks on a
+ * global sequence at global time g (wrapped by each sequence's length).
+ * `out` holds joint_count transforms. */
+void clip_sample_at(const struct clip *c, int64_t t_ns, int64_t g_ns, struct transform *out);
+/* The same with the global time equal to the clip time (a clip without
+ * global sequences needs no other). */
 void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out);
+
+/* Where a track is at clip time t and global time g: t clamped to the
+ * clip, or g wrapped by the track's global sequence (0 for one of length
+ * 0). */
+int64_t clip_track_time(const struct clip *c, const struct track *tr, int64_t t_ns, int64_t g_ns);
+/* Evaluate a usable track (count > 0, times and values set) at time t (as
+ * clip_track_time gives it) into out[0 .. width): held before the first
+ * key and after the last, interpolated between. */
+void track_eval(const struct track *tr, int64_t t, float *out);
 
 /* Apply a root-motion mode to a sampled pose (joint 0).  ROOT_RAW leaves it
  * unchanged. */

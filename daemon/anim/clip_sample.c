@@ -335,8 +335,7 @@ static int track_locate(const struct track *tr, int64_t t, uint32_t *i, float *u
 	return 1;
 }
 
-/* Evaluate a track into out[0 .. width). */
-static void track_eval(const struct track *tr, int64_t t, float *out)
+void track_eval(const struct track *tr, int64_t t, float *out)
 {
 	uint32_t w = tr->width, i;
 	int cubic_keys = tr->interp == INTERP_HERMITE || tr->interp == INTERP_BEZIER;
@@ -409,7 +408,20 @@ static int track_usable(const struct track *tr, uint32_t width)
 	return tr->count > 0 && tr->width == width && tr->times && tr->values;
 }
 
-static void sample_keyed(const struct clip *c, int64_t t_ns, struct transform *out)
+int64_t clip_track_time(const struct clip *c, const struct track *tr, int64_t t_ns, int64_t g_ns)
+{
+	int64_t len;
+
+	if (tr->global == 0 || tr->global > c->global_count)
+		return t_ns > c->duration_ns ? c->duration_ns : t_ns < 0 ? 0 : t_ns;
+	len = c->global_ns[tr->global - 1];
+	if (len <= 0)
+		return 0;
+	g_ns %= len;
+	return g_ns < 0 ? g_ns + len : g_ns;
+}
+
+static void sample_keyed(const struct clip *c, int64_t t_ns, int64_t g_ns, struct transform *out)
 {
 	if (t_ns > c->duration_ns)
 		t_ns = c->duration_ns;
@@ -421,29 +433,34 @@ static void sample_keyed(const struct clip *c, int64_t t_ns, struct transform *o
 		float v[4];
 
 		if (track_usable(&jt->t, 3)) {
-			track_eval(&jt->t, t_ns, v);
+			track_eval(&jt->t, jt->t.global ? clip_track_time(c, &jt->t, t_ns, g_ns) : t_ns, v);
 			x.t = vec3_make(v[0], v[1], v[2]);
 		}
 		if (track_usable(&jt->r, 4)) {
-			track_eval(&jt->r, t_ns, v);
+			track_eval(&jt->r, jt->r.global ? clip_track_time(c, &jt->r, t_ns, g_ns) : t_ns, v);
 			x.r = quat_normalize(quat_make(v[0], v[1], v[2], v[3]));
 		}
 		if (track_usable(&jt->s, 3)) {
-			track_eval(&jt->s, t_ns, v);
+			track_eval(&jt->s, jt->s.global ? clip_track_time(c, &jt->s, t_ns, g_ns) : t_ns, v);
 			x.s = vec3_make(v[0], v[1], v[2]);
 		}
 		out[j] = x;
 	}
 }
 
-void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out)
+void clip_sample_at(const struct clip *c, int64_t t_ns, int64_t g_ns, struct transform *out)
 {
 	if (c->frames) {
 		sample_uniform(c, t_ns, out);
 	} else if (c->tracks) {
-		sample_keyed(c, t_ns, out);
+		sample_keyed(c, t_ns, g_ns, out);
 	} else {
 		for (uint32_t j = 0; j < c->joint_count; j++)
 			out[j] = c->rest ? c->rest[j] : transform_identity();
 	}
+}
+
+void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out)
+{
+	clip_sample_at(c, t_ns, t_ns, out);
 }
