@@ -53,10 +53,10 @@ struct track {
 	uint32_t count;         /* 0: channel not animated */
 	uint8_t interp;         /* enum interp */
 	uint8_t width;          /* floats per value: 3 (vec3), 4 (quat x,y,z,w), 1 (scalar) */
-	uint16_t global;        /* 0: the clip's time; g: global sequence g - 1's time */
 	const int64_t *times;   /* count non-decreasing clip times in ns */
 	const float *values;    /* count * width floats; three times that for
 				   HERMITE and BEZIER (value, in, out) */
+	uint16_t global;        /* 0: the clip's time; g: global sequence g - 1's time */
 };
 
 struct joint_tracks {

@@ -371,7 +371,8 @@ static void test_keyed_step_linear(void **state)
 	struct track *tr = &c->tracks[0].t;
 
 	(void)state;
-	*tr = (struct track){ 4, INTERP_STEP, 3, key_t4, key_x4 };
+	*tr = (struct track){ .count = 4, .interp = INTERP_STEP, .width = 3,
+				.times = key_t4, .values = key_x4 };
 	assert_near(sample1(c, 1500 * MS).t.x, 1, 0);
 	assert_near(sample1(c, 2000 * MS).t.x, 3, 0);
 	assert_near(sample1(c, 1999 * MS).t.x, 1, 0);
@@ -398,7 +399,8 @@ static void test_keyed_before_after_and_steps(void **state)
 	struct clip *c = make_keyed(2 * NS_PER_SEC);
 
 	(void)state;
-	c->tracks[0].t = (struct track){ 4, INTERP_LINEAR, 3, times, xs };
+	c->tracks[0].t = (struct track){ .count = 4, .interp = INTERP_LINEAR, .width = 3,
+				.times = times, .values = xs };
 	/* Before the first key: hold it.  After the last: hold it. */
 	assert_near(sample1(c, 0).t.x, 1, 0);
 	assert_near(sample1(c, 200 * MS).t.x, 1, 0);
@@ -417,7 +419,8 @@ static void test_keyed_catmull_rom(void **state)
 	struct clip *c = make_keyed(3 * NS_PER_SEC);
 
 	(void)state;
-	c->tracks[0].t = (struct track){ 4, INTERP_CATMULL_ROM, 3, key_t4, key_x4 };
+	c->tracks[0].t = (struct track){ .count = 4, .interp = INTERP_CATMULL_ROM, .width = 3,
+				.times = key_t4, .values = key_x4 };
 	/* Through the keys. */
 	for (int k = 0; k < 4; k++)
 		assert_near(sample1(c, k * NS_PER_SEC).t.x, key_x4[3 * k], 1e-6);
@@ -447,7 +450,8 @@ static void test_keyed_hermite_bezier(void **state)
 	/* Hermite from 0 (out-tangent 2) to 1 (in-tangent 0), u = 0.5:
 	 * h00 = 0.5, h10 = 0.125, h01 = 0.5, h11 = -0.125
 	 * -> 0.125 * 2 + 0.5 * 1 = 0.75. */
-	c->tracks[0].t = (struct track){ 2, INTERP_HERMITE, 3, times, herm };
+	c->tracks[0].t = (struct track){ .count = 2, .interp = INTERP_HERMITE, .width = 3,
+				.times = times, .values = herm };
 	assert_near(sample1(c, 500 * MS).t.x, 0.75, 1e-6);
 	assert_near(sample1(c, 0).t.x, 0, 0);
 	assert_near(sample1(c, NS_PER_SEC).t.x, 1, 0);
@@ -455,7 +459,8 @@ static void test_keyed_hermite_bezier(void **state)
 	assert_near(sample1(c, 250 * MS).t.x, 0.4375, 1e-6);
 	/* Bezier 0, control 0.5, control 2, 1 at u = 0.5:
 	 * 0.125*0 + 0.375*0.5 + 0.375*2 + 0.125*1 = 1.0625. */
-	c->tracks[0].t = (struct track){ 2, INTERP_BEZIER, 3, times, bez };
+	c->tracks[0].t = (struct track){ .count = 2, .interp = INTERP_BEZIER, .width = 3,
+				.times = times, .values = bez };
 	assert_near(sample1(c, 500 * MS).t.x, 1.0625, 1e-6);
 	assert_near(sample1(c, NS_PER_SEC).t.x, 1, 0);
 	free(c->tracks);
@@ -480,7 +485,8 @@ static void test_keyed_rotations(void **state)
 	(void)state;
 	/* Half way from identity to 90 deg about Z is 45 deg in every mode
 	 * (the component-wise ones are symmetric at u = 0.5). */
-	*tr = (struct track){ 2, INTERP_LINEAR, 4, times, lin };
+	*tr = (struct track){ .count = 2, .interp = INTERP_LINEAR, .width = 4,
+				.times = times, .values = lin };
 	assert_quat(sample1(c, 500 * MS).r, 0, 0, s, co, 1e-6);
 	/* Slerp, not nlerp: a quarter of the way is 22.5 deg. */
 	assert_quat(sample1(c, 250 * MS).r, 0, 0, sinf((float)M_PI / 16),
@@ -490,9 +496,11 @@ static void test_keyed_rotations(void **state)
 		    cosf((float)M_PI / 16), 1e-6);
 	tr->interp = INTERP_STEP;
 	assert_quat(sample1(c, 999 * MS).r, 0, 0, 0, 1, 0);
-	*tr = (struct track){ 2, INTERP_HERMITE, 4, times, herm };
+	*tr = (struct track){ .count = 2, .interp = INTERP_HERMITE, .width = 4,
+				.times = times, .values = herm };
 	assert_quat(sample1(c, 500 * MS).r, 0, 0, s, co, 1e-6);
-	*tr = (struct track){ 2, INTERP_BEZIER, 4, times, bez };
+	*tr = (struct track){ .count = 2, .interp = INTERP_BEZIER, .width = 4,
+				.times = times, .values = bez };
 	assert_quat(sample1(c, 500 * MS).r, 0, 0, s, co, 1e-6);
 	/* Always normalised. */
 	{
@@ -513,7 +521,8 @@ static void test_keyed_zero_length_and_loop(void **state)
 	struct clip_time ct;
 
 	(void)state;
-	c->tracks[0].t = (struct track){ 2, INTERP_LINEAR, 3, times, xs };
+	c->tracks[0].t = (struct track){ .count = 2, .interp = INTERP_LINEAR, .width = 3,
+				.times = times, .values = xs };
 	ct = clip_map_time(c, 5 * NS_PER_SEC, LOOP_LOOP);
 	assert_int_equal(ct.t_ns, 0);
 	assert_int_equal(ct.cycles, 0);
