@@ -1,0 +1,524 @@
+#include "daemon/import/m2_import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define M2I_CHANNELS 3                  /* translation, rotation, scale */
+#define M2I_EMITTER_TRACKS (EMITTER_PARAMS + 1)
+
+/* Which keys of a track one sequence plays: [first, first + count). */
+struct m2i_keys {
+	uint32_t first, count;
+	uint32_t start_ms;              /* subtracted from key times (0: global) */
+	uint16_t global;                /* track.global */
+};
+
+/* Every value of a track goes through this: the joint's pivot offset for
+ * translations (values, not tangents), normalisation for rotations. */
+struct m2i_fix {
+	float add[3];
+	int normalise;
+};
+
+static uint8_t m2i_interp(uint16_t m2)
+{
+	switch (m2) {
+	case M2_INTERP_STEP: return INTERP_STEP;
+	case M2_INTERP_HERMITE: return INTERP_HERMITE;
+	case M2_INTERP_BEZIER: return INTERP_BEZIER;
+	default: return INTERP_LINEAR;
+	}
+}
+
+static uint8_t m2i_width(const struct m2_track *tr)
+{
+	switch (tr->value_type) {
+	case M2_VALUE_VEC3: return 3;
+	case M2_VALUE_QUAT: return 4;
+	case M2_VALUE_FLOAT:
+	case M2_VALUE_U8: return 1;
+	default: return 0;
+	}
+}
+
+static uint32_t m2i_parts(const struct m2_track *tr)
+{
+	return tr->interpolation == M2_INTERP_HERMITE || tr->interpolation == M2_INTERP_BEZIER ? 3 : 1;
+}
+
+/* The first key in [lo, hi) whose time is >= ms (after: > ms), or hi. */
+static uint32_t m2i_first_after(const struct m2_track *tr, uint32_t lo, uint32_t hi, uint32_t ms,
+				int after)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2, t = m2_track_time(tr, mid);
+
+		if (t < ms || (after && t == ms))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The keys sequence `seq` (an alias target) plays of tr. */
+static struct m2i_keys m2i_select(const struct m2_model *m, const struct m2_track *tr,
+				  uint32_t seq)
+{
+	struct m2i_keys k = { 0 };
+	const struct m2_sequence *s = &m->sequences[seq];
+	uint32_t first = 0, last, lo, hi;
+
+	if (tr->key_count == 0 || m2i_width(tr) == 0)
+		return k;
+	if (tr->global_sequence >= 0) {
+		k.count = tr->key_count;
+		k.global = (uint16_t)(tr->global_sequence + 1);
+		return k;
+	}
+	last = tr->key_count - 1;
+	if (tr->range_count > 0)
+		m2_track_range(tr, seq, &first, &last);
+	/* Within the range, the keys in the window: times do not decrease,
+	 * so they are one run, found by bisection (a range may span every
+	 * key of a long shared timeline). */
+	lo = m2i_first_after(tr, first, last + 1, s->start_ms, 0);
+	hi = m2i_first_after(tr, lo, last + 1, s->end_ms, 1);
+	k.first = lo;
+	k.count = hi > lo ? hi - lo : 0;
+	k.start_ms = s->start_ms;
+	return k;
+}
+
+static size_t m2i_floats(const struct m2_track *tr, const struct m2i_keys *k)
+{
+	return (size_t)k->count * m2i_width(tr) * m2i_parts(tr);
+}
+
+/* Write the keys k of tr into out (its times at *times, values at
+ * *values, both advanced). */
+static void m2i_fill(const struct m2_track *tr, const struct m2i_keys *k, const struct m2i_fix *fix,
+		     struct track *out, int64_t **times, float **values)
+{
+	uint32_t w = m2i_width(tr), parts = m2i_parts(tr);
+
+	out->count = k->count;
+	out->interp = m2i_interp(tr->interpolation);
+	out->width = (uint8_t)w;
+	out->global = k->global;
+	out->times = *times;
+	out->values = *values;
+	for (uint32_t i = 0; i < k->count; i++) {
+		uint32_t key = k->first + i;
+		float *v = *values + (size_t)i * w * parts;
+
+		(*times)[i] = ((int64_t)m2_track_time(tr, key) - k->start_ms) * 1000000;
+		for (uint32_t p = 0; p < parts; p++) {
+			if (tr->value_type == M2_VALUE_U8)
+				v[p] = (float)m2_track_u8(tr, key, (enum m2_key_part)p);
+			else
+				m2_track_floats(tr, key, (enum m2_key_part)p, v + p * w);
+		}
+		if (fix != NULL && w == 3)
+			for (uint32_t c = 0; c < 3; c++)
+				v[c] += fix->add[c];
+		if (fix != NULL && fix->normalise && w == 4) {
+			quat q = quat_normalize(quat_make(v[0], v[1], v[2], v[3]));
+
+			v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+		}
+	}
+	*times += k->count;
+	*values += (size_t)k->count * w * parts;
+}
+
+/* ---- the tracks of the model, in one list ------------------------------ */
+
+/* Every animated value the runtime evaluates: per joint its three
+ * channels, per emitter its parameters and on/off. */
+struct m2i_slot {
+	const struct m2_track *tr;
+	struct m2i_fix fix;
+	struct track global;            /* converted once when on a global sequence */
+};
+
+struct m2i {
+	const struct m2_model *m;
+	struct m2_runtime *out;
+	uint32_t *runtime_of;           /* file bone -> joint */
+	struct m2i_slot *slots;         /* joints * 3, then emitters * 11 */
+	uint32_t slot_count;
+};
+
+static struct m2i_slot *m2i_joint_slot(struct m2i *x, uint32_t joint, int channel)
+{
+	return &x->slots[joint * M2I_CHANNELS + (uint32_t)channel];
+}
+
+static struct m2i_slot *m2i_emitter_slot(struct m2i *x, uint32_t e, int k)
+{
+	return &x->slots[x->out->skeleton->joint_count * M2I_CHANNELS + e * M2I_EMITTER_TRACKS +
+			 (uint32_t)k];
+}
+
+static int m2i_slots(struct m2i *x)
+{
+	const struct m2_model *m = x->m;
+	uint32_t n = m->bone_count;
+
+	x->slot_count = n * M2I_CHANNELS + m->emitter_count * M2I_EMITTER_TRACKS;
+	x->slots = calloc(x->slot_count + 1, sizeof *x->slots);
+	if (x->slots == NULL)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct m2_bone *b = &m->bones[m->bone_order[j]];
+		const float *pp = b->parent >= 0 ? m->bones[b->parent].pivot : NULL;
+		struct m2i_slot *t = m2i_joint_slot(x, j, 0);
+
+		t[0].tr = &b->translation;
+		for (int c = 0; c < 3; c++)
+			t[0].fix.add[c] = b->pivot[c] - (pp ? pp[c] : 0.0f);
+		t[1].tr = &b->rotation;
+		t[1].fix.normalise = 1;
+		t[2].tr = &b->scale;
+	}
+	for (uint32_t e = 0; e < m->emitter_count; e++) {
+		for (int p = 0; p < EMITTER_PARAMS; p++)
+			m2i_emitter_slot(x, e, p)->tr = &m->emitters[e].params[p];
+		m2i_emitter_slot(x, e, EMITTER_PARAMS)->tr = &m->emitters[e].enabled;
+	}
+	return 0;
+}
+
+/* Tracks on a global sequence are the same in every clip: converted once,
+ * into storage the runtime owns and every clip points at. */
+static int m2i_globals(struct m2i *x)
+{
+	size_t times = 0, floats = 0;
+	int64_t *tp;
+	float *vp;
+
+	for (uint32_t i = 0; i < x->slot_count; i++) {
+		const struct m2_track *tr = x->slots[i].tr;
+		struct m2i_keys k;
+
+		if (tr->global_sequence < 0)
+			continue;
+		k = m2i_select(x->m, tr, 0);
+		times += k.count;
+		floats += m2i_floats(tr, &k);
+	}
+	if (times == 0)
+		return 0;
+	x->out->global_keys = malloc(times * sizeof(int64_t) + floats * sizeof(float));
+	if (x->out->global_keys == NULL)
+		return -ENOMEM;
+	tp = x->out->global_keys;
+	vp = (float *)(tp + times);
+	for (uint32_t i = 0; i < x->slot_count; i++) {
+		struct m2i_slot *sl = &x->slots[i];
+		struct m2i_keys k;
+
+		if (sl->tr->global_sequence < 0)
+			continue;
+		k = m2i_select(x->m, sl->tr, 0);
+		m2i_fill(sl->tr, &k, &sl->fix, &sl->global, &tp, &vp);
+	}
+	return 0;
+}
+
+/* ---- one clip per sequence --------------------------------------------- */
+
+static void m2i_clip_track(struct m2i *x, const struct m2i_slot *sl, uint32_t target,
+			   struct track *out, int64_t **tp, float **vp)
+{
+	struct m2i_keys k;
+
+	if (sl->tr->global_sequence >= 0) {
+		*out = sl->global;
+		return;
+	}
+	k = m2i_select(x->m, sl->tr, target);
+	if (k.count > 0)
+		m2i_fill(sl->tr, &k, &sl->fix, out, tp, vp);
+}
+
+static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
+{
+	const struct m2_model *m = x->m;
+	const struct m2_sequence *seq = &m->sequences[s];
+	uint32_t target = seq->alias_target, n = x->out->skeleton->joint_count;
+	const struct m2_sequence *win = &m->sequences[target];
+	struct clip *c = calloc(1, sizeof *c);
+	size_t times = 0, floats = 0;
+	char name[16];
+	int64_t *tp;
+	float *vp;
+
+	if (c == NULL)
+		return -ENOMEM;
+	snprintf(name, sizeof name, "%u", s);
+	for (uint32_t i = 0; i < x->slot_count; i++) {
+		struct m2i_keys k;
+
+		if (x->slots[i].tr->global_sequence >= 0)
+			continue;
+		k = m2i_select(m, x->slots[i].tr, target);
+		times += k.count;
+		floats += m2i_floats(x->slots[i].tr, &k);
+	}
+	c->name = strdup(name);
+	c->joint_count = n;
+	c->duration_ns = ((int64_t)win->end_ms - win->start_ms) * 1000000;
+	c->loop = seq->flags & M2_SEQ_LOOPING ? LOOP_LOOP : LOOP_ONCE;
+	c->tracks = calloc((size_t)n + 1, sizeof *c->tracks);
+	c->rest = malloc(((size_t)n + 1) * sizeof *c->rest);
+	c->key_storage = malloc(times * sizeof(int64_t) + floats * sizeof(float) + 1);
+	c->global_count = x->out->global_count;
+	c->global_ns = malloc(((size_t)c->global_count + 1) * sizeof *c->global_ns);
+	c->emitter_count = m->emitter_count;
+	c->emitters = calloc((size_t)m->emitter_count + 1, sizeof *c->emitters);
+	if (c->name == NULL || c->tracks == NULL || c->rest == NULL || c->key_storage == NULL ||
+	    c->global_ns == NULL || c->emitters == NULL) {
+		clip_free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->rest, x->out->skeleton->rest, (size_t)n * sizeof *c->rest);
+	if (c->global_count > 0)
+		memcpy(c->global_ns, x->out->global_ns, c->global_count * sizeof *c->global_ns);
+	tp = c->key_storage;
+	vp = (float *)(tp + times);
+	for (uint32_t j = 0; j < n; j++) {
+		struct track *ch[M2I_CHANNELS] = { &c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s };
+
+		for (int k = 0; k < M2I_CHANNELS; k++)
+			m2i_clip_track(x, m2i_joint_slot(x, j, k), target, ch[k], &tp, &vp);
+	}
+	for (uint32_t e = 0; e < m->emitter_count; e++) {
+		for (int p = 0; p < EMITTER_PARAMS; p++)
+			m2i_clip_track(x, m2i_emitter_slot(x, e, p), target,
+				       &c->emitters[e].param[p], &tp, &vp);
+		m2i_clip_track(x, m2i_emitter_slot(x, e, EMITTER_PARAMS), target,
+			       &c->emitters[e].enabled, &tp, &vp);
+	}
+	*out = c;
+	return 0;
+}
+
+static void m2i_sequence_info(const struct m2_model *m, uint32_t s, struct m2_sequence_info *o)
+{
+	const struct m2_sequence *q = &m->sequences[s];
+
+	o->id = q->id;
+	o->variation = q->variation;
+	o->flags = q->flags;
+	o->movespeed = q->movespeed;
+	o->frequency = q->frequency;
+	o->replay_min = q->replay_min;
+	o->replay_max = q->replay_max;
+	o->blend_ms = q->blend_ms;
+	o->alias_of = q->alias_target != s ? (int32_t)q->alias_target : -1;
+	o->next_variation = q->next_variation;
+}
+
+/* ---- skeleton, mesh, emitters ------------------------------------------ */
+
+static int m2i_skeleton(struct m2i *x)
+{
+	const struct m2_model *m = x->m;
+	uint32_t n = m->bone_count;
+	struct skeleton *s = skeleton_new(n);
+
+	x->out->skeleton = s;
+	x->out->joints = calloc((size_t)n + 1, sizeof *x->out->joints);
+	x->runtime_of = calloc((size_t)n + 1, sizeof *x->runtime_of);
+	if (s == NULL || x->out->joints == NULL || x->runtime_of == NULL)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < n; j++)
+		x->runtime_of[m->bone_order[j]] = j;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t b = m->bone_order[j];
+		const struct m2_bone *bone = &m->bones[b];
+		const float *pp = bone->parent >= 0 ? m->bones[bone->parent].pivot : NULL;
+		char name[16];
+
+		snprintf(name, sizeof name, "bone%u", b);
+		s->names[j] = strdup(name);
+		if (s->names[j] == NULL)
+			return -ENOMEM;
+		s->parents[j] = bone->parent >= 0 ? (int32_t)x->runtime_of[bone->parent] : -1;
+		s->rest[j] = transform_identity();
+		s->rest[j].t = vec3_make(bone->pivot[0] - (pp ? pp[0] : 0.0f),
+					 bone->pivot[1] - (pp ? pp[1] : 0.0f),
+					 bone->pivot[2] - (pp ? pp[2] : 0.0f));
+		x->out->joints[j] = (struct m2_joint_info){ b, bone->flags, bone->key_bone_id };
+	}
+	/* The bind pose is T(pivot) for every joint. */
+	return skeleton_compute_bind(s);
+}
+
+static int m2i_mesh(struct m2i *x)
+{
+	const struct m2_model *m = x->m;
+	const struct m2_view *v = m->view_count > 0 ? &m->views[0] : NULL;
+	struct mesh *me;
+	uint32_t inf = 0;
+
+	if (m->vertex_count == 0)
+		return 0;
+	for (uint32_t i = 0; i < m->vertex_count; i++)
+		for (int k = 0; k < 4; k++)
+			inf += m->vertices[i].weights[k] > 0;
+	x->out->meshes = calloc(1, sizeof *x->out->meshes);
+	me = calloc(1, sizeof *me);
+	if (x->out->meshes == NULL || me == NULL) {
+		free(me);
+		return -ENOMEM;
+	}
+	x->out->meshes[0] = me;
+	x->out->mesh_count = 1;
+	me->name = strdup(m->name != NULL && m->name[0] != '\0' ? m->name : "mesh0");
+	me->space = MESH_BIND_SPACE;
+	me->vertex_count = m->vertex_count;
+	me->triangle_count = v != NULL ? v->triangle_count : 0;
+	me->influence_count = inf;
+	me->first_influence = malloc(((size_t)m->vertex_count + 1) * sizeof *me->first_influence);
+	me->influences = malloc(((size_t)inf + 1) * sizeof *me->influences);
+	me->triangles = malloc(((size_t)me->triangle_count + 1) * sizeof *me->triangles);
+	me->uvs = malloc((size_t)m->vertex_count * sizeof *me->uvs);
+	me->normals = malloc((size_t)m->vertex_count * sizeof *me->normals);
+	if (me->name == NULL || me->first_influence == NULL || me->influences == NULL ||
+	    me->triangles == NULL || me->uvs == NULL || me->normals == NULL)
+		return -ENOMEM;
+	inf = 0;
+	for (uint32_t i = 0; i < m->vertex_count; i++) {
+		const struct m2_vertex *vx = &m->vertices[i];
+		vec3 pos = vec3_make(vx->position[0], vx->position[1], vx->position[2]);
+
+		me->first_influence[i] = inf;
+		for (int k = 0; k < 4; k++) {
+			if (vx->weights[k] == 0)
+				continue;
+			me->influences[inf++] = (struct mesh_influence){
+				x->runtime_of[vx->bones[k]], vx->weights[k] / 255.0f, pos
+			};
+		}
+		me->uvs[i][0] = vx->uv[0][0];
+		me->uvs[i][1] = vx->uv[0][1];
+		me->normals[i] = vec3_make(vx->normal[0], vx->normal[1], vx->normal[2]);
+	}
+	me->first_influence[m->vertex_count] = inf;
+	for (uint32_t t = 0; t < me->triangle_count; t++)
+		m2_view_triangle(v, t, me->triangles[t]);
+	return 0;
+}
+
+static int m2i_emitters(struct m2i *x)
+{
+	const struct m2_model *m = x->m;
+
+	if (m->emitter_count == 0)
+		return 0;
+	x->out->emitters = calloc(m->emitter_count, sizeof *x->out->emitters);
+	if (x->out->emitters == NULL)
+		return -ENOMEM;
+	x->out->emitter_count = m->emitter_count;
+	for (uint32_t i = 0; i < m->emitter_count; i++) {
+		const struct m2_emitter *f = &m->emitters[i];
+		struct emitter *e = &x->out->emitters[i];
+
+		e->joint = x->runtime_of[f->bone];
+		e->position = vec3_make(f->position[0], f->position[1], f->position[2]);
+		e->id = f->id;
+		e->flags = f->flags;
+		e->texture = f->texture;
+		e->blend_mode = f->blend_mode;
+		e->emitter_type = f->emitter_type;
+		e->particle_type = f->particle_type;
+		e->tile_rotation = f->tile_rotation;
+		e->rows = f->rows;
+		e->columns = f->columns;
+		e->midpoint = f->midpoint;
+		memcpy(e->colors, f->colors, sizeof e->colors);
+		memcpy(e->sizes, f->sizes, sizeof e->sizes);
+		memcpy(e->tiles, f->tiles, sizeof e->tiles);
+		e->slowdown = f->slowdown;
+		e->rotation = f->rotation;
+		if (f->spline_point_count > 0) {
+			e->spline_points = malloc(f->spline_point_count * sizeof *e->spline_points);
+			if (e->spline_points == NULL)
+				return -ENOMEM;
+			for (uint32_t k = 0; k < f->spline_point_count; k++)
+				e->spline_points[k] = vec3_make(bin_lef32(f->spline_points + 12 * k),
+								bin_lef32(f->spline_points + 12 * k + 4),
+								bin_lef32(f->spline_points + 12 * k + 8));
+			e->spline_point_count = f->spline_point_count;
+		}
+		if (f->model_name_bytes > 0) {
+			e->model_name = strndup((const char *)f->model_name, f->model_name_bytes);
+			if (e->model_name == NULL)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int m2_import(const struct m2_model *m, struct m2_runtime *out)
+{
+	struct m2i x = { .m = m, .out = out };
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	out->global_count = m->global_sequence_count;
+	out->global_ns = calloc((size_t)m->global_sequence_count + 1, sizeof *out->global_ns);
+	rc = out->global_ns == NULL ? -ENOMEM : m2i_skeleton(&x);
+	for (uint32_t g = 0; rc == 0 && g < m->global_sequence_count; g++)
+		out->global_ns[g] = (int64_t)m->global_sequences[g] * 1000000;
+	if (rc == 0)
+		rc = m2i_slots(&x);
+	if (rc == 0)
+		rc = m2i_globals(&x);
+	if (rc == 0) {
+		out->clips = calloc((size_t)m->sequence_count + 1, sizeof *out->clips);
+		out->sequences = calloc((size_t)m->sequence_count + 1, sizeof *out->sequences);
+		if (out->clips == NULL || out->sequences == NULL)
+			rc = -ENOMEM;
+	}
+	for (uint32_t s = 0; rc == 0 && s < m->sequence_count; s++) {
+		rc = m2i_clip(&x, s, &out->clips[s]);
+		if (rc == 0) {
+			m2i_sequence_info(m, s, &out->sequences[s]);
+			out->clip_count++;
+		}
+	}
+	if (rc == 0)
+		rc = m2i_mesh(&x);
+	if (rc == 0)
+		rc = m2i_emitters(&x);
+	free(x.slots);
+	free(x.runtime_of);
+	if (rc < 0)
+		m2_runtime_free(out);
+	return rc;
+}
+
+void m2_runtime_free(struct m2_runtime *r)
+{
+	skeleton_free(r->skeleton);
+	free(r->joints);
+	for (uint32_t i = 0; i < r->clip_count; i++)
+		clip_free(r->clips[i]);
+	free(r->clips);
+	free(r->sequences);
+	free(r->global_ns);
+	free(r->global_keys);
+	for (uint32_t i = 0; i < r->mesh_count; i++)
+		mesh_free(r->meshes[i]);
+	free(r->meshes);
+	for (uint32_t i = 0; i < r->emitter_count; i++)
+		emitter_fini(&r->emitters[i]);
+	free(r->emitters);
+	memset(r, 0, sizeof *r);
+}
