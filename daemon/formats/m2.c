@@ -141,6 +141,17 @@ void *m2_alloc(struct m2_ctx *c, size_t count, size_t size)
 	return p;
 }
 
+int m2_spend(struct m2_ctx *c, uint64_t n, uint64_t at)
+{
+	if (n <= c->budget) {
+		c->budget -= n;
+		return 0;
+	}
+	return m2_error(c, at, "the arrays of the tracks and views so far add up to more than %u "
+			"times the file's size: records sharing arrays this much are refused (the "
+			"parse would take quadratic time)", M2_SHARE_FACTOR);
+}
+
 const char *m2_owner_name(const struct m2_owner *w, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s %" PRIu32 " %s", w->kind, w->index, w->field);
@@ -301,6 +312,7 @@ int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d
 		return -ENOMEM;
 	c.arena_size = (size_t)arena;
 	c.m = m2_alloc(&c, 1, sizeof *c.m);
+	c.budget = (uint64_t)len * M2_SHARE_FACTOR + M2_SHARE_SLACK;
 	m2_header_values(&c);
 	rc = m2_sequence_read(&c);
 	if (rc == 0)

@@ -34,7 +34,17 @@ struct m2_ctx {
 	/* The model's allocation, handed out front to back. */
 	unsigned char *arena;
 	size_t arena_used, arena_size;
+	/* Bytes of track and view arrays still allowed to be checked
+	 * (m2_spend). */
+	uint64_t budget;
 };
+
+/* Arrays may overlap (nothing forbids two tracks one timeline), but a
+ * file of N bytes whose records all point at its one big array would
+ * make the parse quadratic: the arrays checked may add up to this many
+ * times the file, plus a little for tiny files. */
+#define M2_SHARE_FACTOR 8u
+#define M2_SHARE_SLACK (1u << 20)
 
 /* Who owns a track, for messages: "bone 12 rotation",
  * "particle emitter 2 emission rate". */
@@ -64,13 +74,17 @@ const struct m2_block *m2_header_block(const struct m2_ctx *c, enum m2_header_fi
  * everything the header's counts need). */
 void *m2_alloc(struct m2_ctx *c, size_t count, size_t size);
 
+/* Account for n more bytes of arrays about to be checked for the record
+ * at file offset at: 0, or -EINVAL once the budget is spent. */
+int m2_spend(struct m2_ctx *c, uint64_t n, uint64_t at);
+
 /* "bone 12 rotation" into buf. */
 const char *m2_owner_name(const struct m2_owner *w, char *buf, size_t size);
 
 /* The 28-byte track (20 for NONE: no values) at file offset at, inside a
  * record already checked.  finite: every float of every key must be
  * finite.  Needs the model's sequence and global sequence counts. */
-int m2_track_read(const struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
+int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
 		  const struct m2_owner *who, struct m2_track *t);
 
 int m2_sequence_read(struct m2_ctx *c);

@@ -92,7 +92,7 @@ static int m2_track_finite(const struct m2_ctx *c, const struct m2_track *t, uin
 	return 0;
 }
 
-int m2_track_read(const struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
+int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
 		  const struct m2_owner *who, struct m2_track *t)
 {
 	const unsigned char *p = c->r.data + at;
@@ -151,6 +151,10 @@ int m2_track_read(const struct m2_ctx *c, uint64_t at, enum m2_value_type type, 
 			return rc;
 		t->values = values.data;
 	}
+	rc = m2_spend(c, (uint64_t)t->range_count * 8 + (uint64_t)t->key_count * (4 + t->key_bytes),
+		      at);
+	if (rc < 0)
+		return rc;
 	rc = m2_track_ranges(c, t, &ranges, who);
 	if (rc == 0)
 		rc = m2_track_times(c, t, times.offset, who);

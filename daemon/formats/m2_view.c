@@ -29,6 +29,9 @@ static int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_v
 			      "view %" PRIu32 " texture units", i);
 	if (rc < 0)
 		return rc;
+	rc = m2_spend(c, (uint64_t)list.count * 2 + (uint64_t)corners.count * 2, at);
+	if (rc < 0)
+		return rc;
 	if (corners.count % 3 != 0)
 		return m2_error(c, at + 8, "view %" PRIu32 ": its triangle list has %" PRIu32
 				" corners, not a whole number of triangles (3 corners each)", i,

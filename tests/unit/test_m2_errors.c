@@ -513,6 +513,54 @@ static void test_emitters(void **state)
 	m2w_file_free(&f);
 }
 
+/* 3000 bones whose rotations all point at bone 0's 20000 keys: a
+ * 0.7 MB file that would check 1 GB of keys.  Refused at the first bone
+ * past the budget; a few bones sharing one track are fine. */
+static void test_shared_arrays(void **state)
+{
+	enum { BONES = 3000, KEYS = 20000 };
+	struct m2w_bone *b = calloc(BONES, sizeof *b);
+	uint32_t *times = calloc(KEYS, sizeof *times);
+	float *quats = calloc(KEYS, 4 * sizeof *quats);
+	struct m2w_model w = { .bone_count = BONES };
+	struct m2w_file f;
+	uint32_t src, budget, per;
+
+	(void)state;
+	assert_true(b && times && quats);
+	for (uint32_t k = 0; k < KEYS; k++)
+		times[k] = k;
+	for (uint32_t i = 0; i < BONES; i++)
+		b[i].parent = -1;
+	b[0].r = (struct m2w_track){ .interpolation = M2_INTERP_LINEAR, .count = KEYS,
+				     .times = times, .values = quats };
+	w.bones = b;
+	m2w_build(&w, &f);
+	src = m2w_bone_track(&f, 0, 1);
+	for (uint32_t i = 1; i < 4; i++)
+		memcpy(f.buf + m2w_bone_track(&f, i, 1), f.buf + src, M2_TRACK_BYTES);
+	{
+		unsigned char *copy;
+		struct m2_model *m = m2x_ok(&f, &copy);
+
+		assert_int_equal(m->bones[3].rotation.key_count, KEYS);
+		m2_model_free(m);
+		free(copy);
+	}
+	for (uint32_t i = 1; i < BONES; i++)
+		memcpy(f.buf + m2w_bone_track(&f, i, 1), f.buf + src, M2_TRACK_BYTES);
+	/* Each share costs 20 bytes a key; the first bone past 8 x the file
+	 * plus 1 MiB is the one refused. */
+	per = KEYS * 20;
+	budget = (uint32_t)f.len * 8 + (1u << 20);
+	m2x_fails(&f, m2w_bone_track(&f, budget / per, 1), "the arrays of the tracks and views so "
+		  "far add up to more than 8 times the file's size");
+	m2w_file_free(&f);
+	free(b);
+	free(times);
+	free(quats);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_views),
 		cmocka_unit_test(test_attachments_events),
 		cmocka_unit_test(test_emitters),
+		cmocka_unit_test(test_shared_arrays),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
