@@ -240,9 +240,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 
 fuzz:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds
-	@# Binary and compressed .x seeds come from our own writer.
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds $(BUILD)/gen/gen_m2_seeds
+	@# Binary and compressed .x seeds, and every M2 seed, come from our own writers.
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-x && $(BUILD)/gen/gen_x_seeds $(BUILD)/fuzz/corpus-x
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-m2 && $(BUILD)/gen/gen_m2_seeds $(BUILD)/fuzz/corpus-m2
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
 
 install: all
