@@ -32,7 +32,7 @@ static int m2_attach_event(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 			   struct m2_event *e)
 {
 	uint64_t at = (uint64_t)(p - c->r.data);
-	struct m2_owner who = { "event", i, "timestamps" };
+	struct m2_owner who = { "event", i, "track" };
 
 	e->offset = (uint32_t)at;
 	memcpy(e->id, p, 4);

@@ -229,6 +229,36 @@ static void test_bones(void **state)
 	m2w_file_free(&f);
 }
 
+/* Long loops are shown to a dozen steps. */
+static void test_long_loops(void **state)
+{
+	struct m2w_bone b[14];
+	struct m2w_sequence seq[3] = {
+		{ .flags = M2_SEQ_ALIAS, .alias_next = 1, .next_variation = -1 },
+		{ .flags = M2_SEQ_ALIAS, .alias_next = 2, .next_variation = -1 },
+		{ .flags = M2_SEQ_ALIAS, .alias_next = 1, .next_variation = -1 },
+	};
+	struct m2w_model w = { .bone_count = 14, .bones = b };
+	struct m2w_file f;
+
+	(void)state;
+	memset(b, 0, sizeof b);
+	for (int i = 0; i < 14; i++)
+		b[i].parent = (int16_t)((i + 1) % 14);
+	m2w_build(&w, &f);
+	m2x_fails(&f, f.bones + 8, "bone 0's parents loop back to it: 0 -> 1 -> 2 -> 3 -> 4 -> 5 -> "
+		  "6 -> 7 -> 8 -> 9 -> 10 -> 11 -> 12 -> ...");
+	m2w_file_free(&f);
+	/* 0 -> 1 -> 2 -> 1: the loop does not come back to 0. */
+	memset(&w, 0, sizeof w);
+	w.sequence_count = 3;
+	w.sequences = seq;
+	m2w_build(&w, &f);
+	m2x_fails(&f, f.sequences + 66, "sequence 0 is an alias (flag 0x40) whose chain 0 -> 1 -> 2 "
+		  "-> 1 -> 2 -> 1 -> 2 -> 1 -> 2 -> 1 -> 2 -> 1 -> 2 -> ... never reaches");
+	m2w_file_free(&f);
+}
+
 static void test_track_header(void **state)
 {
 	struct m2w_file f = demo();
@@ -465,10 +495,10 @@ static void test_attachments_events(void **state)
 	m2x_fails(&f, e + 8, "event 0 is attached to bone 5, but the model has 3 bones");
 	m2w_put32(&f, e + 8, 1);
 	m2w_put32(&f, times + 4, 400);
-	m2x_fails(&f, times + 4, "event 0 timestamps: key 1 at 400 ms comes before key 0 at 500 ms");
+	m2x_fails(&f, times + 4, "event 0 track: key 1 at 400 ms comes before key 0 at 500 ms");
 	m2w_put32(&f, times + 4, 1500);
 	m2w_put32(&f, et + TR_RANGES, 1);
-	m2x_fails(&f, et + TR_RANGES, "event 0 timestamps: 1 key ranges, but the model has 3 "
+	m2x_fails(&f, et + TR_RANGES, "event 0 track: 1 key ranges, but the model has 3 "
 		  "sequences");
 	m2w_file_free(&f);
 }
@@ -569,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_header_pairs),
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_bones),
+		cmocka_unit_test(test_long_loops),
 		cmocka_unit_test(test_track_header),
 		cmocka_unit_test(test_track_ranges),
 		cmocka_unit_test(test_track_keys),
