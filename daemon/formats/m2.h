@@ -216,6 +216,23 @@ static inline uint8_t m2_track_u8(const struct m2_track *t, uint32_t k, enum m2_
 	return t->values[(size_t)k * t->key_bytes + (size_t)part];
 }
 
+struct m2_model;
+
+/*
+ * The keys of track t that sequence s plays: [*first, *end).  s is
+ * resolved through its alias chain first (alias_target).  Then:
+ *  - a track without keys: none;
+ *  - a global-sequence track, or one without ranges: all its keys (a
+ *    static value, or keys on their own clock);
+ *  - otherwise the sequence's range, narrowed to the keys whose times fall
+ *    inside the sequence's window [start_ms, end_ms] (FORMATS.md); when
+ *    none does, the whole range (which then holds its nearest key, as WMV
+ *    holds a range of one key).
+ * s must be below the model's sequence_count when the track has ranges.
+ */
+void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+		   uint32_t *first, uint32_t *end);
+
 /* ---- sequences ---- */
 
 #define M2_SEQ_LOOPING 0x20u    /* FORMATS.md; (the wowdev wiki reads 0x20 as

@@ -162,3 +162,45 @@ int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool f
 		rc = m2_track_finite(c, t, values.offset, who);
 	return rc;
 }
+
+/* The first key in [lo, hi) whose time is above ms (after_equal: at or
+ * above). */
+static uint32_t m2_track_bound(const struct m2_track *t, uint32_t lo, uint32_t hi, uint32_t ms,
+			       bool after_equal)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t tm = m2_track_time(t, mid);
+
+		if (after_equal ? tm < ms : tm <= ms)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+		   uint32_t *first, uint32_t *end)
+{
+	const struct m2_sequence *seq;
+	uint32_t lo, hi, a, b;
+
+	*first = 0;
+	*end = t->key_count;
+	if (t->key_count == 0 || t->global_sequence >= 0 || t->range_count == 0)
+		return;
+	s = m->sequences[s].alias_target;
+	seq = &m->sequences[s];
+	m2_track_range(t, s, &lo, &hi);
+	hi++;
+	/* Times are in order, so the window is one run of the range. */
+	a = m2_track_bound(t, lo, hi, seq->start_ms, true);
+	b = m2_track_bound(t, a, hi, seq->end_ms, false);
+	if (a < b) {
+		lo = a;
+		hi = b;
+	}
+	*first = lo;
+	*end = hi;
+}

@@ -4,7 +4,7 @@
  * any pointer that leaves the buffer): bone_order a permutation with
  * parents first and depths to match; every track's keys, values and
  * ranges inside their counts, times in order, global sequences that
- * exist; aliases resolved to sequences that are no alias; weighted bone
+ * exist, the keys each sequence plays (m2_track_keys) among them; aliases resolved to sequences that are no alias; weighted bone
  * indices, view lists and triangles, lookups and emitter bones in range;
  * every bounds-only block readable to its last byte.  A rejected file must
  * come with a message located inside the file.
@@ -35,6 +35,14 @@ static void check_track(const struct m2_model *m, const struct m2_track *t)
 
 		m2_track_range(t, s, &first, &last);
 		if (t->key_count == 0 ? (first | last) != 0 : (first > last || last >= t->key_count))
+			abort();
+	}
+	for (uint32_t s = 0; s < m->sequence_count && s < 64; s++) {
+		uint32_t first, end;
+
+		m2_track_keys(m, t, s, &first, &end);
+		if (first > end || end > t->key_count ||
+		    (t->key_count > 0 && t->range_count > 0 && t->global_sequence < 0 && first == end))
 			abort();
 	}
 	for (uint32_t k = 0; k < t->key_count; k++) {

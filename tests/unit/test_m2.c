@@ -146,6 +146,27 @@ static void check_demo(const struct m2_model *m)
 	assert_true(first == 3 && last == 3);
 	m2_track_range(&m->bones[1].rotation, 2, &first, &last);
 	assert_true(first == 0 && last == 0);
+	/* The keys each plays: Stand 0..2, Closed 3, the alias Stand's; the
+	 * flicker (global) all three; a keyless track none. */
+	{
+		const struct m2_track *arm = &m->bones[1].rotation;
+		uint32_t f, e;
+
+		m2_track_keys(m, arm, 0, &f, &e);
+		assert_true(f == 0 && e == 3);
+		m2_track_keys(m, arm, 1, &f, &e);
+		assert_true(f == 3 && e == 4);
+		m2_track_keys(m, arm, 2, &f, &e);
+		assert_true(f == 0 && e == 3);
+		m2_track_keys(m, &m->bones[0].scale, 1, &f, &e);
+		assert_true(f == 0 && e == 3);
+		m2_track_keys(m, &m->bones[2].rotation, 0, &f, &e);
+		assert_true(f == 0 && e == 0);
+		/* The step translation (keys 0 and 1000, ranges from the windows:
+		 * Closed has none, so it holds key 1, the last before it). */
+		m2_track_keys(m, &m->bones[0].translation, 1, &f, &e);
+		assert_true(f == 1 && e == 2);
+	}
 	/* A track without keys still has a {0, 0} range per sequence. */
 	assert_int_equal(m->bones[2].rotation.key_count, 0);
 	assert_int_equal(m->bones[2].rotation.range_count, 3);
@@ -463,6 +484,24 @@ static void test_shared_timeline(void **state)
 		assert_true(first == 0 && last == 5);
 	}
 	assert_int_equal(m->bones[1].translation.range_count, 1);
+	/* The keys each sequence plays: the window narrows a range that
+	 * spans them all; a global track plays all its keys. */
+	{
+		const uint32_t keys[3][2] = { { 0, 4 }, { 2, 5 }, { 5, 6 } };
+
+		for (uint32_t s = 0; s < 3; s++) {
+			uint32_t first, end;
+
+			m2_track_keys(m, &m->bones[0].scale, s, &first, &end);
+			assert_int_equal(first, keys[s][0]);
+			assert_int_equal(end, keys[s][1]);
+			m2_track_keys(m, &m->bones[0].translation, s, &first, &end);
+			assert_int_equal(first, keys[s][0]);
+			assert_int_equal(end, keys[s][1]);
+			m2_track_keys(m, &m->bones[1].translation, s, &first, &end);
+			assert_true(first == 0 && end == 6);
+		}
+	}
 	m2_model_free(m);
 	free(copy);
 	m2w_file_free(&f);
