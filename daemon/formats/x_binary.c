@@ -31,9 +31,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "daemon/formats/bin_reader.h"
 #include "daemon/formats/lexer.h"
 #include "daemon/formats/x.h"
 
@@ -62,23 +62,12 @@ struct xb_token {
 };
 
 struct xb_reader {
-	struct x_tree *t;
-	struct diag *d;
+	struct bin_reader br;   /* the body; offsets reported as file offsets */
 	struct x_builder *b;
-	const unsigned char *p;
-	size_t len, off;
+	const unsigned char *p; /* br.data */
+	size_t len, off;        /* br.len, and the next token's position */
 	uint32_t float_bytes;
 };
-
-static uint32_t xb_le16(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t xb_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* What a token is called in messages. */
 static const char *xb_token_name(uint32_t id)
@@ -127,7 +116,7 @@ static int xb_error(struct xb_reader *r, size_t pos, const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	rc = x_tree_verror(r->t, r->d, (uint32_t)pos, fmt, ap);
+	rc = bin_verror(&r->br, pos, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -135,7 +124,7 @@ static int xb_error(struct xb_reader *r, size_t pos, const char *fmt, ...)
 /* The token's fixed-size data must fit in what is left. */
 static int xb_need(struct xb_reader *r, const struct xb_token *tok, size_t n, const char *what)
 {
-	if (r->len - r->off >= n)
+	if (bin_fits(&r->br, r->off, n))
 		return 0;
 	return xb_error(r, tok->pos, "%s is cut short: its %s needs %zu bytes, only %zu left",
 			xb_token_name(tok->id), what, n, r->len - r->off);
@@ -145,9 +134,9 @@ static int xb_need(struct xb_reader *r, const struct xb_token *tok, size_t n, co
  * the count is used for anything). */
 static int xb_count(struct xb_reader *r, const struct xb_token *tok, uint32_t size)
 {
-	uint32_t n = xb_le32(r->p + r->off);
+	uint32_t n = bin_le32(r->p + r->off);
 
-	if ((uint64_t)n * size <= r->len - r->off - 4)
+	if (bin_array_fits(&r->br, r->off + 4, n, size))
 		return 0;
 	if (size == 1)
 		return xb_error(r, r->off, "%s declares %u bytes, but %zu are left",
@@ -168,14 +157,14 @@ static int xb_next(struct xb_reader *r, struct xb_token *tok)
 		return xb_error(r, r->off, "the body ends 1 byte into a token id");
 	memset(tok, 0, sizeof *tok);
 	tok->pos = (uint32_t)r->off;
-	tok->id = xb_le16(r->p + r->off);
+	tok->id = bin_le16(r->p + r->off);
 	r->off += 2;
 	switch (tok->id) {
 	case XB_NAME:
 	case XB_STRING:
 		if (xb_need(r, tok, 4, "length") < 0 || xb_count(r, tok, 1) < 0)
 			return -EINVAL;
-		tok->n = xb_le32(r->p + r->off);
+		tok->n = bin_le32(r->p + r->off);
 		tok->data = r->p + r->off + 4;
 		r->off += 4 + (size_t)tok->n;
 		if (tok->id == XB_NAME) {
@@ -191,15 +180,15 @@ static int xb_next(struct xb_reader *r, struct xb_token *tok)
 		if (r->len - r->off < 2)
 			return xb_error(r, r->off, "a string must end with a ';' or ',' token; "
 					"the body ends first");
-		if (xb_le16(r->p + r->off) != XB_COMMA && xb_le16(r->p + r->off) != XB_SEMICOLON)
+		if (bin_le16(r->p + r->off) != XB_COMMA && bin_le16(r->p + r->off) != XB_SEMICOLON)
 			return xb_error(r, r->off, "a string must end with a ';' or ',' token, "
-					"not token %u", xb_le16(r->p + r->off));
+					"not token %u", bin_le16(r->p + r->off));
 		r->off += 2;
 		break;
 	case XB_INTEGER:
 		if (xb_need(r, tok, 4, "value") < 0)
 			return -EINVAL;
-		tok->value = xb_le32(r->p + r->off);
+		tok->value = bin_le32(r->p + r->off);
 		r->off += 4;
 		break;
 	case XB_GUID:
@@ -214,7 +203,7 @@ static int xb_next(struct xb_reader *r, struct xb_token *tok)
 
 		if (xb_need(r, tok, 4, "count") < 0 || xb_count(r, tok, size) < 0)
 			return -EINVAL;
-		tok->n = xb_le32(r->p + r->off);
+		tok->n = bin_le32(r->p + r->off);
 		tok->data = r->p + r->off + 4;
 		r->off += 4 + (size_t)tok->n * size;
 		break;
@@ -372,19 +361,7 @@ static int xb_reference(struct xb_reader *r, const struct xb_token *open)
 
 static double xb_float(const unsigned char *p, uint32_t bytes)
 {
-	if (bytes == 4) {
-		uint32_t u = xb_le32(p);
-		float f;
-
-		memcpy(&f, &u, sizeof f);
-		return f;
-	} else {
-		uint64_t u = xb_le32(p) | (uint64_t)xb_le32(p + 4) << 32;
-		double f;
-
-		memcpy(&f, &u, sizeof f);
-		return f;
-	}
+	return bytes == 4 ? bin_lef32(p) : bin_lef64(p);
 }
 
 /* Member values: each element of a list is one value of the innermost
@@ -404,7 +381,7 @@ static int xb_values(struct xb_reader *r, const struct xb_token *tok)
 		for (uint32_t i = 0; i < tok->n && rc == 0; i++) {
 			const unsigned char *e = tok->data + (size_t)i * 4;
 
-			rc = x_build_int(r->b, xb_le32(e), (uint32_t)(e - r->p));
+			rc = x_build_int(r->b, bin_le32(e), (uint32_t)(e - r->p));
 		}
 		return rc;
 	default:
@@ -476,10 +453,14 @@ int x_binary_read(struct x_tree *t, struct diag *d)
 		return -EINVAL;
 	}
 	memset(&r, 0, sizeof r);
-	r.t = t;
-	r.d = d;
-	r.p = (const unsigned char *)t->body;
-	r.len = t->body_len;
+	/* Offsets count from the start of the file, header included; for a
+	 * compressed file, of the file as decompressed (whose declared size
+	 * includes the header too). */
+	bin_init(&r.br, t->body, t->body_len, d);
+	r.br.base = X_HEADER_BYTES;
+	r.br.prefix = t->header.compressed ? "in the decompressed data: " : "";
+	r.p = r.br.data;
+	r.len = r.br.len;
 	r.float_bytes = t->header.float_bits / 8;
 	rc = x_build_begin(&r.b, t, d);
 	if (rc < 0)

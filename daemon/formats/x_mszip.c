@@ -21,15 +21,14 @@
 #include "daemon/formats/x_syntax.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ZLIB_CONST             /* next_in points at our const input */
 #include <zlib.h>
 
+#include "daemon/formats/bin_reader.h"
 #include "daemon/formats/x.h"
 
 #define X_MSZIP_CHUNK_MAX 32768u        /* uncompressed bytes in one chunk */
@@ -38,52 +37,28 @@
  * input byte); no stream can inflate to more. */
 #define X_MSZIP_MAX_RATIO 1032u
 
-static uint32_t x_mszip_le16(const unsigned char *p)
+/* The declared total: plausible before anything is allocated for it.
+ * br reads the body, its offsets reported as file offsets. */
+static int x_mszip_total(const struct bin_reader *br, size_t *size)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t x_mszip_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Record an error at body offset `off` (reported as a file offset). */
-static int x_mszip_error(struct diag *d, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int x_mszip_error(struct diag *d, size_t off, const char *fmt, ...)
-{
-	char msg[DIAG_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	diag_at_offset(d, (uint64_t)off + X_HEADER_BYTES, "%s", msg);
-	return -EINVAL;
-}
-
-/* The declared total: plausible before anything is allocated for it. */
-static int x_mszip_total(const unsigned char *p, size_t len, size_t *size, struct diag *d)
-{
+	size_t len = br->len;
 	uint32_t total;
 
-	if (len < 4)
-		return x_mszip_error(d, 0, "the compressed body is %zu bytes, too short for its "
-				     "4-byte decompressed size", len);
-	total = x_mszip_le32(p);
+	if (!bin_fits(br, 0, 4))
+		return bin_error(br, 0, "the compressed body is %zu bytes, too short for its "
+				 "4-byte decompressed size", len);
+	total = bin_le32(br->data);
 	if (total < X_HEADER_BYTES)
-		return x_mszip_error(d, 0, "declares a decompressed size of %u bytes, less than "
-				     "the 16-byte header it includes", total);
+		return bin_error(br, 0, "declares a decompressed size of %u bytes, less than "
+				 "the 16-byte header it includes", total);
 	if (total > X_MAX_BYTES)
-		return x_mszip_error(d, 0, "declares a decompressed size of %u bytes, more than "
-				     "the %u-byte limit", total, X_MAX_BYTES);
+		return bin_error(br, 0, "declares a decompressed size of %u bytes, more than "
+				 "the %u-byte limit", total, X_MAX_BYTES);
 	/* So that 30 bytes cannot ask us for 1 GiB. */
 	if ((uint64_t)total - X_HEADER_BYTES > (uint64_t)(len - 4) * X_MSZIP_MAX_RATIO)
-		return x_mszip_error(d, 0, "declares %u decompressed bytes, more than %zu "
-				     "compressed bytes can hold (DEFLATE expands at most %u:1)",
-				     total - X_HEADER_BYTES, len - 4, X_MSZIP_MAX_RATIO);
+		return bin_error(br, 0, "declares %u decompressed bytes, more than %zu "
+				 "compressed bytes can hold (DEFLATE expands at most %u:1)",
+				 total - X_HEADER_BYTES, len - 4, X_MSZIP_MAX_RATIO);
 	*size = total - X_HEADER_BYTES;
 	return 0;
 }
@@ -93,29 +68,31 @@ static int x_mszip_total(const unsigned char *p, size_t len, size_t *size, struc
  * declared total still to come: both sizes checked against what remains
  * and the "CK" signature present.
  */
-static int x_mszip_header(const unsigned char *p, size_t len, size_t off, uint32_t n,
-			  size_t left, uint32_t *want, uint32_t *comp, struct diag *d)
+static int x_mszip_header(const struct bin_reader *br, size_t off, uint32_t n, size_t left,
+			  uint32_t *want, uint32_t *comp)
 {
-	if (len - off < 4)
-		return x_mszip_error(d, off, "the file ends at chunk %u with %zu declared "
-				     "decompressed bytes still missing", n, left);
-	*want = x_mszip_le16(p + off);
-	*comp = x_mszip_le16(p + off + 2);
+	const unsigned char *p = br->data;
+
+	if (!bin_fits(br, off, 4))
+		return bin_error(br, off, "the file ends at chunk %u with %zu declared "
+				 "decompressed bytes still missing", n, left);
+	*want = bin_le16(p + off);
+	*comp = bin_le16(p + off + 2);
 	if (*want == 0 || *want > X_MSZIP_CHUNK_MAX)
-		return x_mszip_error(d, off, "chunk %u declares %u uncompressed bytes, not 1 to %u",
-				     n, *want, X_MSZIP_CHUNK_MAX);
+		return bin_error(br, off, "chunk %u declares %u uncompressed bytes, not 1 to %u",
+				 n, *want, X_MSZIP_CHUNK_MAX);
 	if (*want > left)
-		return x_mszip_error(d, off, "chunk %u declares %u uncompressed bytes, more than "
-				     "the %zu left of the declared total", n, *want, left);
+		return bin_error(br, off, "chunk %u declares %u uncompressed bytes, more than "
+				 "the %zu left of the declared total", n, *want, left);
 	if (*comp < 2)
-		return x_mszip_error(d, off + 2, "chunk %u declares %u compressed bytes, fewer "
-				     "than its 2-byte \"CK\"", n, *comp);
-	if (*comp > len - off - 4)
-		return x_mszip_error(d, off + 2, "chunk %u declares %u compressed bytes but the "
-				     "file has %zu left", n, *comp, len - off - 4);
+		return bin_error(br, off + 2, "chunk %u declares %u compressed bytes, fewer "
+				 "than its 2-byte \"CK\"", n, *comp);
+	if (!bin_fits(br, off + 4, *comp))
+		return bin_error(br, off + 2, "chunk %u declares %u compressed bytes but the "
+				 "file has %zu left", n, *comp, br->len - off - 4);
 	if (p[off + 4] != 'C' || p[off + 5] != 'K')
-		return x_mszip_error(d, off + 4, "chunk %u does not start with \"CK\" (found "
-				     "0x%02x 0x%02x)", n, p[off + 4], p[off + 5]);
+		return bin_error(br, off + 4, "chunk %u does not start with \"CK\" (found "
+				 "0x%02x 0x%02x)", n, p[off + 4], p[off + 5]);
 	return 0;
 }
 
@@ -124,8 +101,9 @@ static int x_mszip_header(const unsigned char *p, size_t len, size_t off, uint32
  * `want` bytes at out + done, the `done` bytes before it being its history.
  * `at` is the offset of the chunk's header in the body.
  */
-static int x_mszip_chunk(z_stream *zs, const unsigned char *in, uint32_t in_len, char *out,
-			 size_t done, uint32_t want, uint32_t n, size_t at, struct diag *d)
+static int x_mszip_chunk(z_stream *zs, const struct bin_reader *br, const unsigned char *in,
+			 uint32_t in_len, char *out, size_t done, uint32_t want, uint32_t n,
+			 size_t at)
 {
 	size_t hist = done < X_MSZIP_HISTORY ? done : X_MSZIP_HISTORY;
 	int zrc;
@@ -143,27 +121,27 @@ static int x_mszip_chunk(z_stream *zs, const unsigned char *in, uint32_t in_len,
 	if (zrc == Z_MEM_ERROR)
 		return -ENOMEM;
 	if (zrc == Z_DATA_ERROR)
-		return x_mszip_error(d, at + 6, "chunk %u: corrupt DEFLATE data (%s)", n,
-				     zs->msg ? zs->msg : "zlib gives no reason");
+		return bin_error(br, at + 6, "chunk %u: corrupt DEFLATE data (%s)", n,
+				 zs->msg ? zs->msg : "zlib gives no reason");
 	if (zrc == Z_STREAM_END && zs->avail_out > 0)
-		return x_mszip_error(d, at, "chunk %u inflates to %u bytes but declares %u "
-				     "uncompressed bytes", n, want - zs->avail_out, want);
+		return bin_error(br, at, "chunk %u inflates to %u bytes but declares %u "
+				 "uncompressed bytes", n, want - zs->avail_out, want);
 	if (zrc == Z_STREAM_END && zs->avail_in > 0)
-		return x_mszip_error(d, at, "chunk %u: its DEFLATE stream ends %u bytes before "
-				     "the %u compressed bytes it declares", n, zs->avail_in,
-				     in_len + 2);
+		return bin_error(br, at, "chunk %u: its DEFLATE stream ends %u bytes before "
+				 "the %u compressed bytes it declares", n, zs->avail_in,
+				 in_len + 2);
 	if (zrc != Z_STREAM_END && zs->avail_out == 0)
-		return x_mszip_error(d, at, "chunk %u inflates to more than the %u uncompressed "
-				     "bytes it declares", n, want);
+		return bin_error(br, at, "chunk %u inflates to more than the %u uncompressed "
+				 "bytes it declares", n, want);
 	if (zrc != Z_STREAM_END)        /* out of input with room left */
-		return x_mszip_error(d, at, "chunk %u: its DEFLATE stream is cut short, %u of the "
-				     "%u declared bytes inflated", n, want - zs->avail_out, want);
+		return bin_error(br, at, "chunk %u: its DEFLATE stream is cut short, %u of the "
+				 "%u declared bytes inflated", n, want - zs->avail_out, want);
 	return 0;
 }
 
 int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, struct diag *d)
 {
-	const unsigned char *p = (const unsigned char *)data;
+	struct bin_reader br;
 	size_t size = 0, done = 0, off = 4;
 	uint32_t n = 0;
 	z_stream zs;
@@ -172,7 +150,10 @@ int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, s
 
 	*out = NULL;
 	*out_len = 0;
-	rc = x_mszip_total(p, len, &size, d);
+	/* Offsets in messages count from the start of the file. */
+	bin_init(&br, data, len, d);
+	br.base = X_HEADER_BYTES;
+	rc = x_mszip_total(&br, &size);
 	if (rc < 0)
 		return rc;
 	buf = malloc(size > 0 ? size : 1);
@@ -186,9 +167,10 @@ int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, s
 	while (done < size) {
 		uint32_t want = 0, comp = 0;
 
-		rc = x_mszip_header(p, len, off, n, size - done, &want, &comp, d);
+		rc = x_mszip_header(&br, off, n, size - done, &want, &comp);
 		if (rc == 0)
-			rc = x_mszip_chunk(&zs, p + off + 6, comp - 2, buf, done, want, n, off, d);
+			rc = x_mszip_chunk(&zs, &br, br.data + off + 6, comp - 2, buf, done, want, n,
+					   off);
 		if (rc < 0)
 			goto out;
 		done += want;
@@ -196,7 +178,7 @@ int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, s
 		n++;
 	}
 	if (off < len) {
-		rc = x_mszip_error(d, off, "%zu bytes follow the compressed data (the declared "
+		rc = bin_error(&br, off, "%zu bytes follow the compressed data (the declared "
 				   "%zu bytes are complete before them)", len - off,
 				   size + X_HEADER_BYTES);
 		goto out;

@@ -1,0 +1,342 @@
+/*
+ * m2.c - an M2 file from the top: size, magic and version, every
+ * {count, offset} pair of the 0x144-byte header checked against the file
+ * before anything else, the bounding floats and the name, the one
+ * allocation the model needs, then each part (m2_internal.h) in an order
+ * where what a part checks against is already known: sequences before
+ * tracks, bones before what hangs on them, vertices before views.
+ */
+#include "daemon/formats/m2_internal.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every pair of the header: where, the size of one element, its name. */
+static const struct m2_header_pair {
+	uint16_t field;
+	uint16_t size;
+	const char *name;
+} m2_pairs[] = {
+	{ M2_HDR_NAME, 1, "the model name" },
+	{ M2_HDR_GLOBAL_SEQUENCES, 4, "global sequences" },
+	{ M2_HDR_SEQUENCES, M2_SEQUENCE_BYTES, "sequences" },
+	{ M2_HDR_ANIMATION_LOOKUP, 2, "the animation lookup" },
+	{ M2_HDR_PLAYABLE_LOOKUP, 4, "the playable animation lookup" },
+	{ M2_HDR_BONES, M2_BONE_BYTES, "bones" },
+	{ M2_HDR_KEY_BONE_LOOKUP, 2, "the key-bone lookup" },
+	{ M2_HDR_VERTICES, M2_VERTEX_BYTES, "vertices" },
+	{ M2_HDR_VIEWS, M2_VIEW_BYTES, "views" },
+	{ M2_HDR_COLORS, 56, "colors" },
+	{ M2_HDR_TEXTURES, 16, "textures" },
+	{ M2_HDR_TRANSPARENCY, 28, "transparency" },
+	/* Always empty in the files the public tools describe; no source
+	 * gives the record's size, so each is taken as at least a byte. */
+	{ M2_HDR_TEXTURE_FLIPBOOKS, 1, "texture flipbooks" },
+	{ M2_HDR_TEXTURE_ANIMATIONS, 84, "texture animations" },
+	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, 2, "the replaceable texture lookup" },
+	{ M2_HDR_RENDER_FLAGS, 4, "render flags" },
+	{ M2_HDR_BONE_LOOKUP, 2, "the bone lookup" },
+	{ M2_HDR_TEXTURE_LOOKUP, 2, "the texture lookup" },
+	{ M2_HDR_TEXTURE_UNIT_LOOKUP, 2, "the texture unit lookup" },
+	{ M2_HDR_TRANSPARENCY_LOOKUP, 2, "the transparency lookup" },
+	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, 2, "the texture animation lookup" },
+	{ M2_HDR_BOUNDING_TRIANGLES, 2, "bounding triangles" },
+	{ M2_HDR_BOUNDING_VERTICES, 12, "bounding vertices" },
+	{ M2_HDR_BOUNDING_NORMALS, 12, "bounding normals" },
+	{ M2_HDR_ATTACHMENTS, M2_ATTACHMENT_BYTES, "attachments" },
+	{ M2_HDR_ATTACHMENT_LOOKUP, 2, "the attachment lookup" },
+	{ M2_HDR_EVENTS, M2_EVENT_BYTES, "events" },
+	{ M2_HDR_LIGHTS, 212, "lights" },
+	{ M2_HDR_CAMERAS, 124, "cameras" },
+	{ M2_HDR_CAMERA_LOOKUP, 2, "the camera lookup" },
+	{ M2_HDR_RIBBONS, 220, "ribbon emitters" },
+	{ M2_HDR_PARTICLE_EMITTERS, M2_EMITTER_BYTES, "particle emitters" },
+};
+
+/* The blocks the model keeps undecoded, and where. */
+static const struct {
+	uint16_t field;
+	size_t member;
+} m2_kept[] = {
+	{ M2_HDR_ANIMATION_LOOKUP, offsetof(struct m2_model, animation_lookup) },
+	{ M2_HDR_PLAYABLE_LOOKUP, offsetof(struct m2_model, playable_lookup) },
+	{ M2_HDR_KEY_BONE_LOOKUP, offsetof(struct m2_model, key_bone_lookup) },
+	{ M2_HDR_BONE_LOOKUP, offsetof(struct m2_model, bone_lookup) },
+	{ M2_HDR_ATTACHMENT_LOOKUP, offsetof(struct m2_model, attachment_lookup) },
+	{ M2_HDR_COLORS, offsetof(struct m2_model, colors) },
+	{ M2_HDR_TEXTURES, offsetof(struct m2_model, textures) },
+	{ M2_HDR_TRANSPARENCY, offsetof(struct m2_model, transparency) },
+	{ M2_HDR_TEXTURE_FLIPBOOKS, offsetof(struct m2_model, texture_flipbooks) },
+	{ M2_HDR_TEXTURE_ANIMATIONS, offsetof(struct m2_model, texture_animations) },
+	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, offsetof(struct m2_model, replaceable_texture_lookup) },
+	{ M2_HDR_RENDER_FLAGS, offsetof(struct m2_model, render_flags) },
+	{ M2_HDR_TEXTURE_LOOKUP, offsetof(struct m2_model, texture_lookup) },
+	{ M2_HDR_TEXTURE_UNIT_LOOKUP, offsetof(struct m2_model, texture_unit_lookup) },
+	{ M2_HDR_TRANSPARENCY_LOOKUP, offsetof(struct m2_model, transparency_lookup) },
+	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, offsetof(struct m2_model, texture_animation_lookup) },
+	{ M2_HDR_BOUNDING_TRIANGLES, offsetof(struct m2_model, bounding_triangles) },
+	{ M2_HDR_BOUNDING_VERTICES, offsetof(struct m2_model, bounding_vertices) },
+	{ M2_HDR_BOUNDING_NORMALS, offsetof(struct m2_model, bounding_normals) },
+	{ M2_HDR_LIGHTS, offsetof(struct m2_model, lights) },
+	{ M2_HDR_CAMERAS, offsetof(struct m2_model, cameras) },
+	{ M2_HDR_CAMERA_LOOKUP, offsetof(struct m2_model, camera_lookup) },
+	{ M2_HDR_RIBBONS, offsetof(struct m2_model, ribbons) },
+};
+
+int m2_error(const struct m2_ctx *c, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = bin_verror(&c->r, off, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int m2_array(const struct m2_ctx *c, uint64_t at, uint32_t size, struct m2_block *out,
+	     const char *fmt, ...)
+{
+	char name[160];
+	va_list ap;
+
+	out->count = bin_le32(c->r.data + at);
+	out->offset = bin_le32(c->r.data + at + 4);
+	out->data = NULL;
+	if (out->count == 0)
+		return 0;
+	if (bin_array_fits(&c->r, out->offset, out->count, size) &&
+	    out->offset >= M2_HEADER_BYTES) {
+		out->data = c->r.data + out->offset;
+		return 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	if (out->offset < M2_HEADER_BYTES)
+		return m2_error(c, at, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside the "
+				"0x%x-byte header (data follows the header)", name, out->count,
+				out->offset, M2_HEADER_BYTES);
+	return bin_array_error(&c->r, at, out->count, out->offset, size, name);
+}
+
+const struct m2_block *m2_header_block(const struct m2_ctx *c, enum m2_header_field field)
+{
+	return &c->hdr[field / 4];
+}
+
+void *m2_alloc(struct m2_ctx *c, size_t count, size_t size)
+{
+	/* The arena was sized for exactly these requests (m2_arena_size). */
+	size_t n = (count * size + 15) & ~(size_t)15;
+	void *p = c->arena + c->arena_used;
+
+	assert(n <= c->arena_size - c->arena_used);
+	c->arena_used += n;
+	return p;
+}
+
+int m2_spend(struct m2_ctx *c, uint64_t n, uint64_t at)
+{
+	if (n <= c->budget) {
+		c->budget -= n;
+		return 0;
+	}
+	return m2_error(c, at, "the arrays of the tracks and views so far add up to more than %u "
+			"times the file's size: records sharing arrays this much are refused (the "
+			"parse would take quadratic time)", M2_SHARE_FACTOR);
+}
+
+const char *m2_owner_name(const struct m2_owner *w, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s %" PRIu32 " %s", w->kind, w->index, w->field);
+	return buf;
+}
+
+int m2_lookup_check(const struct m2_ctx *c, const struct m2_block *b, uint32_t stride,
+		    bool is_signed, uint32_t limit, const char *what, const char *target,
+		    const char *targets)
+{
+	for (uint32_t i = 0; i < b->count; i++) {
+		const unsigned char *p = b->data + (size_t)i * stride;
+		int32_t v = is_signed ? bin_les16(p) : (int32_t)bin_le16(p);
+
+		if (v == -1 && is_signed)
+			continue;
+		if (v < 0)
+			return m2_error(c, (uint64_t)(p - c->r.data), "%s entry %" PRIu32 " is %"
+					PRId32 ": entries are -1 (none) or a %s", what, i, v,
+					target);
+		if ((uint32_t)v >= limit)
+			return m2_error(c, (uint64_t)(p - c->r.data), "%s entry %" PRIu32
+					" names %s %" PRId32 ", but the model has %" PRIu32 " %s",
+					what, i, target, v, limit, targets);
+	}
+	return 0;
+}
+
+/* Four bytes for a message: printable as is, the rest as \xNN. */
+static const char *m2_show4(const unsigned char *p, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < 4 && o + 5 < size; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+			buf[o++] = (char)p[i];
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", p[i]);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static int m2_header(struct m2_ctx *c)
+{
+	const unsigned char *p = c->r.data;
+	char shown[24];
+	uint32_t version;
+
+	if (c->r.len > M2_MAX_BYTES)
+		return m2_error(c, 0, "%zu bytes: larger than the %u-byte limit for M2 files",
+				c->r.len, M2_MAX_BYTES);
+	if (c->r.len < 4 || memcmp(p, "MD20", 4) != 0) {
+		if (c->r.len >= 4 && memcmp(p, "MD21", 4) == 0)
+			return m2_error(c, 0, "a chunked M2 (\"MD21\", Legion and later): animd "
+					"reads classic \"MD20\" models, versions 256 and 257");
+		if (c->r.len < 4)
+			return m2_error(c, 0, "%zu bytes: too short for the \"MD20\" magic",
+					c->r.len);
+		return m2_error(c, 0, "not an M2 file: it starts \"%s\", not \"MD20\"",
+				m2_show4(p, shown, sizeof shown));
+	}
+	if (c->r.len < 8)
+		return m2_error(c, 4, "the file ends inside the version (%zu bytes)", c->r.len);
+	version = bin_le32(p + M2_HDR_VERSION);
+	if (version != 256 && version != 257)
+		return m2_error(c, M2_HDR_VERSION, "unsupported M2 version %" PRIu32
+				" (animd reads 256 and 257)", version);
+	if (c->r.len < M2_HEADER_BYTES)
+		return m2_error(c, c->r.len, "the file ends at 0x%zx, inside the 0x%x-byte header",
+				c->r.len, M2_HEADER_BYTES);
+	for (size_t i = 0; i < sizeof m2_pairs / sizeof m2_pairs[0]; i++) {
+		const struct m2_header_pair *hp = &m2_pairs[i];
+		int rc = m2_array(c, hp->field, hp->size, &c->hdr[hp->field / 4], "%s", hp->name);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Everything m2_alloc will be asked for, in 64 bits: the counts are
+ * already known to fit in the file, so the total is a small multiple of
+ * its size. */
+static uint64_t m2_arena_size(const struct m2_ctx *c)
+{
+	const struct {
+		enum m2_header_field field;
+		uint64_t size;
+	} parts[] = {
+		{ M2_HDR_NAME, 1 },
+		{ M2_HDR_GLOBAL_SEQUENCES, sizeof(uint32_t) },
+		{ M2_HDR_SEQUENCES, sizeof(struct m2_sequence) },
+		{ M2_HDR_BONES, sizeof(struct m2_bone) },
+		{ M2_HDR_BONES, sizeof(uint32_t) },     /* bone_order */
+		{ M2_HDR_BONES, sizeof(uint32_t) },     /* the order's scratch */
+		{ M2_HDR_VERTICES, sizeof(struct m2_vertex) },
+		{ M2_HDR_VIEWS, sizeof(struct m2_view) },
+		{ M2_HDR_ATTACHMENTS, sizeof(struct m2_attachment) },
+		{ M2_HDR_EVENTS, sizeof(struct m2_event) },
+		{ M2_HDR_PARTICLE_EMITTERS, sizeof(struct m2_emitter) },
+	};
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		total += ((m2_header_block(c, parts[i].field)->count + 1) * parts[i].size + 15) &
+			 ~(uint64_t)15;
+	return total;
+}
+
+/* The bounding floats, the flags and the name. */
+static void m2_header_values(struct m2_ctx *c)
+{
+	const unsigned char *p = c->r.data;
+	const struct m2_block *name = m2_header_block(c, M2_HDR_NAME);
+	struct m2_model *m = c->m;
+	size_t n;
+
+	m->version = bin_le32(p + M2_HDR_VERSION);
+	m->global_flags = bin_le32(p + M2_HDR_GLOBAL_FLAGS);
+	for (int i = 0; i < 3; i++) {
+		m->bounds_min[i] = bin_lef32(p + M2_HDR_BOUNDS + 4 * i);
+		m->bounds_max[i] = bin_lef32(p + M2_HDR_BOUNDS + 12 + 4 * i);
+		m->collision_min[i] = bin_lef32(p + M2_HDR_BOUNDS + 28 + 4 * i);
+		m->collision_max[i] = bin_lef32(p + M2_HDR_BOUNDS + 40 + 4 * i);
+	}
+	m->bounds_radius = bin_lef32(p + M2_HDR_BOUNDS + 24);
+	m->collision_radius = bin_lef32(p + M2_HDR_BOUNDS + 52);
+	/* The stored length counts the terminating NUL; a name without one
+	 * is taken whole, one with bytes after its NUL ends at the NUL. */
+	m->name = m2_alloc(c, (size_t)name->count + 1, 1);
+	n = name->count == 0 ? 0 : strnlen((const char *)name->data, name->count);
+	if (n > 0)
+		memcpy(m->name, name->data, n);
+	m->name[n] = '\0';
+	for (size_t i = 0; i < sizeof m2_kept / sizeof m2_kept[0]; i++)
+		memcpy((char *)m + m2_kept[i].member, m2_header_block(c, m2_kept[i].field),
+		       sizeof(struct m2_block));
+}
+
+int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d)
+{
+	struct m2_ctx c;
+	uint64_t arena;
+	int rc;
+
+	*out = NULL;
+	memset(&c, 0, sizeof c);
+	bin_init(&c.r, data, len, d);
+	rc = m2_header(&c);
+	if (rc < 0)
+		return rc;
+	arena = sizeof(struct m2_model) + 16 + m2_arena_size(&c);
+	if (arena > SIZE_MAX)
+		return -ENOMEM;
+	c.arena = calloc(1, (size_t)arena);
+	if (c.arena == NULL)
+		return -ENOMEM;
+	c.arena_size = (size_t)arena;
+	c.m = m2_alloc(&c, 1, sizeof *c.m);
+	c.budget = (uint64_t)len * M2_SHARE_FACTOR + M2_SHARE_SLACK;
+	m2_header_values(&c);
+	rc = m2_sequence_read(&c);
+	if (rc == 0)
+		rc = m2_bone_read(&c);
+	if (rc == 0)
+		rc = m2_attach_read(&c);
+	if (rc == 0)
+		rc = m2_sequence_lookups(&c);
+	if (rc == 0)
+		rc = m2_vertex_read(&c);
+	if (rc == 0)
+		rc = m2_view_read(&c);
+	if (rc == 0)
+		rc = m2_emitter_read(&c);
+	if (rc < 0) {
+		free(c.arena);
+		return rc;
+	}
+	*out = c.m;
+	return 0;
+}
+
+void m2_model_free(struct m2_model *m)
+{
+	/* The model is the start of its one allocation. */
+	free(m);
+}

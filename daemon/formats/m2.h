@@ -1,0 +1,528 @@
+/*
+ * m2.h - classic World of Warcraft M2 ("MD20", version 256; 257 accepted):
+ * bytes in, a validated model out.
+ *
+ * ZERO-COPY: the model points into the buffer it was parsed from (every
+ * `const unsigned char *` below: track keys, lookup tables, the views'
+ * index lists).  It is valid only while that buffer lives and is
+ * unchanged; free the model first.  Those pointers may be unaligned: read
+ * them with the m2_* accessors below (or bin_reader.h's loads), never by
+ * casting.  Everything else (the records: sequences, bones, vertices,
+ * emitters, ...) is decoded into the model, which owns it (one
+ * allocation, freed by m2_model_free).
+ *
+ * Values are the file's: nothing is converted to animd's runtime
+ * conventions.  Quaternions are stored x, y, z, w as in the file; M2 is
+ * right-handed and Z-up; times are the file's milliseconds on the one
+ * timeline all sequences share.  Floats are not checked for finiteness
+ * except in bone tracks and pivots (the pose engine's inputs), where a NaN
+ * or infinity is an error.
+ *
+ * What is validated (every failure: -EINVAL and a diag at the file offset
+ * of the offending field, worded for a person: "bone 12 rotation:
+ * interpolation 7 is not 0..3 ..."):
+ *  - the 0x144-byte header: magic "MD20", version 256 or 257, every
+ *    {count, offset} pair (the blocks animd does not read as well) inside
+ *    the file in 64-bit arithmetic and, when not empty, not inside the
+ *    header; the name; files larger than M2_MAX_BYTES are refused;
+ *  - sequences: end_ms >= start_ms; next_variation -1 or a sequence; an
+ *    alias (flag 0x40) names an existing sequence and its chain reaches a
+ *    sequence that is no alias (alias_target below), without a loop;
+ *  - bones: parent -1 or another bone (never itself), no cycles (parents
+ *    may come after their children: bone_order is a topological order);
+ *  - tracks (m2_track below): interpolation 0..3, global sequence -1 or
+ *    one that exists, ranges none or one per sequence (any number on a
+ *    global-sequence track, whose keys run on their own clock), each range
+ *    first <= last < key count ({0, 0} on a track without keys), as many
+ *    values as timestamps, timestamps non-decreasing;
+ *  - lookups: animation lookup -1 or a sequence; playable animation lookup
+ *    fallback -1 or an entry of that table; key-bone lookup -1 or a bone;
+ *    bone lookup a bone; attachment lookup -1 or an attachment;
+ *  - vertices: weights sum to 255, or to 0 (a vertex no bone moves: it
+ *    stays where the file puts it, counted in unweighted_vertex_count);
+ *    every bone index whose weight is not 0 names a bone (bone indices
+ *    index the bones directly, not the bone lookup: WMV and WMVx skin
+ *    with bones[vertex.bones[i]]);
+ *  - views: every index of a view's vertex list names a vertex, the
+ *    triangle list holds whole triangles whose corners name entries of the
+ *    vertex list; their other arrays are bounds-checked only;
+ *  - attachments, events, particle emitters: their bone exists; their
+ *    tracks as above; an emitter's two file-name lists and spline points
+ *    inside the file.
+ * Not validated beyond bounds: textures, colors, transparency, texture
+ * animations and flipbooks, render flags, the texture/transparency/
+ * texture-animation/replaceable-texture/texture-unit/camera lookups,
+ * collision geometry, lights, cameras, ribbons, and views' submeshes,
+ * texture units and properties (read them with m2_view_submesh etc.; their
+ * indices are the file's).
+ */
+#ifndef ANIMD_M2_H
+#define ANIMD_M2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/formats/bin_reader.h"
+#include "daemon/formats/diag.h"
+
+#define M2_HEADER_BYTES 0x144u
+/* Offsets are 32-bit; real models are a few MB.  Larger files are refused
+ * before anything is read. */
+#define M2_MAX_BYTES (1024u * 1024u * 1024u)
+
+/* Header fields: the offset of each {count, offset} pair (the count; the
+ * offset follows it), and of the 14 bounding floats. */
+enum m2_header_field {
+	M2_HDR_MAGIC = 0x000,
+	M2_HDR_VERSION = 0x004,
+	M2_HDR_NAME = 0x008,
+	M2_HDR_GLOBAL_FLAGS = 0x010,
+	M2_HDR_GLOBAL_SEQUENCES = 0x014,
+	M2_HDR_SEQUENCES = 0x01c,
+	M2_HDR_ANIMATION_LOOKUP = 0x024,
+	M2_HDR_PLAYABLE_LOOKUP = 0x02c,
+	M2_HDR_BONES = 0x034,
+	M2_HDR_KEY_BONE_LOOKUP = 0x03c,
+	M2_HDR_VERTICES = 0x044,
+	M2_HDR_VIEWS = 0x04c,
+	M2_HDR_COLORS = 0x054,
+	M2_HDR_TEXTURES = 0x05c,
+	M2_HDR_TRANSPARENCY = 0x064,
+	M2_HDR_TEXTURE_FLIPBOOKS = 0x06c,
+	M2_HDR_TEXTURE_ANIMATIONS = 0x074,
+	M2_HDR_REPLACEABLE_TEXTURE_LOOKUP = 0x07c,
+	M2_HDR_RENDER_FLAGS = 0x084,
+	M2_HDR_BONE_LOOKUP = 0x08c,
+	M2_HDR_TEXTURE_LOOKUP = 0x094,
+	M2_HDR_TEXTURE_UNIT_LOOKUP = 0x09c,
+	M2_HDR_TRANSPARENCY_LOOKUP = 0x0a4,
+	M2_HDR_TEXTURE_ANIMATION_LOOKUP = 0x0ac,
+	M2_HDR_BOUNDS = 0x0b4,                  /* 14 floats */
+	M2_HDR_BOUNDING_TRIANGLES = 0x0ec,
+	M2_HDR_BOUNDING_VERTICES = 0x0f4,
+	M2_HDR_BOUNDING_NORMALS = 0x0fc,
+	M2_HDR_ATTACHMENTS = 0x104,
+	M2_HDR_ATTACHMENT_LOOKUP = 0x10c,
+	M2_HDR_EVENTS = 0x114,
+	M2_HDR_LIGHTS = 0x11c,
+	M2_HDR_CAMERAS = 0x124,
+	M2_HDR_CAMERA_LOOKUP = 0x12c,
+	M2_HDR_RIBBONS = 0x134,
+	M2_HDR_PARTICLE_EMITTERS = 0x13c,
+};
+
+/* Record sizes of version 256. */
+#define M2_SEQUENCE_BYTES 68u
+#define M2_BONE_BYTES 108u
+#define M2_VERTEX_BYTES 48u
+#define M2_VIEW_BYTES 44u
+#define M2_SUBMESH_BYTES 32u
+#define M2_TEXTURE_UNIT_BYTES 24u
+#define M2_TRACK_BYTES 28u
+#define M2_TRACK_BASE_BYTES 20u                 /* a track without values (events) */
+#define M2_ATTACHMENT_BYTES 48u
+#define M2_EVENT_BYTES 44u
+#define M2_EMITTER_BYTES 0x1f8u
+
+/*
+ * Interpolation, the one place its numbering lives.  M2 keeps Warcraft
+ * III's: 0 step, 1 linear, 2 hermite, 3 bezier (FORMATS.md; WMV's
+ * INTERPOLATION_HERMITE is 2.  The wowdev wiki and the tools derived from
+ * it list 2 as bezier and 3 as hermite: we follow FORMATS.md).  For 2 and
+ * 3 every key stores {value, in tangent, out tangent}.
+ */
+enum m2_interp {
+	M2_INTERP_STEP = 0,
+	M2_INTERP_LINEAR = 1,
+	M2_INTERP_HERMITE = 2,
+	M2_INTERP_BEZIER = 3,
+};
+#define M2_INTERP_MAX M2_INTERP_BEZIER
+
+/* What a track's values are. */
+enum m2_value_type {
+	M2_VALUE_NONE,          /* timestamps only (event tracks) */
+	M2_VALUE_FLOAT,         /* 1 float */
+	M2_VALUE_VEC3,          /* 3 floats */
+	M2_VALUE_QUAT,          /* 4 floats x, y, z, w */
+	M2_VALUE_U8,            /* 1 byte (on/off tracks) */
+};
+
+/*
+ * One animated value: 28 bytes in the file, `uint16 interpolation, int16
+ * global_sequence, {count, offset} ranges, {count, offset} timestamps,
+ * {count, offset} values`.
+ *
+ * All sequences share one millisecond timeline: sequence s plays the keys
+ * ranges[s] = {first, last} (inclusive key indices), of which the ones
+ * whose times fall in [start_ms, end_ms] are its own.  A track without
+ * ranges has keys for no sequence in particular (a static value, or a
+ * global-sequence track).  A global-sequence track (global_sequence >= 0)
+ * runs on its own clock, time mod global_sequences[g] (0: hold the first
+ * key), over all its keys; its ranges, if any, are validated but mean
+ * nothing for evaluation.
+ */
+struct m2_track {
+	uint32_t offset;                /* of the 28-byte record in the file */
+	uint16_t interpolation;         /* enum m2_interp */
+	int16_t global_sequence;        /* -1, or an index into global_sequences */
+	uint8_t value_type;             /* enum m2_value_type */
+	uint8_t value_bytes;            /* of one value: 4, 12, 16 or 1 (0: NONE) */
+	uint16_t key_bytes;             /* between keys: value_bytes, 3x that for
+					   hermite and bezier */
+	uint32_t range_count;           /* 0, or sequence_count (global: any) */
+	uint32_t key_count;             /* timestamps, and values unless NONE */
+	const unsigned char *ranges;    /* range_count x {uint32 first, last} */
+	const unsigned char *times;     /* key_count x uint32 ms, non-decreasing */
+	const unsigned char *values;    /* key_count x key_bytes (NULL if NONE) */
+};
+
+/* Parts of a hermite or bezier key. */
+enum m2_key_part {
+	M2_KEY_VALUE = 0,
+	M2_KEY_IN_TANGENT = 1,
+	M2_KEY_OUT_TANGENT = 2,
+};
+
+static inline uint32_t m2_track_time(const struct m2_track *t, uint32_t k)
+{
+	return bin_le32(t->times + (size_t)k * 4);
+}
+
+/* Sequence s's key range (s < range_count). */
+static inline void m2_track_range(const struct m2_track *t, uint32_t s, uint32_t *first,
+				  uint32_t *last)
+{
+	*first = bin_le32(t->ranges + (size_t)s * 8);
+	*last = bin_le32(t->ranges + (size_t)s * 8 + 4);
+}
+
+/* Key k's value (or, for hermite and bezier, the part asked for) as
+ * floats: 1, 3 or 4 of them by value_type (FLOAT, VEC3, QUAT).  Parts
+ * other than M2_KEY_VALUE exist only when key_bytes > value_bytes. */
+static inline void m2_track_floats(const struct m2_track *t, uint32_t k, enum m2_key_part part,
+				   float *out)
+{
+	const unsigned char *p = t->values + (size_t)k * t->key_bytes + (size_t)part * t->value_bytes;
+
+	for (unsigned i = 0; i < t->value_bytes / 4u; i++)
+		out[i] = bin_lef32(p + 4 * i);
+}
+
+/* Key k's value of a U8 track. */
+static inline uint8_t m2_track_u8(const struct m2_track *t, uint32_t k, enum m2_key_part part)
+{
+	return t->values[(size_t)k * t->key_bytes + (size_t)part];
+}
+
+struct m2_model;
+
+/*
+ * The keys of track t that sequence s plays: [*first, *end).  s is
+ * resolved through its alias chain first (alias_target).  Then:
+ *  - a track without keys: none;
+ *  - a global-sequence track, or one without ranges: all its keys (a
+ *    static value, or keys on their own clock);
+ *  - otherwise the sequence's range, narrowed to the keys whose times fall
+ *    inside the sequence's window [start_ms, end_ms] (FORMATS.md); when
+ *    none does, the whole range (which then holds its nearest key, as WMV
+ *    holds a range of one key).
+ * s must be below the model's sequence_count when the track has ranges.
+ */
+void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+		   uint32_t *first, uint32_t *end);
+
+/* ---- sequences ---- */
+
+#define M2_SEQ_LOOPING 0x20u    /* FORMATS.md; (the wowdev wiki reads 0x20 as
+				   "data in the model", always set here) */
+#define M2_SEQ_ALIAS 0x40u      /* plays alias_next's keys */
+
+struct m2_sequence {
+	uint16_t id;                    /* AnimationData.dbc id */
+	uint16_t variation;
+	uint32_t start_ms, end_ms;      /* window on the shared timeline, end >= start
+					   (equal: a zero-length sequence) */
+	float movespeed;
+	uint32_t flags;                 /* all bits as stored: M2_SEQ_* */
+	int16_t frequency;
+	uint16_t pad;
+	uint32_t replay_min, replay_max;
+	uint32_t blend_ms;
+	float box_min[3], box_max[3];
+	float radius;
+	int16_t next_variation;         /* -1, or a sequence */
+	uint16_t alias_next;            /* meaningful with M2_SEQ_ALIAS */
+	uint32_t alias_target;          /* the sequence whose keys and window this
+					   one plays: itself, or the end of its
+					   alias chain (never an alias) */
+};
+
+/* ---- bones ---- */
+
+#define M2_BONE_BILLBOARD 0x8u   /* faces the viewer: needs the camera */
+#define M2_BONE_ANIMATED 0x200u
+
+struct m2_bone {
+	uint32_t offset;                /* of the 108-byte record */
+	int32_t key_bone_id;            /* -1, or an id the key-bone lookup maps
+					   (not checked: ids are the client's) */
+	uint32_t flags;                 /* all bits as stored: M2_BONE_* */
+	int16_t parent;                 /* -1, or a bone (never itself) */
+	uint16_t submesh;
+	struct m2_track translation;    /* VEC3 */
+	struct m2_track rotation;       /* QUAT x, y, z, w */
+	struct m2_track scale;          /* VEC3 */
+	float pivot[3];
+	uint32_t depth;                 /* 0 for a root, parent's + 1 */
+};
+
+/* ---- geometry ---- */
+
+struct m2_vertex {
+	float position[3];
+	uint8_t weights[4];             /* sum 255, or 0 (no bone moves it) */
+	uint8_t bones[4];               /* bone indices; only those with a weight
+					   are checked and meaningful */
+	float normal[3];
+	float uv[2][2];                 /* two texture coordinate sets */
+};
+
+/*
+ * A view ("skin" profile, kept inside the file before Wrath of the Lich
+ * King; 44 bytes: five {count, offset} arrays and a uint32, no "SKIN"
+ * magic).  View 0 is the full-detail one.
+ *
+ *   vertex list     uint16 per view vertex: a model vertex (checked)
+ *   triangle list   uint16 per corner: a view vertex (checked), three
+ *                   corners per triangle, counter-clockwise as stored
+ *   properties      4 bytes per view vertex (bone lookup indices for the
+ *                   client's skinning palette), bounds only
+ *   submeshes       32 bytes each (m2_view_submesh), bounds only
+ *   texture units   24 bytes each, bounds only
+ */
+struct m2_view {
+	uint32_t offset;                /* of the 44-byte record */
+	uint32_t vertex_count;
+	uint32_t triangle_count;        /* corners / 3 */
+	uint32_t property_count;
+	uint32_t submesh_count;
+	uint32_t texture_unit_count;
+	uint32_t bone_count_max;
+	const unsigned char *vertices;  /* vertex_count x uint16 */
+	const unsigned char *corners;   /* 3 x triangle_count x uint16 */
+	const unsigned char *properties;
+	const unsigned char *submeshes;
+	const unsigned char *texture_units;
+};
+
+/* The model vertex of view vertex i (i < vertex_count). */
+static inline uint32_t m2_view_vertex(const struct m2_view *v, uint32_t i)
+{
+	return bin_le16(v->vertices + (size_t)i * 2);
+}
+
+/* Triangle t (t < triangle_count) as three model vertex indices, resolved
+ * through the view's vertex list: what the `vertices` space draws. */
+static inline void m2_view_triangle(const struct m2_view *v, uint32_t t, uint32_t out[3])
+{
+	for (unsigned c = 0; c < 3; c++)
+		out[c] = m2_view_vertex(v, bin_le16(v->corners + ((size_t)t * 3 + c) * 2));
+}
+
+/* A submesh (geoset) as stored; its ranges are the file's, unchecked. */
+struct m2_submesh {
+	uint16_t id;                    /* geoset id (body part / variant) */
+	uint16_t level;
+	uint16_t vertex_start, vertex_count;    /* into the view's vertex list */
+	uint16_t corner_start, corner_count;    /* into its triangle list */
+	uint16_t bone_count, bone_start;        /* into the bone lookup */
+	uint16_t bone_influences;
+	uint16_t root_bone;
+	float center[3];
+};
+
+void m2_view_submesh(const struct m2_view *v, uint32_t i, struct m2_submesh *out);
+
+/* ---- things hung on bones ---- */
+
+struct m2_attachment {
+	uint32_t offset;                /* of the 48-byte record */
+	uint32_t id;                    /* attachment point id (the lookup maps ids) */
+	uint16_t bone;                  /* checked */
+	uint16_t unknown;
+	float position[3];              /* relative to the bone */
+	struct m2_track animate;        /* U8: is the attached model animated */
+};
+
+/* An event: 44 bytes, a 4-character id, data, a bone, a position and a
+ * track of timestamps only (each one fires the event). */
+struct m2_event {
+	uint32_t offset;
+	char id[4];                     /* e.g. "$DTH"; not NUL-terminated */
+	uint32_t data;
+	uint32_t bone;                  /* checked */
+	float position[3];
+	struct m2_track enabled;        /* NONE: timestamps and ranges only */
+};
+
+/* The ten animated emitter parameters, tracks at 0x34 + 28 k. */
+enum m2_emitter_param {
+	M2_EMIT_SPEED,                  /* emission speed */
+	M2_EMIT_SPEED_VARIATION,        /* 0..1 */
+	M2_EMIT_VERTICAL_RANGE,         /* spread, 0..pi */
+	M2_EMIT_HORIZONTAL_RANGE,       /* 0..2 pi */
+	M2_EMIT_GRAVITY,
+	M2_EMIT_LIFESPAN,
+	M2_EMIT_RATE,                   /* emission rate */
+	M2_EMIT_AREA_LENGTH,
+	M2_EMIT_AREA_WIDTH,
+	M2_EMIT_Z_SOURCE,               /* "strong gravity" in the seed */
+	M2_EMIT_PARAMS
+};
+
+/* Its name in messages: "emission rate", ... */
+const char *m2_emitter_param_name(enum m2_emitter_param p);
+
+/*
+ * A particle emitter (0x1F8 bytes).  Field names follow the seed's table;
+ * where it says "unknown", the names the later public tools agree on
+ * (WMVx's version-256 record, pywowlib) are used and the seed's offset is
+ * given.  Every float is as stored.
+ */
+struct m2_emitter {
+	uint32_t offset;                /* of the record */
+	int32_t id;                     /* 0x000, usually -1 */
+	uint32_t flags;                 /* 0x004, all bits (0x1000: no billboard) */
+	float position[3];              /* 0x008, relative to the bone */
+	int16_t bone;                   /* 0x014, checked */
+	int16_t texture;                /* 0x016, as stored */
+	/* 0x018 and 0x020: the seed's two "lists of ints"; the later tools
+	 * read them as file names (a model the emitter spawns, a model whose
+	 * emitters it stands for).  Bounds-checked as bytes. */
+	uint32_t model_name_bytes;
+	const unsigned char *model_name;
+	uint32_t recursion_name_bytes;
+	const unsigned char *recursion_name;
+	int16_t blend_mode;             /* 0x028 */
+	int16_t emitter_type;           /* 0x02A: 1 plane, 2 sphere, 3 spline */
+	int16_t particle_type;          /* 0x02C: 0 normal, 1 quad to origin, 2 */
+	int16_t tile_rotation;          /* 0x02E: -1, 0, 1 */
+	int16_t rows, columns;          /* 0x030, 0x032: texture tiles */
+	struct m2_track params[M2_EMIT_PARAMS];         /* 0x034: FLOAT each */
+	float midpoint;                 /* 0x14C, 0..1 of the lifespan */
+	uint32_t colors[3];             /* 0x150: ARGB (start, mid, end) */
+	float sizes[3];                 /* 0x15C: start, mid, end */
+	/* 0x168, the seed's ten tile indices: lifespan tiles {first, last,
+	 * repeat}, decay {first, last, repeat}, tail {first, last}, tail
+	 * decay {first, last}. */
+	int16_t tiles[10];
+	/* 0x17C, the seed's "unknown" float[3]. */
+	float tail_length, twinkle_speed, twinkle_percent;
+	/* 0x188, the seed's "something about particle scaling" float[3]. */
+	float twinkle_scale_min, twinkle_scale_max, burst_multiplier;
+	float slowdown;                 /* 0x194: speed *= exp(-slowdown t) */
+	float rotation;                 /* 0x198: turns over the lifetime */
+	/* 0x19C, the seed's float[10]: a tumble box and the wind. */
+	float tumble_min[3], tumble_max[3];
+	float wind_vector[3];
+	float wind_time;
+	/* 0x1C4, the seed's float[6] "(2.5, 0.7, 7, 0.9, 0, 0)": four follow
+	 * factors, then {count, offset} of the spline points (vec3 each, set
+	 * for spline emitters: the "0, 0" of the seed is an empty list). */
+	float follow_speed1, follow_scale1, follow_speed2, follow_scale2;
+	uint32_t spline_point_count;
+	const unsigned char *spline_points;     /* x 12 bytes: 3 floats */
+	/* 0x1DC: on/off over time.  U8 values (WMV reads it as
+	 * Animated<uint8>, the later tools as M2Track<uint8>; the seed says
+	 * only "int"). */
+	struct m2_track enabled;
+};
+
+/* ---- the whole model ---- */
+
+/* A block animd does not decode: where it is, bounds-checked. */
+struct m2_block {
+	uint32_t count;
+	uint32_t offset;
+	const unsigned char *data;      /* NULL when count is 0 */
+};
+
+struct m2_model {
+	uint32_t version;               /* 256 or 257 */
+	char *name;                     /* NUL-terminated copy: the stored name up
+					   to its first NUL (which the stored
+					   length usually includes) */
+	uint32_t global_flags;          /* 0x010 */
+	float bounds_min[3], bounds_max[3], bounds_radius;         /* 0x0B4 */
+	float collision_min[3], collision_max[3], collision_radius; /* 0x0D0 */
+
+	uint32_t global_sequence_count;
+	uint32_t *global_sequences;     /* length in ms of each */
+
+	uint32_t sequence_count;
+	struct m2_sequence *sequences;
+
+	uint32_t bone_count;
+	struct m2_bone *bones;
+	uint32_t *bone_order;           /* bone_count indices, every parent before
+					   its children (by depth, then index) */
+
+	/* Lookup tables, in the buffer (read with bin_les16 / bin_le16). */
+	struct m2_block animation_lookup;       /* int16: -1 or a sequence, by
+						   animation id */
+	struct m2_block playable_lookup;        /* {int16 fallback id, int16
+						   flags}, by animation id */
+	struct m2_block key_bone_lookup;        /* int16: -1 or a bone */
+	struct m2_block bone_lookup;            /* uint16: a bone */
+	struct m2_block attachment_lookup;      /* int16: -1 or an attachment */
+
+	uint32_t vertex_count;
+	struct m2_vertex *vertices;
+	uint32_t unweighted_vertex_count;       /* weights summing to 0 */
+
+	uint32_t view_count;
+	struct m2_view *views;
+
+	uint32_t attachment_count;
+	struct m2_attachment *attachments;
+	uint32_t event_count;
+	struct m2_event *events;
+	uint32_t emitter_count;
+	struct m2_emitter *emitters;
+
+	/* Bounds-checked only (element sizes of version 256 in brackets). */
+	struct m2_block colors;                 /* [56] */
+	struct m2_block textures;               /* [16] */
+	struct m2_block transparency;           /* [28] */
+	struct m2_block texture_flipbooks;      /* [unknown: checked as bytes] */
+	struct m2_block texture_animations;     /* [84] */
+	struct m2_block replaceable_texture_lookup;     /* [2] */
+	struct m2_block render_flags;           /* [4] */
+	struct m2_block texture_lookup;         /* [2] */
+	struct m2_block texture_unit_lookup;    /* [2] */
+	struct m2_block transparency_lookup;    /* [2] */
+	struct m2_block texture_animation_lookup;       /* [2] */
+	struct m2_block bounding_triangles;     /* [2] */
+	struct m2_block bounding_vertices;      /* [12] */
+	struct m2_block bounding_normals;       /* [12] */
+	struct m2_block lights;                 /* [212] */
+	struct m2_block cameras;                /* [124] */
+	struct m2_block camera_lookup;          /* [2] */
+	struct m2_block ribbons;                /* [220] */
+};
+
+/*
+ * Parse the len bytes at data.  0 with *out set (free with m2_model_free;
+ * it points into data: keep data alive and unchanged meanwhile), -EINVAL
+ * with d set (d->offset the file offset of the field at fault), or
+ * -ENOMEM.  On failure *out is NULL.  data need not be aligned.  The
+ * function reads nothing but the buffer and allocates once.
+ */
+int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d);
+
+/* Accepts NULL. */
+void m2_model_free(struct m2_model *m);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * m2_emitter.c - particle emitters, 0x1F8 bytes each: the seed's table,
+ * field by field (m2.h, struct m2_emitter, gives each field's offset),
+ * its ten animated parameters and its on/off track checked as tracks,
+ * its bone checked, its two file-name lists and its spline points checked
+ * for bounds.
+ */
+#include "daemon/formats/m2_internal.h"
+
+#include <inttypes.h>
+
+static const char *const m2_emitter_names[M2_EMIT_PARAMS] = {
+	[M2_EMIT_SPEED] = "emission speed",
+	[M2_EMIT_SPEED_VARIATION] = "speed variation",
+	[M2_EMIT_VERTICAL_RANGE] = "vertical range",
+	[M2_EMIT_HORIZONTAL_RANGE] = "horizontal range",
+	[M2_EMIT_GRAVITY] = "gravity",
+	[M2_EMIT_LIFESPAN] = "lifespan",
+	[M2_EMIT_RATE] = "emission rate",
+	[M2_EMIT_AREA_LENGTH] = "area length",
+	[M2_EMIT_AREA_WIDTH] = "area width",
+	[M2_EMIT_Z_SOURCE] = "z source",
+};
+
+const char *m2_emitter_param_name(enum m2_emitter_param p)
+{
+	return (unsigned)p < M2_EMIT_PARAMS ? m2_emitter_names[p] : "unknown parameter";
+}
+
+static void m2_emitter_floats(const unsigned char *p, float *out, int n)
+{
+	for (int k = 0; k < n; k++)
+		out[k] = bin_lef32(p + 4 * k);
+}
+
+static int m2_emitter_one(struct m2_ctx *c, const unsigned char *p, uint32_t i,
+			  struct m2_emitter *e)
+{
+	uint64_t at = (uint64_t)(p - c->r.data);
+	struct m2_owner who = { "particle emitter", i, NULL };
+	struct m2_block b;
+	int rc;
+
+	e->offset = (uint32_t)at;
+	e->id = bin_les32(p);
+	e->flags = bin_le32(p + 0x4);
+	m2_emitter_floats(p + 0x8, e->position, 3);
+	e->bone = bin_les16(p + 0x14);
+	e->texture = bin_les16(p + 0x16);
+	if (e->bone < 0 || (uint32_t)e->bone >= c->m->bone_count)
+		return m2_error(c, at + 0x14, "particle emitter %" PRIu32 " is attached to bone %d, "
+				"but the model has %" PRIu32 " bones", i, e->bone,
+				c->m->bone_count);
+	rc = m2_array(c, at + 0x18, 1, &b, "particle emitter %" PRIu32 " model name", i);
+	if (rc < 0)
+		return rc;
+	e->model_name_bytes = b.count;
+	e->model_name = b.data;
+	rc = m2_array(c, at + 0x20, 1, &b, "particle emitter %" PRIu32 " recursion model name", i);
+	if (rc < 0)
+		return rc;
+	e->recursion_name_bytes = b.count;
+	e->recursion_name = b.data;
+	e->blend_mode = bin_les16(p + 0x28);
+	e->emitter_type = bin_les16(p + 0x2a);
+	e->particle_type = bin_les16(p + 0x2c);
+	e->tile_rotation = bin_les16(p + 0x2e);
+	e->rows = bin_les16(p + 0x30);
+	e->columns = bin_les16(p + 0x32);
+	for (int k = 0; k < M2_EMIT_PARAMS; k++) {
+		who.field = m2_emitter_names[k];
+		rc = m2_track_read(c, at + 0x34 + (uint64_t)M2_TRACK_BYTES * k, M2_VALUE_FLOAT,
+				   false, &who, &e->params[k]);
+		if (rc < 0)
+			return rc;
+	}
+	e->midpoint = bin_lef32(p + 0x14c);
+	for (int k = 0; k < 3; k++)
+		e->colors[k] = bin_le32(p + 0x150 + 4 * k);
+	m2_emitter_floats(p + 0x15c, e->sizes, 3);
+	for (int k = 0; k < 10; k++)
+		e->tiles[k] = bin_les16(p + 0x168 + 2 * k);
+	e->tail_length = bin_lef32(p + 0x17c);
+	e->twinkle_speed = bin_lef32(p + 0x180);
+	e->twinkle_percent = bin_lef32(p + 0x184);
+	e->twinkle_scale_min = bin_lef32(p + 0x188);
+	e->twinkle_scale_max = bin_lef32(p + 0x18c);
+	e->burst_multiplier = bin_lef32(p + 0x190);
+	e->slowdown = bin_lef32(p + 0x194);
+	e->rotation = bin_lef32(p + 0x198);
+	m2_emitter_floats(p + 0x19c, e->tumble_min, 3);
+	m2_emitter_floats(p + 0x1a8, e->tumble_max, 3);
+	m2_emitter_floats(p + 0x1b4, e->wind_vector, 3);
+	e->wind_time = bin_lef32(p + 0x1c0);
+	e->follow_speed1 = bin_lef32(p + 0x1c4);
+	e->follow_scale1 = bin_lef32(p + 0x1c8);
+	e->follow_speed2 = bin_lef32(p + 0x1cc);
+	e->follow_scale2 = bin_lef32(p + 0x1d0);
+	rc = m2_array(c, at + 0x1d4, 12, &b, "particle emitter %" PRIu32 " spline points", i);
+	if (rc < 0)
+		return rc;
+	e->spline_point_count = b.count;
+	e->spline_points = b.data;
+	who.field = "enabled";
+	return m2_track_read(c, at + 0x1dc, M2_VALUE_U8, false, &who, &e->enabled);
+}
+
+int m2_emitter_read(struct m2_ctx *c)
+{
+	const struct m2_block *b = m2_header_block(c, M2_HDR_PARTICLE_EMITTERS);
+	struct m2_model *m = c->m;
+
+	m->emitter_count = b->count;
+	m->emitters = m2_alloc(c, b->count, sizeof *m->emitters);
+	for (uint32_t i = 0; i < b->count; i++) {
+		int rc = m2_emitter_one(c, b->data + (size_t)i * M2_EMITTER_BYTES, i,
+					&m->emitters[i]);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,151 @@
+/*
+ * m2_sequence.c - the timeline: global sequence lengths, the 68-byte
+ * sequences (every field decoded, windows that do not run backwards,
+ * variations and aliases that name sequences, alias chains resolved to
+ * the sequence whose keys they play), and the two lookups indexed by
+ * animation id.
+ */
+#include "daemon/formats/m2_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* alias_target while chains are being resolved. */
+#define M2_SEQ_UNRESOLVED UINT32_MAX
+#define M2_SEQ_ON_PATH (UINT32_MAX - 1)
+
+static int m2_sequence_decode(struct m2_ctx *c, const unsigned char *p, uint32_t i,
+			      struct m2_sequence *s)
+{
+	uint64_t at = (uint64_t)(p - c->r.data);
+	uint32_t n = c->m->sequence_count;
+
+	s->id = bin_le16(p);
+	s->variation = bin_le16(p + 2);
+	s->start_ms = bin_le32(p + 4);
+	s->end_ms = bin_le32(p + 8);
+	s->movespeed = bin_lef32(p + 12);
+	s->flags = bin_le32(p + 16);
+	s->frequency = bin_les16(p + 20);
+	s->pad = bin_le16(p + 22);
+	s->replay_min = bin_le32(p + 24);
+	s->replay_max = bin_le32(p + 28);
+	s->blend_ms = bin_le32(p + 32);
+	for (int k = 0; k < 3; k++) {
+		s->box_min[k] = bin_lef32(p + 36 + 4 * k);
+		s->box_max[k] = bin_lef32(p + 48 + 4 * k);
+	}
+	s->radius = bin_lef32(p + 60);
+	s->next_variation = bin_les16(p + 64);
+	s->alias_next = bin_le16(p + 66);
+	s->alias_target = M2_SEQ_UNRESOLVED;
+	if (s->end_ms < s->start_ms)
+		return m2_error(c, at + 8, "sequence %" PRIu32 " ends at %" PRIu32 " ms, before it "
+				"starts at %" PRIu32 " ms", i, s->end_ms, s->start_ms);
+	if (s->next_variation < -1 || (s->next_variation >= 0 && (uint32_t)s->next_variation >= n))
+		return m2_error(c, at + 64, "sequence %" PRIu32 " names sequence %d as its next "
+				"variation, but the model has %" PRIu32 " sequences (-1: none)", i,
+				s->next_variation, n);
+	if (s->flags & M2_SEQ_ALIAS) {
+		if (s->alias_next >= n)
+			return m2_error(c, at + 66, "sequence %" PRIu32 " is an alias (flag 0x40) of "
+					"sequence %u, but the model has %" PRIu32 " sequences", i,
+					s->alias_next, n);
+		if (s->alias_next == i)
+			return m2_error(c, at + 66, "sequence %" PRIu32 " is an alias (flag 0x40) of "
+					"itself", i);
+	}
+	return 0;
+}
+
+/* "2 -> 5 -> 2" (at most a dozen steps, then "..."). */
+static void m2_sequence_chain(const struct m2_sequence *seq, uint32_t from, char *buf,
+			      size_t size)
+{
+	uint32_t j = from;
+	size_t o = (size_t)snprintf(buf, size, "%" PRIu32, from);
+
+	for (int steps = 0; steps < 12 && o < size; steps++) {
+		j = seq[j].alias_next;
+		o += (size_t)snprintf(buf + o, size - o, " -> %" PRIu32, j);
+		if (j == from)
+			return;
+	}
+	if (o < size)
+		snprintf(buf + o, size - o, " -> ...");
+}
+
+/* Every alias chain ends at a sequence that is no alias.  Linear: a
+ * chain is walked once, marked, then every sequence on it is given the
+ * end found. */
+static int m2_sequence_aliases(struct m2_ctx *c)
+{
+	struct m2_sequence *seq = c->m->sequences;
+	const struct m2_block *b = m2_header_block(c, M2_HDR_SEQUENCES);
+
+	for (uint32_t i = 0; i < c->m->sequence_count; i++) {
+		uint32_t j = i, target;
+		char chain[160];
+
+		for (;;) {
+			if (seq[j].alias_target == M2_SEQ_ON_PATH) {
+				m2_sequence_chain(seq, i, chain, sizeof chain);
+				return m2_error(c, b->offset + (uint64_t)i * M2_SEQUENCE_BYTES + 66,
+						"sequence %" PRIu32 " is an alias (flag 0x40) whose "
+						"chain %s never reaches a sequence that is not an alias",
+						i, chain);
+			}
+			if (seq[j].alias_target != M2_SEQ_UNRESOLVED) {
+				target = seq[j].alias_target;
+				break;
+			}
+			if (!(seq[j].flags & M2_SEQ_ALIAS)) {
+				seq[j].alias_target = target = j;
+				break;
+			}
+			seq[j].alias_target = M2_SEQ_ON_PATH;
+			j = seq[j].alias_next;
+		}
+		for (j = i; seq[j].alias_target == M2_SEQ_ON_PATH; j = seq[j].alias_next)
+			seq[j].alias_target = target;
+	}
+	return 0;
+}
+
+int m2_sequence_read(struct m2_ctx *c)
+{
+	const struct m2_block *g = m2_header_block(c, M2_HDR_GLOBAL_SEQUENCES);
+	const struct m2_block *b = m2_header_block(c, M2_HDR_SEQUENCES);
+	struct m2_model *m = c->m;
+
+	m->global_sequence_count = g->count;
+	m->global_sequences = m2_alloc(c, g->count, sizeof *m->global_sequences);
+	for (uint32_t i = 0; i < g->count; i++)
+		m->global_sequences[i] = bin_le32(g->data + (size_t)i * 4);
+	m->sequence_count = b->count;
+	m->sequences = m2_alloc(c, b->count, sizeof *m->sequences);
+	for (uint32_t i = 0; i < b->count; i++) {
+		int rc = m2_sequence_decode(c, b->data + (size_t)i * M2_SEQUENCE_BYTES, i,
+					    &m->sequences[i]);
+
+		if (rc < 0)
+			return rc;
+	}
+	return m2_sequence_aliases(c);
+}
+
+int m2_sequence_lookups(struct m2_ctx *c)
+{
+	const struct m2_model *m = c->m;
+	int rc;
+
+	rc = m2_lookup_check(c, &m->animation_lookup, 2, true, m->sequence_count,
+			     "the animation lookup", "sequence", "sequences");
+	if (rc < 0)
+		return rc;
+	/* {fallback animation id, flags}, indexed by animation id: a fallback
+	 * is itself an entry of the table. */
+	return m2_lookup_check(c, &m->playable_lookup, 4, true, m->playable_lookup.count,
+			       "the playable animation lookup", "fallback entry",
+			       "entries in that table");
+}

@@ -1,0 +1,206 @@
+/*
+ * m2_track.c - one animated value (m2.h, struct m2_track), checked whole:
+ * the interpolation, the global sequence, the three arrays inside the
+ * file, one range per sequence (or none), every range inside the keys, as
+ * many values as timestamps, timestamps that never go back, and (for bone
+ * tracks) no NaN or infinity in any key.
+ *
+ * This is the parser's hot loop: a model is mostly keys.  Names for
+ * messages are only formatted when something fails.
+ */
+#include "daemon/formats/m2_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const uint8_t m2_track_value_bytes[] = {
+	[M2_VALUE_NONE] = 0,
+	[M2_VALUE_FLOAT] = 4,
+	[M2_VALUE_VEC3] = 12,
+	[M2_VALUE_QUAT] = 16,
+	[M2_VALUE_U8] = 1,
+};
+
+/* Every range inside the keys, first <= last; {0, 0} when there are none
+ * (what a writer puts for a sequence of a keyless track). */
+static int m2_track_ranges(const struct m2_ctx *c, const struct m2_track *t,
+			   const struct m2_block *ranges, const struct m2_owner *who)
+{
+	char name[96];
+
+	for (uint32_t s = 0; s < t->range_count; s++) {
+		const unsigned char *p = ranges->data + (size_t)s * 8;
+		uint64_t at = ranges->offset + (uint64_t)s * 8;
+		uint32_t first = bin_le32(p), last = bin_le32(p + 4);
+
+		if (t->key_count == 0) {
+			if (first != 0 || last != 0)
+				return m2_error(c, at, "%s: range %" PRIu32 " is %" PRIu32 "..%" PRIu32
+						", but the track has no keys (its ranges must be 0..0)",
+						m2_owner_name(who, name, sizeof name), s, first, last);
+		} else if (first > last) {
+			return m2_error(c, at, "%s: range %" PRIu32 " is %" PRIu32 "..%" PRIu32
+					": it runs backwards", m2_owner_name(who, name, sizeof name), s,
+					first, last);
+		} else if (last >= t->key_count) {
+			return m2_error(c, at + 4, "%s: range %" PRIu32 " is %" PRIu32 "..%" PRIu32
+					", past the track's last key (%" PRIu32 " keys)",
+					m2_owner_name(who, name, sizeof name), s, first, last,
+					t->key_count);
+		}
+	}
+	return 0;
+}
+
+static int m2_track_times(const struct m2_ctx *c, const struct m2_track *t, uint64_t base,
+			  const struct m2_owner *who)
+{
+	uint32_t prev = 0;
+	char name[96];
+
+	for (uint32_t k = 0; k < t->key_count; k++) {
+		uint32_t ms = bin_le32(t->times + (size_t)k * 4);
+
+		if (ms < prev)
+			return m2_error(c, base + (uint64_t)k * 4, "%s: key %" PRIu32 " at %" PRIu32
+					" ms comes before key %" PRIu32 " at %" PRIu32 " ms "
+					"(timestamps must not go back)",
+					m2_owner_name(who, name, sizeof name), k, ms, k - 1, prev);
+		prev = ms;
+	}
+	return 0;
+}
+
+static int m2_track_finite(const struct m2_ctx *c, const struct m2_track *t, uint64_t base,
+			   const struct m2_owner *who)
+{
+	static const char *const part[] = { "", " (its in tangent)", " (its out tangent)" };
+	size_t floats = (size_t)t->key_count * t->key_bytes / 4;
+	char name[96];
+
+	for (size_t i = 0; i < floats; i++) {
+		/* All exponent bits set: an infinity or a NaN. */
+		if ((bin_le32(t->values + i * 4) & 0x7f800000u) == 0x7f800000u) {
+			size_t k = i * 4 / t->key_bytes;
+			size_t in_key = i * 4 - k * t->key_bytes;
+
+			return m2_error(c, base + i * 4, "%s: key %zu holds a NaN or an infinity%s",
+					m2_owner_name(who, name, sizeof name), k,
+					part[in_key / t->value_bytes]);
+		}
+	}
+	return 0;
+}
+
+int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
+		  const struct m2_owner *who, struct m2_track *t)
+{
+	const unsigned char *p = c->r.data + at;
+	const struct m2_model *m = c->m;
+	struct m2_block ranges, times, values = { 0 };
+	char name[96];
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	t->offset = (uint32_t)at;
+	t->interpolation = bin_le16(p);
+	t->global_sequence = bin_les16(p + 2);
+	t->value_type = (uint8_t)type;
+	t->value_bytes = m2_track_value_bytes[type];
+	if (t->interpolation > M2_INTERP_MAX)
+		return m2_error(c, at, "%s: interpolation %u is not 0..3 (0 step, 1 linear, "
+				"2 hermite, 3 bezier)", m2_owner_name(who, name, sizeof name),
+				t->interpolation);
+	t->key_bytes = (uint16_t)(t->value_bytes * (t->interpolation >= M2_INTERP_HERMITE ? 3 : 1));
+	if (t->global_sequence < -1)
+		return m2_error(c, at + 2, "%s: global sequence %d: it is -1 (none) or a global "
+				"sequence", m2_owner_name(who, name, sizeof name),
+				t->global_sequence);
+	if (t->global_sequence >= 0 && (uint32_t)t->global_sequence >= m->global_sequence_count)
+		return m2_error(c, at + 2, "%s: global sequence %d does not exist (the model has %"
+				PRIu32 ")", m2_owner_name(who, name, sizeof name),
+				t->global_sequence, m->global_sequence_count);
+
+	rc = m2_array(c, at + 4, 8, &ranges, "%s %" PRIu32 " %s ranges", who->kind, who->index,
+		      who->field);
+	if (rc < 0)
+		return rc;
+	if (t->global_sequence < 0 && ranges.count != 0 && ranges.count != m->sequence_count)
+		return m2_error(c, at + 4, "%s: %" PRIu32 " key ranges, but the model has %" PRIu32
+				" sequences (a track has none, or one per sequence)",
+				m2_owner_name(who, name, sizeof name), ranges.count,
+				m->sequence_count);
+	rc = m2_array(c, at + 12, 4, &times, "%s %" PRIu32 " %s timestamps", who->kind,
+		      who->index, who->field);
+	if (rc < 0)
+		return rc;
+	t->range_count = ranges.count;
+	t->ranges = ranges.data;
+	t->key_count = times.count;
+	t->times = times.data;
+	if (type != M2_VALUE_NONE) {
+		uint32_t n = bin_le32(p + 20);
+
+		if (n != times.count)
+			return m2_error(c, at + 20, "%s: %" PRIu32 " timestamps but %" PRIu32 " values "
+					"(one value per timestamp)",
+					m2_owner_name(who, name, sizeof name), times.count, n);
+		rc = m2_array(c, at + 20, t->key_bytes, &values, "%s %" PRIu32 " %s values",
+			      who->kind, who->index, who->field);
+		if (rc < 0)
+			return rc;
+		t->values = values.data;
+	}
+	rc = m2_spend(c, (uint64_t)t->range_count * 8 + (uint64_t)t->key_count * (4 + t->key_bytes),
+		      at);
+	if (rc < 0)
+		return rc;
+	rc = m2_track_ranges(c, t, &ranges, who);
+	if (rc == 0)
+		rc = m2_track_times(c, t, times.offset, who);
+	if (rc == 0 && finite && t->key_count > 0)
+		rc = m2_track_finite(c, t, values.offset, who);
+	return rc;
+}
+
+/* The first key in [lo, hi) whose time is above ms (after_equal: at or
+ * above). */
+static uint32_t m2_track_bound(const struct m2_track *t, uint32_t lo, uint32_t hi, uint32_t ms,
+			       bool after_equal)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint32_t tm = m2_track_time(t, mid);
+
+		if (after_equal ? tm < ms : tm <= ms)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+		   uint32_t *first, uint32_t *end)
+{
+	const struct m2_sequence *seq;
+	uint32_t lo, hi, a, b;
+
+	*first = 0;
+	*end = t->key_count;
+	if (t->key_count == 0 || t->global_sequence >= 0 || t->range_count == 0)
+		return;
+	s = m->sequences[s].alias_target;
+	seq = &m->sequences[s];
+	m2_track_range(t, s, &lo, &hi);
+	hi++;
+	/* Times are in order, so the window is one run of the range. */
+	a = m2_track_bound(t, lo, hi, seq->start_ms, true);
+	b = m2_track_bound(t, a, hi, seq->end_ms, false);
+	if (a < b) {
+		lo = a;
+		hi = b;
+	}
+	*first = lo;
+	*end = hi;
+}

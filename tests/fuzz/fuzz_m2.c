@@ -1,0 +1,236 @@
+/*
+ * libFuzzer harness for classic M2 files: parse, then hold the model to
+ * every promise of formats/m2.h by reading all it points at (so ASan sees
+ * any pointer that leaves the buffer): bone_order a permutation with
+ * parents first and depths to match; every track's keys, values and
+ * ranges inside their counts, times in order, global sequences that
+ * exist, the keys each sequence plays (m2_track_keys) among them; aliases resolved to sequences that are no alias; weighted bone
+ * indices, view lists and triangles, lookups and emitter bones in range;
+ * every bounds-only block readable to its last byte.  A rejected file must
+ * come with a message located inside the file.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/formats/m2.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static volatile uint32_t sink;
+
+static void check_track(const struct m2_model *m, const struct m2_track *t)
+{
+	uint32_t prev = 0;
+
+	if (t->interpolation > M2_INTERP_MAX || t->global_sequence < -1 ||
+	    (t->global_sequence >= 0 && (uint32_t)t->global_sequence >= m->global_sequence_count))
+		abort();
+	if (t->global_sequence < 0 && t->range_count != 0 && t->range_count != m->sequence_count)
+		abort();
+	for (uint32_t s = 0; s < t->range_count; s++) {
+		uint32_t first, last;
+
+		m2_track_range(t, s, &first, &last);
+		if (t->key_count == 0 ? (first | last) != 0 : (first > last || last >= t->key_count))
+			abort();
+	}
+	for (uint32_t s = 0; s < m->sequence_count && s < 64; s++) {
+		uint32_t first, end;
+
+		m2_track_keys(m, t, s, &first, &end);
+		if (first > end || end > t->key_count ||
+		    (t->key_count > 0 && t->range_count > 0 && t->global_sequence < 0 && first == end))
+			abort();
+	}
+	for (uint32_t k = 0; k < t->key_count; k++) {
+		uint32_t ms = m2_track_time(t, k);
+		unsigned parts = t->value_bytes ? t->key_bytes / t->value_bytes : 0;
+
+		if (ms < prev)
+			abort();
+		prev = ms;
+		for (unsigned p = 0; p < parts; p++) {
+			if (t->value_type == M2_VALUE_U8) {
+				sink += m2_track_u8(t, k, p);
+			} else {
+				float v[4];
+
+				m2_track_floats(t, k, p, v);
+				sink += (uint32_t)(v[0] == v[0]);
+			}
+		}
+	}
+}
+
+static void check_block(const struct m2_block *b, size_t size)
+{
+	if (b->count == 0) {
+		if (b->data != NULL)
+			abort();
+		return;
+	}
+	sink += b->data[0] + b->data[size * b->count - 1];
+}
+
+static void check_bones(const struct m2_model *m)
+{
+	uint32_t *pos = calloc((size_t)m->bone_count + 1, sizeof *pos);
+
+	if (pos == NULL)
+		abort();
+	for (uint32_t i = 0; i < m->bone_count; i++) {
+		if (m->bone_order[i] >= m->bone_count || pos[m->bone_order[i]] != 0)
+			abort();
+		pos[m->bone_order[i]] = i + 1;
+	}
+	for (uint32_t i = 0; i < m->bone_count; i++) {
+		const struct m2_bone *b = &m->bones[i];
+
+		if (b->parent < -1 || (b->parent >= 0 && (uint32_t)b->parent >= m->bone_count) ||
+		    b->parent == (int32_t)i)
+			abort();
+		if (b->parent < 0 ? b->depth != 0
+				  : (pos[b->parent] >= pos[i] || b->depth != m->bones[b->parent].depth + 1))
+			abort();
+		check_track(m, &b->translation);
+		check_track(m, &b->rotation);
+		check_track(m, &b->scale);
+		if (b->translation.value_type != M2_VALUE_VEC3 || b->rotation.value_type != M2_VALUE_QUAT)
+			abort();
+	}
+	free(pos);
+}
+
+static void check_lookup(const struct m2_block *b, uint32_t stride, int is_signed, uint32_t limit)
+{
+	for (uint32_t i = 0; i < b->count; i++) {
+		int32_t v = is_signed ? bin_les16(b->data + (size_t)i * stride)
+				      : (int32_t)bin_le16(b->data + (size_t)i * stride);
+
+		if (!(is_signed && v == -1) && (v < 0 || (uint32_t)v >= limit))
+			abort();
+	}
+}
+
+static void check_model(const struct m2_model *m)
+{
+	if (m->name == NULL || (m->version != 256 && m->version != 257))
+		abort();
+	sink += (uint32_t)strlen(m->name);
+	for (uint32_t i = 0; i < m->sequence_count; i++) {
+		const struct m2_sequence *s = &m->sequences[i];
+
+		if (s->end_ms < s->start_ms || s->alias_target >= m->sequence_count ||
+		    (m->sequences[s->alias_target].flags & M2_SEQ_ALIAS) ||
+		    (!(s->flags & M2_SEQ_ALIAS) && s->alias_target != i))
+			abort();
+	}
+	for (uint32_t i = 0; i < m->global_sequence_count; i++)
+		sink += m->global_sequences[i];
+	check_bones(m);
+	check_lookup(&m->animation_lookup, 2, 1, m->sequence_count);
+	check_lookup(&m->playable_lookup, 4, 1, m->playable_lookup.count);
+	check_lookup(&m->key_bone_lookup, 2, 1, m->bone_count);
+	check_lookup(&m->bone_lookup, 2, 0, m->bone_count);
+	check_lookup(&m->attachment_lookup, 2, 1, m->attachment_count);
+	for (uint32_t i = 0, unweighted = 0; i < m->vertex_count; i++) {
+		const struct m2_vertex *v = &m->vertices[i];
+		unsigned sum = v->weights[0] + v->weights[1] + v->weights[2] + v->weights[3];
+
+		if (sum != 0 && sum != 255)
+			abort();
+		unweighted += sum == 0;
+		for (int k = 0; k < 4; k++)
+			if (v->weights[k] && v->bones[k] >= m->bone_count)
+				abort();
+		if (i + 1 == m->vertex_count && unweighted != m->unweighted_vertex_count)
+			abort();
+	}
+	for (uint32_t i = 0; i < m->view_count; i++) {
+		const struct m2_view *v = &m->views[i];
+
+		for (uint32_t k = 0; k < v->vertex_count; k++)
+			if (m2_view_vertex(v, k) >= m->vertex_count)
+				abort();
+		for (uint32_t t = 0; t < v->triangle_count; t++) {
+			uint32_t tri[3];
+
+			m2_view_triangle(v, t, tri);
+			if (tri[0] >= m->vertex_count || tri[1] >= m->vertex_count ||
+			    tri[2] >= m->vertex_count)
+				abort();
+		}
+		for (uint32_t k = 0; k < v->submesh_count; k++) {
+			struct m2_submesh s;
+
+			m2_view_submesh(v, k, &s);
+			sink += s.vertex_count;
+		}
+		if (v->property_count)
+			sink += v->properties[(size_t)v->property_count * 4 - 1];
+		if (v->texture_unit_count)
+			sink += v->texture_units[(size_t)v->texture_unit_count * 24 - 1];
+	}
+	for (uint32_t i = 0; i < m->attachment_count; i++) {
+		if (m->attachments[i].bone >= m->bone_count)
+			abort();
+		check_track(m, &m->attachments[i].animate);
+	}
+	for (uint32_t i = 0; i < m->event_count; i++) {
+		if (m->events[i].bone >= m->bone_count || m->events[i].enabled.values != NULL)
+			abort();
+		check_track(m, &m->events[i].enabled);
+	}
+	for (uint32_t i = 0; i < m->emitter_count; i++) {
+		const struct m2_emitter *e = &m->emitters[i];
+
+		if (e->bone < 0 || (uint32_t)e->bone >= m->bone_count)
+			abort();
+		for (int k = 0; k < M2_EMIT_PARAMS; k++)
+			check_track(m, &e->params[k]);
+		check_track(m, &e->enabled);
+		if (e->model_name_bytes)
+			sink += e->model_name[e->model_name_bytes - 1];
+		if (e->recursion_name_bytes)
+			sink += e->recursion_name[e->recursion_name_bytes - 1];
+		if (e->spline_point_count)
+			sink += e->spline_points[(size_t)e->spline_point_count * 12 - 1];
+	}
+	check_block(&m->colors, 56);
+	check_block(&m->textures, 16);
+	check_block(&m->transparency, 28);
+	check_block(&m->texture_flipbooks, 1);
+	check_block(&m->texture_animations, 84);
+	check_block(&m->replaceable_texture_lookup, 2);
+	check_block(&m->render_flags, 4);
+	check_block(&m->texture_lookup, 2);
+	check_block(&m->texture_unit_lookup, 2);
+	check_block(&m->transparency_lookup, 2);
+	check_block(&m->texture_animation_lookup, 2);
+	check_block(&m->bounding_triangles, 2);
+	check_block(&m->bounding_vertices, 12);
+	check_block(&m->bounding_normals, 12);
+	check_block(&m->lights, 212);
+	check_block(&m->cameras, 124);
+	check_block(&m->camera_lookup, 2);
+	check_block(&m->ribbons, 220);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct m2_model *m = (struct m2_model *)1;
+	struct diag d = { 0 };
+	int rc = m2_parse(data, size, &m, &d);
+
+	if (rc == 0) {
+		check_model(m);
+		m2_model_free(m);
+	} else if (m != NULL || (rc != -EINVAL && rc != -ENOMEM) ||
+		   (rc == -EINVAL && (!d.set || d.line != 0 || d.offset > size))) {
+		abort();
+	}
+	return 0;
+}
