@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/formats/m2.h"
 #include "daemon/formats/md5.h"
 #include "daemon/formats/x.h"
 #include "daemon/import/md5_import.h"
@@ -34,10 +35,14 @@ enum asset_format asset_detect(const char *name, const void *head, size_t len)
 		return ASSET_FORMAT_MD5CAMERA;
 	if (strcasecmp(ext, "x") == 0)
 		return ASSET_FORMAT_X;
-	/* Only .x has a magic number ("xof "): files without a telling
-	 * extension are recognised by it. */
+	if (strcasecmp(ext, "m2") == 0)
+		return ASSET_FORMAT_M2;
+	/* .x ("xof ") and M2 ("MD20") have magic numbers: files without a
+	 * telling extension are recognised by them. */
 	if (head != NULL && len >= 4 && memcmp(head, "xof ", 4) == 0)
 		return ASSET_FORMAT_X;
+	if (head != NULL && len >= 4 && memcmp(head, "MD20", 4) == 0)
+		return ASSET_FORMAT_M2;
 	return ASSET_FORMAT_UNKNOWN;
 }
 
@@ -48,6 +53,7 @@ const char *asset_format_name(enum asset_format f)
 	case ASSET_FORMAT_MD5ANIM:   return "md5anim";
 	case ASSET_FORMAT_MD5CAMERA: return "md5camera";
 	case ASSET_FORMAT_X:         return "x";
+	case ASSET_FORMAT_M2:        return "m2";
 	default:                     return "unknown";
 	}
 }
@@ -213,6 +219,37 @@ static int asset_load_x(struct asset *a, const void *buf, size_t len,
 	return 0;
 }
 
+/* A classic M2: skeleton, one clip per sequence, the vertices with view
+ * 0's triangles, particle emitters.  Right-handed, Z-up, as authored. */
+static int asset_load_m2(struct asset *a, const void *buf, size_t len, char *err, size_t errlen)
+{
+	struct m2_model *m = NULL;
+	struct m2_runtime r;
+	struct diag d = { 0 };
+	int rc = m2_parse(buf, len, &m, &d);
+
+	if (rc < 0)
+		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	a->version = (int)m->version;
+	rc = m2_import(m, &r);
+	m2_model_free(m);
+	if (rc < 0)
+		return asset_fail(a->name, rc, err, errlen, "cannot convert model");
+	a->skeleton = r.skeleton;
+	a->joint_info = r.joints;
+	a->clip_count = r.clip_count;
+	a->clips = r.clips;
+	a->sequences = r.sequences;
+	a->mesh_count = r.mesh_count;
+	a->meshes = r.meshes;
+	a->emitter_count = r.emitter_count;
+	a->emitters = r.emitters;
+	a->global_count = r.global_count;
+	a->global_ns = r.global_ns;
+	a->shared_keys = r.global_keys;
+	return 0;
+}
+
 int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
 		      char *err, size_t errlen)
 {
@@ -229,7 +266,7 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 
 	if (f == ASSET_FORMAT_UNKNOWN) {
 		snprintf(err, errlen,
-			 "%s: error: unknown format (expected .md5mesh, .md5anim, .md5camera or .x)",
+			 "%s: error: unknown format (expected .md5mesh, .md5anim, .md5camera, .x or .m2)",
 			 name);
 		return -EINVAL;
 	}
@@ -245,6 +282,9 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		break;
 	case ASSET_FORMAT_X:
 		rc = asset_load_x(a, buf, len, opts, err, errlen);
+		break;
+	case ASSET_FORMAT_M2:
+		rc = asset_load_m2(a, buf, len, err, errlen);
 		break;
 	default:
 		rc = asset_load_md5camera(a, buf, len, err, errlen);
@@ -354,12 +394,37 @@ const struct asset *asset_own_mesh(const struct asset *a)
 	return a->format == ASSET_FORMAT_MD5MESH || a->mesh_count > 0 ? a : NULL;
 }
 
+/* "id=N" or "id=N.V": the M2 sequence of animation id N (variation V, or
+ * the first of that id). */
+static const struct clip *asset_find_sequence(const struct asset *a, const char *name)
+{
+	unsigned long id, var = 0;
+	int any_variation;
+	char *end;
+
+	if (a->sequences == NULL || strncmp(name, "id=", 3) != 0 || name[3] < '0' || name[3] > '9')
+		return NULL;
+	id = strtoul(name + 3, &end, 10);
+	any_variation = *end == '\0';
+	if (*end == '.') {
+		if (end[1] < '0' || end[1] > '9')
+			return NULL;
+		var = strtoul(end + 1, &end, 10);
+	}
+	if (*end != '\0')
+		return NULL;
+	for (uint32_t i = 0; i < a->clip_count; i++)
+		if (a->sequences[i].id == id && (any_variation || a->sequences[i].variation == var))
+			return a->clips[i];
+	return NULL;
+}
+
 const struct clip *asset_find_clip(const struct asset *a, const char *name)
 {
 	for (uint32_t i = 0; i < a->clip_count; i++)
 		if (name == NULL || strcmp(a->clips[i]->name, name) == 0)
 			return a->clips[i];
-	return NULL;
+	return name != NULL ? asset_find_sequence(a, name) : NULL;
 }
 
 struct asset *asset_ref(struct asset *a)
@@ -378,6 +443,13 @@ static void asset_destroy(struct asset *a)
 	free(a->meshes);
 	skeleton_free(a->skeleton);
 	camera_track_free(a->camera);
+	free(a->sequences);
+	free(a->joint_info);
+	for (uint32_t i = 0; i < a->emitter_count; i++)
+		emitter_fini(&a->emitters[i]);
+	free(a->emitters);
+	free(a->global_ns);
+	free(a->shared_keys);
 	free(a->name);
 	free(a->note);
 	free(a);

@@ -15,8 +15,10 @@
 
 #include "daemon/anim/camera.h"
 #include "daemon/anim/clip.h"
+#include "daemon/anim/emitter.h"
 #include "daemon/anim/mesh.h"
 #include "daemon/anim/skeleton.h"
+#include "daemon/import/m2_import.h"
 
 enum asset_format {
 	ASSET_FORMAT_UNKNOWN = -1,
@@ -24,6 +26,7 @@ enum asset_format {
 	ASSET_FORMAT_MD5ANIM,
 	ASSET_FORMAT_MD5CAMERA,
 	ASSET_FORMAT_X,
+	ASSET_FORMAT_M2,
 };
 
 /* Largest file we read unless the caller says otherwise. */
@@ -52,6 +55,15 @@ struct asset {
 	/* What the load had to leave out, one line, or NULL (the file loaded
 	 * all the same): e.g. skin weights of a bone no frame has. */
 	char *note;
+
+	/* M2 (NULL / 0 for the other formats). */
+	struct m2_sequence_info *sequences;     /* clip_count: what each clip plays */
+	struct m2_joint_info *joint_info;       /* skeleton->joint_count: flags, ids */
+	uint32_t emitter_count;
+	struct emitter *emitters;
+	uint32_t global_count;                  /* global sequences */
+	int64_t *global_ns;                     /* their lengths */
+	void *shared_keys;                      /* keys every clip points at (owned) */
 };
 
 /* Format from the file name (extension, case-insensitive) and, for formats
@@ -93,7 +105,9 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
  * then an md5anim needs an md5mesh beside it. */
 const struct asset *asset_own_mesh(const struct asset *a);
 
-/* Clip by name; NULL name means the first clip.  NULL if none matches. */
+/* Clip by name; NULL name means the first clip.  NULL if none matches.
+ * An M2 sequence is also found as "id=N" (the first sequence of animation
+ * id N) or "id=N.V" (its variation V). */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
 
 /* Shared ownership: a loaded asset starts with one reference and the last

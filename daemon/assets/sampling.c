@@ -13,6 +13,7 @@ static const char *const space_names[] = {
 	[SPACE_SKIN] = "skin",
 	[SPACE_VERTICES] = "vertices",
 	[SPACE_CAMERA] = "camera",
+	[SPACE_EMITTERS] = "emitters",
 };
 
 static const char *const loop_names[] = {
@@ -153,6 +154,27 @@ static int sampling_vertices(const struct asset *mesh, const struct skeleton *sk
 	return 0;
 }
 
+/* Each emitter hangs on its joint's skin matrix (M2's bone matrix). */
+static int sampling_emitters(const struct sample_request *req, struct sample_result *res,
+			     const struct skeleton *skel, const mat34 *model)
+{
+	const struct asset *a = req->asset;
+	mat34 *skin = malloc((size_t)skel->joint_count * sizeof *skin + 1);
+
+	res->emitter_states = malloc((size_t)a->emitter_count * sizeof *res->emitter_states + 1);
+	if (skin == NULL || res->emitter_states == NULL) {
+		free(skin);
+		return -ENOMEM;
+	}
+	pose_model_to_skin(skel, model, skin);
+	res->emitter_count = a->emitter_count;
+	res->emitters = a->emitters;
+	emitters_sample(a->emitters, a->emitter_count, res->clip, res->clip_time.t_ns,
+			time_from_seconds(req->time), skin, res->emitter_states);
+	free(skin);
+	return 0;
+}
+
 int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
 		    size_t errlen)
 {
@@ -190,6 +212,10 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		return sampling_fail(err, errlen, -EOPNOTSUPP,
 				     "%s has no vertices: the %s space needs a mesh (--mesh)",
 				     a->name, "vertices");
+	if (req->space == SPACE_EMITTERS && a->format != ASSET_FORMAT_M2)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s has no particle emitters: the %s space is M2's", a->name,
+				     "emitters");
 
 	res->skeleton = skel;
 	res->clip = clip;
@@ -203,7 +229,7 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		enum loop_mode mode = req->loop_set ? req->loop : clip->loop;
 
 		res->clip_time = clip_map_time(clip, time_from_seconds(req->time), mode);
-		clip_sample(clip, res->clip_time.t_ns, res->local);
+		clip_sample_at(clip, res->clip_time.t_ns, time_from_seconds(req->time), res->local);
 		clip_apply_root_motion(clip, req->root_motion, &res->clip_time, res->local);
 		res->has_bounds = clip_bounds(clip, res->clip_time.t_ns, res->bounds) == 0;
 		pose_local_to_model(skel, res->local, model);
@@ -232,6 +258,12 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		pose_model_to_skin(skel, model, res->mats);
 		free(model);
 		return 0;
+	case SPACE_EMITTERS:
+		rc = sampling_emitters(req, res, skel, model);
+		if (rc < 0)
+			goto fail;
+		free(model);
+		return 0;
 	default:
 		rc = sampling_vertices(mesh, skel, model, res);
 		if (rc < 0)
@@ -254,5 +286,6 @@ void sample_result_free(struct sample_result *res)
 	free(res->meshes);
 	free(res->local);
 	free(res->mats);
+	free(res->emitter_states);
 	memset(res, 0, sizeof *res);
 }

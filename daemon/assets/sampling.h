@@ -19,13 +19,15 @@ enum sample_space {
 	SPACE_SKIN,
 	SPACE_VERTICES,
 	SPACE_CAMERA,
+	SPACE_EMITTERS,                 /* M2 particle emitters */
 };
 
 struct sample_request {
 	const struct asset *asset;      /* the file sampled */
 	const struct asset *mesh;       /* md5mesh supplying bind pose and vertices, or NULL */
 	const char *clip;               /* clip name, NULL for the first */
-	double time;                    /* seconds of playback */
+	double time;                    /* seconds of playback; also the time of
+					   global sequences (M2) */
 	enum sample_space space;
 	int loop_set;                   /* 0: use the clip's authored loop mode */
 	enum loop_mode loop;
@@ -43,6 +45,9 @@ struct sample_result {
 	const struct mesh **meshes;
 	vec3 **positions;                   /* per mesh, vertex_count each */
 	struct camera_frame camera;         /* SPACE_CAMERA */
+	uint32_t emitter_count;             /* SPACE_EMITTERS */
+	const struct emitter *emitters;     /* the asset's definitions */
+	struct emitter_state *emitter_states;
 	int has_bounds;
 	float bounds[6];
 };

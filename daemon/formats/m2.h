@@ -38,8 +38,9 @@
  *  - lookups: animation lookup -1 or a sequence; playable animation lookup
  *    fallback -1 or an entry of that table; key-bone lookup -1 or a bone;
  *    bone lookup a bone; attachment lookup -1 or an attachment;
- *  - vertices: weights sum to 255, or to 0 (a vertex no bone moves: it
- *    stays where the file puts it, counted in unweighted_vertex_count);
+ *  - vertices: weights sum to 255, or to 0 (counted in
+ *    unweighted_vertex_count: skinned by the formula sum (w / 255) * B * v
+ *    such a vertex lands on the origin, as WMV shows it);
  *    every bone index whose weight is not 0 names a bone (bone indices
  *    index the bones directly, not the bone lookup: WMV and WMVx skin
  *    with bones[vertex.bones[i]]);

@@ -1,6 +1,6 @@
 /*
  * m2_vertex.c - the 48-byte vertices: position, four bone weights that
- * sum to 255 (or to 0: a vertex no bone moves), four bone indices, a
+ * sum to 255 (or to 0: a vertex no bone holds), four bone indices, a
  * normal and two texture coordinate sets.
  *
  * The bone indices index the bones themselves (WMV and WMVx skin a

@@ -1,6 +1,7 @@
 #include "daemon/import/m2_import.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,7 @@ struct m2i_slot {
 struct m2i {
 	const struct m2_model *m;
 	struct m2_runtime *out;
+	uint32_t *order;                /* joint -> file bone */
 	uint32_t *runtime_of;           /* file bone -> joint */
 	struct m2i_slot *slots;         /* joints * 3, then emitters * 11 */
 	uint32_t slot_count;
@@ -173,7 +175,7 @@ static int m2i_slots(struct m2i *x)
 	if (x->slots == NULL)
 		return -ENOMEM;
 	for (uint32_t j = 0; j < n; j++) {
-		const struct m2_bone *b = &m->bones[m->bone_order[j]];
+		const struct m2_bone *b = &m->bones[x->order[j]];
 		const float *pp = b->parent >= 0 ? m->bones[b->parent].pivot : NULL;
 		struct m2i_slot *t = m2i_joint_slot(x, j, 0);
 
@@ -325,6 +327,46 @@ static void m2i_sequence_info(const struct m2_model *m, uint32_t s, struct m2_se
 
 /* ---- skeleton, mesh, emitters ------------------------------------------ */
 
+/*
+ * The joints' order: the file's whenever its parents come before their
+ * children (real models), so that joint j is bone j; otherwise each bone
+ * right after its ancestors, in file order (the parser has ruled out
+ * cycles).
+ */
+static int m2i_order(struct m2i *x)
+{
+	const struct m2_model *m = x->m;
+	uint32_t n = m->bone_count, done = 0, *chain;
+	bool *placed;
+
+	x->order = malloc(((size_t)n + 1) * sizeof *x->order);
+	x->runtime_of = malloc(((size_t)n + 1) * sizeof *x->runtime_of);
+	chain = malloc(((size_t)n + 1) * sizeof *chain);
+	placed = calloc((size_t)n + 1, sizeof *placed);
+	if (x->order == NULL || x->runtime_of == NULL || chain == NULL || placed == NULL) {
+		free(chain);
+		free(placed);
+		return -ENOMEM;
+	}
+	for (uint32_t b = 0; b < n; b++) {
+		uint32_t len = 0;
+
+		/* b and its ancestors not yet placed, nearest first. */
+		for (int32_t a = (int32_t)b; a >= 0 && !placed[a]; a = m->bones[a].parent)
+			chain[len++] = (uint32_t)a;
+		while (len > 0) {
+			uint32_t a = chain[--len];
+
+			placed[a] = true;
+			x->runtime_of[a] = done;
+			x->order[done++] = a;
+		}
+	}
+	free(chain);
+	free(placed);
+	return 0;
+}
+
 static int m2i_skeleton(struct m2i *x)
 {
 	const struct m2_model *m = x->m;
@@ -333,13 +375,10 @@ static int m2i_skeleton(struct m2i *x)
 
 	x->out->skeleton = s;
 	x->out->joints = calloc((size_t)n + 1, sizeof *x->out->joints);
-	x->runtime_of = calloc((size_t)n + 1, sizeof *x->runtime_of);
-	if (s == NULL || x->out->joints == NULL || x->runtime_of == NULL)
+	if (s == NULL || x->out->joints == NULL || m2i_order(x) < 0)
 		return -ENOMEM;
-	for (uint32_t j = 0; j < n; j++)
-		x->runtime_of[m->bone_order[j]] = j;
 	for (uint32_t j = 0; j < n; j++) {
-		uint32_t b = m->bone_order[j];
+		uint32_t b = x->order[j];
 		const struct m2_bone *bone = &m->bones[b];
 		const float *pp = bone->parent >= 0 ? m->bones[bone->parent].pivot : NULL;
 		char name[16];
@@ -498,6 +537,7 @@ int m2_import(const struct m2_model *m, struct m2_runtime *out)
 	if (rc == 0)
 		rc = m2i_emitters(&x);
 	free(x.slots);
+	free(x.order);
 	free(x.runtime_of);
 	if (rc < 0)
 		m2_runtime_free(out);

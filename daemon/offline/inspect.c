@@ -11,22 +11,29 @@
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
 #include "daemon/offline/json_out.h"
+#include "daemon/offline/m2_json.h"
 #include "daemon/offline/offline.h"
 
-static json_t *inspect_skeleton_json(const struct skeleton *s)
+static json_t *inspect_skeleton_json(const struct asset *a)
 {
+	const struct skeleton *s = a->skeleton;
 	json_t *joints = json_array();
 
-	for (uint32_t i = 0; i < s->joint_count; i++)
-		json_array_append_new(joints, json_pack("{s:o, s:i}", "name",
-							json_out_string_or_null(s->names[i]),
-							"parent", (int)s->parents[i]));
+	for (uint32_t i = 0; i < s->joint_count; i++) {
+		json_t *j = json_pack("{s:o, s:i}", "name", json_out_string_or_null(s->names[i]),
+				      "parent", (int)s->parents[i]);
+
+		if (a->joint_info != NULL)
+			m2_json_joint(j, &a->joint_info[i]);
+		json_array_append_new(joints, j);
+	}
 	return json_pack("{s:I, s:b, s:o}", "joint_count", (json_int_t)s->joint_count,
 			 "bind_pose", s->bind_model != NULL, "joints", joints);
 }
 
-static json_t *inspect_clip_json(const struct asset *a, const struct clip *c)
+static json_t *inspect_clip_json(const struct asset *a, uint32_t index)
 {
+	const struct clip *c = a->clips[index];
 	json_t *o = json_pack("{s:o, s:o, s:s, s:I}", "name", json_out_string_or_null(c->name),
 			      "duration", json_out_number(time_to_seconds(c->duration_ns)),
 			      "loop", sample_loop_name(c->loop), "joint_count",
@@ -40,6 +47,8 @@ static json_t *inspect_clip_json(const struct asset *a, const struct clip *c)
 		json_object_set_new(o, "animated_components",
 				    json_integer(a->animated_components));
 	json_object_set_new(o, "bounds", json_boolean(c->bounds != NULL));
+	if (a->sequences != NULL)
+		m2_json_sequence(o, &a->sequences[index], c);
 	return o;
 }
 
@@ -75,7 +84,7 @@ static json_t *inspect_json(const struct asset *a)
 	json_t *root;
 
 	for (uint32_t i = 0; i < a->clip_count; i++)
-		json_array_append_new(clips, inspect_clip_json(a, a->clips[i]));
+		json_array_append_new(clips, inspect_clip_json(a, i));
 	for (uint32_t i = 0; i < a->mesh_count; i++)
 		json_array_append_new(meshes, inspect_mesh_json(a->meshes[i], i));
 	if (a->camera != NULL)
@@ -85,13 +94,23 @@ static json_t *inspect_json(const struct asset *a)
 			 "version", a->version, "bytes", (json_int_t)a->file_bytes, "axes", "up",
 			 a->up, "handedness", a->handedness);
 	json_object_set_new(root, "skeleton",
-			    a->skeleton ? inspect_skeleton_json(a->skeleton) : json_null());
+			    a->skeleton ? inspect_skeleton_json(a) : json_null());
 	json_object_set_new(root, "clips", clips);
 	json_object_set_new(root, "meshes", meshes);
 	json_object_set_new(root, "cameras", cameras);
 	if (a->format == ASSET_FORMAT_X) {
 		json_object_set_new(root, "ticks_per_second", json_integer(a->ticks_per_second));
 		json_object_set_new(root, "ticks_from_file", json_boolean(a->ticks_from_file));
+	}
+	if (a->format == ASSET_FORMAT_M2) {
+		json_t *globals = json_array(), *emitters = json_array();
+
+		for (uint32_t i = 0; i < a->global_count; i++)
+			json_array_append_new(globals, json_out_number(time_to_seconds(a->global_ns[i])));
+		for (uint32_t i = 0; i < a->emitter_count; i++)
+			json_array_append_new(emitters, m2_json_emitter(a, i));
+		json_object_set_new(root, "global_sequences", globals);
+		json_object_set_new(root, "emitters", emitters);
 	}
 	json_object_set_new(root, "note", json_out_string_or_null(a->note));
 	return root;
@@ -113,8 +132,12 @@ static void inspect_text(const struct asset *a)
 
 		printf("skeleton %u joints%s\n", s->joint_count,
 		       s->bind_model ? ", bind pose" : "");
-		for (uint32_t i = 0; i < s->joint_count; i++)
-			printf("  %4u  %-32s parent %d\n", i, s->names[i], s->parents[i]);
+		for (uint32_t i = 0; i < s->joint_count; i++) {
+			printf("  %4u  %-32s parent %d", i, s->names[i], s->parents[i]);
+			if (a->joint_info != NULL && (a->joint_info[i].flags & M2_BONE_BILLBOARD))
+				printf(", billboard");
+			printf("\n");
+		}
 	}
 	for (uint32_t i = 0; i < a->clip_count; i++) {
 		const struct clip *c = a->clips[i];
@@ -125,7 +148,26 @@ static void inspect_text(const struct asset *a)
 			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
 		if (a->format == ASSET_FORMAT_MD5ANIM)
 			printf(", %u animated components", a->animated_components);
+		if (a->sequences != NULL) {
+			const struct m2_sequence_info *q = &a->sequences[i];
+
+			printf(", animation %u.%u, flags 0x%x, movespeed %g, frequency %d, replay "
+			       "%u..%u, blend %u ms", q->id, q->variation, q->flags, q->movespeed,
+			       q->frequency, q->replay_min, q->replay_max, q->blend_ms);
+			if (q->alias_of >= 0)
+				printf(", alias of %d", q->alias_of);
+		}
 		printf("%s\n", c->bounds ? ", bounds" : "");
+	}
+	for (uint32_t i = 0; i < a->global_count; i++)
+		printf("global   %u: %.6g s\n", i, time_to_seconds(a->global_ns[i]));
+	for (uint32_t i = 0; i < a->emitter_count; i++) {
+		const struct emitter *e = &a->emitters[i];
+
+		printf("emitter  %u on %s at %g %g %g: type %d, particle type %d, blend %d, "
+		       "texture %d, %dx%d tiles\n", i, a->skeleton->names[e->joint], e->position.x,
+		       e->position.y, e->position.z, e->emitter_type, e->particle_type,
+		       e->blend_mode, e->texture, e->rows, e->columns);
 	}
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];

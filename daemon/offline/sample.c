@@ -18,9 +18,10 @@
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
 #include "daemon/offline/json_out.h"
+#include "daemon/offline/m2_json.h"
 #include "daemon/offline/offline.h"
 
-static json_t *sample_joints_json(const struct sample_result *r)
+static json_t *sample_joints_json(const struct sample_request *q, const struct sample_result *r)
 {
 	const struct skeleton *s = r->skeleton;
 	json_t *joints = json_array();
@@ -36,6 +37,11 @@ static json_t *sample_joints_json(const struct sample_result *r)
 		} else {
 			json_object_set_new(j, "m", json_out_mat34(&r->mats[i]));
 		}
+		/* Billboard flags ride along: a renderer applies them (it has the
+		 * camera); the matrices are as the bones give them. */
+		if (q->asset->joint_info != NULL && s == q->asset->skeleton)
+			json_object_set_new(j, "billboard",
+					    json_boolean(q->asset->joint_info[i].flags & M2_BONE_BILLBOARD));
 		json_array_append_new(joints, j);
 	}
 	return joints;
@@ -86,8 +92,17 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 	case SPACE_VERTICES:
 		json_object_set_new(root, "meshes", sample_meshes_json(r));
 		break;
+	case SPACE_EMITTERS: {
+		json_t *emitters = json_array();
+
+		for (uint32_t i = 0; i < r->emitter_count; i++)
+			json_array_append_new(emitters, m2_json_emitter_state(q->asset, i,
+									      &r->emitter_states[i]));
+		json_object_set_new(root, "emitters", emitters);
+		break;
+	}
 	default:
-		json_object_set_new(root, "joints", sample_joints_json(r));
+		json_object_set_new(root, "joints", sample_joints_json(q, r));
 		break;
 	}
 	return root;
@@ -107,6 +122,17 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 		printf("orientation %12.6f %12.6f %12.6f %12.6f (x y z w)\n", r->camera.rot.x,
 		       r->camera.rot.y, r->camera.rot.z, r->camera.rot.w);
 		printf("fov         %12.6f degrees\n", r->camera.fov);
+		return;
+	case SPACE_EMITTERS:
+		for (uint32_t i = 0; i < r->emitter_count; i++) {
+			const struct emitter_state *e = &r->emitter_states[i];
+
+			printf("emitter %u %s at %10.4f %10.4f %10.4f:", i, e->enabled > 0.5f ? "on " : "off",
+			       e->m.m[0][3], e->m.m[1][3], e->m.m[2][3]);
+			for (int p = 0; p < EMITTER_PARAMS; p++)
+				printf(" %s %g", emitter_param_names[p], e->param[p]);
+			printf("\n");
+		}
 		return;
 	case SPACE_VERTICES:
 		for (uint32_t i = 0; i < r->mesh_count; i++) {
@@ -141,11 +167,12 @@ static void sample_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] --time SECONDS\n"
-		"                    [--space local|model|skin|vertices|camera]\n"
+		"                    [--space local|model|skin|vertices|camera|emitters]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
 		"  wraps for looping clips.  --mesh supplies the bind pose and vertices for\n"
-		"  an md5anim.  Default space: camera for cameras, else model.\n");
+		"  an md5anim.  Default space: camera for cameras, else model.  M2 global\n"
+		"  sequences run at --time too; --clip N is sequence N, id=A[.V] animation A.\n");
 }
 
 static int sample_parse_time(const char *s, double *out)
@@ -226,7 +253,7 @@ int offline_sample(int argc, char **argv)
 	q.mesh = mesh;
 	q.space = sample_default_space(a);
 	if (space != NULL && sample_space_parse(space, &q.space) < 0) {
-		fprintf(stderr, "animd sample: --space is local, model, skin, vertices or camera, not \"%s\"\n", space);
+		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera or emitters, not \"%s\"\n", space);
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/support/m2_writer.h"
 #include "tests/support/md5_camera_gen.h"
 #include "tests/support/x_crane_gen.h"
 
@@ -225,6 +226,19 @@ static int demo_file(const char *dir, const char *name, int (*write)(FILE *f))
 	return 0;
 }
 
+/* A lantern on a post in classic M2, with a flame and an emitter of sparks
+ * (tests/support/m2_writer.c). */
+static int demo_write_lantern(FILE *f)
+{
+	struct m2w_file m;
+	int rc;
+
+	m2w_demo_model(&m);
+	rc = fwrite(m.buf, 1, m.len, f) == m.len ? 0 : -1;
+	m2w_file_free(&m);
+	return rc;
+}
+
 static int demo_write_walk(FILE *f) { return demo_write_anim(f, WALK_FRAMES, WALK_RATE, 1); }
 static int demo_write_idle(FILE *f) { return demo_write_anim(f, 3, 24, 0); }
 
@@ -238,7 +252,8 @@ int main(int argc, char **argv)
 	    demo_file(argv[1], "walker.md5anim", demo_write_walk) < 0 ||
 	    demo_file(argv[1], "idle.md5anim", demo_write_idle) < 0 ||
 	    demo_file(argv[1], "orbit.md5camera", demo_write_camera) < 0 ||
-	    demo_file(argv[1], "crane.x", x_crane_write) < 0)
+	    demo_file(argv[1], "crane.x", x_crane_write) < 0 ||
+	    demo_file(argv[1], "lantern.m2", demo_write_lantern) < 0)
 		return 1;
 	return 0;
 }

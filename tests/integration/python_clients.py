@@ -96,7 +96,7 @@ def pynvim_client(d):
     hello = s.request("hello")
     check(hello.get("protocol") == 1, "pynvim: hello answers protocol 1")
     st = s.request("status")
-    check(st.get("assets", {}).get("count") == 5, "pynvim: status after its notification")
+    check(st.get("assets", {}).get("count") == 6, "pynvim: status after its notification")
     # A bin method name in a request, as pynvim sends any bytes object.
     st = s.request(b"status")
     check("uptime" in st, "pynvim: a bin method name in a request")

@@ -155,19 +155,21 @@ static void test_hello_status_assets(void **state)
 	assert_int_equal(animc_hello(fx->c, NULL), 0);      /* out may be NULL */
 
 	expect_ok(fx->c, animc_status(fx->c, &st));
-	assert_int_equal(st->assets, 5);          /* gen_demo writes five files */
+	assert_int_equal(st->assets, 6);          /* gen_demo writes six files */
 	assert_int_equal(st->connections, 1);
 	assert_true(st->memory_bytes > 0);
 	assert_true(st->uptime >= 0);
 	animc_free(st);
 
 	expect_ok(fx->c, animc_assets_list(fx->c, &l));
-	assert_int_equal(l->count, 5);
+	assert_int_equal(l->count, 6);
 	assert_string_equal(l->assets[0].name, "crane.x");
 	assert_string_equal(l->assets[0].format, "x");
 	assert_string_equal(l->assets[1].name, "idle.md5anim");
-	assert_string_equal(l->assets[4].name, "walker.md5mesh");
-	assert_string_equal(l->assets[4].format, "md5mesh");
+	assert_string_equal(l->assets[2].name, "lantern.m2");
+	assert_string_equal(l->assets[2].format, "m2");
+	assert_string_equal(l->assets[5].name, "walker.md5mesh");
+	assert_string_equal(l->assets[5].format, "md5mesh");
 	assert_true(l->assets[3].ok);
 	assert_null(l->assets[3].error);
 	animc_free(l);
@@ -460,7 +462,7 @@ static void on_status(animc_client *c, int status, const void *result, void *use
 
 	(void)c;
 	s->calls++;
-	if (status == 0 && st->assets == 5)
+	if (status == 0 && st->assets == 6)
 		s->status_ok++;
 }
 

@@ -202,10 +202,10 @@ static void test_one_shot_commands(void **state)
 	struct run *r;
 
 	r = run(fx, NULL, "status", NULL);
-	expect(r, 0, "assets       5", NULL);
+	expect(r, 0, "assets       6", NULL);
 	free(r);
 	r = run(fx, NULL, "--json", "status", NULL);
-	expect(r, 0, "\"count\":5", NULL);
+	expect(r, 0, "\"count\":6", NULL);
 	assert_int_equal(r->out[0], '{');
 	free(r);
 	r = run(fx, NULL, "list", NULL);

@@ -221,9 +221,9 @@ static void test_d5_root_recreated(void **state)
 	assert_int_equal(system(cmd), 0);
 	wait_event(fx, "asset.loaded", "walker.md5anim", &ev);
 	rpc_event_free(&ev);
-	for (int i = 0; i < 100 && status_field(fx, "assets", "count") < 5; i++)
+	for (int i = 0; i < 100 && status_field(fx, "assets", "count") < 6; i++)
 		usleep(20000);
-	assert_int_equal(status_field(fx, "assets", "count"), 5);
+	assert_int_equal(status_field(fx, "assets", "count"), 6);
 	assert_true(daemon_proc_log_contains(&fx->d, "the asset root is back"));
 	stop(fx);
 }

@@ -131,7 +131,7 @@ static void test_hello_status_list_info(void **state)
 	expect_ok(&r);
 	o = rpc_get(r.result, "assets");
 	assert_int_equal(rpc_get_i64(o, "count", &v), 0);
-	assert_int_equal(v, 5);         /* gen_demo's five files */
+	assert_int_equal(v, 6);         /* gen_demo's six files */
 	assert_int_equal(rpc_get_i64(r.result, "connections", &v), 0);
 	assert_int_equal(v, 1);
 	assert_int_equal(rpc_get_i64(r.result, "memory_bytes", &v), 0);
@@ -142,8 +142,10 @@ static void test_hello_status_list_info(void **state)
 	expect_ok(&r);
 	o = rpc_get(r.result, "assets");
 	assert_non_null(o);
-	assert_int_equal(o->via.array.size, 5);
-	assert_int_equal(rpc_get_str(&o->via.array.ptr[3], "asset", s, sizeof s), 0);
+	assert_int_equal(o->via.array.size, 6);
+	assert_int_equal(rpc_get_str(&o->via.array.ptr[2], "format", s, sizeof s), 0);
+	assert_string_equal(s, "m2");
+	assert_int_equal(rpc_get_str(&o->via.array.ptr[4], "asset", s, sizeof s), 0);
 	assert_string_equal(s, "walker.md5anim");
 	rpc_reply_free(&r);
 

@@ -1,0 +1,83 @@
+#include "daemon/offline/m2_json.h"
+
+#include "daemon/offline/json_out.h"
+
+void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const struct clip *c)
+{
+	json_object_set_new(clip, "id", json_integer(s->id));
+	json_object_set_new(clip, "variation", json_integer(s->variation));
+	json_object_set_new(clip, "flags", json_integer(s->flags));
+	json_object_set_new(clip, "looping", json_boolean(c->loop == LOOP_LOOP));
+	json_object_set_new(clip, "movespeed", json_out_number(s->movespeed));
+	json_object_set_new(clip, "frequency", json_integer(s->frequency));
+	json_object_set_new(clip, "replay", json_pack("{s:I, s:I}", "min",
+						      (json_int_t)s->replay_min, "max",
+						      (json_int_t)s->replay_max));
+	json_object_set_new(clip, "blend_ms", json_integer(s->blend_ms));
+	json_object_set_new(clip, "alias_of", s->alias_of >= 0 ? json_integer(s->alias_of)
+							     : json_null());
+	json_object_set_new(clip, "next_variation", s->next_variation >= 0
+						    ? json_integer(s->next_variation) : json_null());
+}
+
+void m2_json_joint(json_t *joint, const struct m2_joint_info *j)
+{
+	json_object_set_new(joint, "bone", json_integer(j->file_index));
+	json_object_set_new(joint, "flags", json_integer(j->flags));
+	json_object_set_new(joint, "billboard", json_boolean(j->flags & M2_BONE_BILLBOARD));
+	json_object_set_new(joint, "key_bone_id", json_integer(j->key_bone_id));
+}
+
+static json_t *m2_json_color(uint32_t argb)
+{
+	return json_pack("{s:i, s:i, s:i, s:i}", "a", (int)(argb >> 24), "r",
+			 (int)((argb >> 16) & 0xff), "g", (int)((argb >> 8) & 0xff), "b",
+			 (int)(argb & 0xff));
+}
+
+json_t *m2_json_emitter(const struct asset *a, uint32_t i)
+{
+	const struct emitter *e = &a->emitters[i];
+	json_t *colors = json_array(), *tiles = json_array(), *spline = json_array();
+
+	for (int k = 0; k < 3; k++)
+		json_array_append_new(colors, m2_json_color(e->colors[k]));
+	for (int k = 0; k < 10; k++)
+		json_array_append_new(tiles, json_integer(e->tiles[k]));
+	for (uint32_t k = 0; k < e->spline_point_count; k++)
+		json_array_append_new(spline, json_out_vec3(e->spline_points[k]));
+	return json_pack("{s:I, s:I, s:o, s:i, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o,"
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "index", (json_int_t)i,
+			 "bone", (json_int_t)a->joint_info[e->joint].file_index,
+			 "position", json_out_vec3(e->position),
+			 "id", (int)e->id,
+			 "flags", (json_int_t)e->flags,
+			 "type", (int)e->emitter_type,
+			 "particle_type", (int)e->particle_type,
+			 "blend_mode", (int)e->blend_mode,
+			 "texture", (int)e->texture,
+			 "rows", (int)e->rows,
+			 "columns", (int)e->columns,
+			 "tile_rotation", (int)e->tile_rotation,
+			 "midpoint", json_out_number(e->midpoint),
+			 "colors", colors,
+			 "sizes", json_out_floats(e->sizes, 3),
+			 "tiles", tiles,
+			 "slowdown", json_out_number(e->slowdown),
+			 "rotation", json_out_number(e->rotation),
+			 "spline_points", spline,
+			 "model", json_out_string_or_null(e->model_name));
+}
+
+json_t *m2_json_emitter_state(const struct asset *a, uint32_t i, const struct emitter_state *st)
+{
+	json_t *o = m2_json_emitter(a, i), *params = json_object();
+
+	for (int p = 0; p < EMITTER_PARAMS; p++)
+		json_object_set_new(params, emitter_param_names[p], json_out_number(st->param[p]));
+	json_object_set_new(o, "m", json_out_mat34(&st->m));
+	json_object_set_new(o, "enabled", json_boolean(st->enabled > 0.5f));
+	json_object_set_new(o, "params", params);
+	return o;
+}

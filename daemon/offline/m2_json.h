@@ -1,0 +1,23 @@
+/*
+ * m2_json.h - the JSON of what only M2 has, for inspect and sample: a
+ * sequence's facts, a bone's flags, an emitter's static fields and its
+ * state at a time.  The field names are a contract (README, PROTOCOL.md).
+ */
+#ifndef ANIMD_M2_JSON_H
+#define ANIMD_M2_JSON_H
+
+#include <jansson.h>
+
+#include "daemon/assets/asset.h"
+
+/* Add a sequence's fields (id, variation, flags, movespeed, frequency,
+ * replay, blend_ms, alias_of, next_variation, looping) to a clip's object. */
+void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const struct clip *c);
+/* Add a joint's file fields (bone, flags, billboard, key_bone_id). */
+void m2_json_joint(json_t *joint, const struct m2_joint_info *j);
+/* Emitter i's static fields: {"index", "bone", "position", "type", ...}. */
+json_t *m2_json_emitter(const struct asset *a, uint32_t i);
+/* The same with its state: "m" (model-space 3x4), "enabled", "params". */
+json_t *m2_json_emitter_state(const struct asset *a, uint32_t i, const struct emitter_state *st);
+
+#endif
