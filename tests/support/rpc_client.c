@@ -312,15 +312,19 @@ static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_r
 			const msgpack_object *o = &msg.data;
 
 			if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size < 3 ||
-			    o->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+			    o->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+				c->strays++;
 				continue;
+			}
 			if (o->via.array.ptr[0].via.u64 == 2) {
 				rpc_queue_event(c, &msg);
 				msgpack_unpacked_destroy(&msg);
 				return 0;
 			}
-			if (o->via.array.ptr[0].via.u64 != 1 || o->via.array.size != 4)
+			if (o->via.array.ptr[0].via.u64 != 1 || o->via.array.size != 4) {
+				c->strays++;
 				continue;
+			}
 			memset(reply, 0, sizeof *reply);
 			reply->msg = msg;
 			o = &reply->msg.data;
