@@ -331,16 +331,21 @@ void instance_set_speed(struct instance *in, double speed)
 	stream_publish_now(in);
 }
 
-/* Stop an instance because its asset changed under it. */
+/* Stop an instance because its asset changed under it.  Sending the event
+ * can close the owner's connection (its output limit reached, or a write to
+ * a client that is gone), which ends all its instances, this one included:
+ * then it must not be destroyed a second time. */
 static void instance_stop_with(struct instance *in, const char *code, const char *fmt,
 			       const char *a, const char *b)
 {
+	struct session *owner = in->owner;
 	char message[512];
 
 	snprintf(message, sizeof message, fmt, a, b);
 	log_info("instance %llu stopped: %s", (unsigned long long)in->id, message);
 	events_instance_stopped(in->set->svc, in, code, message);
-	instances_destroy(in);
+	if (!owner->closing)
+		instances_destroy(in);
 }
 
 /* Rebind one instance to a new version of its asset or mesh. */
@@ -409,10 +414,20 @@ void instances_asset_changed(struct instances *set, const char *name, struct ass
 	struct instance *in, *next;
 
 	for (in = set->first; in != NULL; in = next) {
+		struct session *owner = in->owner;
+		uint64_t id = in->id;
+
 		next = in->all_next;
-		if (strcmp(in->asset_name, name) == 0 ||
-		    (in->mesh_name != NULL && strcmp(in->mesh_name, name) == 0))
-			instance_rebind(in, name, asset, generation);
+		if (strcmp(in->asset_name, name) != 0 &&
+		    (in->mesh_name == NULL || strcmp(in->mesh_name, name) != 0))
+			continue;
+		instance_rebind(in, name, asset, generation);
+		/* A stopped event may have closed the owner's connection and
+		 * ended its other instances, `next` perhaps among them: carry on
+		 * after this id (the list is in creation order). */
+		if (owner->closing)
+			for (next = set->first; next != NULL && next->id <= id; next = next->all_next)
+				;
 	}
 }
 
