@@ -32,6 +32,11 @@
  * (for a moment, or the subdirectory one for seconds), or saved a broken
  * version after the good one was removed. */
 #define SOAK_X_ASSET_STATE (SOAK_X_NOT_FOUND | SOAK_X_ASSET_ERROR)
+/* A .x file read in the middle of a save (assets.reload has no quiet
+ * period, and a writer can pause longer than it) may be a valid prefix:
+ * frames without their mesh or clip, which cannot play or give vertices.
+ * (A prefix of an MD5 file never parses: it states its counts first.) */
+#define SOAK_X_PREFIX(type) ((type) == SOAK_ASSET_X ? SOAK_X_UNSUPPORTED : 0u)
 
 #define SOAK_PENDING_MAX 64
 #define SOAK_STREAMS_MAX 16     /* limits.max_streams_per_connection */

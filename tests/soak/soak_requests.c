@@ -86,6 +86,7 @@ static int req_play(struct soak_conn *c, struct soak_stream *s)
 	a = req_playable(c, space, &with_mesh);
 	if (a == NULL)
 		return req_simple(c, SOAK_STATUS, "status");
+	expect |= SOAK_X_PREFIX(a->type);
 	v[0] = with_mesh ? req_mesh() : NULL;
 	v[1] = a->clip != NULL && soak_rand_chance(c->rnd, 50) ? a->clip : NULL;
 	v[2] = soak_rand_chance(c->rnd, 40) ? loop_names[soak_rand_below(c->rnd, 3)] : NULL;
@@ -157,7 +158,7 @@ static int req_sample(struct soak_conn *c)
 {
 	const struct soak_asset *a = req_asset(c);
 	int with_mesh = a->type == SOAK_ASSET_ANIM && soak_rand_chance(c->rnd, 60);
-	unsigned expect = SOAK_X_OK | SOAK_X_ASSET_STATE;
+	unsigned expect = SOAK_X_OK | SOAK_X_ASSET_STATE | SOAK_X_PREFIX(a->type);
 	double t = soak_rand_range(c->rnd, -50, 50);
 	enum soak_space s;
 	int64_t id;
