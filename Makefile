@@ -6,6 +6,8 @@
 #   make bench    build optimised and print the benchmark figures
 #   make fuzz     run every libFuzzer harness for FUZZ_SECONDS each
 #   make coverage line and branch coverage from the unit tests and corpora
+#   make soak     the real daemon under load and abuse for SOAK_SECONDS
+#                 (SOAK_SAN=1: the daemon built with ASan+UBSan)
 #   make install  PREFIX=/usr/local DESTDIR=
 #   V=1           show full commands
 #
@@ -27,6 +29,9 @@ OPT      ?= -O2 -g
 SAN      ?=
 FUZZ_SECONDS ?= 60
 FUZZ_CC  ?= clang
+SOAK_SECONDS ?= 20
+SOAK_CLIENTS ?= 8
+SOAK_SAN ?=
 
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
@@ -70,6 +75,7 @@ GEN_SRC   := $(sort $(wildcard tests/gen/gen_*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 INTEG_SH   := $(sort $(wildcard tests/integration/test_*.sh))
 INTEG_SRC  := $(sort $(wildcard tests/integration/test_*.c))
+SOAK_SRC   := $(sort $(wildcard tests/soak/*.c))
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMD_OBJ := $(ANIMD_SRC:%.c=$(BUILD)/obj/%.o)
@@ -80,6 +86,8 @@ GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
+SOAK_OBJ  := $(SOAK_SRC:%.c=$(BUILD)/obj/%.o)
+SOAK_BIN  := $(BUILD)/soak/soak
 
 # libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
 # compiled position-independent with hidden visibility; only the animc_
@@ -106,7 +114,7 @@ ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-layers check-unit check-san check-integration unit-tests \
-	bench fuzz replay coverage demo install clean
+	bench fuzz replay coverage soak demo install clean
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -184,6 +192,11 @@ $(BUILD)/integration/%: $(BUILD)/obj/tests/integration/%.o $(SUPPORT_OBJ) $(CORE
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
 
+$(SOAK_BIN): $(SOAK_OBJ) $(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
+
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -252,6 +265,22 @@ bench:
 	  all $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%)
 	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%); do \
 	  ANIMD=$(abspath $(BENCH_BUILD))/animd BUILD=$(abspath $(BENCH_BUILD)) $$b; done
+
+# The soak test drives the real daemon: plain, or with SOAK_SAN=1 built with
+# ASan+UBSan into $(BUILD)/san as check-san builds the unit tests, leaks
+# checked at its exit (a report fails the run) and slower replies allowed.
+SOAK_SAN_DAEMON := $(BUILD)/san/animd
+soak:
+	@$(MAKE) --no-print-directory deps
+ifneq ($(SOAK_SAN),)
+	@$(MAKE) --no-print-directory $(SOAK_BIN)
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=address,undefined OPT="-O1 -g" $(SOAK_SAN_DAEMON)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=32 UBSAN_OPTIONS=print_stacktrace=1 SOAK_SAN=1 \
+	  ANIMD=$(abspath $(SOAK_SAN_DAEMON)) $(SOAK_BIN) -s $(SOAK_SECONDS) -k $(SOAK_CLIENTS) -t 30000
+else
+	@$(MAKE) --no-print-directory $(ANIMD) $(SOAK_BIN)
+	$(Q)ANIMD=$(abspath $(ANIMD)) $(SOAK_BIN) -s $(SOAK_SECONDS) -k $(SOAK_CLIENTS)
+endif
 
 # libFuzzer: each harness links the engine sources compiled by clang; the
 # stream reader's harness links the client library's instead.

@@ -347,6 +347,7 @@ static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_r
 			/* Strict: a stray object between messages (a map that
 			 * counted its pairs wrong) fails the test that reads it. */
 			if (bad != NULL) {
+				c->strays++;
 				fprintf(stderr, "rpc_client: the daemon sent %s\n", bad);
 				msgpack_unpacked_destroy(&msg);
 				return -EPROTO;

@@ -36,6 +36,8 @@ struct rpc_client {
 	struct rpc_event events[RPC_MAX_EVENTS];
 	unsigned event_head, event_count;
 	unsigned events_dropped;
+	unsigned strays;                /* top-level objects that were neither a reply nor an event
+					   (each makes the read that met it fail with -EPROTO) */
 	int send_dontwait;              /* sends fail with -EAGAIN instead of blocking */
 	int fds[8];                     /* descriptors received (SCM_RIGHTS), oldest first */
 	unsigned fd_count;

@@ -15,6 +15,7 @@ struct instances {
 	struct instance **buckets;
 	size_t nbuckets;                /* power of two */
 	size_t count;
+	uint64_t destroyed;             /* instances_destroy calls so far */
 	size_t closing_handles;
 	uint64_t next_id;
 	struct instance *first, *last;  /* creation order */
@@ -255,6 +256,8 @@ void instances_destroy(struct instance *in)
 	else
 		set->last = in->all_prev;
 	set->count--;
+	set->destroyed++;
+	in->destroyed = true;
 	in->owner->instances--;
 	stream_detach(in);
 	asset_unref(in->asset);
@@ -331,7 +334,10 @@ void instance_set_speed(struct instance *in, double speed)
 	stream_publish_now(in);
 }
 
-/* Stop an instance because its asset changed under it. */
+/* Stop an instance because its asset changed under it.  The event can end
+ * the instance itself (sending it may close the owner's connection: its
+ * output limit reached, or a write to a client that is gone), and then it
+ * must not be destroyed a second time. */
 static void instance_stop_with(struct instance *in, const char *code, const char *fmt,
 			       const char *a, const char *b)
 {
@@ -341,7 +347,8 @@ static void instance_stop_with(struct instance *in, const char *code, const char
 	log_info("instance %llu stopped: %s", (unsigned long long)in->id, message);
 	if (in->set->events.stopped != NULL)
 		in->set->events.stopped(in->set->events.ctx, in, code, message);
-	instances_destroy(in);
+	if (!in->destroyed)
+		instances_destroy(in);
 }
 
 /* Rebind one instance to a new version of its asset or mesh. */
@@ -410,9 +417,19 @@ void instances_asset_changed(struct instances *set, const char *name, struct ass
 	struct instance *in, *next;
 
 	for (in = set->first; in != NULL; in = next) {
+		uint64_t id = in->id, destroyed = set->destroyed;
+
 		next = in->all_next;
-		if (strcmp(in->asset_name, name) == 0 ||
-		    (in->mesh_name != NULL && strcmp(in->mesh_name, name) == 0))
-			instance_rebind(in, name, asset, generation);
+		if (strcmp(in->asset_name, name) != 0 &&
+		    (in->mesh_name == NULL || strcmp(in->mesh_name, name) != 0))
+			continue;
+		instance_rebind(in, name, asset, generation);
+		/* A stopped event may have closed the owner's connection and
+		 * ended its other instances, `next` perhaps among them: when more
+		 * went than this one, carry on after this id (the list is in
+		 * creation order). */
+		if (set->destroyed - destroyed > 1)
+			for (next = set->first; next != NULL && next->id <= id; next = next->all_next)
+				;
 	}
 }

@@ -38,6 +38,7 @@ struct instance {
 	enum root_motion root_motion;
 	bool ended;
 	bool stopped;                   /* set just before a stop's last report */
+	bool destroyed;                 /* instances_destroy ran: freed on a later turn */
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
 	struct stream *stream;          /* where its poses are published, or NULL */
 	uint32_t channel;
