@@ -341,6 +341,10 @@ typedef struct animc_asset_list {
 typedef struct animc_joint_info {
 	const char *name;
 	int32_t parent;                 /* -1 for a root */
+	/* M2 (0 otherwise): the bone's flags as stored; billboard bones face
+	 * the viewer, which only the renderer can apply. */
+	uint32_t bone_flags;
+	int billboard;
 } animc_joint_info;
 
 typedef struct animc_clip_info {
@@ -351,6 +355,16 @@ typedef struct animc_clip_info {
 	int has_bounds;
 	uint32_t frame_rate;            /* 0 when not uniformly sampled */
 	uint32_t frame_count;
+	/* M2 sequences (has_sequence 0 otherwise): the clip is sequence
+	 * `name` (its index); `ASSET#id=A.V` names it too. */
+	int has_sequence;
+	uint32_t anim_id, variation;
+	uint32_t flags;
+	double movespeed;
+	int32_t frequency;
+	uint32_t replay_min, replay_max;
+	uint32_t blend_ms;
+	int32_t alias_of;               /* the sequence whose keys it plays, or -1 */
 } animc_clip_info;
 
 typedef struct animc_mesh_info {
@@ -396,6 +410,11 @@ typedef struct animc_asset_info {
 	uint32_t ticks_per_second;      /* .x: what key times are divided by; 0 otherwise */
 	int ticks_from_file;            /* .x: 1 if the file's AnimTicksPerSecond said so */
 	const char *note;               /* what the load had to leave out, one line, or NULL */
+	/* M2: particle emitters (a stream of space EMITTERS publishes them)
+	 * and the lengths of the global sequences, in seconds. */
+	size_t emitter_count;
+	size_t global_sequence_count;
+	const double *global_sequences;
 } animc_asset_info;
 
 typedef enum animc_loop {
@@ -417,8 +436,31 @@ typedef enum animc_space {
 	ANIMC_SPACE_MODEL,              /* per joint a 3x4 row-major matrix: 12 floats */
 	ANIMC_SPACE_SKIN,               /* model x inverse bind: 12 floats */
 	ANIMC_SPACE_VERTICES,           /* per vertex xyz, meshes in file order: 3 floats */
-	ANIMC_SPACE_CAMERA              /* position xyz, orientation xyzw, fov: 8 floats */
+	ANIMC_SPACE_CAMERA,             /* position xyz, orientation xyzw, fov: 8 floats */
+	ANIMC_SPACE_EMITTERS            /* per M2 particle emitter: 3x4 model-space matrix,
+					   the ten parameters (ANIMC_EMITTER_*), enabled,
+					   0: 24 floats */
 } animc_space;
+
+/* The ten animated parameters of an M2 particle emitter, in the order of
+ * animc_emitter_pose.params and of a stream's emitter floats 12..21. */
+enum {
+	ANIMC_EMITTER_EMISSION_SPEED,
+	ANIMC_EMITTER_SPEED_VARIATION,
+	ANIMC_EMITTER_VERTICAL_RANGE,
+	ANIMC_EMITTER_HORIZONTAL_RANGE,
+	ANIMC_EMITTER_GRAVITY,
+	ANIMC_EMITTER_LIFESPAN,
+	ANIMC_EMITTER_EMISSION_RATE,
+	ANIMC_EMITTER_AREA_LENGTH,
+	ANIMC_EMITTER_AREA_WIDTH,
+	ANIMC_EMITTER_Z_SOURCE,
+	ANIMC_EMITTER_PARAMS
+};
+
+/* The wire name of emitter parameter k ("emission_speed", ...), NULL out
+ * of range. */
+ANIMC_API const char *animc_emitter_param_name(int k);
 
 /* Wire names of the enums above ("loop", "in_place", "model"); NULL for
  * DEFAULT or out of range.  And back: the value for a name, or -1. */
@@ -475,6 +517,15 @@ typedef struct animc_joint_pose {
 	float m[12];
 } animc_joint_pose;
 
+/* One M2 particle emitter of a sampled pose. */
+typedef struct animc_emitter_pose {
+	uint32_t index;                 /* in the file */
+	uint32_t bone;                  /* the bone it hangs on (file index) */
+	float m[12];                    /* model-space 3x4, row-major */
+	int enabled;
+	float params[ANIMC_EMITTER_PARAMS];
+} animc_emitter_pose;
+
 typedef struct animc_mesh_pose {
 	const char *name;
 	size_t vertex_count;
@@ -501,6 +552,8 @@ typedef struct animc_pose {
 	float camera_position[3];
 	float camera_orientation[4];    /* x y z w */
 	float camera_fov;               /* degrees */
+	size_t emitter_count;           /* emitters */
+	const animc_emitter_pose *emitters;
 } animc_pose;
 
 /* ====================================================================

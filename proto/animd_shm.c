@@ -27,6 +27,7 @@ uint32_t animd_shm_stride(uint32_t space)
 	case ANIMD_SHM_SPACE_SKIN: return ANIMD_SHM_STRIDE_MATRIX;
 	case ANIMD_SHM_SPACE_VERTICES: return ANIMD_SHM_STRIDE_VERTEX;
 	case ANIMD_SHM_SPACE_CAMERA: return ANIMD_SHM_STRIDE_CAMERA;
+	case ANIMD_SHM_SPACE_EMITTERS: return ANIMD_SHM_STRIDE_EMITTER;
 	default: return 0;
 	}
 }

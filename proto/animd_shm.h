@@ -43,12 +43,24 @@ enum animd_shm_space {
 	ANIMD_SHM_SPACE_SKIN = 2,       /* per joint: 3x4 model x inverse bind: 12 float32 */
 	ANIMD_SHM_SPACE_VERTICES = 3,   /* per vertex, meshes in file order: xyz: 3 float32 */
 	ANIMD_SHM_SPACE_CAMERA = 4,     /* one element: position xyz, orientation xyzw, fov deg */
+	ANIMD_SHM_SPACE_EMITTERS = 5,   /* per M2 particle emitter: struct animd_shm_emitter */
 };
 
 #define ANIMD_SHM_STRIDE_LOCAL 40u
 #define ANIMD_SHM_STRIDE_MATRIX 48u
 #define ANIMD_SHM_STRIDE_VERTEX 12u
 #define ANIMD_SHM_STRIDE_CAMERA 32u
+#define ANIMD_SHM_STRIDE_EMITTER 96u
+
+/* One element of an emitters payload: float32 each, little-endian. */
+struct animd_shm_emitter {
+	float m[12];                    /*  0: model-space 3x4, row-major, translation last column */
+	float params[10];               /* 48: emission_speed, speed_variation, vertical_range,
+					   horizontal_range, gravity, lifespan, emission_rate,
+					   area_length, area_width, z_source */
+	float enabled;                  /* 88: 1 on, 0 off */
+	float reserved;                 /* 92: 0 */
+};
 
 /* header.state */
 #define ANIMD_SHM_STATE_LIVE 1u         /* the daemon publishes into it */
@@ -126,6 +138,9 @@ _Static_assert(offsetof(struct animd_shm_slot, element_count) == 40, "layout");
 _Static_assert(offsetof(struct animd_shm_slot, flags) == 44, "layout");
 _Static_assert(offsetof(struct animd_shm_slot, publish_ns) == 48, "layout");
 _Static_assert(offsetof(struct animd_shm_slot, checksum) == 56, "layout");
+_Static_assert(sizeof(struct animd_shm_emitter) == ANIMD_SHM_STRIDE_EMITTER, "emitter element");
+_Static_assert(offsetof(struct animd_shm_emitter, params) == 48, "layout");
+_Static_assert(offsetof(struct animd_shm_emitter, enabled) == 88, "layout");
 _Static_assert(sizeof(double) == 8 && sizeof(float) == 4, "IEEE-754 binary32/64");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the stream layout is little-endian; this target is not"

@@ -255,8 +255,19 @@ static void info_text(const animc_asset_info *a)
 		       c->loop ? c->loop : "?", c->joint_count);
 		if (c->frame_rate)
 			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
+		if (c->has_sequence) {
+			printf(", animation %u.%u, flags 0x%x, movespeed %g, blend %u ms", c->anim_id,
+			       c->variation, c->flags, c->movespeed, c->blend_ms);
+			if (c->alias_of >= 0)
+				printf(", alias of %d", c->alias_of);
+		}
 		printf("%s\n", c->has_bounds ? ", bounds" : "");
 	}
+	for (size_t i = 0; i < a->global_sequence_count; i++)
+		printf("global      %zu: %.3f s\n", i, a->global_sequences[i]);
+	if (a->emitter_count > 0)
+		printf("emitters    %zu (animctl sample %s --space emitters)\n", a->emitter_count,
+		       a->name);
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 
@@ -384,6 +395,28 @@ static void sample_json(const animc_pose *p)
 		json_key(&j, "fov");
 		json_float(&j, p->camera_fov);
 		json_obj_end(&j);
+	} else if (p->space == ANIMC_SPACE_EMITTERS) {
+		json_key(&j, "emitters");
+		json_arr(&j);
+		for (size_t i = 0; i < p->emitter_count; i++) {
+			const animc_emitter_pose *e = &p->emitters[i];
+
+			json_obj(&j);
+			json_kuint(&j, "index", e->index);
+			json_kuint(&j, "bone", e->bone);
+			json_key(&j, "m");
+			json_floats(&j, e->m, 12);
+			json_kbool(&j, "enabled", e->enabled);
+			json_key(&j, "params");
+			json_obj(&j);
+			for (int k = 0; k < ANIMC_EMITTER_PARAMS; k++) {
+				json_key(&j, animc_emitter_param_name(k));
+				json_float(&j, e->params[k]);
+			}
+			json_obj_end(&j);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 	} else if (p->space == ANIMC_SPACE_VERTICES) {
 		json_key(&j, "meshes");
 		json_arr(&j);
@@ -445,6 +478,14 @@ static void sample_text(const animc_pose *p)
 	for (size_t i = 0; i < p->mesh_count; i++)
 		printf("mesh %s: %zu vertices (--json prints them)\n", p->meshes[i].name,
 		       p->meshes[i].vertex_count);
+	for (size_t i = 0; i < p->emitter_count; i++) {
+		const animc_emitter_pose *e = &p->emitters[i];
+
+		printf("emitter %u (bone %u) %s at %9.3f %9.3f %9.3f  rate %g speed %g lifespan %g\n",
+		       e->index, e->bone, e->enabled ? "on " : "off", e->m[3], e->m[7], e->m[11],
+		       e->params[ANIMC_EMITTER_EMISSION_RATE], e->params[ANIMC_EMITTER_EMISSION_SPEED],
+		       e->params[ANIMC_EMITTER_LIFESPAN]);
+	}
 	for (size_t i = 0; i < p->joint_count; i++) {
 		const animc_joint_pose *j = &p->joints[i];
 
@@ -461,7 +502,7 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
 		"usage: animctl sample ASSET --time SECONDS [--clip NAME] [--mesh MESH]\n"
-		"                      [--space local|model|skin|vertices|camera]\n"
+		"                      [--space local|model|skin|vertices|camera|emitters]\n"
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"

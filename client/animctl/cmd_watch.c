@@ -33,6 +33,13 @@ struct watch {
 	bool ended, paused, stopped, done;
 	uint64_t frames, max_frames, dropped;
 	animc_pose_info info;
+	/* An M2's particle emitters: a second instance of the same clip plays
+	 * into a stream of their space (an instance publishes into one). */
+	animc_stream *estream;
+	uint64_t eid;
+	float *ebuf;                    /* 24 floats per emitter */
+	size_t ebuf_floats;
+	uint32_t ecount;                /* emitters in the latest pose, 0 before one */
 	float hmin, hmax, vmin, vmax;   /* the drawing's extent so far */
 	bool have_extent;
 	char status[160];
@@ -50,7 +57,9 @@ static const char watch_help[] =
 	"quits too; the terminal is restored either way.\n"
 	"When stdout is not a terminal, or with --json or --frames N, it prints one\n"
 	"line per published pose instead (every pose in order, with a count of any\n"
-	"it missed), N poses at most.  The instance ends when watch does.\n";
+	"it missed), N poses at most.  The instance ends when watch does.\n"
+	"An M2 with particle emitters also shows them (on/off, position, emission\n"
+	"rate, speed, lifespan), from a stream of the emitters space.\n";
 
 /* ---- joint positions ------------------------------------------------------ */
 
@@ -148,6 +157,21 @@ static void watch_axes(const struct watch *w, int *h, int *v)
 
 	*h = t[w->view][0];
 	*v = t[w->view][1];
+}
+
+/* The emitters' latest state (nothing until their stream has one). */
+static void watch_emitters(struct watch *w)
+{
+	animc_pose_info info;
+
+	if (w->estream != NULL &&
+	    animc_stream_latest(w->estream, w->eid, w->ebuf, w->ebuf_floats, &info) == 0)
+		w->ecount = info.element_count;
+}
+
+static const float *watch_emitter(const struct watch *w, uint32_t i)
+{
+	return w->ebuf + (size_t)i * animc_space_floats(ANIMC_SPACE_EMITTERS);
 }
 
 /* ---- the terminal view ------------------------------------------------------ */
@@ -263,6 +287,17 @@ static void watch_draw(struct watch *w)
 		       p >= 0 ? w->skel->joints[p].name : "-", w->pos[j][0], w->pos[j][1],
 		       w->pos[j][2]);
 	}
+	if (w->ecount > 0)
+		printf("%-3s %-8s %10s %10s %10s %10s %10s %10s\x1b[K\n", "#", "EMITTER", "X", "Y", "Z",
+		       "RATE", "SPEED", "LIFESPAN");
+	for (uint32_t i = 0; i < w->ecount; i++) {
+		const float *e = watch_emitter(w, i);
+
+		printf("%-3u %-8s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\x1b[K\n", i,
+		       e[22] > 0.5f ? "on" : "off", e[3], e[7], e[11],
+		       e[12 + ANIMC_EMITTER_EMISSION_RATE], e[12 + ANIMC_EMITTER_EMISSION_SPEED],
+		       e[12 + ANIMC_EMITTER_LIFESPAN]);
+	}
 	printf("q quit  space pause/resume  r restart\x1b[K\x1b[J");
 	fflush(stdout);
 }
@@ -294,6 +329,29 @@ static void watch_print(struct watch *w, uint64_t dropped)
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
+		if (w->estream != NULL) {
+			json_key(&j, "emitters");
+			json_arr(&j);
+			for (uint32_t i = 0; i < w->ecount; i++) {
+				const float *e = watch_emitter(w, i);
+				float at[3] = { e[3], e[7], e[11] };
+
+				json_obj(&j);
+				json_kuint(&j, "index", i);
+				json_kbool(&j, "enabled", e[22] > 0.5f);
+				json_key(&j, "position");
+				json_floats(&j, at, 3);
+				json_key(&j, "params");
+				json_obj(&j);
+				for (int k = 0; k < ANIMC_EMITTER_PARAMS; k++) {
+					json_key(&j, animc_emitter_param_name(k));
+					json_float(&j, e[12 + k]);
+				}
+				json_obj_end(&j);
+				json_obj_end(&j);
+			}
+			json_arr_end(&j);
+		}
 		json_obj_end(&j);
 		json_end(&j);
 		return;
@@ -304,6 +362,12 @@ static void watch_print(struct watch *w, uint64_t dropped)
 	for (uint32_t k = 0; k < w->count; k++)
 		printf("  %s %.2f %.2f %.2f", k < w->skel->joint_count ? w->skel->joints[k].name : "?",
 		       w->pos[k][0], w->pos[k][1], w->pos[k][2]);
+	for (uint32_t i = 0; i < w->ecount; i++) {
+		const float *e = watch_emitter(w, i);
+
+		printf("  emitter%u %s %.2f %.2f %.2f rate %.2f", i, e[22] > 0.5f ? "on" : "off", e[3],
+		       e[7], e[11], e[12 + ANIMC_EMITTER_EMISSION_RATE]);
+	}
 	printf("\n");
 	fflush(stdout);
 }
@@ -345,10 +409,15 @@ static void watch_key(struct watch *w, char k)
 	} else if (k == ' ') {
 		rc = w->paused ? animc_resume(w->ctl->c, w->id, &st)
 			       : animc_pause(w->ctl->c, w->id, &st);
+		if (rc == 0 && w->eid != 0)
+			rc = w->paused ? animc_resume(w->ctl->c, w->eid, NULL)
+				       : animc_pause(w->ctl->c, w->eid, NULL);
 		if (rc == 0)
 			w->paused = st->state == ANIMC_STATE_PAUSED;
 	} else if (k == 'r') {
 		rc = animc_seek(w->ctl->c, w->id, 0, NULL);
+		if (rc == 0 && w->eid != 0)
+			rc = animc_seek(w->ctl->c, w->eid, 0, NULL);
 	}
 	if (rc < 0) {
 		const char *msg;
@@ -369,6 +438,7 @@ static int watch_read(struct watch *w, bool tui)
 		rc = animc_stream_latest(w->stream, w->id, w->buf, w->buf_floats, &w->info);
 		if (rc == 0) {
 			watch_positions(w);
+			watch_emitters(w);
 			w->frames++;
 		}
 		return rc == -ENODATA ? 0 : rc;
@@ -376,6 +446,7 @@ static int watch_read(struct watch *w, bool tui)
 	while ((rc = animc_stream_next(w->stream, w->id, w->buf, w->buf_floats, &w->info,
 				       &dropped)) == 0) {
 		watch_positions(w);
+		watch_emitters(w);
 		watch_print(w, dropped);
 		if (++w->frames == w->max_frames) {
 			w->done = true;
@@ -440,6 +511,28 @@ static int watch_loop(struct watch *w, bool tui)
 		return EXIT_SERVER;
 	}
 	return EXIT_OK;
+}
+
+/* The emitters' stream and its instance (watch goes on without them if
+ * the daemon refuses). */
+static void watch_open_emitters(struct watch *w, animc_play_opts o, animc_stream_opts so)
+{
+	animc_instance *in = NULL;
+
+	so.space = ANIMC_SPACE_EMITTERS;
+	so.max_elements = (uint32_t)w->skel->emitter_count;
+	if (animc_stream_open(w->ctl->c, &so, &w->estream) < 0)
+		return;
+	o.stream = w->estream;
+	w->ebuf_floats = animc_stream_pose_floats(w->estream);
+	w->ebuf = malloc(w->ebuf_floats * sizeof *w->ebuf);
+	if (w->ebuf == NULL || animc_play(w->ctl->c, &o, &in) < 0) {
+		animc_stream_close(w->estream);
+		w->estream = NULL;
+		return;
+	}
+	w->eid = in->id;
+	animc_free(in);
 }
 
 int cmd_watch(struct ctl *ctl, int argc, char **argv)
@@ -513,6 +606,8 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		return ctl_fail(ctl, "watch", rc);
 	}
 	w.id = st->id;
+	if (w.skel->emitter_count > 0)
+		watch_open_emitters(&w, o, so);
 	snprintf(w.status, sizeof w.status, "%s clip %s, %.3f s, %s, speed %g, stream %" PRIu64,
 		 st->state_name, st->clip ? st->clip : "-", st->duration,
 		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);
@@ -527,6 +622,7 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		rc = watch_loop(&w, tui);
 	}
 	free(w.buf);
+	free(w.ebuf);
 	free(w.pos);
 	animc_free(w.skel);
 	return rc;

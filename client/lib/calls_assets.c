@@ -103,6 +103,8 @@ static void info_skeleton(struct ac_parse *p, animc_asset_info *a, const msgpack
 
 		joints[i].name = ac_obj_str(p, o, "name");
 		joints[i].parent = (int32_t)ac_obj_i64(p, o, "parent", -1);
+		joints[i].bone_flags = (uint32_t)ac_obj_u64(p, o, "flags", 0);
+		joints[i].billboard = ac_obj_bool(p, o, "billboard", 0);
 	}
 	a->joints = joints;
 	a->joint_count = n;
@@ -128,6 +130,20 @@ static void info_clips(struct ac_parse *p, animc_asset_info *a, const msgpack_ob
 		clips[i].has_bounds = ac_obj_bool(p, o, "bounds", 0);
 		clips[i].frame_rate = (uint32_t)ac_obj_u64(p, o, "frame_rate", 0);
 		clips[i].frame_count = (uint32_t)ac_obj_u64(p, o, "frame_count", 0);
+		clips[i].has_sequence = ac_obj_get(o, "variation") != NULL;
+		clips[i].anim_id = (uint32_t)ac_obj_u64(p, o, "id", 0);
+		clips[i].variation = (uint32_t)ac_obj_u64(p, o, "variation", 0);
+		clips[i].flags = (uint32_t)ac_obj_u64(p, o, "flags", 0);
+		clips[i].movespeed = ac_obj_f64(p, o, "movespeed", 0);
+		clips[i].frequency = (int32_t)ac_obj_i64(p, o, "frequency", 0);
+		clips[i].blend_ms = (uint32_t)ac_obj_u64(p, o, "blend_ms", 0);
+		clips[i].alias_of = (int32_t)ac_obj_i64(p, o, "alias_of", -1);
+		{
+			const msgpack_object *rp = ac_obj_get(o, "replay");
+
+			clips[i].replay_min = (uint32_t)ac_obj_u64(p, rp, "min", 0);
+			clips[i].replay_max = (uint32_t)ac_obj_u64(p, rp, "max", 0);
+		}
 	}
 	a->clips = clips;
 	a->clip_count = n;
@@ -196,6 +212,27 @@ static void info_cameras(struct ac_parse *p, animc_asset_info *a, const msgpack_
 	a->camera_count = n;
 }
 
+static void info_m2(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *g = ac_obj_array(p, r, "global_sequences", &n);
+	double *v = ac_res_alloc(p->res, n * sizeof *v);
+
+	ac_obj_array(p, r, "emitters", &a->emitter_count);
+	if (v == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &g->via.array.ptr[i];
+
+		v[i] = o->type == MSGPACK_OBJECT_FLOAT64 || o->type == MSGPACK_OBJECT_FLOAT32 ? o->via.f64
+		       : o->type == MSGPACK_OBJECT_POSITIVE_INTEGER ? (double)o->via.u64 : 0;
+	}
+	a->global_sequences = v;
+	a->global_sequence_count = n;
+}
+
 static int info_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_asset_info *a = ac_res_new(sizeof *a);
@@ -224,6 +261,7 @@ static int info_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	info_clips(&p, a, r);
 	info_meshes(&p, a, r);
 	info_cameras(&p, a, r);
+	info_m2(&p, a, r);
 	return p.err;
 }
 

@@ -92,6 +92,32 @@ static void sample_meshes(struct ac_parse *p, animc_pose *pose, const msgpack_ob
 	pose->mesh_count = n;
 }
 
+static void sample_emitters(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "emitters", &n);
+	animc_emitter_pose *em = ac_res_alloc(p->res, n * sizeof *em);
+
+	if (em == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i], *params, *on;
+
+		em[i].index = (uint32_t)ac_obj_i64(p, o, "index", 0);
+		em[i].bone = (uint32_t)ac_obj_i64(p, o, "bone", 0);
+		ac_obj_floats(p, ac_obj_get(o, "m"), em[i].m, 12, "m");
+		on = ac_obj_get(o, "enabled");
+		em[i].enabled = on != NULL && on->type == MSGPACK_OBJECT_BOOLEAN && on->via.boolean;
+		params = ac_obj_get(o, "params");
+		for (int k = 0; k < ANIMC_EMITTER_PARAMS; k++)
+			em[i].params[k] = (float)ac_obj_f64(p, params, animc_emitter_param_name(k), 0);
+	}
+	pose->emitters = em;
+	pose->emitter_count = n;
+}
+
 static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_pose *pose = ac_res_new(sizeof *pose);
@@ -130,6 +156,7 @@ static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 	}
 	sample_joints(&p, pose, r);
 	sample_meshes(&p, pose, r);
+	sample_emitters(&p, pose, r);
 	return p.err;
 }
 

@@ -47,6 +47,7 @@ static const char *const space_names[] = {
 	[ANIMC_SPACE_SKIN] = "skin",
 	[ANIMC_SPACE_VERTICES] = "vertices",
 	[ANIMC_SPACE_CAMERA] = "camera",
+	[ANIMC_SPACE_EMITTERS] = "emitters",
 };
 
 static const char *const state_names[] = {
@@ -56,7 +57,17 @@ static const char *const state_names[] = {
 	[ANIMC_STATE_STOPPED] = "stopped",
 };
 
+static const char *const emitter_param_names[ANIMC_EMITTER_PARAMS] = {
+	"emission_speed", "speed_variation", "vertical_range", "horizontal_range", "gravity",
+	"lifespan", "emission_rate", "area_length", "area_width", "z_source",
+};
+
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *animc_emitter_param_name(int k)
+{
+	return k >= 0 && k < ANIMC_EMITTER_PARAMS ? emitter_param_names[k] : NULL;
+}
 
 static const char *names_get(const char *const *names, size_t count, int v)
 {
@@ -139,6 +150,7 @@ unsigned animc_space_floats(animc_space v)
 	case ANIMC_SPACE_SKIN: return ANIMD_SHM_STRIDE_MATRIX / 4;
 	case ANIMC_SPACE_VERTICES: return ANIMD_SHM_STRIDE_VERTEX / 4;
 	case ANIMC_SPACE_CAMERA: return ANIMD_SHM_STRIDE_CAMERA / 4;
+	case ANIMC_SPACE_EMITTERS: return ANIMD_SHM_STRIDE_EMITTER / 4;
 	default: return 0;
 	}
 }

@@ -7,7 +7,7 @@
 
 #include "daemon/anim/pose.h"
 
-static const char *const space_names[] = {
+const char *const sample_space_names[SAMPLE_SPACE_COUNT] = {
 	[SPACE_LOCAL] = "local",
 	[SPACE_MODEL] = "model",
 	[SPACE_SKIN] = "skin",
@@ -16,13 +16,13 @@ static const char *const space_names[] = {
 	[SPACE_EMITTERS] = "emitters",
 };
 
-static const char *const loop_names[] = {
+const char *const sample_loop_names[3] = {
 	[LOOP_LOOP] = "loop",
 	[LOOP_ONCE] = "once",
 	[LOOP_PINGPONG] = "pingpong",
 };
 
-static const char *const root_motion_names[] = {
+const char *const sample_root_motion_names[2] = {
 	[ROOT_RAW] = "raw",
 	[ROOT_IN_PLACE] = "in_place",
 };
@@ -37,13 +37,13 @@ static int sampling_lookup(const char *const *names, size_t n, const char *name)
 	return -1;
 }
 
-const char *sample_space_name(enum sample_space s) { return space_names[s]; }
-const char *sample_loop_name(enum loop_mode m) { return loop_names[m]; }
-const char *sample_root_motion_name(enum root_motion m) { return root_motion_names[m]; }
+const char *sample_space_name(enum sample_space s) { return sample_space_names[s]; }
+const char *sample_loop_name(enum loop_mode m) { return sample_loop_names[m]; }
+const char *sample_root_motion_name(enum root_motion m) { return sample_root_motion_names[m]; }
 
 int sample_space_parse(const char *name, enum sample_space *out)
 {
-	int i = sampling_lookup(space_names, COUNT(space_names), name);
+	int i = sampling_lookup(sample_space_names, COUNT(sample_space_names), name);
 
 	if (i < 0)
 		return -EINVAL;
@@ -53,7 +53,7 @@ int sample_space_parse(const char *name, enum sample_space *out)
 
 int sample_loop_parse(const char *name, enum loop_mode *out)
 {
-	int i = sampling_lookup(loop_names, COUNT(loop_names), name);
+	int i = sampling_lookup(sample_loop_names, COUNT(sample_loop_names), name);
 
 	if (i < 0)
 		return -EINVAL;
@@ -63,7 +63,7 @@ int sample_loop_parse(const char *name, enum loop_mode *out)
 
 int sample_root_motion_parse(const char *name, enum root_motion *out)
 {
-	int i = sampling_lookup(root_motion_names, COUNT(root_motion_names), name);
+	int i = sampling_lookup(sample_root_motion_names, COUNT(sample_root_motion_names), name);
 
 	if (i < 0)
 		return -EINVAL;

@@ -52,6 +52,13 @@ struct sample_result {
 	float bounds[6];
 };
 
+#define SAMPLE_SPACE_COUNT (SPACE_EMITTERS + 1)
+/* The names of spaces, loop modes and root-motion modes, by value (the wire
+ * and the tools use these words). */
+extern const char *const sample_space_names[SAMPLE_SPACE_COUNT];
+extern const char *const sample_loop_names[3];
+extern const char *const sample_root_motion_names[2];
+
 const char *sample_space_name(enum sample_space s);
 int sample_space_parse(const char *name, enum sample_space *out);
 const char *sample_loop_name(enum loop_mode m);

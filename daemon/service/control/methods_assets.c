@@ -11,9 +11,6 @@
 #include "daemon/service/control/reloads.h"
 #include "daemon/service/control/session.h"
 
-static const char *const space_names[] = { "local", "model", "skin", "vertices", "camera" };
-static const char *const loop_names[] = { "loop", "once", "pingpong" };
-static const char *const root_motion_names[] = { "raw", "in_place" };
 
 static void pack_error_field(struct rpc_out *out, const char *error)
 {
@@ -134,10 +131,10 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	has_clip = rpc_args_cstring(args, "clip", RPC_OPTIONAL, clip, sizeof clip);
 	rpc_args_double(args, "time", RPC_REQUIRED, &q.time);
-	rpc_args_enum(args, "space", RPC_OPTIONAL, space_names, 5, &space);
+	rpc_args_enum(args, "space", RPC_OPTIONAL, sample_space_names, SAMPLE_SPACE_COUNT, &space);
 	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
-	rpc_args_enum(args, "loop", RPC_OPTIONAL, loop_names, 3, &loop);
-	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, root_motion_names, 2, &root);
+	rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
+	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
 	if (rpc_args_finish(args) < 0 || lookup_asset(s->ctl, "sample", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
 	q.asset = info.asset;

@@ -10,8 +10,6 @@
 #include "daemon/service/playback/streams.h"
 #include "proto/rpc.h"
 
-static const char *const loop_names[] = { "loop", "once", "pingpong" };
-static const char *const root_motion_names[] = { "raw", "in_place" };
 
 /* Largest |time| a request may name: a century, far inside int64 ns. */
 #define PLAY_MAX_SECONDS 3.2e9
@@ -94,10 +92,10 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	has_clip = rpc_args_cstring(args, "clip", RPC_OPTIONAL, clip_name, sizeof clip_name);
 	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
-	rpc_args_enum(args, "loop", RPC_OPTIONAL, loop_names, 3, &loop);
+	rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
 	rpc_args_double(args, "speed", RPC_OPTIONAL, &spec.speed);
 	rpc_args_double(args, "start", RPC_OPTIONAL, &start);
-	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, root_motion_names, 2, &root);
+	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
 	has_stream = rpc_args_uint64(args, "stream", RPC_OPTIONAL, &stream_no);
 	if (rpc_args_finish(args) < 0 || play_check_time("play", "start", start, err) < 0 ||
 	    play_check_speed("play", spec.speed, err) < 0)

@@ -5,7 +5,6 @@
 #include "daemon/service/control/dispatch.h"
 #include "daemon/service/playback/streams.h"
 
-static const char *const space_names[] = { "local", "model", "skin", "vertices", "camera" };
 
 #define STREAM_DEFAULT_CHANNELS 16u
 #define STREAM_DEFAULT_ELEMENTS 256u
@@ -28,7 +27,7 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	int space = 0, fd, rc;
 
 	(void)out;
-	rpc_args_enum(args, "space", RPC_REQUIRED, space_names, 5, &space);
+	rpc_args_enum(args, "space", RPC_REQUIRED, sample_space_names, SAMPLE_SPACE_COUNT, &space);
 	rpc_args_uint32(args, "rate", RPC_OPTIONAL, &p.rate_hz);
 	rpc_args_uint32(args, "instances", RPC_OPTIONAL, &p.channels);
 	rpc_args_uint32(args, "joints", RPC_OPTIONAL, &p.max_elements);
@@ -60,7 +59,7 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	rpc_put_lit(&rp, "stream");
 	rpc_put_uint(&rp, stream_id(st));
 	rpc_put_lit(&rp, "space");
-	rpc_put_cstr(&rp, space_names[space]);
+	rpc_put_cstr(&rp, sample_space_names[space]);
 	rpc_put_lit(&rp, "rate");
 	rpc_put_uint(&rp, h->rate_hz);
 	rpc_put_lit(&rp, "channels");

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 
+#include "daemon/service/control/m2_pack.h"
 #include "proto/rpc.h"
 
 static void pack_vec3(struct rpc_out *out, vec3 v)
@@ -26,13 +27,16 @@ static void pack_str_or_nil(struct rpc_out *out, const char *s)
 		rpc_put_nil(out);
 }
 
-static void pack_joints(struct rpc_out *out, const struct sample_result *r)
+static void pack_joints(struct rpc_out *out, const struct sample_request *q,
+			const struct sample_result *r)
 {
 	const struct skeleton *s = r->skeleton;
+	/* M2 bones' billboard flags ride along (a renderer applies them). */
+	bool billboard = q->asset->joint_info != NULL && s == q->asset->skeleton;
 
 	rpc_put_array(out, s->joint_count);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
-		rpc_put_map(out, r->space == SPACE_LOCAL ? 5 : 3);
+		rpc_put_map(out, (r->space == SPACE_LOCAL ? 5 : 3) + (billboard ? 1 : 0));
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, s->names[i]);
 		rpc_put_lit(out, "parent");
@@ -47,6 +51,10 @@ static void pack_joints(struct rpc_out *out, const struct sample_result *r)
 		} else {
 			rpc_put_lit(out, "m");
 			rpc_put_float_array(out, &r->mats[i].m[0][0], 12);
+		}
+		if (billboard) {
+			rpc_put_lit(out, "billboard");
+			rpc_put_bool(out, q->asset->joint_info[i].flags & M2_BONE_BILLBOARD);
 		}
 	}
 }
@@ -114,15 +122,23 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 		rpc_put_lit(out, "meshes");
 		pack_meshes(out, r);
 		break;
+	case SPACE_EMITTERS:
+		rpc_put_lit(out, "emitters");
+		rpc_put_array(out, r->emitter_count);
+		for (uint32_t i = 0; i < r->emitter_count; i++)
+			m2_pack_emitter(out, q->asset, i, &r->emitter_states[i]);
+		break;
 	default:
 		rpc_put_lit(out, "joints");
-		pack_joints(out, r);
+		pack_joints(out, q, r);
 		break;
 	}
 }
 
-static void pack_skeleton(struct rpc_out *out, const struct skeleton *s)
+static void pack_skeleton(struct rpc_out *out, const struct asset *a)
 {
+	const struct skeleton *s = a->skeleton;
+
 	if (s == NULL) {
 		rpc_put_nil(out);
 		return;
@@ -135,20 +151,24 @@ static void pack_skeleton(struct rpc_out *out, const struct skeleton *s)
 	rpc_put_lit(out, "joints");
 	rpc_put_array(out, s->joint_count);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
-		rpc_put_map(out, 2);
+		rpc_put_map(out, 2 + (a->joint_info ? M2_PACK_JOINT_PAIRS : 0));
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, s->names[i]);
 		rpc_put_lit(out, "parent");
 		rpc_put_int(out, s->parents[i]);
+		if (a->joint_info != NULL)
+			m2_pack_joint(out, &a->joint_info[i]);
 	}
 }
 
-static void pack_clip(struct rpc_out *out, const struct asset *a, const struct clip *c)
+static void pack_clip(struct rpc_out *out, const struct asset *a, uint32_t index)
 {
+	const struct clip *c = a->clips[index];
 	bool uniform = c->frames != NULL;
 	bool md5 = a->format == ASSET_FORMAT_MD5ANIM;
 
-	rpc_put_map(out, 5 + (uniform ? 2 : 0) + (md5 ? 1 : 0));
+	rpc_put_map(out, 5 + (uniform ? 2 : 0) + (md5 ? 1 : 0) +
+			 (a->sequences ? M2_PACK_SEQUENCE_PAIRS : 0));
 	rpc_put_lit(out, "name");
 	rpc_put_cstr(out, c->name);
 	rpc_put_lit(out, "duration");
@@ -169,6 +189,8 @@ static void pack_clip(struct rpc_out *out, const struct asset *a, const struct c
 		rpc_put_lit(out, "animated_components");
 		rpc_put_uint(out, a->animated_components);
 	}
+	if (a->sequences != NULL)
+		m2_pack_sequence(out, &a->sequences[index], c);
 }
 
 static void pack_mesh(struct rpc_out *out, const struct mesh *m, uint32_t index)
@@ -210,7 +232,8 @@ static void pack_camera(struct rpc_out *out, const struct camera_track *c)
 
 uint32_t pose_asset_info_pairs(const struct asset *a)
 {
-	return 10 + (a->format == ASSET_FORMAT_X ? 2 : 0);
+	return 10 + (a->format == ASSET_FORMAT_X ? 2 : 0) +
+	       (a->format == ASSET_FORMAT_M2 ? M2_PACK_ASSET_PAIRS : 0);
 }
 
 void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct asset *a)
@@ -230,11 +253,11 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 	rpc_put_lit(out, "handedness");
 	rpc_put_cstr(out, a->handedness);
 	rpc_put_lit(out, "skeleton");
-	pack_skeleton(out, a->skeleton);
+	pack_skeleton(out, a);
 	rpc_put_lit(out, "clips");
 	rpc_put_array(out, a->clip_count);
 	for (uint32_t i = 0; i < a->clip_count; i++)
-		pack_clip(out, a, a->clips[i]);
+		pack_clip(out, a, i);
 	rpc_put_lit(out, "meshes");
 	rpc_put_array(out, a->mesh_count);
 	for (uint32_t i = 0; i < a->mesh_count; i++)
@@ -249,6 +272,8 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 		rpc_put_lit(out, "ticks_from_file");
 		rpc_put_bool(out, a->ticks_from_file);
 	}
+	if (a->format == ASSET_FORMAT_M2)
+		m2_pack_asset(out, a);
 	rpc_put_lit(out, "note");
 	pack_str_or_nil(out, a->note);
 }

@@ -100,6 +100,11 @@ int64_t instance_time(const struct instance *in)
 	return playback_time(&in->clock, clock_now_ns());
 }
 
+int64_t instance_global_time(const struct instance *in)
+{
+	return instance_time(in);
+}
+
 struct clip_time instance_clip_time(const struct instance *in)
 {
 	int64_t t = instance_time(in);
@@ -402,7 +407,7 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 		in->mesh_generation = generation;
 	}
 	/* The new version must still fit its stream's slots. */
-	if (in->stream != NULL && stream_check(in->stream, in, why, sizeof why) < 0) {
+	if (in->stream != NULL && stream_fit(in->stream, in, why, sizeof why) < 0) {
 		instance_stop_with(in, "stream_too_small",
 					   "the new version no longer fits its stream: %s%s", why, "");
 		return;

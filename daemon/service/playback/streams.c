@@ -57,6 +57,8 @@ struct stream_scratch {
 	mat34 *model;
 	mat34 *skin;
 	uint32_t joints;                /* capacity of each */
+	struct emitter_state *emitters;
+	uint32_t emitter_room;          /* capacity of emitters */
 };
 
 uint64_t stream_id(const struct stream *st)
@@ -76,6 +78,7 @@ static uint32_t stream_shm_space(enum sample_space s)
 	case SPACE_MODEL: return ANIMD_SHM_SPACE_MODEL;
 	case SPACE_SKIN: return ANIMD_SHM_SPACE_SKIN;
 	case SPACE_VERTICES: return ANIMD_SHM_SPACE_VERTICES;
+	case SPACE_EMITTERS: return ANIMD_SHM_SPACE_EMITTERS;
 	default: return ANIMD_SHM_SPACE_CAMERA;
 	}
 }
@@ -129,13 +132,41 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 		snprintf(err, errlen, "a vertices stream needs a mesh");
 		return -EOPNOTSUPP;
 	}
-	need = st->space == SPACE_VERTICES ? stream_vertex_count(mesh) : skel->joint_count;
+	if (st->space == SPACE_EMITTERS && in->asset->format != ASSET_FORMAT_M2) {
+		snprintf(err, errlen, "an emitters stream needs an M2 asset");
+		return -EOPNOTSUPP;
+	}
+	need = st->space == SPACE_VERTICES   ? stream_vertex_count(mesh)
+	       : st->space == SPACE_EMITTERS ? in->asset->emitter_count
+					     : skel->joint_count;
 	if (need > st->geom.max_elements) {
 		snprintf(err, errlen, "the pose has %u %s but the stream's slots hold %u", need,
-			 st->space == SPACE_VERTICES ? "vertices" : "joints", st->geom.max_elements);
+			 st->space == SPACE_VERTICES   ? "vertices"
+			 : st->space == SPACE_EMITTERS ? "emitters"
+						       : "joints",
+			 st->geom.max_elements);
 		return -E2BIG;
 	}
 	return 0;
+}
+
+/* An M2 instance's particle emitters, as struct animd_shm_emitter. */
+static uint32_t stream_emitters(struct stream_scratch *sc, const struct instance *in,
+				const struct clip_time *ct, const mat34 *model, float *out)
+{
+	const struct asset *a = in->asset;
+	struct animd_shm_emitter *e = (struct animd_shm_emitter *)(void *)out;
+
+	pose_model_to_skin(a->skeleton, model, sc->skin);
+	emitters_sample(a->emitters, a->emitter_count, in->clip, ct->t_ns,
+			instance_global_time(in), sc->skin, sc->emitters);
+	for (uint32_t i = 0; i < a->emitter_count; i++) {
+		memcpy(e[i].m, &sc->emitters[i].m, sizeof e[i].m);
+		memcpy(e[i].params, sc->emitters[i].param, sizeof e[i].params);
+		e[i].enabled = sc->emitters[i].enabled;
+		e[i].reserved = 0;
+	}
+	return a->emitter_count;
 }
 
 /* Evaluate the instance now into the slot's payload; returns the element
@@ -158,7 +189,7 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		return 1;
 	}
 	if (in->clip != NULL) {
-		clip_sample(in->clip, ct->t_ns, sc->local);
+		clip_sample_at(in->clip, ct->t_ns, instance_global_time(in), sc->local);
 		clip_apply_root_motion(in->clip, in->root_motion, ct, sc->local);
 	} else {
 		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
@@ -187,6 +218,8 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		pose_model_to_skin(skel, model, (mat34 *)(void *)out);
 		return skel->joint_count;
 	}
+	if (st->space == SPACE_EMITTERS)
+		return stream_emitters(sc, in, ct, model, out);
 	mesh = stream_mesh_asset(in);
 	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
 		const struct mesh *m = mesh->meshes[i];
@@ -269,42 +302,59 @@ static void stream_tick(uv_timer_t *t)
 	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)wait : 1, 0);
 }
 
-/* Joint scratch grows to the largest skeleton attached (at attach time,
- * never while publishing). */
-static int stream_reserve_joints(struct stream *st, uint32_t joints)
+/* Scratch grows to the largest skeleton (and emitter count) attached, at
+ * attach time or when a reload swaps a bigger version in, never while
+ * publishing. */
+static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters)
 {
 	for (unsigned i = 0; i < st->parts; i++) {
 		struct stream_scratch *sc = &st->scratch[i];
-		struct transform *l;
-		mat34 *m, *k;
 
-		if (joints <= sc->joints)
-			continue;
-		l = realloc(sc->local, joints * sizeof *l);
-		if (l != NULL)
-			sc->local = l;
-		m = realloc(sc->model, joints * sizeof *m);
-		if (m != NULL)
-			sc->model = m;
-		k = realloc(sc->skin, joints * sizeof *k);
-		if (k != NULL)
-			sc->skin = k;
-		if (l == NULL || m == NULL || k == NULL)
-			return -ENOMEM;
-		sc->joints = joints;
+		if (joints > sc->joints) {
+			struct transform *l = realloc(sc->local, joints * sizeof *l);
+			mat34 *m, *k;
+
+			if (l != NULL)
+				sc->local = l;
+			m = realloc(sc->model, joints * sizeof *m);
+			if (m != NULL)
+				sc->model = m;
+			k = realloc(sc->skin, joints * sizeof *k);
+			if (k != NULL)
+				sc->skin = k;
+			if (l == NULL || m == NULL || k == NULL)
+				return -ENOMEM;
+			sc->joints = joints;
+		}
+		if (emitters > sc->emitter_room) {
+			struct emitter_state *e = realloc(sc->emitters, emitters * sizeof *e);
+
+			if (e == NULL)
+				return -ENOMEM;
+			sc->emitters = e;
+			sc->emitter_room = emitters;
+		}
 	}
 	return 0;
 }
 
-int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen)
+int stream_fit(struct stream *st, const struct instance *in, char *err, size_t errlen)
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	int rc = stream_check(st, in, err, errlen);
 
-	if (rc == 0 && skel != NULL && stream_reserve_joints(st, skel->joint_count) < 0) {
+	if (rc == 0 && stream_reserve(st, skel != NULL ? skel->joint_count : 0,
+				      in->asset->emitter_count) < 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 	}
+	return rc;
+}
+
+int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen)
+{
+	int rc = stream_fit(st, in, err, errlen);
+
 	if (rc < 0)
 		return rc;
 	for (uint32_t c = st->free_hint; c < st->geom.channel_count; c++) {
@@ -349,6 +399,7 @@ static void stream_timer_closed(uv_handle_t *h)
 		free(st->scratch[i].local);
 		free(st->scratch[i].model);
 		free(st->scratch[i].skin);
+		free(st->scratch[i].emitters);
 	}
 	free(st->scratch);
 	free(st);

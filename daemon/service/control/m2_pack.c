@@ -1,0 +1,143 @@
+#include "daemon/service/control/m2_pack.h"
+
+void m2_pack_joint(struct rpc_out *out, const struct m2_joint_info *j)
+{
+	rpc_put_lit(out, "bone");
+	rpc_put_uint(out, j->file_index);
+	rpc_put_lit(out, "flags");
+	rpc_put_uint(out, j->flags);
+	rpc_put_lit(out, "billboard");
+	rpc_put_bool(out, j->flags & M2_BONE_BILLBOARD);
+	rpc_put_lit(out, "key_bone_id");
+	rpc_put_int(out, j->key_bone_id);
+}
+
+static void m2_pack_index_or_nil(struct rpc_out *out, int32_t v)
+{
+	if (v >= 0)
+		rpc_put_int(out, v);
+	else
+		rpc_put_nil(out);
+}
+
+void m2_pack_sequence(struct rpc_out *out, const struct m2_sequence_info *s, const struct clip *c)
+{
+	rpc_put_lit(out, "id");
+	rpc_put_uint(out, s->id);
+	rpc_put_lit(out, "variation");
+	rpc_put_uint(out, s->variation);
+	rpc_put_lit(out, "flags");
+	rpc_put_uint(out, s->flags);
+	rpc_put_lit(out, "looping");
+	rpc_put_bool(out, c->loop == LOOP_LOOP);
+	rpc_put_lit(out, "movespeed");
+	rpc_put_float(out, s->movespeed);
+	rpc_put_lit(out, "frequency");
+	rpc_put_int(out, s->frequency);
+	rpc_put_lit(out, "replay");
+	rpc_put_map(out, 2);
+	rpc_put_lit(out, "min");
+	rpc_put_uint(out, s->replay_min);
+	rpc_put_lit(out, "max");
+	rpc_put_uint(out, s->replay_max);
+	rpc_put_lit(out, "blend_ms");
+	rpc_put_uint(out, s->blend_ms);
+	rpc_put_lit(out, "alias_of");
+	m2_pack_index_or_nil(out, s->alias_of);
+	rpc_put_lit(out, "next_variation");
+	m2_pack_index_or_nil(out, s->next_variation);
+}
+
+void m2_pack_asset(struct rpc_out *out, const struct asset *a)
+{
+	rpc_put_lit(out, "global_sequences");
+	rpc_put_array(out, a->global_count);
+	for (uint32_t i = 0; i < a->global_count; i++)
+		rpc_put_double(out, time_to_seconds(a->global_ns[i]));
+	rpc_put_lit(out, "emitters");
+	rpc_put_array(out, a->emitter_count);
+	for (uint32_t i = 0; i < a->emitter_count; i++)
+		m2_pack_emitter(out, a, i, NULL);
+}
+
+static void m2_pack_color(struct rpc_out *out, uint32_t argb)
+{
+	rpc_put_map(out, 4);
+	rpc_put_lit(out, "a");
+	rpc_put_uint(out, argb >> 24);
+	rpc_put_lit(out, "r");
+	rpc_put_uint(out, (argb >> 16) & 0xff);
+	rpc_put_lit(out, "g");
+	rpc_put_uint(out, (argb >> 8) & 0xff);
+	rpc_put_lit(out, "b");
+	rpc_put_uint(out, argb & 0xff);
+}
+
+static void m2_pack_i16(struct rpc_out *out, const char *key, int16_t v)
+{
+	rpc_put_cstr(out, key);
+	rpc_put_int(out, v);
+}
+
+void m2_pack_emitter(struct rpc_out *out, const struct asset *a, uint32_t i,
+		     const struct emitter_state *st)
+{
+	const struct emitter *e = &a->emitters[i];
+	float pos[3] = { e->position.x, e->position.y, e->position.z };
+
+	rpc_put_map(out, 20 + (st != NULL ? 3 : 0));
+	rpc_put_lit(out, "index");
+	rpc_put_uint(out, i);
+	rpc_put_lit(out, "bone");
+	rpc_put_uint(out, a->joint_info[e->joint].file_index);
+	rpc_put_lit(out, "position");
+	rpc_put_float_array(out, pos, 3);
+	rpc_put_lit(out, "id");
+	rpc_put_int(out, e->id);
+	rpc_put_lit(out, "flags");
+	rpc_put_uint(out, e->flags);
+	m2_pack_i16(out, "type", e->emitter_type);
+	m2_pack_i16(out, "particle_type", e->particle_type);
+	m2_pack_i16(out, "blend_mode", e->blend_mode);
+	m2_pack_i16(out, "texture", e->texture);
+	m2_pack_i16(out, "rows", e->rows);
+	m2_pack_i16(out, "columns", e->columns);
+	m2_pack_i16(out, "tile_rotation", e->tile_rotation);
+	rpc_put_lit(out, "midpoint");
+	rpc_put_float(out, e->midpoint);
+	rpc_put_lit(out, "colors");
+	rpc_put_array(out, 3);
+	for (int k = 0; k < 3; k++)
+		m2_pack_color(out, e->colors[k]);
+	rpc_put_lit(out, "sizes");
+	rpc_put_float_array(out, e->sizes, 3);
+	rpc_put_lit(out, "tiles");
+	rpc_put_array(out, 10);
+	for (int k = 0; k < 10; k++)
+		rpc_put_int(out, e->tiles[k]);
+	rpc_put_lit(out, "slowdown");
+	rpc_put_float(out, e->slowdown);
+	rpc_put_lit(out, "rotation");
+	rpc_put_float(out, e->rotation);
+	rpc_put_lit(out, "spline_points");
+	rpc_put_array(out, e->spline_point_count);
+	for (uint32_t k = 0; k < e->spline_point_count; k++)
+		rpc_put_float_array(out, &e->spline_points[k].x, 3);
+	rpc_put_lit(out, "model");
+	if (e->model_name != NULL)
+		rpc_put_cstr(out, e->model_name);
+	else
+		rpc_put_nil(out);
+	if (st == NULL)
+		return;
+	rpc_put_lit(out, "m");
+	rpc_put_float_array(out, &st->m.m[0][0], 12);
+	rpc_put_lit(out, "enabled");
+	rpc_put_bool(out, st->enabled > 0.5f);
+	rpc_put_lit(out, "params");
+	rpc_put_map(out, EMITTER_PARAMS);
+	for (int p = 0; p < EMITTER_PARAMS; p++) {
+		rpc_put_cstr(out, emitter_param_names[p]);
+		rpc_put_float(out, st->param[p]);
+	}
+}
