@@ -49,28 +49,14 @@ static uint32_t m2i_parts(const struct m2_track *tr)
 	return tr->interpolation == M2_INTERP_HERMITE || tr->interpolation == M2_INTERP_BEZIER ? 3 : 1;
 }
 
-/* The first key in [lo, hi) whose time is >= ms (after: > ms), or hi. */
-static uint32_t m2i_first_after(const struct m2_track *tr, uint32_t lo, uint32_t hi, uint32_t ms,
-				int after)
-{
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2, t = m2_track_time(tr, mid);
-
-		if (t < ms || (after && t == ms))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The keys sequence `seq` (an alias target) plays of tr. */
+/* The keys sequence `seq` plays of tr (formats/m2.h, m2_track_keys: its
+ * alias target's range, narrowed to its window), at clip time
+ * (ms - start); a global-sequence track's, all of them, on its clock. */
 static struct m2i_keys m2i_select(const struct m2_model *m, const struct m2_track *tr,
 				  uint32_t seq)
 {
 	struct m2i_keys k = { 0 };
-	const struct m2_sequence *s = &m->sequences[seq];
-	uint32_t first = 0, last, lo, hi;
+	uint32_t end;
 
 	if (tr->key_count == 0 || m2i_width(tr) == 0)
 		return k;
@@ -79,17 +65,9 @@ static struct m2i_keys m2i_select(const struct m2_model *m, const struct m2_trac
 		k.global = (uint16_t)(tr->global_sequence + 1);
 		return k;
 	}
-	last = tr->key_count - 1;
-	if (tr->range_count > 0)
-		m2_track_range(tr, seq, &first, &last);
-	/* Within the range, the keys in the window: times do not decrease,
-	 * so they are one run, found by bisection (a range may span every
-	 * key of a long shared timeline). */
-	lo = m2i_first_after(tr, first, last + 1, s->start_ms, 0);
-	hi = m2i_first_after(tr, lo, last + 1, s->end_ms, 1);
-	k.first = lo;
-	k.count = hi > lo ? hi - lo : 0;
-	k.start_ms = s->start_ms;
+	m2_track_keys(m, tr, seq, &k.first, &end);
+	k.count = end - k.first;
+	k.start_ms = m->sequences[m->sequences[seq].alias_target].start_ms;
 	return k;
 }
 
@@ -233,7 +211,7 @@ static int m2i_globals(struct m2i *x)
 
 /* ---- one clip per sequence --------------------------------------------- */
 
-static void m2i_clip_track(struct m2i *x, const struct m2i_slot *sl, uint32_t target,
+static void m2i_clip_track(struct m2i *x, const struct m2i_slot *sl, uint32_t seq,
 			   struct track *out, int64_t **tp, float **vp)
 {
 	struct m2i_keys k;
@@ -242,7 +220,7 @@ static void m2i_clip_track(struct m2i *x, const struct m2i_slot *sl, uint32_t ta
 		*out = sl->global;
 		return;
 	}
-	k = m2i_select(x->m, sl->tr, target);
+	k = m2i_select(x->m, sl->tr, seq);
 	if (k.count > 0)
 		m2i_fill(sl->tr, &k, &sl->fix, out, tp, vp);
 }
@@ -267,7 +245,7 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 
 		if (x->slots[i].tr->global_sequence >= 0)
 			continue;
-		k = m2i_select(m, x->slots[i].tr, target);
+		k = m2i_select(m, x->slots[i].tr, s);
 		times += k.count;
 		floats += m2i_floats(x->slots[i].tr, &k);
 	}
@@ -296,13 +274,13 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 		struct track *ch[M2I_CHANNELS] = { &c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s };
 
 		for (int k = 0; k < M2I_CHANNELS; k++)
-			m2i_clip_track(x, m2i_joint_slot(x, j, k), target, ch[k], &tp, &vp);
+			m2i_clip_track(x, m2i_joint_slot(x, j, k), s, ch[k], &tp, &vp);
 	}
 	for (uint32_t e = 0; e < m->emitter_count; e++) {
 		for (int p = 0; p < EMITTER_PARAMS; p++)
-			m2i_clip_track(x, m2i_emitter_slot(x, e, p), target,
-				       &c->emitters[e].param[p], &tp, &vp);
-		m2i_clip_track(x, m2i_emitter_slot(x, e, EMITTER_PARAMS), target,
+			m2i_clip_track(x, m2i_emitter_slot(x, e, p), s, &c->emitters[e].param[p],
+				       &tp, &vp);
+		m2i_clip_track(x, m2i_emitter_slot(x, e, EMITTER_PARAMS), s,
 			       &c->emitters[e].enabled, &tp, &vp);
 	}
 	*out = c;

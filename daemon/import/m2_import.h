@@ -17,10 +17,12 @@
  *
  * Sequences.  Sequence s plays its alias target's keys and window
  * [start, end] on the shared millisecond timeline: of a track's keys, those
- * in the target's range (all keys when the track has no ranges) whose time
- * falls in the window, at clip time (ms - start).  A track on a global
- * sequence keeps all its keys on that sequence's own clock.  Looping
- * follows the sequence's flags (0x20 looping, else played once).
+ * in the target's range whose time falls in the window (m2_track_keys: all
+ * keys when the track has no ranges, the whole range when none falls in
+ * the window, so that its nearest key holds), at clip time (ms - start).
+ * A track on a global sequence keeps all its keys on that sequence's own
+ * clock.  Looping follows the sequence's flags (0x20 looping, else played
+ * once).
  */
 #ifndef ANIMD_M2_IMPORT_H
 #define ANIMD_M2_IMPORT_H
