@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/assets/asset.h"
+#include "daemon/assets/sampling.h"
 #include "daemon/formats/m2.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -219,6 +221,32 @@ static void check_model(const struct m2_model *m)
 	check_block(&m->ribbons, 220);
 }
 
+/* A model that parses also imports and samples, in every space, at a few
+ * times of its first clips (negative, inside, past the end, huge). */
+static void sample_model(const uint8_t *data, size_t size)
+{
+	static const double times[] = { -0.7, 0, 0.25, 3.5, 1e7 };
+	struct asset *a = NULL;
+	char err[256];
+
+	if (asset_load_buffer("fuzz.m2", data, size, &a, err, sizeof err) != 0)
+		abort();                /* what parses must import */
+	for (uint32_t c = 0; c < a->clip_count && c < 3; c++)
+		for (size_t t = 0; t < sizeof times / sizeof times[0]; t++)
+			for (int sp = SPACE_LOCAL; sp < SAMPLE_SPACE_COUNT; sp++) {
+				struct sample_request q = { .asset = a, .clip = a->clips[c]->name,
+							    .time = times[t],
+							    .space = (enum sample_space)sp };
+				struct sample_result r;
+
+				if (sample_evaluate(&q, &r, err, sizeof err) == 0) {
+					sink += r.emitter_count + r.mesh_count;
+					sample_result_free(&r);
+				}
+			}
+	asset_free(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct m2_model *m = (struct m2_model *)1;
@@ -228,6 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		check_model(m);
 		m2_model_free(m);
+		sample_model(data, size);
 	} else if (m != NULL || (rc != -EINVAL && rc != -ENOMEM) ||
 		   (rc == -EINVAL && (!d.set || d.line != 0 || d.offset > size))) {
 		abort();
