@@ -65,6 +65,34 @@ expect_jq '.cameras[0].cuts == [40, 70] and .cameras[0].frame_rate == 30' "$TMP/
 expect_status 0 "$ANIMD" inspect "$demo/walker.md5anim"
 expect_match '^clip .*"walker"' "$TMP/out"
 
+# M2: the demo lantern (inspect's sequences, global sequences, emitters,
+# bone flags; sample's emitters space and sequences by animation id).
+expect_status 0 "$ANIMD" inspect --json "$demo/lantern.m2"
+cp "$TMP/out" "$TMP/m2.json"
+expect_jq '.format == "m2" and .version == 256 and .axes.up == "z_up" and .axes.handedness == "right"' "$TMP/m2.json"
+expect_jq '(.clips | length) == 3 and .clips[0].name == "0" and .clips[0].looping and .clips[2].alias_of == 0' "$TMP/m2.json"
+expect_jq '.clips[1].duration == 0 and .clips[0].replay.min == 0 and (.global_sequences | length) == 1' "$TMP/m2.json"
+expect_jq '(.emitters | length) == 1 and .emitters[0].type == 1 and (.emitters[0].colors | length) == 3' "$TMP/m2.json"
+expect_jq '.skeleton.joints[0].bone == 2 and (.skeleton.joints[0] | has("billboard"))' "$TMP/m2.json"
+expect_jq '.meshes[0].vertex_count == 16 and .meshes[0].triangle_count > 0' "$TMP/m2.json"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space emitters --json
+expect_jq '.space == "emitters" and (.emitters | length) == 1 and (.emitters[0].m | length) == 12' "$TMP/out"
+expect_jq '.emitters[0].params | keys == ["area_length","area_width","emission_rate","emission_speed","gravity","horizontal_range","lifespan","speed_variation","vertical_range","z_source"]' "$TMP/out"
+expect_jq '(.emitters[0].enabled | type) == "boolean" and .emitters[0].index == 0' "$TMP/out"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --clip id=0.1 --time 0.5 --space skin --json
+expect_jq '.clip == "2" and (.joints | length) == 3 and (.joints[0] | has("billboard"))' "$TMP/out"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.5 --space vertices --json
+expect_jq '(.meshes[0].positions | length) == 16' "$TMP/out"
+expect_status 1 "$ANIMD" sample "$demo/walker.md5anim" --time 0 --space emitters
+expect_match 'emitters space is M2' "$TMP/err"
+# A broken M2 is refused with its file offset.
+head -c 300 "$demo/lantern.m2" >"$TMP/cut.m2"
+expect_status 1 "$ANIMD" check "$TMP/cut.m2"
+expect_match 'cut\.m2: offset 0x[0-9a-f]+: error: ' "$TMP/out"
+printf 'MD20\001\002\000\000' | head -c 8 >"$TMP/v.m2"; head -c 400 /dev/zero >>"$TMP/v.m2"
+expect_status 1 "$ANIMD" check "$TMP/v.m2"
+expect_match 'unsupported M2 version' "$TMP/out"
+
 # sample --json, every space.
 s() { "$ANIMD" sample "$@" --json; }
 expect_status 0 s "$demo/walker.md5mesh" --time 0 --space model

@@ -300,6 +300,56 @@ static void test_play_publishes_and_seek_is_immediate(void **state)
 	unmap(&m);
 }
 
+/* Issue 10: an M2's emitters stream, element for element what `sample
+ * --space emitters` gives at the same playback time (global sequences
+ * included), and refused for an asset without emitters. */
+static void test_emitters_stream(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 4 * ANIMD_SHM_STRIDE_EMITTER];
+	const struct animd_shm_slot *slot = (const void *)buf;
+	const struct animd_shm_emitter *e = (const void *)(buf + 64);
+	const msgpack_object *em, *m, *params;
+	struct rpc_reply r;
+	struct mapped st;
+	int64_t id;
+
+	open_stream_sized(fx, "emitters", 0, 2, 4, &st);
+	assert_int_equal(st.h->space, ANIMD_SHM_SPACE_EMITTERS);
+	assert_int_equal(st.h->element_stride, ANIMD_SHM_STRIDE_EMITTER);
+	id = play_into(fx, st.id, "lantern.m2", NULL);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "pause", "instance:u", (uint64_t)id), 0);
+	rpc_reply_free(&r);
+	/* 1.9 s: past the flame's global sequence (1.2 s) once. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d", (uint64_t)id, 1.9),
+			 0);
+	rpc_reply_free(&r);
+	assert_int_equal(latest(&st, 0, buf, sizeof buf), 0);
+	assert_int_equal(slot->element_count, 1);
+	assert_true(animd_shm_verify(buf, st.h->element_stride));
+	assert_true(e[0].reserved == 0);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s", "lantern.m2",
+					 1.9, "emitters"), 0);
+	assert_null(r.error);
+	em = &rpc_get(r.result, "emitters")->via.array.ptr[0];
+	m = rpc_get(em, "m");
+	for (int k = 0; k < 12; k++)
+		assert_true((float)m->via.array.ptr[k].via.f64 == e[0].m[k]);
+	params = rpc_get(em, "params");
+	assert_true((float)rpc_get(params, "emission_rate")->via.f64 == e[0].params[6]);
+	assert_true((float)rpc_get(params, "emission_speed")->via.f64 == e[0].params[0]);
+	assert_true((float)rpc_get(params, "lifespan")->via.f64 == e[0].params[5]);
+	assert_true((rpc_get(em, "enabled")->via.boolean ? 1.0f : 0.0f) == e[0].enabled);
+	rpc_reply_free(&r);
+	/* No emitters to publish in the walker. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", st.id), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "unsupported");
+	rpc_reply_free(&r);
+	unmap(&st);
+}
+
 static void test_spaces_and_limits(void **state)
 {
 	struct fixture *fx = *state;
@@ -517,6 +567,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_map_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_region_cannot_be_tampered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_publishes_and_seek_is_immediate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_emitters_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_reader_and_hangups, setup, teardown),
