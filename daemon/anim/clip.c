@@ -229,6 +229,7 @@ void clip_free(struct clip *c)
 	free(c->tracks);
 	free(c->rest);
 	free(c->key_storage);
+	free(c->key_index);
 	free(c->bounds);
 	free(c->global_ns);
 	free(c->emitters);

@@ -1,6 +1,6 @@
 /*
- * clip_sample.c - the one sampler: uniform frames (the fast path) and
- * keyed tracks.
+ * clip_sample.c - the one sampler's entry point, and uniform frames (MD5);
+ * keyed tracks are in clip_keyed.c.
  *
  * Uniform clips blend two whole frames at one fraction, so the slerp
  * polynomial is prepared once per call (quat_slerp_prepare) and every
@@ -11,6 +11,7 @@
  * the same formulas one joint at a time, and handles the last few joints.
  */
 #include "daemon/anim/clip.h"
+#include "daemon/anim/clip_sampler.h"
 
 #include <string.h>
 
@@ -238,8 +239,7 @@ static AVX2_FMA uint32_t blend_rows_avx2(const struct transform *a, const struct
 }
 #endif
 
-/* out[j] = blend(a[j], b[j], frac) for n joints. */
-static void blend_rows(const struct transform *a, const struct transform *b, uint32_t n,
+void clip_blend_frames(const struct transform *a, const struct transform *b, uint32_t n,
 		       float frac, struct transform *out)
 {
 	struct quat_slerp_coef k;
@@ -296,156 +296,7 @@ static void sample_uniform(const struct clip *c, int64_t t_ns, struct transform 
 		return;
 	}
 	a = c->frames + (size_t)f * n;
-	blend_rows(a, a + n, n, frac, out);
-}
-
-/* ---- keyed tracks ------------------------------------------------------ */
-
-/*
- * Locate t among the keys: *i is the last key at or before t (0 before the
- * first).  Returns 1 with *u in [0, 1) when t lies strictly inside
- * [times[i], times[i+1]), 0 when the value of key *i is held (before the
- * first key, at or after the last, or a single key).  Equal times are a
- * step: the later key wins.
- */
-static int track_locate(const struct track *tr, int64_t t, uint32_t *i, float *u)
-{
-	const int64_t *times = tr->times;
-	uint32_t lo = 0, hi = tr->count;        /* first key with time > t in [lo, hi] */
-
-	if (t < times[0]) {
-		*i = 0;
-		return 0;
-	}
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (times[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*i = lo - 1;
-	if (lo >= tr->count)
-		return 0;
-	/* times[lo] > t >= times[lo - 1]: the span is positive.  Unsigned
-	 * differences stay exact even for timelines wider than 2^63. */
-	*u = (float)((double)((uint64_t)t - (uint64_t)times[*i]) /
-		     (double)((uint64_t)times[lo] - (uint64_t)times[*i]));
-	return 1;
-}
-
-void track_eval(const struct track *tr, int64_t t, float *out)
-{
-	uint32_t w = tr->width, i;
-	int cubic_keys = tr->interp == INTERP_HERMITE || tr->interp == INTERP_BEZIER;
-	uint32_t stride = cubic_keys ? 3 * w : w;
-	const float *p1, *p2;
-	float u;
-
-	if (!track_locate(tr, t, &i, &u) || tr->interp == INTERP_STEP) {
-		memcpy(out, tr->values + (size_t)i * stride, w * sizeof *out);
-		return;
-	}
-	p1 = tr->values + (size_t)i * stride;
-	p2 = p1 + stride;
-	switch (tr->interp) {
-	case INTERP_CATMULL_ROM:
-		if (w == 3) {
-			/* Uniform Catmull-Rom through the keys; the end keys
-			 * stand in for the missing neighbours. */
-			const float *p0 = i > 0 ? p1 - stride : p1;
-			const float *p3 = i + 2 < tr->count ? p2 + stride : p2;
-			float u2 = u * u, u3 = u2 * u;
-
-			for (uint32_t c = 0; c < w; c++)
-				out[c] = 0.5f * (2.0f * p1[c] + (p2[c] - p0[c]) * u +
-						 (2.0f * p0[c] - 5.0f * p1[c] + 4.0f * p2[c] - p3[c]) * u2 +
-						 (3.0f * (p1[c] - p2[c]) + p3[c] - p0[c]) * u3);
-			return;
-		}
-		break;  /* rotations: slerp */
-	case INTERP_HERMITE: {
-		/* value, in-tangent, out-tangent: from key i's value leaving
-		 * along its out-tangent to key i+1's value arriving along its
-		 * in-tangent. */
-		float u2 = u * u, u3 = u2 * u;
-		float h00 = 2.0f * u3 - 3.0f * u2 + 1.0f, h10 = u3 - 2.0f * u2 + u;
-		float h01 = 3.0f * u2 - 2.0f * u3, h11 = u3 - u2;
-
-		for (uint32_t c = 0; c < w; c++)
-			out[c] = h00 * p1[c] + h10 * p1[2 * w + c] + h01 * p2[c] + h11 * p2[w + c];
-		return;
-	}
-	case INTERP_BEZIER: {
-		float v = 1.0f - u;
-		float b0 = v * v * v, b1 = 3.0f * v * v * u, b2 = 3.0f * v * u * u, b3 = u * u * u;
-
-		for (uint32_t c = 0; c < w; c++)
-			out[c] = b0 * p1[c] + b1 * p1[2 * w + c] + b2 * p2[w + c] + b3 * p2[c];
-		return;
-	}
-	default:
-		break;
-	}
-	/* INTERP_LINEAR (and rotations under Catmull-Rom). */
-	if (w == 4) {
-		quat q = quat_slerp(quat_make(p1[0], p1[1], p1[2], p1[3]),
-				    quat_make(p2[0], p2[1], p2[2], p2[3]), u);
-
-		out[0] = q.x;
-		out[1] = q.y;
-		out[2] = q.z;
-		out[3] = q.w;
-		return;
-	}
-	for (uint32_t c = 0; c < w; c++)
-		out[c] = p1[c] + (p2[c] - p1[c]) * u;
-}
-
-static int track_usable(const struct track *tr, uint32_t width)
-{
-	return tr->count > 0 && tr->width == width && tr->times && tr->values;
-}
-
-int64_t clip_track_time(const struct clip *c, const struct track *tr, int64_t t_ns, int64_t g_ns)
-{
-	int64_t len;
-
-	if (tr->global == 0 || tr->global > c->global_count)
-		return t_ns > c->duration_ns ? c->duration_ns : t_ns < 0 ? 0 : t_ns;
-	len = c->global_ns[tr->global - 1];
-	if (len <= 0)
-		return 0;
-	g_ns %= len;
-	return g_ns < 0 ? g_ns + len : g_ns;
-}
-
-static void sample_keyed(const struct clip *c, int64_t t_ns, int64_t g_ns, struct transform *out)
-{
-	if (t_ns > c->duration_ns)
-		t_ns = c->duration_ns;
-	if (t_ns < 0)
-		t_ns = 0;
-	for (uint32_t j = 0; j < c->joint_count; j++) {
-		const struct joint_tracks *jt = &c->tracks[j];
-		struct transform x = c->rest ? c->rest[j] : transform_identity();
-		float v[4];
-
-		if (track_usable(&jt->t, 3)) {
-			track_eval(&jt->t, jt->t.global ? clip_track_time(c, &jt->t, t_ns, g_ns) : t_ns, v);
-			x.t = vec3_make(v[0], v[1], v[2]);
-		}
-		if (track_usable(&jt->r, 4)) {
-			track_eval(&jt->r, jt->r.global ? clip_track_time(c, &jt->r, t_ns, g_ns) : t_ns, v);
-			x.r = quat_normalize(quat_make(v[0], v[1], v[2], v[3]));
-		}
-		if (track_usable(&jt->s, 3)) {
-			track_eval(&jt->s, jt->s.global ? clip_track_time(c, &jt->s, t_ns, g_ns) : t_ns, v);
-			x.s = vec3_make(v[0], v[1], v[2]);
-		}
-		out[j] = x;
-	}
+	clip_blend_frames(a, a + n, n, frac, out);
 }
 
 void clip_sample_at(const struct clip *c, int64_t t_ns, int64_t g_ns, struct transform *out)
@@ -453,7 +304,7 @@ void clip_sample_at(const struct clip *c, int64_t t_ns, int64_t g_ns, struct tra
 	if (c->frames) {
 		sample_uniform(c, t_ns, out);
 	} else if (c->tracks) {
-		sample_keyed(c, t_ns, g_ns, out);
+		clip_sample_keyed(c, t_ns, g_ns, out);
 	} else {
 		for (uint32_t j = 0; j < c->joint_count; j++)
 			out[j] = c->rest ? c->rest[j] : transform_identity();

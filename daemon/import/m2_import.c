@@ -89,21 +89,35 @@ static void m2i_fill(const struct m2_track *tr, const struct m2i_keys *k, const 
 	out->global = k->global;
 	out->times = *times;
 	out->values = *values;
-	for (uint32_t i = 0; i < k->count; i++) {
-		uint32_t key = k->first + i;
+	for (uint32_t i = 0; i < k->count; i++)
+		(*times)[i] = ((int64_t)m2_track_time(tr, k->first + i) - k->start_ms) * 1000000;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Float keys are the file's bytes as they are: one copy. */
+	if (tr->value_type != M2_VALUE_U8 && tr->key_bytes == w * parts * sizeof(float))
+		memcpy(*values, tr->values + (size_t)k->first * tr->key_bytes,
+		       (size_t)k->count * tr->key_bytes);
+	else
+#endif
+		for (uint32_t i = 0; i < k->count; i++)
+			for (uint32_t p = 0; p < parts; p++) {
+				uint32_t key = k->first + i;
+				float *v = *values + (size_t)i * w * parts + p * w;
+
+				if (tr->value_type == M2_VALUE_U8)
+					*v = (float)m2_track_u8(tr, key, (enum m2_key_part)p);
+				else
+					m2_track_floats(tr, key, (enum m2_key_part)p, v);
+			}
+	for (uint32_t i = 0; i < k->count && fix != NULL; i++) {
 		float *v = *values + (size_t)i * w * parts;
 
-		(*times)[i] = ((int64_t)m2_track_time(tr, key) - k->start_ms) * 1000000;
-		for (uint32_t p = 0; p < parts; p++) {
-			if (tr->value_type == M2_VALUE_U8)
-				v[p] = (float)m2_track_u8(tr, key, (enum m2_key_part)p);
-			else
-				m2_track_floats(tr, key, (enum m2_key_part)p, v + p * w);
-		}
-		if (fix != NULL && w == 3)
-			for (uint32_t c = 0; c < 3; c++)
-				v[c] += fix->add[c];
-		if (fix != NULL && fix->normalise && w == 4) {
+		/* An offset moves values and bezier control points, which are
+		 * points too; hermite tangents are directions, left alone. */
+		if (w == 3)
+			for (uint32_t p = 0; p < (out->interp == INTERP_BEZIER ? parts : 1); p++)
+				for (uint32_t c = 0; c < 3; c++)
+					v[p * 3 + c] += fix->add[c];
+		if (fix->normalise && w == 4) {
 			quat q = quat_normalize(quat_make(v[0], v[1], v[2], v[3]));
 
 			v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
@@ -282,6 +296,10 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 				       &tp, &vp);
 		m2i_clip_track(x, m2i_emitter_slot(x, e, EMITTER_PARAMS), s,
 			       &c->emitters[e].enabled, &tp, &vp);
+	}
+	if (clip_index_keys(c) != 0) {
+		clip_free(c);
+		return -ENOMEM;
 	}
 	*out = c;
 	return 0;

@@ -226,6 +226,10 @@ static int x_clip_build(const struct x_set *set, const struct skeleton *sk, cons
 			fp += (size_t)ch->count * width;
 		}
 	}
+	if (clip_index_keys(c) != 0) {
+		clip_free(c);
+		return -ENOMEM;
+	}
 	*out = c;
 	return 0;
 }

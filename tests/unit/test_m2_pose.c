@@ -136,6 +136,40 @@ static void test_hermite_and_bezier(void **state)
 	asset_free(b);
 }
 
+/*
+ * A bone's pivot moves its translation keys into the runtime's frame
+ * (T(pivot) T(t) ... in the file's bone matrix); bezier control points are
+ * points and move with them, hermite tangents are directions and do not.
+ * The bone at pivot x = 5 must sit at 5 + the curve of the file's keys.
+ */
+static void test_splines_with_a_pivot(void **state)
+{
+	static const uint32_t t[] = { 0, 500, 1000 };
+	static const float v[] = {
+		0, 0, 0,  9, 0, 0,  2, 0, 0,
+		1, 0, 0,  4, 0, 0,  7, 0, 0,
+		3, 0, 0,  5, 0, 0,  6, 0, 0,
+	};
+	static const uint16_t kinds[] = { M2_INTERP_HERMITE, M2_INTERP_BEZIER };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct m2w_bone b = { .key_bone_id = -1, .parent = -1, .pivot = { 5, 0, 0 },
+				      .t = { .interpolation = kinds[i], .count = 3, .times = t,
+					     .values = v } };
+		struct m2w_model m = { .sequence_count = 1, .sequences = one_second, .bone_count = 1,
+				       .bones = &b };
+		struct asset *a = load(&m);
+		double curve = kinds[i] == M2_INTERP_HERMITE
+				       ? 0.5 * 0 + 0.125 * 2 + 0.5 * 1 - 0.125 * 4
+				       : 0.125 * 0 + 0.375 * 2 + 0.375 * 4 + 0.125 * 1;
+
+		assert_near(local_tx(a, NULL, 0.25, 0), 5 + curve);
+		assert_near(local_tx(a, NULL, 0.5, 0), 5 + 1);
+		asset_free(a);
+	}
+}
+
 static void test_rotation_slerp(void **state)
 {
 	static const uint32_t t[] = { 0, 1000 };
@@ -358,6 +392,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_and_linear),
 		cmocka_unit_test(test_hermite_and_bezier),
+		cmocka_unit_test(test_splines_with_a_pivot),
 		cmocka_unit_test(test_rotation_slerp),
 		cmocka_unit_test(test_windows_zero_length_and_alias),
 		cmocka_unit_test(test_global_sequence),
