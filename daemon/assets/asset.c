@@ -421,6 +421,9 @@ static const struct clip *asset_find_sequence(const struct asset *a, const char 
 
 const struct clip *asset_find_clip(const struct asset *a, const char *name)
 {
+	/* An M2 sequence is also "#N", as in path#N. */
+	if (name != NULL && name[0] == '#' && a->sequences != NULL)
+		name++;
 	for (uint32_t i = 0; i < a->clip_count; i++)
 		if (name == NULL || strcmp(a->clips[i]->name, name) == 0)
 			return a->clips[i];

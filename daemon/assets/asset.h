@@ -106,8 +106,8 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 const struct asset *asset_own_mesh(const struct asset *a);
 
 /* Clip by name; NULL name means the first clip.  NULL if none matches.
- * An M2 sequence is also found as "id=N" (the first sequence of animation
- * id N) or "id=N.V" (its variation V). */
+ * An M2 sequence (named by its index, "3") is also found as "#3", as "id=N"
+ * (the first sequence of animation id N) or "id=N.V" (its variation V). */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
 
 /* Shared ownership: a loaded asset starts with one reference and the last

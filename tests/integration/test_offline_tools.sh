@@ -81,6 +81,9 @@ expect_jq '.emitters[0].params | keys == ["area_length","area_width","emission_r
 expect_jq '(.emitters[0].enabled | type) == "boolean" and .emitters[0].index == 0' "$TMP/out"
 expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --clip id=0.1 --time 0.5 --space skin --json
 expect_jq '.clip == "2" and (.joints | length) == 3 and (.joints[0] | has("billboard"))' "$TMP/out"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --clip '#2' --time 0.5 --space skin --json
+expect_jq '.clip == "2"' "$TMP/out"
+expect_status 1 "$ANIMD" sample "$demo/lantern.m2" --clip id=7 --time 0.5
 expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.5 --space vertices --json
 expect_jq '(.meshes[0].positions | length) == 16' "$TMP/out"
 expect_status 1 "$ANIMD" sample "$demo/walker.md5anim" --time 0 --space emitters

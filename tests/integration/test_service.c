@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tests/support/daemon_proc.h"
+#include "tests/support/m2_writer.h"
 #include "tests/support/rpc_client.h"
 
 #define TIMEOUT_MS 10000
@@ -831,6 +832,77 @@ static void test_x_asset(void **state)
 	free(text);
 }
 
+/* Issue 10: a World of Warcraft M2 served like any asset: listed as
+ * "m2", its sequences and global sequences in assets.info, a clip named
+ * by animation id, played, and hot-reloaded through a broken save. */
+static void test_m2_asset(void **state)
+{
+	struct fixture *fx = *state;
+	const msgpack_object *clips, *list;
+	char dst[1024], msg[512], clip[32];
+	struct m2w_file f;
+	struct rpc_event ev;
+	struct rpc_reply r;
+	int64_t id, gen;
+	float x;
+	int found = 0;
+
+	m2w_demo_model(&f);
+	subscribe_assets(fx);
+	snprintf(dst, sizeof dst, "%s/glow.m2", fx->d.assets);
+	write_file(dst, (const char *)f.buf, f.len);
+	expect_event(fx, "asset.loaded", "glow.m2", NULL);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.list", NULL), 0);
+	expect_ok(&r);
+	list = rpc_get(r.result, "assets");
+	for (uint32_t i = 0; i < list->via.array.size; i++) {
+		const msgpack_object *a = &list->via.array.ptr[i];
+		const msgpack_object *name = rpc_get(a, "asset"), *format = rpc_get(a, "format");
+
+		if (name->via.str.size == 7 && memcmp(name->via.str.ptr, "glow.m2", 7) == 0) {
+			assert_int_equal(format->via.str.size, 2);
+			assert_memory_equal(format->via.str.ptr, "m2", 2);
+			found = 1;
+		}
+	}
+	assert_true(found);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.info", "asset:s", "glow.m2"), 0);
+	expect_ok(&r);
+	clips = rpc_get(r.result, "clips");
+	assert_int_equal(clips->via.array.size, 3);
+	assert_int_equal(rpc_get(r.result, "global_sequences")->via.array.size, 1);
+	assert_int_equal(rpc_get(r.result, "emitters")->via.array.size, 1);
+	rpc_reply_free(&r);
+	/* Animation 0, variation 1 is the third sequence. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s clip:s", "glow.m2", "id=0.1"), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_str(r.result, "clip", clip, sizeof clip), 0);
+	assert_string_equal(clip, "2");
+	assert_int_equal(rpc_get_i64(r.result, "instance", &id), 0);
+	rpc_reply_free(&r);
+
+	/* A save cut short: an error at a file offset, the last good version
+	 * plays on; the next good save (one vertex moved) is reloaded and the
+	 * instance rebound. */
+	write_file(dst, (const char *)f.buf, 0x150);
+	expect_event(fx, "asset.error", "glow.m2", &ev);
+	assert_int_equal(rpc_get_str(ev.body, "message", msg, sizeof msg), 0);
+	assert_non_null(strstr(msg, "glow.m2: offset 0x"));
+	assert_non_null(strstr(msg, ": error: "));
+	assert_int_equal(rpc_get_i64(ev.body, "generation", &gen), 0);
+	assert_int_equal(gen, 1);
+	rpc_event_free(&ev);
+	memcpy(&x, f.buf + f.vertices, sizeof x);
+	x += 0.25f;
+	memcpy(f.buf + f.vertices, &x, sizeof x);
+	write_file(dst, (const char *)f.buf, f.len);
+	expect_event(fx, "asset.reloaded", "glow.m2", &ev);
+	rpc_event_free(&ev);
+	expect_one_instance_at(fx, 2);
+	m2w_file_free(&f);
+}
+
 /* ---- start-up and shutdown ---------------------------------------- */
 
 static void test_refuses_live_socket_and_reloads_config(void **state)
@@ -886,6 +958,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_broken_save_keeps_last_good, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_removed_and_reload_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x_asset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_m2_asset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_live_socket_and_reloads_config, setup, teardown),
 		cmocka_unit_test(test_bad_config_refuses_to_start),
 	};
