@@ -530,6 +530,8 @@ typedef struct animc_mesh_pose {
 	const char *name;
 	size_t vertex_count;
 	const float *positions;         /* xyz per vertex */
+	const float *normals;           /* unit xyz per vertex (skinned, or derived
+					   for MD5), or NULL when the mesh has none */
 } animc_mesh_pose;
 
 /* The result of animc_sample: one evaluated pose. */
@@ -731,9 +733,13 @@ typedef struct animc_stream_opts {
 	uint32_t channels;              /* instances at once; 0: the daemon's default (16) */
 	uint32_t max_elements;          /* joints (vertices) per pose; 0: default (256) */
 	uint32_t depth;                 /* poses kept per channel, a power of two; 0: default (8) */
+	/* ANIMC_SPACE_VERTICES only: nonzero gives each vertex its skinned
+	 * normal after its position (6 floats a vertex: x y z nx ny nz). */
+	uint32_t normals;
+	uint32_t reserved_bits;         /* zero */
 	/* Room for fields added later without changing this struct's size:
 	 * leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[4];
+	void *reserved[3];
 } animc_stream_opts;
 
 #define ANIMC_STREAM_OPTS_INIT { .space = ANIMC_SPACE_MODEL, .rate_hz = ANIMC_RATE_DEFAULT }

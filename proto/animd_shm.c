@@ -32,6 +32,15 @@ uint32_t animd_shm_stride(uint32_t space)
 	}
 }
 
+uint32_t animd_shm_feature_stride(uint32_t space, uint32_t features)
+{
+	if (features == 0)
+		return animd_shm_stride(space);
+	if (space == ANIMD_SHM_SPACE_VERTICES && features == ANIMD_SHM_FEATURE_NORMALS)
+		return ANIMD_SHM_STRIDE_VERTEX_NORMAL;
+	return 0;
+}
+
 static uint64_t shm_round_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) / a * a;
@@ -40,7 +49,13 @@ static uint64_t shm_round_up(uint64_t v, uint64_t a)
 int animd_shm_layout(struct animd_shm_header *h, uint32_t space, uint32_t max_elements,
 		     uint32_t channels, uint32_t slots)
 {
-	uint32_t stride = animd_shm_stride(space);
+	return animd_shm_layout_features(h, space, 0, max_elements, channels, slots);
+}
+
+int animd_shm_layout_features(struct animd_shm_header *h, uint32_t space, uint32_t features,
+			      uint32_t max_elements, uint32_t channels, uint32_t slots)
+{
+	uint32_t stride = animd_shm_feature_stride(space, features);
 	uint64_t slot_bytes, channel_bytes, region;
 
 	if (stride == 0 || max_elements == 0 || max_elements > ANIMD_SHM_MAX_ELEMENTS ||
@@ -59,6 +74,7 @@ int animd_shm_layout(struct animd_shm_header *h, uint32_t space, uint32_t max_el
 	h->header_bytes = sizeof *h;
 	h->region_bytes = region;
 	h->space = space;
+	h->features = features;
 	h->element_stride = stride;
 	h->max_elements = max_elements;
 	h->channel_count = channels;
@@ -86,8 +102,9 @@ int animd_shm_validate(const struct animd_shm_header *h, uint64_t mapped_bytes,
 		reason = "bad header size or channel offset";
 	else if (h->region_bytes > mapped_bytes)
 		reason = "region is larger than the mapping";
-	else if (animd_shm_stride(h->space) == 0 || h->element_stride != animd_shm_stride(h->space))
-		reason = "unknown space or wrong element stride";
+	else if (animd_shm_feature_stride(h->space, h->features) == 0 ||
+		 h->element_stride != animd_shm_feature_stride(h->space, h->features))
+		reason = "unknown space or features, or wrong element stride";
 	else if (h->slot_count < 2 || h->slot_count > ANIMD_SHM_MAX_SLOTS ||
 		 (h->slot_count & (h->slot_count - 1)) != 0)
 		reason = "slot count is not a power of two in range";

@@ -51,6 +51,13 @@ enum animd_shm_space {
 #define ANIMD_SHM_STRIDE_VERTEX 12u
 #define ANIMD_SHM_STRIDE_CAMERA 32u
 #define ANIMD_SHM_STRIDE_EMITTER 96u
+/* A vertices stream with ANIMD_SHM_FEATURE_NORMALS: position xyz, then the
+ * skinned unit normal xyz (zero where the mesh has none), per vertex. */
+#define ANIMD_SHM_STRIDE_VERTEX_NORMAL 24u
+
+/* header.features: what a space's elements carry beyond its basics. */
+#define ANIMD_SHM_FEATURE_NORMALS 0x1u  /* vertices: each with its normal */
+#define ANIMD_SHM_FEATURES_KNOWN ANIMD_SHM_FEATURE_NORMALS
 
 /* One element of an emitters payload: float32 each, little-endian. */
 struct animd_shm_emitter {
@@ -89,7 +96,8 @@ struct animd_shm_header {
 	uint32_t rate_hz;               /*  72: ticks per second (0: on demand only) */
 	uint32_t state;                 /*  76: ANIMD_SHM_STATE_* (atomic) */
 	uint64_t ticks;                 /*  80: scheduler ticks so far (atomic) */
-	uint8_t reserved[168];          /*  88: zero */
+	uint32_t features;              /*  88: ANIMD_SHM_FEATURE_* (0: none) */
+	uint8_t reserved[164];          /*  92: zero */
 };
 
 struct animd_shm_channel {
@@ -126,7 +134,8 @@ _Static_assert(offsetof(struct animd_shm_header, channel_bytes) == 64, "layout")
 _Static_assert(offsetof(struct animd_shm_header, rate_hz) == 72, "layout");
 _Static_assert(offsetof(struct animd_shm_header, state) == 76, "layout");
 _Static_assert(offsetof(struct animd_shm_header, ticks) == 80, "layout");
-_Static_assert(offsetof(struct animd_shm_header, reserved) == 88, "layout");
+_Static_assert(offsetof(struct animd_shm_header, features) == 88, "layout");
+_Static_assert(offsetof(struct animd_shm_header, reserved) == 92, "layout");
 _Static_assert(sizeof(struct animd_shm_channel) == 64, "channel header is one cache line");
 _Static_assert(offsetof(struct animd_shm_channel, instance_id) == 8, "layout");
 _Static_assert(sizeof(struct animd_shm_slot) == 64, "slot header is one cache line");
@@ -152,8 +161,10 @@ _Static_assert(sizeof(double) == 8 && sizeof(float) == 4, "IEEE-754 binary32/64"
 #define ANIMD_SHM_MAX_ELEMENTS (1u << 20)
 #define ANIMD_SHM_MAX_REGION_BYTES (UINT64_C(1) << 32)
 
-/* Payload stride of a space, 0 for an unknown one. */
+/* Payload stride of a space, 0 for an unknown one; and of a space with
+ * features (0 for a feature the space cannot have, or an unknown one). */
 uint32_t animd_shm_stride(uint32_t space);
+uint32_t animd_shm_feature_stride(uint32_t space, uint32_t features);
 
 /* Compute the layout for a stream: fills every geometry field of *h
  * (magic, version, sizes, offsets; not epoch, ids, rate or state).
@@ -161,6 +172,9 @@ uint32_t animd_shm_stride(uint32_t space);
  * exceed ANIMD_SHM_MAX_REGION_BYTES. */
 int animd_shm_layout(struct animd_shm_header *h, uint32_t space, uint32_t max_elements,
 		     uint32_t channels, uint32_t slots);
+/* The same with features (header.features). */
+int animd_shm_layout_features(struct animd_shm_header *h, uint32_t space, uint32_t features,
+			      uint32_t max_elements, uint32_t channels, uint32_t slots);
 
 /* Validate a header read from an untrusted mapping of `mapped_bytes`:
  * magic, version, sizes, every offset and product within the mapping.

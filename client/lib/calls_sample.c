@@ -87,6 +87,20 @@ static void sample_meshes(struct ac_parse *p, animc_pose *pose, const msgpack_ob
 			ac_obj_floats(p, &pos->via.array.ptr[k], v + 3 * k, 3, "positions");
 		meshes[i].positions = v;
 		meshes[i].vertex_count = nv;
+		meshes[i].normals = NULL;
+		if (ac_obj_get(o, "normals") != NULL) {
+			size_t nn;
+			const msgpack_object *nrm = ac_obj_array(p, o, "normals", &nn);
+			float *w = nn == nv ? ac_res_alloc(p->res, nv * 3 * sizeof *w + 1) : NULL;
+
+			if (w == NULL) {
+				p->err = p->err ? p->err : (nn == nv ? -ENOMEM : -EPROTO);
+				return;
+			}
+			for (size_t k = 0; k < nv; k++)
+				ac_obj_floats(p, &nrm->via.array.ptr[k], w + 3 * k, 3, "normals");
+			meshes[i].normals = w;
+		}
 	}
 	pose->meshes = meshes;
 	pose->mesh_count = n;

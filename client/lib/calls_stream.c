@@ -21,7 +21,8 @@ static int open_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 	(void)c;
 	if (space == NULL || o->rate_hz < ANIMC_RATE_DEFAULT)
 		return -EINVAL;
-	n = 1 + (o->rate_hz >= 0) + (o->channels > 0) + (o->max_elements > 0) + (o->depth > 0);
+	n = 1 + (o->rate_hz >= 0) + (o->channels > 0) + (o->max_elements > 0) + (o->depth > 0) +
+	    (o->normals != 0);
 	if (rpc_pack_request(pk, msgid, "stream.open", n) < 0)
 		return -ENOMEM;
 	rc |= ac_pack_kv_str(pk, "space", space);
@@ -33,6 +34,10 @@ static int open_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 		rc |= ac_pack_kv_u64(pk, "joints", o->max_elements);
 	if (o->depth > 0)
 		rc |= ac_pack_kv_u64(pk, "depth", o->depth);
+	if (o->normals != 0) {
+		rc |= msgpack_pack_str_with_body(pk, "normals", 7);
+		rc |= msgpack_pack_true(pk);
+	}
 	return rc ? -ENOMEM : 0;
 }
 

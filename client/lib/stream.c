@@ -126,7 +126,8 @@ int ac_stream_map(animc_stream *s, int fd, uint64_t id, uint64_t epoch, uint64_t
 	memcpy(&h, base, sizeof h);
 	rc = animd_shm_validate(&h, bytes, why);
 	if (rc == 0 && (h.stream_id != id || h.epoch != epoch ||
-			h.space + 1 != (uint32_t)s->opts.space)) {
+			h.space + 1 != (uint32_t)s->opts.space ||
+			((h.features & ANIMD_SHM_FEATURE_NORMALS) != 0) != (s->opts.normals != 0))) {
 		*why = "the stream's header does not match the reply";
 		rc = -EPROTO;
 	}

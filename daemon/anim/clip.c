@@ -10,6 +10,7 @@
  */
 #include "daemon/anim/clip.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -220,6 +221,28 @@ double time_to_seconds(int64_t ns)
 	return (double)(ns / NS_PER_SEC) + (double)(ns % NS_PER_SEC) * 1e-9;
 }
 
+int clip_find_still_joints(struct clip *c)
+{
+	uint32_t n = 0;
+
+	free(c->still_joints);
+	c->still_joints = NULL;
+	c->still_count = 0;
+	if (c->tracks == NULL)
+		return 0;
+	c->still_joints = malloc(((size_t)c->joint_count + 1) * sizeof *c->still_joints);
+	if (c->still_joints == NULL)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < c->joint_count; j++) {
+		const struct joint_tracks *jt = &c->tracks[j];
+
+		if (jt->t.count == 0 && jt->r.count == 0 && jt->s.count == 0)
+			c->still_joints[n++] = j;
+	}
+	c->still_count = n;
+	return 0;
+}
+
 void clip_free(struct clip *c)
 {
 	if (!c)
@@ -230,6 +253,7 @@ void clip_free(struct clip *c)
 	free(c->rest);
 	free(c->key_storage);
 	free(c->key_index);
+	free(c->still_joints);
 	free(c->bounds);
 	free(c->global_ns);
 	free(c->emitters);

@@ -94,6 +94,11 @@ struct clip {
 	uint32_t emitter_count;
 	struct emitter_tracks *emitters;
 
+	/* Joints none of the clip's tracks moves (keyed clips), ascending:
+	 * where the skeleton has exact rest matrices they place these. */
+	uint32_t still_count;
+	uint32_t *still_joints;
+
 	/* MD5 extras (NULL / zero when absent). */
 	float (*bounds)[6];             /* per frame: min xyz, max xyz */
 	vec3 root_base;                 /* joint 0's baseframe translation */
@@ -143,6 +148,10 @@ void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out);
  * keys at so many different times that the table would outweigh the keys
  * themselves.  0, or -ENOMEM. */
 int clip_index_keys(struct clip *c);
+
+/* Fill still_joints from the tracks (joints with no keys in any channel).
+ * 0 or -ENOMEM. */
+int clip_find_still_joints(struct clip *c);
 
 /* Where a track is at clip time t and global time g: t clamped to the
  * clip, or g wrapped by the track's global sequence (0 for one of length

@@ -1,15 +1,14 @@
+/*
+ * mesh.c - a mesh's vertices and normals from model matrices.
+ */
 #include "daemon/anim/mesh.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-/*
- * Both spaces reduce to the same sum, v = sum w * (mats[joint] * pos): the
- * caller picks model matrices (joint space) or skinning matrices (bind
- * space).  Influences are trusted to name joints the matrices cover; the
- * loaders check that once.
- */
-void mesh_skin_positions(const struct mesh *m, const mat34 *mats, vec3 *out)
+void mesh_skin_positions(const struct mesh *m, const mat34 *model, vec3 *out)
 {
 	const struct mesh_influence *inf = m->influences;
 	const uint32_t *first = m->first_influence;
@@ -18,7 +17,7 @@ void mesh_skin_positions(const struct mesh *m, const mat34 *mats, vec3 *out)
 		float x = 0.0f, y = 0.0f, z = 0.0f;
 
 		for (uint32_t i = first[v]; i < first[v + 1]; i++) {
-			const float (*a)[4] = mats[inf[i].joint].m;
+			const float (*a)[4] = model[inf[i].joint].m;
 			vec3 p = inf[i].pos;
 			float w = inf[i].weight;
 
@@ -30,35 +29,14 @@ void mesh_skin_positions(const struct mesh *m, const mat34 *mats, vec3 *out)
 	}
 }
 
-/*
- * Normals go through the inverse transpose of the vertex's blended matrix
- * B = sum w * mats[joint].  The cofactor matrix of B is det(B) times that
- * inverse transpose, so after renormalising only the sign of det matters
- * (a mirroring matrix flips it).  Meshes without normals, or in joint
- * space, get zero vectors.
- */
-void mesh_skin_normals(const struct mesh *m, const mat34 *mats, vec3 *out)
+void mesh_normal_matrices(uint32_t n, const mat34 *model, mat34 *out)
 {
-	const struct mesh_influence *inf = m->influences;
-	const uint32_t *first = m->first_influence;
+	for (uint32_t j = 0; j < n; j++) {
+		const float (*b)[4] = model[j].m;
+		float (*c)[4] = out[j].m;
+		float det, k;
 
-	for (uint32_t v = 0; v < m->vertex_count; v++) {
-		float b[3][3] = { { 0 } };
-		vec3 n, r;
-		float c[3][3], det, len;
-
-		if (!m->normals || m->space != MESH_BIND_SPACE) {
-			out[v] = vec3_make(0.0f, 0.0f, 0.0f);
-			continue;
-		}
-		for (uint32_t i = first[v]; i < first[v + 1]; i++) {
-			const float (*a)[4] = mats[inf[i].joint].m;
-			float w = inf[i].weight;
-
-			for (int row = 0; row < 3; row++)
-				for (int col = 0; col < 3; col++)
-					b[row][col] += w * a[row][col];
-		}
+		/* The cofactor matrix is det times the inverse transpose. */
 		c[0][0] = b[1][1] * b[2][2] - b[1][2] * b[2][1];
 		c[0][1] = b[1][2] * b[2][0] - b[1][0] * b[2][2];
 		c[0][2] = b[1][0] * b[2][1] - b[1][1] * b[2][0];
@@ -69,19 +47,130 @@ void mesh_skin_normals(const struct mesh *m, const mat34 *mats, vec3 *out)
 		c[2][1] = b[0][2] * b[1][0] - b[0][0] * b[1][2];
 		c[2][2] = b[0][0] * b[1][1] - b[0][1] * b[1][0];
 		det = b[0][0] * c[0][0] + b[0][1] * c[0][1] + b[0][2] * c[0][2];
-		n = m->normals[v];
-		r = vec3_make(c[0][0] * n.x + c[0][1] * n.y + c[0][2] * n.z,
-			      c[1][0] * n.x + c[1][1] * n.y + c[1][2] * n.z,
-			      c[2][0] * n.x + c[2][1] * n.y + c[2][2] * n.z);
-		len = sqrtf(r.x * r.x + r.y * r.y + r.z * r.z);
-		if (!(len > 0.0f) || !isfinite(len)) {
-			out[v] = vec3_make(0.0f, 0.0f, 0.0f);
-			continue;
+		k = det != 0.0f && isfinite(det) ? 1.0f / det : 1.0f;
+		for (int r = 0; r < 3; r++) {
+			for (int col = 0; col < 3; col++)
+				c[r][col] *= k;
+			c[r][3] = 0.0f;
 		}
-		if (det < 0.0f)
-			len = -len;
-		out[v] = vec3_scale(r, 1.0f / len);
 	}
+}
+
+static vec3 unit_or_zero(float x, float y, float z)
+{
+	float len = sqrtf(x * x + y * y + z * z);
+
+	if (!(len > 0.0f) || !isfinite(len))
+		return vec3_make(0.0f, 0.0f, 0.0f);
+	return vec3_make(x / len, y / len, z / len);
+}
+
+static void skinned_normals(const struct mesh *m, const mat34 *it, vec3 *out)
+{
+	const struct mesh_influence *inf = m->influences;
+	const uint32_t *first = m->first_influence;
+
+	for (uint32_t v = 0; v < m->vertex_count; v++) {
+		float x = 0.0f, y = 0.0f, z = 0.0f;
+
+		for (uint32_t i = first[v]; i < first[v + 1]; i++) {
+			const float (*a)[4] = it[inf[i].joint].m;
+			vec3 n = inf[i].normal;
+			float w = inf[i].weight;
+
+			x += w * (a[0][0] * n.x + a[0][1] * n.y + a[0][2] * n.z);
+			y += w * (a[1][0] * n.x + a[1][1] * n.y + a[1][2] * n.z);
+			z += w * (a[2][0] * n.x + a[2][1] * n.y + a[2][2] * n.z);
+		}
+		out[v] = unit_or_zero(x, y, z);
+	}
+}
+
+/* Doom 3's way: (c - a) x (b - a) per triangle, unnormalised so that a
+ * larger triangle weighs more, summed at its corners' groups. */
+static void derived_normals(const struct mesh *m, const vec3 *p, vec3 *out)
+{
+	const uint32_t *group = m->normal_group;
+
+	memset(out, 0, (size_t)m->vertex_count * sizeof *out);
+	for (uint32_t t = 0; t < m->triangle_count; t++) {
+		const uint32_t *c = m->triangles[t];
+		vec3 d0 = vec3_sub(p[c[1]], p[c[0]]), d1 = vec3_sub(p[c[2]], p[c[0]]);
+		vec3 n = vec3_make(d1.y * d0.z - d1.z * d0.y, d1.z * d0.x - d1.x * d0.z,
+				   d1.x * d0.y - d1.y * d0.x);
+
+		for (int k = 0; k < 3; k++) {
+			vec3 *o = &out[group != NULL ? group[c[k]] : c[k]];
+
+			*o = vec3_add(*o, n);
+		}
+	}
+	for (uint32_t v = 0; v < m->vertex_count; v++) {
+		uint32_t g = group != NULL ? group[v] : v;
+
+		/* A group's first vertex comes first: it is final when read. */
+		out[v] = g == v ? unit_or_zero(out[v].x, out[v].y, out[v].z) : out[g];
+	}
+}
+
+void mesh_skin_normals(const struct mesh *m, const mat34 *normal_mats, const vec3 *positions,
+		       vec3 *out)
+{
+	switch (m->normals) {
+	case MESH_NORMALS_SKINNED:
+		skinned_normals(m, normal_mats, out);
+		break;
+	case MESH_NORMALS_DERIVED:
+		derived_normals(m, positions, out);
+		break;
+	default:
+		memset(out, 0, (size_t)m->vertex_count * sizeof *out);
+		break;
+	}
+}
+
+struct keyed_position {
+	float p[3];
+	uint32_t v;
+};
+
+/* By position (-0 and 0 alike), then by index. */
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed_position *x = a, *y = b;
+
+	for (int k = 0; k < 3; k++)
+		if (x->p[k] != y->p[k])
+			return x->p[k] < y->p[k] ? -1 : 1;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+int mesh_group_normals(struct mesh *m, const vec3 *bind_positions)
+{
+	uint32_t n = m->vertex_count;
+	struct keyed_position *order;
+
+	free(m->normal_group);
+	m->normal_group = malloc(((size_t)n + 1) * sizeof *m->normal_group);
+	order = malloc(((size_t)n + 1) * sizeof *order);
+	if (m->normal_group == NULL || order == NULL) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t v = 0; v < n; v++)
+		order[v] = (struct keyed_position){
+			{ bind_positions[v].x, bind_positions[v].y, bind_positions[v].z }, v
+		};
+	qsort(order, n, sizeof *order, cmp_keyed);
+	/* Each run of one position starts with its lowest index: the group. */
+	for (uint32_t k = 0; k < n; k++) {
+		const float *p = order[k].p, *q = k > 0 ? order[k - 1].p : NULL;
+		int same = q != NULL && p[0] == q[0] && p[1] == q[1] && p[2] == q[2];
+
+		m->normal_group[order[k].v] = same ? m->normal_group[order[k - 1].v] : order[k].v;
+	}
+	free(order);
+	return 0;
 }
 
 void mesh_free(struct mesh *m)
@@ -94,6 +183,14 @@ void mesh_free(struct mesh *m)
 	free(m->influences);
 	free(m->triangles);
 	free(m->uvs);
-	free(m->normals);
+	free(m->normal_group);
+	for (uint32_t i = 0; i < m->material_count; i++) {
+		free(m->materials[i].name);
+		free(m->materials[i].texture);
+	}
+	free(m->materials);
+	free(m->triangle_material);
+	free(m->colors);
+	free(m->unread);
 	free(m);
 }

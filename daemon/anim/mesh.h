@@ -1,14 +1,23 @@
 /*
  * mesh.h - skinned meshes and their vertex evaluation.
  *
- * A vertex is the weighted sum of its influences.  Each influence holds a
- * joint, a weight and a position; where that position lives depends on the
- * mesh's `space`:
- *  - MESH_JOINT_SPACE: the position is in the joint's own space (MD5
- *    weights); the vertex is  sum w * (model[joint] * pos).  Weights are
- *    used as authored (MD5 biases are not normalised).
- *  - MESH_BIND_SPACE: the position is the bind-pose vertex; the vertex is
- *    sum w * (skin[joint] * pos), skin = model * inverse bind (.x, M2).
+ * A vertex is the weighted sum of its influences, and each influence holds
+ * a joint, a weight, and the vertex's position and normal in that joint's
+ * own space:
+ *
+ *     position = sum w * (model[joint] * pos)
+ *     normal   = normalise(sum w * (model[joint]^-T * normal))
+ *
+ * so that no inverse of a bind pose is ever needed (a frame may not have
+ * one).  Importers put each format there: MD5 weights as they are; .x
+ * through each bone's offset matrix (D3DX's v * offset * combined, normals
+ * through the offset's inverse transpose); M2 relative to the bone's pivot.
+ * Weights are used as authored (MD5 biases are not normalised).
+ *
+ * Normals: per influence where the file has them (.x MeshNormals, M2
+ * vertices), derived from the skinned triangles where it has none (MD5,
+ * as Doom 3 does: each triangle adds its area-weighted normal to its
+ * corners, vertices at one bind position share the sum), or none.
  */
 #ifndef ANIMD_MESH_H
 #define ANIMD_MESH_H
@@ -17,21 +26,34 @@
 
 #include "daemon/anim/math3d.h"
 
-enum mesh_space {
-	MESH_JOINT_SPACE,
-	MESH_BIND_SPACE,
+enum mesh_normals {
+	MESH_NORMALS_NONE,
+	MESH_NORMALS_SKINNED,   /* influence.normal, from the file */
+	MESH_NORMALS_DERIVED,   /* from the skinned triangles */
 };
 
 struct mesh_influence {
 	uint32_t joint;
 	float weight;
 	vec3 pos;
+	vec3 normal;            /* MESH_NORMALS_SKINNED; zero otherwise */
+};
+
+/* A material as .x describes one (Material), or a name alone. */
+struct mesh_material {
+	char *name;                     /* or NULL */
+	float diffuse[4];               /* faceColor r g b a */
+	float power;                    /* specular exponent */
+	float specular[3], emissive[3];
+	char *texture;                  /* TextureFilename, or NULL */
+	uint32_t triangle_count;        /* triangles drawn with it */
 };
 
 struct mesh {
 	char *name;
-	char *material;
-	enum mesh_space space;
+	char *material;                 /* the first material's texture (else its
+					   name, or the MD5 shader); or NULL */
+	enum mesh_normals normals;
 	uint32_t vertex_count;
 	uint32_t triangle_count;
 	uint32_t influence_count;
@@ -39,17 +61,42 @@ struct mesh {
 	struct mesh_influence *influences;
 	uint32_t (*triangles)[3];
 	float (*uvs)[2];                /* vertex_count, or NULL */
-	vec3 *normals;                  /* bind-space normals, or NULL */
+	uint32_t *normal_group;         /* DERIVED: the vertex whose normal each
+					   vertex shares (the first at its bind
+					   position); NULL: each its own */
+	/* Materials, when the file has a list of them. */
+	uint32_t material_count;
+	struct mesh_material *materials;
+	uint32_t *triangle_material;    /* triangle_count material indices, or NULL */
+	/* Per-vertex data animd keeps but does not evaluate. */
+	float (*colors)[4];             /* vertex colours r g b a, or NULL */
+	uint32_t uv_sets;               /* texture coordinate sets in the file */
+	char *unread;                   /* what the file holds for the mesh that
+					   is not evaluated ("DeclData, ..."), or
+					   NULL */
 };
 
-/* Skinned positions of every vertex, in model space.  `mats` are the model
- * matrices (MESH_JOINT_SPACE) or the skinning matrices (MESH_BIND_SPACE),
- * indexed by joint.  `out` holds vertex_count entries. */
-void mesh_skin_positions(const struct mesh *m, const mat34 *mats, vec3 *out);
+/* Skinned positions of every vertex, in model space, from the model
+ * matrices (indexed by joint).  `out` holds vertex_count entries.
+ * Influences are trusted to name joints the matrices cover; the loaders
+ * check that once. */
+void mesh_skin_positions(const struct mesh *m, const mat34 *model, vec3 *out);
 
-/* Skinned normals (MESH_BIND_SPACE with normals only): rotated by the
- * weighted matrices' inverse transpose and renormalised. */
-void mesh_skin_normals(const struct mesh *m, const mat34 *mats, vec3 *out);
+/* The inverse transpose of each of n model matrices' 3x3 part, which is
+ * what normals go through (a singular one: its cofactor matrix, which
+ * still maps normals to the plane the matrix collapses to). */
+void mesh_normal_matrices(uint32_t n, const mat34 *model, mat34 *out);
+
+/* Skinned normals, unit length (zero where they cancel out): from
+ * normal_mats (mesh_normal_matrices of the model matrices) for SKINNED
+ * meshes, from `positions` (mesh_skin_positions' output) for DERIVED ones;
+ * zero vectors for a mesh without normals. */
+void mesh_skin_normals(const struct mesh *m, const mat34 *normal_mats, const vec3 *positions,
+		       vec3 *out);
+
+/* The normal groups of a DERIVED mesh from its bind-pose positions: 0, or
+ * -ENOMEM. */
+int mesh_group_normals(struct mesh *m, const vec3 *bind_positions);
 
 void mesh_free(struct mesh *m);
 

@@ -18,6 +18,23 @@
  */
 #include "daemon/anim/pose.h"
 
+/* Joints whose local matrix is the skeleton's exact rest matrix. */
+struct still {
+	uint32_t count;
+	const uint32_t *joints;
+};
+
+/* After the local matrices are made, before the hierarchy: the still
+ * joints get their exact matrices (when the skeleton has any). */
+static inline void place_still(const struct skeleton *s, const struct still *st, mat34 *model)
+{
+	if (st == NULL || s->rest_matrix == NULL)
+		return;
+	for (uint32_t k = 0; k < st->count; k++)
+		if (st->joints[k] < s->joint_count)
+			model[st->joints[k]] = s->rest_matrix[st->joints[k]];
+}
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
@@ -178,8 +195,8 @@ static inline void local_matrices4(const struct transform *x, mat34 *out)
  * chain's critical path.
  */
 static inline __attribute__((always_inline)) void
-pose_forward(const struct skeleton *s, const struct transform *local, mat34 *model, mat34 *skin,
-	     int with_skin)
+pose_forward(const struct skeleton *s, const struct transform *local, const struct still *st,
+	     mat34 *model, mat34 *skin, int with_skin)
 {
 	const int32_t *parents = s->parents;
 	const mat34 *inv = s->inv_bind;
@@ -190,6 +207,7 @@ pose_forward(const struct skeleton *s, const struct transform *local, mat34 *mod
 		local_matrices4(local + i, model + i);
 	for (; i < n; i++)
 		model[i] = mat34_from_transform(&local[i]);
+	place_still(s, st, model);
 	if (n == 0)
 		return;
 	/* Joint 0 is a root: its model matrix is its local one. */
@@ -381,8 +399,8 @@ static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *ou
 
 /* pose_forward with the AVX2 + FMA kernels. */
 static inline __attribute__((always_inline)) AVX2_FMA void
-pose_forward_avx2(const struct skeleton *s, const struct transform *local, mat34 *model,
-		  mat34 *skin, int with_skin)
+pose_forward_avx2(const struct skeleton *s, const struct transform *local, const struct still *st,
+		  mat34 *model, mat34 *skin, int with_skin)
 {
 	const int32_t *parents = s->parents;
 	const mat34 *inv = s->inv_bind;
@@ -395,6 +413,7 @@ pose_forward_avx2(const struct skeleton *s, const struct transform *local, mat34
 		local_matrices4(local + i, model + i);
 	for (; i < n; i++)
 		model[i] = mat34_from_transform(&local[i]);
+	place_still(s, st, model);
 	if (n == 0)
 		return;
 	cur = rows_load(&model[0]);
@@ -431,16 +450,17 @@ pose_forward_avx2(const struct skeleton *s, const struct transform *local, mat34
 }
 
 static AVX2_FMA void pose_local_to_model_avx2(const struct skeleton *s,
-					      const struct transform *local, mat34 *model)
+					      const struct transform *local, const struct still *st,
+					      mat34 *model)
 {
-	pose_forward_avx2(s, local, model, NULL, 0);
+	pose_forward_avx2(s, local, st, model, NULL, 0);
 }
 
 static AVX2_FMA void pose_local_to_skin_avx2(const struct skeleton *s,
-					     const struct transform *local, mat34 *model,
-					     mat34 *skin)
+					     const struct transform *local, const struct still *st,
+					     mat34 *model, mat34 *skin)
 {
-	pose_forward_avx2(s, local, model, skin, 1);
+	pose_forward_avx2(s, local, st, model, skin, 1);
 }
 
 static AVX2_FMA void pose_model_to_skin_avx2(const struct skeleton *s, const mat34 *model,
@@ -456,26 +476,27 @@ static AVX2_FMA void pose_model_to_skin_avx2(const struct skeleton *s, const mat
 #define USE_AVX2() (math3d_simd_level() == MATH3D_SIMD_AVX2)
 #else
 #define USE_AVX2() 0
-#define pose_local_to_model_avx2(s, l, m) ((void)0)
-#define pose_local_to_skin_avx2(s, l, m, k) ((void)0)
+#define pose_local_to_model_avx2(s, l, st, m) ((void)0)
+#define pose_local_to_skin_avx2(s, l, st, m, k) ((void)0)
 #define pose_model_to_skin_avx2(s, m, k) ((void)0)
 #endif
 
-void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
+static void local_to_model(const struct skeleton *s, const struct transform *local,
+			   const struct still *st, mat34 *model)
 {
 	if (USE_AVX2())
-		pose_local_to_model_avx2(s, local, model);
+		pose_local_to_model_avx2(s, local, st, model);
 	else
-		pose_forward(s, local, model, NULL, 0);
+		pose_forward(s, local, st, model, NULL, 0);
 }
 
-void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
-			mat34 *skin)
+static void local_to_skin(const struct skeleton *s, const struct transform *local,
+			  const struct still *st, mat34 *model, mat34 *skin)
 {
 	if (USE_AVX2())
-		pose_local_to_skin_avx2(s, local, model, skin);
+		pose_local_to_skin_avx2(s, local, st, model, skin);
 	else
-		pose_forward(s, local, model, skin, 1);
+		pose_forward(s, local, st, model, skin, 1);
 }
 
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin)
@@ -498,17 +519,21 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
 
 #else
 
-void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
+static void local_to_model(const struct skeleton *s, const struct transform *local,
+			   const struct still *st, mat34 *model)
 {
 	const int32_t *parents = s->parents;
 
+	for (uint32_t i = 0; i < s->joint_count; i++)
+		model[i] = mat34_from_transform(&local[i]);
+	place_still(s, st, model);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
 		int32_t p = parents[i];
-		mat34 m = mat34_from_transform(&local[i]);
 
 		/* parents[i] < i is the loaders' invariant; anything else is
 		 * treated as a root rather than read before it is written. */
-		model[i] = p >= 0 && (uint32_t)p < i ? mat34_mul(&model[p], &m) : m;
+		if (p >= 0 && (uint32_t)p < i)
+			model[i] = mat34_mul(&model[p], &model[i]);
 	}
 }
 
@@ -518,14 +543,41 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
 		skin[i] = s->inv_bind ? mat34_mul(&model[i], &s->inv_bind[i]) : model[i];
 }
 
-void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
-			mat34 *skin)
+static void local_to_skin(const struct skeleton *s, const struct transform *local,
+			  const struct still *st, mat34 *model, mat34 *skin)
 {
-	pose_local_to_model(s, local, model);
+	local_to_model(s, local, st, model);
 	pose_model_to_skin(s, model, skin);
 }
 
 #endif
+
+void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
+{
+	local_to_model(s, local, NULL, model);
+}
+
+void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
+			mat34 *skin)
+{
+	local_to_skin(s, local, NULL, model, skin);
+}
+
+void pose_local_to_model_still(const struct skeleton *s, const struct transform *local,
+			       uint32_t still_count, const uint32_t *still, mat34 *model)
+{
+	struct still st = { still_count, still };
+
+	local_to_model(s, local, &st, model);
+}
+
+void pose_local_to_skin_still(const struct skeleton *s, const struct transform *local,
+			      uint32_t still_count, const uint32_t *still, mat34 *model, mat34 *skin)
+{
+	struct still st = { still_count, still };
+
+	local_to_skin(s, local, &st, model, skin);
+}
 
 void pose_model_to_local(const struct skeleton *s, const mat34 *model, struct transform *local)
 {

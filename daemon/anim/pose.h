@@ -13,6 +13,12 @@
 /* model[i] = model[parent[i]] * local[i]; roots use local[i]. */
 void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model);
 
+/* The same, with the `still` joints (a clip's clip_still_joints: none of
+ * its tracks moves them) placed by the skeleton's exact rest matrices
+ * when it has them (.x frames, which a TRS cannot always express). */
+void pose_local_to_model_still(const struct skeleton *s, const struct transform *local,
+			       uint32_t still_count, const uint32_t *still, mat34 *model);
+
 /* skin[i] = model[i] * inv_bind[i]; a skeleton without a bind pose
  * (inv_bind NULL) copies model. */
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin);
@@ -21,6 +27,8 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
  * products fill the time the parent chain waits on itself). */
 void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
 			mat34 *skin);
+void pose_local_to_skin_still(const struct skeleton *s, const struct transform *local,
+			      uint32_t still_count, const uint32_t *still, mat34 *model, mat34 *skin);
 
 /* Local transforms from model-space matrices without scale (the inverse of
  * pose_local_to_model for rigid poses); used for bind poses given in model

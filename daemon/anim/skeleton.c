@@ -40,7 +40,16 @@ int skeleton_compute_bind(struct skeleton *s)
 		free(inv);
 		return -ENOMEM;
 	}
-	pose_local_to_model(s, s->rest, bind);
+	if (s->rest_matrix != NULL) {
+		for (uint32_t i = 0; i < s->joint_count; i++) {
+			int32_t p = s->parents[i];
+
+			bind[i] = p >= 0 && (uint32_t)p < i ? mat34_mul(&bind[p], &s->rest_matrix[i])
+							    : s->rest_matrix[i];
+		}
+	} else {
+		pose_local_to_model(s, s->rest, bind);
+	}
 	for (uint32_t i = 0; i < s->joint_count; i++)
 		inv[i] = mat34_inverse(&bind[i]);
 	free(s->bind_model);
@@ -62,6 +71,8 @@ void skeleton_free(struct skeleton *s)
 	free(s->rest);
 	free(s->bind_model);
 	free(s->inv_bind);
+	free(s->rest_matrix);
+	free(s->rest_not_trs);
 	free(s);
 }
 

@@ -20,14 +20,22 @@ struct skeleton {
 	int32_t *parents;           /* -1 for roots */
 	struct transform *rest;     /* local (parent-relative) rest pose */
 	mat34 *bind_model;          /* model-space bind pose, or NULL if none */
-	mat34 *inv_bind;            /* inverse of bind_model, or NULL if none */
+	mat34 *inv_bind;            /* inverse of bind_model, or NULL if none (a
+				       singular one is the identity) */
+	/* Exact local rest matrices (.x frames), or NULL.  A joint no track
+	 * moves is placed by its matrix as written, which `rest` (its split
+	 * into translation, rotation and scale: what a clip's missing
+	 * channels keep) cannot always express: a shear, a collapsed axis. */
+	mat34 *rest_matrix;
+	uint8_t *rest_not_trs;      /* with rest_matrix: 1 where `rest` misses it */
 };
 
 /* Allocate an empty skeleton of n joints (names NULL, parents -1, rest
  * identity, no bind pose).  NULL on ENOMEM. */
 struct skeleton *skeleton_new(uint32_t n);
-/* Allocate bind_model/inv_bind and fill them from `rest` through the
- * hierarchy.  0 or -ENOMEM. */
+/* Allocate bind_model/inv_bind and fill them from the rest pose through
+ * the hierarchy (rest_matrix when there is one, else `rest`).  0 or
+ * -ENOMEM. */
 int skeleton_compute_bind(struct skeleton *s);
 void skeleton_free(struct skeleton *s);
 

@@ -125,6 +125,8 @@ static int asset_load_md5mesh(struct asset *a, const void *buf, size_t len, char
 		rc = md5_import_mesh(m, i, &a->meshes[i]);
 		if (rc == 0)
 			a->mesh_count++;
+		if (rc == 0)
+			rc = md5_import_normal_groups(a->meshes[i], a->skeleton);
 	}
 	md5_model_free(m);
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert mesh") : 0;

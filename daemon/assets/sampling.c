@@ -122,36 +122,41 @@ static int sampling_pick_skeleton(const struct sample_request *req, const struct
 static int sampling_vertices(const struct asset *mesh, const struct skeleton *skel,
 			     const mat34 *model, struct sample_result *res)
 {
-	mat34 *skin = NULL;
+	uint32_t n = mesh->mesh_count ? mesh->mesh_count : 1;
+	mat34 *it = NULL;
 
-	res->meshes = calloc(mesh->mesh_count ? mesh->mesh_count : 1, sizeof *res->meshes);
-	res->positions = calloc(mesh->mesh_count ? mesh->mesh_count : 1, sizeof *res->positions);
-	if (res->meshes == NULL || res->positions == NULL)
+	res->meshes = calloc(n, sizeof *res->meshes);
+	res->positions = calloc(n, sizeof *res->positions);
+	res->normals = calloc(n, sizeof *res->normals);
+	if (res->meshes == NULL || res->positions == NULL || res->normals == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
 		const struct mesh *m = mesh->meshes[i];
-		const mat34 *mats = model;
 
-		if (m->space == MESH_BIND_SPACE) {
-			if (skin == NULL) {
-				skin = malloc((size_t)skel->joint_count * sizeof *skin + 1);
-				if (skin == NULL)
-					return -ENOMEM;
-				pose_model_to_skin(skel, model, skin);
-			}
-			mats = skin;
-		}
 		res->meshes[i] = m;
 		res->positions[i] = malloc((size_t)m->vertex_count * sizeof(vec3) + 1);
 		res->mesh_count = i + 1;
-		if (res->positions[i] == NULL) {
-			free(skin);
-			return -ENOMEM;
+		if (res->positions[i] == NULL)
+			goto oom;
+		mesh_skin_positions(m, model, res->positions[i]);
+		if (m->normals == MESH_NORMALS_NONE)
+			continue;
+		if (m->normals == MESH_NORMALS_SKINNED && it == NULL) {
+			it = malloc((size_t)skel->joint_count * sizeof *it + 1);
+			if (it == NULL)
+				goto oom;
+			mesh_normal_matrices(skel->joint_count, model, it);
 		}
-		mesh_skin_positions(m, mats, res->positions[i]);
+		res->normals[i] = malloc((size_t)m->vertex_count * sizeof(vec3) + 1);
+		if (res->normals[i] == NULL)
+			goto oom;
+		mesh_skin_normals(m, it, res->positions[i], res->normals[i]);
 	}
-	free(skin);
+	free(it);
 	return 0;
+oom:
+	free(it);
+	return -ENOMEM;
 }
 
 /* Each emitter hangs on its joint's skin matrix (M2's bone matrix). */
@@ -232,7 +237,7 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		clip_sample_at(clip, res->clip_time.t_ns, time_from_seconds(req->time), res->local);
 		clip_apply_root_motion(clip, req->root_motion, &res->clip_time, res->local);
 		res->has_bounds = clip_bounds(clip, res->clip_time.t_ns, res->bounds) == 0;
-		pose_local_to_model(skel, res->local, model);
+		sample_local_to_model(skel, clip, res->local, model);
 	} else {
 		memcpy(res->local, skel->rest, (size_t)skel->joint_count * sizeof *res->local);
 		/* The bind pose is given in model space: use it as authored. */
@@ -278,10 +283,49 @@ fail:
 	return rc;
 }
 
+const mat34 *sample_exact_local(const struct sample_result *r, uint32_t j)
+{
+	const struct skeleton *s = r->skeleton;
+
+	if (s == NULL || s->rest_matrix == NULL || j >= s->joint_count || !s->rest_not_trs[j])
+		return NULL;
+	if (r->clip != NULL) {
+		/* Still in this clip? (still_joints is ascending.) */
+		uint32_t lo = 0, hi = r->clip->still_count;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (r->clip->still_joints[mid] < j)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo >= r->clip->still_count || r->clip->still_joints[lo] != j)
+			return NULL;
+	}
+	return &s->rest_matrix[j];
+}
+
+void sample_local_to_model(const struct skeleton *s, const struct clip *c,
+			   const struct transform *local, mat34 *model)
+{
+	if (c == NULL && s->bind_model != NULL)
+		memcpy(model, s->bind_model, (size_t)s->joint_count * sizeof *model);
+	else if (c != NULL && c->joint_count == s->joint_count)
+		pose_local_to_model_still(s, local, c->still_count, c->still_joints, model);
+	else
+		pose_local_to_model(s, local, model);
+}
+
 void sample_result_free(struct sample_result *res)
 {
-	for (uint32_t i = 0; i < res->mesh_count; i++)
+	for (uint32_t i = 0; i < res->mesh_count; i++) {
 		free(res->positions[i]);
+		if (res->normals != NULL)
+			free(res->normals[i]);
+	}
+	free(res->normals);
 	free(res->positions);
 	free(res->meshes);
 	free(res->local);

@@ -44,6 +44,7 @@ struct sample_result {
 	uint32_t mesh_count;                /* SPACE_VERTICES */
 	const struct mesh **meshes;
 	vec3 **positions;                   /* per mesh, vertex_count each */
+	vec3 **normals;                     /* per mesh, or NULL for one without */
 	struct camera_frame camera;         /* SPACE_CAMERA */
 	uint32_t emitter_count;             /* SPACE_EMITTERS */
 	const struct emitter *emitters;     /* the asset's definitions */
@@ -65,6 +66,16 @@ const char *sample_loop_name(enum loop_mode m);
 int sample_loop_parse(const char *name, enum loop_mode *out);
 const char *sample_root_motion_name(enum root_motion m);
 int sample_root_motion_parse(const char *name, enum root_motion *out);
+
+/* Joint j's local matrix when it is exact and not a TRS (a still .x frame
+ * whose matrix has a shear or a collapsed axis: the `local` transform is
+ * then only its split), else NULL. */
+const mat34 *sample_exact_local(const struct sample_result *r, uint32_t j);
+
+/* Model matrices of a sampled local pose: the clip's still joints (or all
+ * of them, without a clip) placed by the skeleton's exact rest matrices. */
+void sample_local_to_model(const struct skeleton *s, const struct clip *c,
+			   const struct transform *local, mat34 *model);
 
 /* The space a request should default to for this asset. */
 enum sample_space sample_default_space(const struct asset *a);

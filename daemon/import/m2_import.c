@@ -415,7 +415,8 @@ static int m2i_mesh(struct m2i *x)
 	x->out->meshes[0] = me;
 	x->out->mesh_count = 1;
 	me->name = strdup(m->name != NULL && m->name[0] != '\0' ? m->name : "mesh0");
-	me->space = MESH_BIND_SPACE;
+	me->normals = MESH_NORMALS_SKINNED;
+	me->uv_sets = 2;
 	me->vertex_count = m->vertex_count;
 	me->triangle_count = v != NULL ? v->triangle_count : 0;
 	me->influence_count = inf;
@@ -423,26 +424,32 @@ static int m2i_mesh(struct m2i *x)
 	me->influences = malloc(((size_t)inf + 1) * sizeof *me->influences);
 	me->triangles = malloc(((size_t)me->triangle_count + 1) * sizeof *me->triangles);
 	me->uvs = malloc((size_t)m->vertex_count * sizeof *me->uvs);
-	me->normals = malloc((size_t)m->vertex_count * sizeof *me->normals);
 	if (me->name == NULL || me->first_influence == NULL || me->influences == NULL ||
-	    me->triangles == NULL || me->uvs == NULL || me->normals == NULL)
+	    me->triangles == NULL || me->uvs == NULL)
 		return -ENOMEM;
 	inf = 0;
 	for (uint32_t i = 0; i < m->vertex_count; i++) {
 		const struct m2_vertex *vx = &m->vertices[i];
 		vec3 pos = vec3_make(vx->position[0], vx->position[1], vx->position[2]);
+		vec3 normal = vec3_make(vx->normal[0], vx->normal[1], vx->normal[2]);
 
 		me->first_influence[i] = inf;
 		for (int k = 0; k < 4; k++) {
+			uint32_t j;
+
 			if (vx->weights[k] == 0)
 				continue;
+			/* Into the joint's frame, T(pivot): the vertex relative to
+			 * the pivot (B * v = model * T(-pivot) * v); normals are
+			 * directions, unchanged by a translation. */
+			j = x->runtime_of[vx->bones[k]];
 			me->influences[inf++] = (struct mesh_influence){
-				x->runtime_of[vx->bones[k]], vx->weights[k] / 255.0f, pos
+				j, vx->weights[k] / 255.0f,
+				mat34_apply(&x->out->skeleton->inv_bind[j], pos), normal
 			};
 		}
 		me->uvs[i][0] = vx->uv[0][0];
 		me->uvs[i][1] = vx->uv[0][1];
-		me->normals[i] = vec3_make(vx->normal[0], vx->normal[1], vx->normal[2]);
 	}
 	me->first_influence[m->vertex_count] = inf;
 	for (uint32_t t = 0; t < me->triangle_count; t++)

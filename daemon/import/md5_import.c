@@ -117,7 +117,9 @@ int md5_import_mesh(const struct md5_model *m, uint32_t index, struct mesh **out
 		return -ENOMEM;
 	me->name = md5i_strdup(src->name, &err);
 	me->material = md5i_strdup(src->shader, &err);
-	me->space = MESH_JOINT_SPACE;
+	/* MD5 has no normals: derived from the skinned triangles. */
+	me->normals = MESH_NORMALS_DERIVED;
+	me->uv_sets = 1;
 	me->vertex_count = src->num_verts;
 	me->triangle_count = src->num_tris;
 	me->influence_count = (uint32_t)total;
@@ -141,6 +143,7 @@ int md5_import_mesh(const struct md5_model *m, uint32_t index, struct mesh **out
 			me->influences[k].joint = wt->joint;
 			me->influences[k].weight = wt->bias;
 			me->influences[k].pos = vec3_make(wt->pos[0], wt->pos[1], wt->pos[2]);
+			me->influences[k].normal = vec3_make(0.0f, 0.0f, 0.0f);
 			k++;
 		}
 		me->uvs[v][0] = src->verts[v].st[0];
@@ -290,4 +293,17 @@ int md5_import_camera(const struct md5_camera *src, struct camera_track **out)
 	c->duration_ns = clip_frames_duration((uint64_t)n - 1 - src->num_cuts, src->frame_rate);
 	*out = c;
 	return 0;
+}
+
+int md5_import_normal_groups(struct mesh *me, const struct skeleton *s)
+{
+	vec3 *bind = malloc(((size_t)me->vertex_count + 1) * sizeof *bind);
+	int rc;
+
+	if (bind == NULL)
+		return -ENOMEM;
+	mesh_skin_positions(me, s->bind_model, bind);
+	rc = mesh_group_normals(me, bind);
+	free(bind);
+	return rc;
 }

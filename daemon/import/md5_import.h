@@ -35,6 +35,9 @@
 int md5_import_skeleton(const struct md5_model *m, struct skeleton **out);
 /* Mesh i of an md5mesh (MESH_JOINT_SPACE). */
 int md5_import_mesh(const struct md5_model *m, uint32_t i, struct mesh **out);
+/* Which vertices share a derived normal (Doom 3 merges vertices at one
+ * position): from the mesh's bind pose on skeleton s.  0 or -ENOMEM. */
+int md5_import_normal_groups(struct mesh *me, const struct skeleton *s);
 /* Hierarchy + baseframe skeleton of an md5anim (no bind pose). */
 int md5_import_anim_skeleton(const struct md5_anim *a, struct skeleton **out);
 /* The anim as a uniform clip (loop by default), with bounds and root

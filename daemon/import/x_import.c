@@ -119,10 +119,13 @@ static int x_frames_collect(const struct x_tree *t, struct x_frames *f)
 	return 0;
 }
 
+/* A frame's FrameTransformMatrix (the last, if several; the identity if
+ * none), exactly and split into translation, rotation and scale. */
 static int x_frame_matrix(const struct x_tree *t, const struct x_object *frame,
-			  struct transform *out, struct diag *d)
+			  struct transform *split, mat34 *exact, struct diag *d)
 {
-	*out = transform_identity();
+	*split = transform_identity();
+	*exact = mat34_identity();
 	for (uint32_t i = 0; i < frame->child_count; i++) {
 		const struct x_object *c = frame->children[i];
 		struct x_reader r;
@@ -133,7 +136,8 @@ static int x_frame_matrix(const struct x_tree *t, const struct x_object *frame,
 		x_reader_init(&r, t, c, d);
 		if (x_read_floats(&r, "a FrameTransformMatrix element", m, 16) < 0)
 			return -EINVAL;
-		*out = x_matrix_to_transform(m);
+		*split = x_matrix_to_transform(m);
+		*exact = x_row_to_mat34(m);
 	}
 	return 0;
 }
@@ -147,6 +151,11 @@ static int x_import_skeleton(const struct x_tree *t, const struct x_frames *f,
 	if (s == NULL)
 		return -ENOMEM;
 	m->skeleton = s;
+	/* Frames keep their matrices as written: Direct3D uses them so. */
+	s->rest_matrix = malloc(((size_t)f->count + 1) * sizeof *s->rest_matrix);
+	s->rest_not_trs = calloc((size_t)f->count + 1, sizeof *s->rest_not_trs);
+	if (s->rest_matrix == NULL || s->rest_not_trs == NULL)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < f->count; i++) {
 		const struct x_object *o = f->objects[i];
 		const char *name = o != NULL ? o->name : "(root)";
@@ -159,8 +168,10 @@ static int x_import_skeleton(const struct x_tree *t, const struct x_frames *f,
 		if (s->names[i] == NULL)
 			return -ENOMEM;
 		s->parents[i] = f->parents[i];
-		if (o != NULL && x_frame_matrix(t, o, &s->rest[i], d) < 0)
+		s->rest_matrix[i] = mat34_identity();
+		if (o != NULL && x_frame_matrix(t, o, &s->rest[i], &s->rest_matrix[i], d) < 0)
 			return -EINVAL;
+		s->rest_not_trs[i] = !x_matrix_is_trs(&s->rest_matrix[i], &s->rest[i]);
 	}
 	return skeleton_compute_bind(s);
 }

@@ -4,15 +4,21 @@
  * An AnimationSet is a clip; each Animation in it drives the frame it
  * references with AnimationKeys: 0 rotation (w, x, y, z, conjugated and
  * normalised), 1 scale, 2 position, 3 and 4 a whole matrix (split into the
- * three channels at the same times; it replaces them).  Rotation keys hold
+ * three channels at the same times, as D3DX's keyframed sets store them:
+ * it replaces them; a shear in it is lost, and its channels interpolate
+ * linearly, slerp for the rotation).  Rotation keys hold
  * the conjugate of the rotation a frame matrix would: the DirectX SDK's
  * tiny.x keys 43 of its 47 bones at their rest rotation first, and they
  * match the frames' matrices only once conjugated (20 match as stored).  Key times are ticks
  * (AnimTicksPerSecond, else the default), need not start at 0, and must not
- * go back.  A channel no key drives keeps the frame's own value.
- * AnimationOptions: openclosed 1 plays the clip once (0, the default,
- * loops); positionquality 0 makes positions a Catmull-Rom spline through
- * the keys (1, and the default without options, is linear).
+ * go back.  A channel no key drives keeps the frame's own value (its part
+ * of the frame matrix's split); a frame no key drives keeps its matrix as
+ * written (the clip's still joints).  AnimationOptions: openclosed 1 is an
+ * open animation, played once, 0 (the default) a closed one that loops; a
+ * set plays once only when every one of its Animations is open, and loops
+ * as soon as one is closed (or says nothing), so that nothing that should
+ * cycle stops.  positionquality 0 makes position keys a Catmull-Rom spline
+ * through the keys (1, and the default without options, is linear).
  */
 #include "daemon/import/x_import_internal.h"
 
@@ -29,13 +35,14 @@ struct x_channel {
 	int64_t *times;
 	float *values;
 	uint8_t interp;
+	bool from_matrix;               /* the keys came from matrix keys */
 };
 
 struct x_set {
 	uint32_t joints;
 	struct x_channel (*ch)[X_CHANNELS];
 	int64_t duration;
-	bool once;
+	uint32_t animations, open;      /* Animations, and those openclosed 1 */
 };
 
 static void x_set_free(struct x_set *s)
@@ -63,6 +70,7 @@ static int x_channel_alloc(struct x_channel *ch, uint32_t n, unsigned width)
 	ch->values = malloc(((size_t)n * width + 1) * sizeof *ch->values);
 	ch->count = n;
 	ch->interp = INTERP_LINEAR;
+	ch->from_matrix = false;
 	return ch->times && ch->values ? 0 : -ENOMEM;
 }
 
@@ -85,6 +93,8 @@ static int x_key(const struct x_tree *t, const struct x_object *key, struct x_ch
 		rc = x_channel_alloc(&ch[X_CH_S], n, 3);
 	if (rc < 0)
 		return rc;
+	if (type >= 3)
+		ch[X_CH_T].from_matrix = ch[X_CH_R].from_matrix = ch[X_CH_S].from_matrix = true;
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t time, nv, pos = x_reader_pos(&r);
 		float v[16];
@@ -137,7 +147,7 @@ static int x_animation(const struct x_tree *t, const struct x_frames *f,
 {
 	const struct x_object *ref = NULL;
 	int32_t joint;
-	bool spline = false;
+	bool spline = false, open = false;
 
 	for (uint32_t i = 0; i < a->child_count; i++)
 		if (a->children[i]->type == NULL || x_is(a->children[i], "Frame"))
@@ -160,18 +170,20 @@ static int x_animation(const struct x_tree *t, const struct x_frames *f,
 				return rc;
 		} else if (x_is(c, "AnimationOptions")) {
 			struct x_reader r;
-			uint32_t open, quality;
+			uint32_t openclosed, quality;
 
 			x_reader_init(&r, t, c, d);
-			if (x_read_uint(&r, "openclosed", 1, &open) < 0 ||
+			if (x_read_uint(&r, "openclosed", 1, &openclosed) < 0 ||
 			    x_read_uint(&r, "positionquality", 1, &quality) < 0)
 				return -EINVAL;
-			if (open == 1)
-				set->once = true;
+			open = openclosed == 1;
 			spline = quality == 0;
 		}
 	}
-	if (spline)
+	set->animations++;
+	set->open += open;
+	/* Spline positions are about position keys, not matrix keys. */
+	if (spline && !set->ch[joint][X_CH_T].from_matrix)
 		set->ch[joint][X_CH_T].interp = INTERP_CATMULL_ROM;
 	return 0;
 }
@@ -195,7 +207,7 @@ static int x_clip_build(const struct x_set *set, const struct skeleton *sk, cons
 	c->name = strdup(name);
 	c->joint_count = set->joints;
 	c->duration_ns = set->duration;
-	c->loop = set->once ? LOOP_ONCE : LOOP_LOOP;
+	c->loop = set->animations > 0 && set->open == set->animations ? LOOP_ONCE : LOOP_LOOP;
 	c->tracks = calloc((size_t)set->joints + 1, sizeof *c->tracks);
 	c->rest = malloc(((size_t)set->joints + 1) * sizeof *c->rest);
 	c->key_storage = malloc(times * sizeof(int64_t) + floats * sizeof(float) + 1);
@@ -226,7 +238,7 @@ static int x_clip_build(const struct x_set *set, const struct skeleton *sk, cons
 			fp += (size_t)ch->count * width;
 		}
 	}
-	if (clip_index_keys(c) != 0) {
+	if (clip_index_keys(c) != 0 || clip_find_still_joints(c) != 0) {
 		clip_free(c);
 		return -ENOMEM;
 	}

@@ -46,8 +46,15 @@ int x_read_string(struct x_reader *r, const char *what, const char **out);
 bool x_is(const struct x_object *o, const char *type);
 
 /* A row-vector 4x4 matrix (16 floats as the file stores them) as the
- * column-vector transform it means. */
+ * column-vector transform it means: split into translation, rotation and
+ * scale (a mirror as a negative x scale; a shear is lost), as D3DX's
+ * D3DXMatrixDecompose splits one. */
 struct transform x_matrix_to_transform(const float m[16]);
+/* The same matrix exactly, as a column-vector mat34 (its transpose; the
+ * last column of the file's matrix is taken as 0 0 0 1). */
+mat34 x_row_to_mat34(const float m[16]);
+/* Whether the split misses the matrix by more than float rounding. */
+bool x_matrix_is_trs(const mat34 *exact, const struct transform *split);
 
 /* A frame's name and joint, for finding frames by name in O(log n): a
  * file of 100,000 frames and as many references must not cost 10^10. */

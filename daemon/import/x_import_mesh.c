@@ -1,12 +1,15 @@
 /*
  * x_import_mesh.c - .x meshes: vertices, faces (fans of triangles),
- * normals, texture coordinates, the first material, and skin weights, as
- * MESH_BIND_SPACE meshes on the file's skeleton.
+ * normals, texture coordinates, materials, vertex colours and skin
+ * weights, as meshes on the file's skeleton (mesh.h).
  *
- * A mesh with SkinWeights follows its bones: each influence stores
- * bind[bone] * offset * v (see x_import.h), and a vertex no bone weighs
- * stays with the mesh's frame.  A mesh without them is rigid: every vertex
- * follows the frame that holds the mesh, at bind[frame] * v.
+ * A mesh with SkinWeights follows its bones as D3DX skins it,
+ * v' = sum w * v * offset * Combined(bone) in row form: each influence
+ * stores offset * v in the bone's space, and its normal through the
+ * offset's inverse transpose.  A vertex no bone weighs stays with the
+ * mesh's frame.  A mesh without weights is rigid: every vertex is in the
+ * space of the frame that holds the mesh, as Direct3D draws it with that
+ * frame's combined matrix.
  *
  * A SkinWeights naming a bone no frame has (assimp's anim_test.x names two
  * the hierarchy lacks) does not fail the file: its weights are dropped,
@@ -31,13 +34,22 @@ struct x_mesh_src {
 	uint32_t (*triangles)[3];
 	vec3 *normals;                  /* per vertex, or NULL */
 	float (*uvs)[2];                /* per vertex, or NULL */
+	uint32_t uv_sets;
+	float (*colors)[4];             /* per vertex, or NULL */
 	const char *material;
+	const uint32_t *corner_start;   /* face_count + 1, while reading */
+	uint32_t face_count;
+	uint32_t material_count;
+	struct mesh_material *materials;
+	uint32_t *triangle_material;
+	char unread[96];                /* templates present but not evaluated */
 	/* Skin: one entry per weight that names a known bone. */
 	uint32_t weight_count;
 	uint32_t *w_vertex, *w_joint, *w_set;
 	float *w_value;
-	vec3 *w_pos;                    /* bind * offset * v */
-	mat34 *set_mat;                 /* per known SkinWeights: bind * offset */
+	vec3 *w_pos;                    /* offset * v: in the bone's space */
+	mat34 *set_mat;                 /* per known SkinWeights: its offset's
+					   inverse transpose, for normals */
 	uint32_t set_count;
 	uint32_t bones_declared;        /* XSkinMeshHeader nBones, or UINT32_MAX */
 	uint32_t skin_objects;
@@ -56,6 +68,13 @@ static void x_mesh_src_free(struct x_mesh_src *s)
 	free(s->set_mat);
 	free(s->w_value);
 	free(s->w_pos);
+	free(s->colors);
+	for (uint32_t i = 0; s->materials != NULL && i < s->material_count; i++) {
+		free(s->materials[i].name);
+		free(s->materials[i].texture);
+	}
+	free(s->materials);
+	free(s->triangle_material);
 }
 
 static int x_read_vec3s(struct x_reader *r, const char *what, uint32_t n, vec3 *out, bool any)
@@ -235,6 +254,7 @@ static int x_mesh_uvs(const struct x_tree *t, const struct x_object *o, struct x
 	if (n != s->vertex_count)
 		return x_tree_error(t, d, o->pos, "MeshTextureCoords has %u coordinates for %u vertices",
 				     n, s->vertex_count);
+	s->uv_sets++;
 	free(s->uvs);                   /* a second MeshTextureCoords wins */
 	s->uvs = malloc(((size_t)n + 1) * sizeof *s->uvs);
 	if (s->uvs == NULL)
@@ -245,28 +265,175 @@ static int x_mesh_uvs(const struct x_tree *t, const struct x_object *o, struct x
 	return 0;
 }
 
-/* The first material's texture file, else its name. */
-static void x_mesh_material(const struct x_object *list, struct x_mesh_src *s)
+/* A root Material of this name (materials referred to by name), or NULL. */
+static const struct x_object *x_find_material(const struct x_tree *t, const char *name)
 {
-	for (uint32_t i = 0; i < list->child_count; i++) {
-		const struct x_object *m = list->children[i];
+	for (uint32_t i = 0; name != NULL && i < t->root_count; i++)
+		if (x_is(t->roots[i], "Material") && t->roots[i]->name != NULL &&
+		    strcmp(t->roots[i]->name, name) == 0)
+			return t->roots[i];
+	return NULL;
+}
 
-		if (m->type == NULL) {
-			s->material = m->name;          /* a reference to a shared Material */
-			return;
-		}
-		if (!x_is(m, "Material"))
-			continue;
-		s->material = m->name;
-		for (uint32_t k = 0; k < m->child_count; k++) {
-			const struct x_object *tf = m->children[k];
+static char *x_strdup_or_null(const char *s, int *oom)
+{
+	char *c;
+
+	if (s == NULL)
+		return NULL;
+	c = strdup(s);
+	if (c == NULL)
+		*oom = 1;
+	return c;
+}
+
+/* One Material: faceColor, power, specularColor, emissiveColor, then an
+ * optional TextureFilename.  `o` may be NULL for a reference that names
+ * no material: the name alone is kept. */
+static int x_material(const struct x_tree *t, const struct x_object *o, const char *name,
+		      struct mesh_material *out, struct diag *d)
+{
+	struct x_reader r;
+	int oom = 0;
+
+	memset(out, 0, sizeof *out);
+	out->diffuse[0] = out->diffuse[1] = out->diffuse[2] = out->diffuse[3] = 1.0f;
+	out->name = x_strdup_or_null(name, &oom);
+	if (o != NULL) {
+		x_reader_init(&r, t, o, d);
+		if (x_read_floats(&r, "a faceColor component", out->diffuse, 4) < 0 ||
+		    x_read_float(&r, "the material's power", &out->power) < 0 ||
+		    x_read_floats(&r, "a specularColor component", out->specular, 3) < 0 ||
+		    x_read_floats(&r, "an emissiveColor component", out->emissive, 3) < 0)
+			return -EINVAL;
+		for (uint32_t k = 0; k < o->child_count; k++) {
+			const struct x_object *tf = o->children[k];
 
 			if ((x_is(tf, "TextureFilename") || x_is(tf, "TextureFileName")) &&
-			    tf->value_count > 0 && tf->values[0].kind == X_VALUE_STRING)
-				s->material = tf->values[0].v.s.ptr;
+			    tf->value_count > 0 && tf->values[0].kind == X_VALUE_STRING &&
+			    out->texture == NULL)
+				out->texture = x_strdup_or_null(tf->values[0].v.s.ptr, &oom);
 		}
-		return;
 	}
+	return oom ? -ENOMEM : 0;
+}
+
+/*
+ * MeshMaterialList: nMaterials, nFaceIndexes, a material index per face,
+ * then the materials (inline, or references to root Materials).  Faces
+ * beyond the indexes given take the last one (exporters write a single
+ * index for a one-material mesh).  Each face's triangles get its material.
+ */
+static int x_mesh_materials(const struct x_tree *t, const struct x_object *o, struct x_mesh_src *s,
+			    struct diag *d)
+{
+	struct x_reader r;
+	uint32_t nm, ni, given = 0, last = 0, tri = 0, *face = NULL;
+	int rc;
+
+	x_reader_init(&r, t, o, d);
+	if (x_read_uint(&r, "nMaterials", UINT32_MAX, &nm) < 0 ||
+	    x_read_count(&r, "nFaceIndexes", 1, &ni) < 0)
+		return -EINVAL;
+	face = malloc(((size_t)s->face_count + 1) * sizeof *face);
+	if (face == NULL)
+		return -ENOMEM;
+	for (uint32_t f = 0; f < ni; f++) {
+		uint32_t pos = x_reader_pos(&r), idx;
+
+		if (x_read_uint(&r, "a face's material index", UINT32_MAX, &idx) < 0) {
+			free(face);
+			return -EINVAL;
+		}
+		if (idx >= nm) {
+			free(face);
+			return x_tree_error(t, d, pos, "face %u uses material %u, but the list has %u",
+					     f, idx, nm);
+		}
+		if (f < s->face_count)
+			face[given++] = idx;
+		last = idx;
+	}
+	for (uint32_t f = given; f < s->face_count; f++)
+		face[f] = last;
+	/* The materials, in order: inline ones and references alike. */
+	s->materials = calloc((size_t)nm + 1, sizeof *s->materials);
+	s->triangle_material = malloc(((size_t)s->triangle_count + 1) * sizeof *s->triangle_material);
+	if (s->materials == NULL || s->triangle_material == NULL) {
+		free(face);
+		return -ENOMEM;
+	}
+	rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < o->child_count; i++) {
+		const struct x_object *c = o->children[i];
+
+		if (c->type != NULL && !x_is(c, "Material"))
+			continue;
+		if (s->material_count == nm) {
+			rc = x_tree_error(t, d, c->pos, "MeshMaterialList declares %u materials but holds more", nm);
+			break;
+		}
+		rc = x_material(t, c->type != NULL ? c : x_find_material(t, c->name), c->name,
+				&s->materials[s->material_count++], d);
+	}
+	if (rc == 0 && s->material_count < nm)
+		rc = x_tree_error(t, d, o->pos, "MeshMaterialList declares %u materials but holds %u",
+				  nm, s->material_count);
+	for (uint32_t f = 0; rc == 0 && f < s->face_count; f++) {
+		uint32_t corners = s->corner_start[f + 1] - s->corner_start[f];
+
+		for (uint32_t k = 2; k < corners; k++) {
+			s->triangle_material[tri++] = face[f];
+			s->materials[face[f]].triangle_count++;
+		}
+	}
+	/* What the mesh's `material` has always said: the first material's
+	 * texture, else its name. */
+	if (rc == 0 && s->material_count > 0)
+		s->material = s->materials[0].texture ? s->materials[0].texture : s->materials[0].name;
+	free(face);
+	return rc;
+}
+
+/* MeshVertexColors: nVertexColors, then {vertex index, r g b a}. */
+static int x_mesh_colors(const struct x_tree *t, const struct x_object *o, struct x_mesh_src *s,
+			 struct diag *d)
+{
+	struct x_reader r;
+	uint32_t n;
+
+	x_reader_init(&r, t, o, d);
+	if (x_read_count(&r, "nVertexColors", 5, &n) < 0)
+		return -EINVAL;
+	free(s->colors);
+	s->colors = calloc((size_t)s->vertex_count + 1, sizeof *s->colors);
+	if (s->colors == NULL)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < s->vertex_count; v++)
+		s->colors[v][0] = s->colors[v][1] = s->colors[v][2] = s->colors[v][3] = 1.0f;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pos = x_reader_pos(&r), v;
+		float c[4];
+
+		if (x_read_uint(&r, "a vertex colour's index", UINT32_MAX, &v) < 0 ||
+		    x_read_floats(&r, "a vertex colour component", c, 4) < 0)
+			return -EINVAL;
+		if (v >= s->vertex_count)
+			return x_tree_error(t, d, pos, "MeshVertexColors colours vertex %u, but the mesh has %u",
+					     v, s->vertex_count);
+		memcpy(s->colors[v], c, sizeof c);
+	}
+	return 0;
+}
+
+/* Note a child template the mesh carries but animd does not evaluate. */
+static void x_mesh_unread(struct x_mesh_src *s, const char *type)
+{
+	size_t len = strlen(s->unread);
+
+	if (strstr(s->unread, type) != NULL)
+		return;
+	snprintf(s->unread + len, sizeof s->unread - len, "%s%s", len ? ", " : "", type);
 }
 
 static int x_mesh_skin_header(const struct x_tree *t, const struct x_object *o,
@@ -282,20 +449,6 @@ static int x_mesh_skin_header(const struct x_tree *t, const struct x_object *o,
 	    x_read_uint(&r, "nBones", 0xffff, &s->bones_declared) < 0)
 		return -EINVAL;
 	return 0;
-}
-
-/* A row-vector 4x4 matrix as the column-vector mat34 it means (its
- * transpose; the last column of the file's matrix is 0 0 0 1). */
-static mat34 x_row_to_mat34(const float m[16])
-{
-	mat34 r;
-
-	for (int i = 0; i < 3; i++) {
-		for (int j = 0; j < 3; j++)
-			r.m[i][j] = m[4 * j + i];
-		r.m[i][3] = m[12 + i];
-	}
-	return r;
 }
 
 /* Grow the per-weight arrays for n more. */
@@ -375,9 +528,8 @@ static int x_mesh_skin_weights(const struct x_tree *t, const struct x_frames *f,
 		return -ENOMEM;
 	{
 		mat34 off = x_row_to_mat34(offset);
-		mat34 *bind_off = &s->set_mat[s->set_count];
 
-		*bind_off = mat34_mul(&m->skeleton->bind_model[joint], &off);
+		mesh_normal_matrices(1, &off, &s->set_mat[s->set_count]);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t k = s->weight_count++;
 			uint32_t v = (uint32_t)o->values[first + i].v.i;
@@ -387,7 +539,7 @@ static int x_mesh_skin_weights(const struct x_tree *t, const struct x_frames *f,
 			s->w_joint[k] = (uint32_t)joint;
 			s->w_set[k] = s->set_count;
 			s->w_value[k] = (float)(wv->kind == X_VALUE_FLOAT ? wv->v.f : (double)wv->v.i);
-			s->w_pos[k] = mat34_apply(bind_off, s->positions[v]);
+			s->w_pos[k] = mat34_apply(&off, s->positions[v]);
 		}
 		s->set_count++;
 	}
@@ -415,6 +567,8 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 	if (rc == 0)
 		rc = x_read_faces(&r, "nFaces", s->vertex_count, &face_count, &s->triangles,
 				  &s->triangle_count, &corners, &start);
+	s->corner_start = start;
+	s->face_count = face_count;
 	for (uint32_t i = 0; rc == 0 && i < o->child_count; i++) {
 		const struct x_object *c = o->children[i];
 
@@ -422,13 +576,19 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 			rc = x_mesh_normals(t, c, s, corners, start, face_count, d);
 		else if (x_is(c, "MeshTextureCoords"))
 			rc = x_mesh_uvs(t, c, s, d);
-		else if (x_is(c, "MeshMaterialList"))
-			x_mesh_material(c, s);
+		else if (x_is(c, "MeshMaterialList") && s->materials == NULL)
+			rc = x_mesh_materials(t, c, s, d);
+		else if (x_is(c, "MeshVertexColors"))
+			rc = x_mesh_colors(t, c, s, d);
 		else if (x_is(c, "XSkinMeshHeader"))
 			rc = x_mesh_skin_header(t, c, s, d);
 		else if (x_is(c, "SkinWeights"))
 			rc = x_mesh_skin_weights(t, f, c, s, m, d);
+		else if (x_is(c, "DeclData") || x_is(c, "FVFData") || x_is(c, "MeshFaceWraps") ||
+			 x_is(c, "VertexDuplicationIndices") || x_is(c, "MeshMaterialList"))
+			x_mesh_unread(s, c->type);
 	}
+	s->corner_start = NULL;
 	if (rc == 0 && s->bones_declared != UINT32_MAX && s->bones_declared != s->skin_objects)
 		rc = x_tree_error(t, d, s->header_pos,
 				   "XSkinMeshHeader declares %u bones, but the mesh has %u SkinWeights",
@@ -438,13 +598,28 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 	return rc;
 }
 
+/* Move what was read of materials and colours into the mesh. */
+static int x_mesh_take_extras(struct x_mesh_src *s, struct mesh *me)
+{
+	me->material_count = s->material_count;
+	me->materials = s->materials;
+	me->triangle_material = s->triangle_material;
+	me->colors = s->colors;
+	me->uv_sets = s->uv_sets;
+	s->materials = NULL;
+	s->material_count = 0;
+	s->triangle_material = NULL;
+	s->colors = NULL;
+	if (s->unread[0] != '\0' && (me->unread = strdup(s->unread)) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
 /* The runtime mesh from what was read. */
-static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, uint32_t index,
-			struct mesh **out)
+static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 {
 	struct mesh *me = calloc(1, sizeof *me);
 	uint32_t n = s->vertex_count, *count = NULL, total = 0;
-	const mat34 *frame_bind = &sk->bind_model[s->frame];
 	char fallback[32];
 	int rc = -ENOMEM;
 
@@ -453,7 +628,7 @@ static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, u
 	snprintf(fallback, sizeof fallback, "mesh%u", index);
 	me->name = strdup(s->o->name ? s->o->name : fallback);
 	me->material = s->material ? strdup(s->material) : NULL;
-	me->space = MESH_BIND_SPACE;
+	me->normals = s->normals != NULL ? MESH_NORMALS_SKINNED : MESH_NORMALS_NONE;
 	me->vertex_count = n;
 	me->triangle_count = s->triangle_count;
 	count = calloc((size_t)n + 1, sizeof *count);
@@ -471,7 +646,7 @@ static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, u
 	}
 	me->first_influence[n] = total;
 	me->influence_count = total;
-	me->influences = malloc(((size_t)total + 1) * sizeof *me->influences);
+	me->influences = calloc((size_t)total + 1, sizeof *me->influences);
 	if (me->influences == NULL)
 		goto out;
 	memset(count, 0, ((size_t)n + 1) * sizeof *count);
@@ -482,6 +657,8 @@ static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, u
 		in->joint = s->w_joint[k];
 		in->weight = s->w_value[k];
 		in->pos = s->w_pos[k];
+		if (s->normals != NULL)
+			in->normal = mat34_apply_dir(&s->set_mat[s->w_set[k]], s->normals[v]);
 	}
 	for (uint32_t v = 0; v < n; v++) {
 		if (count[v] == 0) {
@@ -489,29 +666,9 @@ static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, u
 
 			in->joint = (uint32_t)s->frame;
 			in->weight = 1.0f;
-			in->pos = mat34_apply(frame_bind, s->positions[v]);
-		}
-	}
-	if (s->normals != NULL) {
-		me->normals = malloc(((size_t)n + 1) * sizeof *me->normals);
-		if (me->normals == NULL)
-			goto out;
-		/* Into bind space as the vertex's first weight (or its frame)
-		 * takes its position there: a skinned mesh's offsets agree at
-		 * bind, so any weight will do. */
-		for (uint32_t v = 0; v < n; v++)
-			count[v] = UINT32_MAX;
-		for (uint32_t k = s->weight_count; k-- > 0;)
-			count[s->w_vertex[k]] = s->w_set[k];    /* ends on the first */
-		for (uint32_t v = 0; v < n; v++) {
-			const mat34 *to_bind = count[v] == UINT32_MAX ? frame_bind
-								     : &s->set_mat[count[v]];
-			vec3 nb;
-			float len;
-
-			nb = mat34_apply_dir(to_bind, s->normals[v]);
-			len = sqrtf(nb.x * nb.x + nb.y * nb.y + nb.z * nb.z);
-			me->normals[v] = len > 0 ? vec3_scale(nb, 1.0f / len) : nb;
+			in->pos = s->positions[v];
+			if (s->normals != NULL)
+				in->normal = s->normals[v];
 		}
 	}
 	if (s->uvs != NULL) {
@@ -520,7 +677,7 @@ static int x_mesh_build(const struct x_mesh_src *s, const struct skeleton *sk, u
 			goto out;
 		memcpy(me->uvs, s->uvs, (size_t)n * sizeof *me->uvs);
 	}
-	rc = 0;
+	rc = x_mesh_take_extras(s, me);
 out:
 	free(count);
 	if (rc < 0)
@@ -542,7 +699,7 @@ int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_m
 
 		rc = x_mesh_read(t, f, &s, m, d);
 		if (rc == 0)
-			rc = x_mesh_build(&s, m->skeleton, i, &m->meshes[m->mesh_count]);
+			rc = x_mesh_build(&s, i, &m->meshes[m->mesh_count]);
 		if (rc == 0)
 			m->mesh_count++;
 		x_mesh_src_free(&s);

@@ -150,6 +150,20 @@ int x_read_string(struct x_reader *r, const char *what, const char **out)
 	return 0;
 }
 
+/* A row-vector 4x4 matrix as the column-vector mat34 it means (its
+ * transpose; the last column of the file's matrix is 0 0 0 1). */
+mat34 x_row_to_mat34(const float m[16])
+{
+	mat34 r;
+
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			r.m[i][j] = m[4 * j + i];
+		r.m[i][3] = m[12 + i];
+	}
+	return r;
+}
+
 struct transform x_matrix_to_transform(const float m[16])
 {
 	struct transform x;
@@ -180,4 +194,22 @@ struct transform x_matrix_to_transform(const float m[16])
 	x.r = quat_normalize(quat_from_mat34(&rot));
 	x.s = vec3_make(s[0], s[1], s[2]);
 	return x;
+}
+
+bool x_matrix_is_trs(const mat34 *exact, const struct transform *split)
+{
+	mat34 back = mat34_from_transform(split);
+	float size = 0.0f, worst = 0.0f;
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++) {
+			float e = fabsf(exact->m[i][j]);
+
+			if (j < 3 && e > size)
+				size = e;
+			if (fabsf(back.m[i][j] - exact->m[i][j]) > worst)
+				worst = fabsf(back.m[i][j] - exact->m[i][j]);
+		}
+	/* Splitting and rebuilding costs a few float roundings. */
+	return worst <= 1e-5f * (size > 1.0f ? size : 1.0f);
 }

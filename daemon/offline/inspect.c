@@ -12,6 +12,7 @@
 #include "daemon/assets/sampling.h"
 #include "daemon/offline/json_out.h"
 #include "daemon/offline/m2_json.h"
+#include "daemon/offline/mesh_json.h"
 #include "daemon/offline/offline.h"
 
 static json_t *inspect_skeleton_json(const struct asset *a)
@@ -25,6 +26,11 @@ static json_t *inspect_skeleton_json(const struct asset *a)
 
 		if (a->joint_info != NULL)
 			m2_json_joint(j, &a->joint_info[i]);
+		/* .x frames: whether the split rest pose is the frame's matrix. */
+		if (s->rest_matrix != NULL) {
+			json_object_set_new(j, "trs", json_boolean(!s->rest_not_trs[i]));
+			json_object_set_new(j, "matrix", json_out_mat34(&s->rest_matrix[i]));
+		}
 		json_array_append_new(joints, j);
 	}
 	return json_pack("{s:I, s:b, s:o}", "joint_count", (json_int_t)s->joint_count,
@@ -52,21 +58,6 @@ static json_t *inspect_clip_json(const struct asset *a, uint32_t index)
 	return o;
 }
 
-static json_t *inspect_mesh_json(const struct mesh *m, uint32_t index)
-{
-	char fallback[32];
-
-	snprintf(fallback, sizeof fallback, "mesh%u", index);
-	return json_pack("{s:o, s:o, s:I, s:I, s:I, s:b, s:b}",
-			 "name", json_out_string_or_null(m->name ? m->name : fallback),
-			 "material", json_out_string_or_null(m->material),
-			 "vertex_count", (json_int_t)m->vertex_count,
-			 "triangle_count", (json_int_t)m->triangle_count,
-			 "weight_count", (json_int_t)m->influence_count,
-			 "skinned", m->influence_count > 0,
-			 "normals", m->normals != NULL);
-}
-
 static json_t *inspect_camera_json(const struct camera_track *c)
 {
 	json_t *cuts = json_array();
@@ -86,7 +77,7 @@ static json_t *inspect_json(const struct asset *a)
 	for (uint32_t i = 0; i < a->clip_count; i++)
 		json_array_append_new(clips, inspect_clip_json(a, i));
 	for (uint32_t i = 0; i < a->mesh_count; i++)
-		json_array_append_new(meshes, inspect_mesh_json(a->meshes[i], i));
+		json_array_append_new(meshes, mesh_json(a->meshes[i], i));
 	if (a->camera != NULL)
 		json_array_append_new(cameras, inspect_camera_json(a->camera));
 	root = json_pack("{s:o, s:s, s:i, s:I, s:{s:s, s:s}}", "asset",
@@ -136,6 +127,8 @@ static void inspect_text(const struct asset *a)
 			printf("  %4u  %-32s parent %d", i, s->names[i], s->parents[i]);
 			if (a->joint_info != NULL && (a->joint_info[i].flags & M2_BONE_BILLBOARD))
 				printf(", billboard");
+			if (s->rest_not_trs != NULL && s->rest_not_trs[i])
+				printf(", matrix not a TRS (kept exact)");
 			printf("\n");
 		}
 	}
@@ -172,9 +165,22 @@ static void inspect_text(const struct asset *a)
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];
 
-		printf("mesh     %u \"%s\" material \"%s\": %u vertices, %u triangles, %u weights%s\n",
+		printf("mesh     %u \"%s\" material \"%s\": %u vertices, %u triangles, %u weights%s%s%s\n",
 		       i, m->name ? m->name : "", m->material ? m->material : "", m->vertex_count,
-		       m->triangle_count, m->influence_count, m->influence_count ? ", skinned" : "");
+		       m->triangle_count, m->influence_count, m->influence_count ? ", skinned" : "",
+		       m->normals == MESH_NORMALS_SKINNED ? ", normals"
+		       : m->normals == MESH_NORMALS_DERIVED ? ", normals derived" : "",
+		       m->colors ? ", vertex colours" : "");
+		for (uint32_t k = 0; k < m->material_count; k++) {
+			const struct mesh_material *mt = &m->materials[k];
+
+			printf("           material %u \"%s\": %u triangles, diffuse %g %g %g %g%s%s\n", k,
+			       mt->name ? mt->name : "", mt->triangle_count, mt->diffuse[0],
+			       mt->diffuse[1], mt->diffuse[2], mt->diffuse[3],
+			       mt->texture ? ", texture " : "", mt->texture ? mt->texture : "");
+		}
+		if (m->unread != NULL)
+			printf("           not read: %s\n", m->unread);
 	}
 	if (a->camera != NULL) {
 		const struct camera_track *c = a->camera;

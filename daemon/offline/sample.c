@@ -31,9 +31,16 @@ static json_t *sample_joints_json(const struct sample_request *q, const struct s
 				      "parent", (int)s->parents[i]);
 
 		if (r->space == SPACE_LOCAL) {
+			const mat34 *exact = sample_exact_local(r, i);
+
 			json_object_set_new(j, "t", json_out_vec3(r->local[i].t));
 			json_object_set_new(j, "r", json_out_quat(r->local[i].r));
 			json_object_set_new(j, "s", json_out_vec3(r->local[i].s));
+			/* A still .x frame whose matrix a TRS cannot express. */
+			if (exact != NULL) {
+				json_object_set_new(j, "trs", json_false());
+				json_object_set_new(j, "matrix", json_out_mat34(exact));
+			}
 		} else {
 			json_object_set_new(j, "m", json_out_mat34(&r->mats[i]));
 		}
@@ -56,11 +63,21 @@ static json_t *sample_meshes_json(const struct sample_result *r)
 		json_t *pos = json_array();
 		char fallback[32];
 
+		json_t *o;
+
 		for (uint32_t v = 0; v < m->vertex_count; v++)
 			json_array_append_new(pos, json_out_vec3(r->positions[i][v]));
 		snprintf(fallback, sizeof fallback, "mesh%u", i);
-		json_array_append_new(meshes, json_pack("{s:o, s:o}", "name",
-			json_out_string_or_null(m->name ? m->name : fallback), "positions", pos));
+		o = json_pack("{s:o, s:o}", "name",
+			      json_out_string_or_null(m->name ? m->name : fallback), "positions", pos);
+		if (r->normals[i] != NULL) {
+			json_t *nrm = json_array();
+
+			for (uint32_t v = 0; v < m->vertex_count; v++)
+				json_array_append_new(nrm, json_out_vec3(r->normals[i][v]));
+			json_object_set_new(o, "normals", nrm);
+		}
+		json_array_append_new(meshes, o);
 	}
 	return meshes;
 }

@@ -83,8 +83,9 @@ static void check_model(const struct x_model *m)
 	for (uint32_t i = 0; i < m->mesh_count; i++) {
 		const struct mesh *me = m->meshes[i];
 		vec3 *out = malloc(((size_t)me->vertex_count + 1) * sizeof *out);
+		vec3 *nrm = malloc(((size_t)me->vertex_count + 1) * sizeof *nrm);
 
-		if (out == NULL || me->first_influence[0] != 0 ||
+		if (out == NULL || nrm == NULL || me->first_influence[0] != 0 ||
 		    me->first_influence[me->vertex_count] != me->influence_count)
 			abort();
 		for (uint32_t k = 0; k < me->influence_count; k++)
@@ -94,10 +95,13 @@ static void check_model(const struct x_model *m)
 			for (int c = 0; c < 3; c++)
 				if (me->triangles[k][c] >= me->vertex_count)
 					abort();
-		mesh_skin_positions(me, skin, out);
-		if (me->normals != NULL)
-			mesh_skin_normals(me, skin, out);
+		mesh_skin_positions(me, s->bind_model, out);
+		mesh_skin_positions(me, model, out);
+		/* The skin scratch holds the normal matrices. */
+		mesh_normal_matrices(s->joint_count, model, skin);
+		mesh_skin_normals(me, skin, out, nrm);
 		free(out);
+		free(nrm);
 	}
 	for (uint32_t i = 0; i < m->clip_count; i++) {
 		const struct clip *c = m->clips[i];

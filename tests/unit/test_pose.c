@@ -260,16 +260,16 @@ static void test_mesh_positions_and_normals(void **state)
 	mat34 mats[2] = { mat34_identity(),
 			  mat34_from_rt(quat_make(0, 0, S2, S2), vec3_make(0, 0, 2)) };
 	struct mesh_influence inf[4] = {
-		{ 0, 1.0f, { 1, 0, 0 } },
-		{ 1, 1.0f, { 1, 0, 0 } },
-		{ 0, 0.5f, { 1, 0, 0 } },
-		{ 1, 0.5f, { 1, 0, 0 } },
+		{ 0, 1.0f, { 1, 0, 0 }, { 1, 0, 0 } },
+		{ 1, 1.0f, { 1, 0, 0 }, { 1, 0, 0 } },
+		{ 0, 0.5f, { 1, 0, 0 }, { 1, 0, 0 } },
+		{ 1, 0.5f, { 1, 0, 0 }, { 1, 0, 0 } },
 	};
 	uint32_t first[4] = { 0, 1, 2, 4 };
-	vec3 normals[3] = { { 1, 0, 0 }, { 1, 0, 0 }, { 1, 0, 0 } };
-	struct mesh m = { .space = MESH_BIND_SPACE, .vertex_count = 3, .influence_count = 4,
-			  .first_influence = first, .influences = inf, .normals = normals };
-	vec3 out[3];
+	struct mesh m = { .normals = MESH_NORMALS_SKINNED, .vertex_count = 3, .influence_count = 4,
+			  .first_influence = first, .influences = inf };
+	mat34 it[2];
+	vec3 out[3], nrm[3];
 
 	(void)state;
 	mesh_skin_positions(&m, mats, out);
@@ -278,30 +278,75 @@ static void test_mesh_positions_and_normals(void **state)
 	assert_vec(out[1], 0, 1, 2, 1e-6);
 	/* Half each: ((1,0,0) + (0,1,2)) / 2. */
 	assert_vec(out[2], 0.5f, 0.5f, 1, 1e-6);
-	mesh_skin_normals(&m, mats, out);
-	assert_vec(out[0], 1, 0, 0, 1e-6);
-	assert_vec(out[1], 0, 1, 0, 1e-6);
-	assert_vec(out[2], S2, S2, 0, 1e-6);
+	mesh_normal_matrices(2, mats, it);
+	mesh_skin_normals(&m, it, out, nrm);
+	assert_vec(nrm[0], 1, 0, 0, 1e-6);
+	assert_vec(nrm[1], 0, 1, 0, 1e-6);
+	assert_vec(nrm[2], S2, S2, 0, 1e-6);
 	/* Non-uniform scale: normals take the inverse transpose.  Scaling x
 	 * by 2 turns the plane x + y = 0's normal (1,1,0) into (1/2, 1, 0). */
 	{
 		struct transform x = { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 2, 1, 1 } };
-		mat34 sc[1] = { mat34_from_transform(&x) };
-		vec3 n1[1] = { { S2, S2, 0 } };
+		mat34 sc[1] = { mat34_from_transform(&x) }, sit[1];
 		uint32_t f1[2] = { 0, 1 };
-		struct mesh_influence i1[1] = { { 0, 1.0f, { 0, 0, 0 } } };
-		struct mesh m1 = { .space = MESH_BIND_SPACE, .vertex_count = 1, .influence_count = 1,
-				   .first_influence = f1, .influences = i1, .normals = n1 };
+		struct mesh_influence i1[1] = { { 0, 1.0f, { 0, 0, 0 }, { S2, S2, 0 } } };
+		struct mesh m1 = { .normals = MESH_NORMALS_SKINNED, .vertex_count = 1,
+				   .influence_count = 1, .first_influence = f1, .influences = i1 };
 		float k = 1.0f / sqrtf(1.25f);
 
-		mesh_skin_normals(&m1, sc, out);
-		assert_vec(out[0], 0.5f * k, k, 0, 1e-6);
+		mesh_normal_matrices(1, sc, sit);
+		mesh_skin_normals(&m1, sit, out, nrm);
+		assert_vec(nrm[0], 0.5f * k, k, 0, 1e-6);
 		/* No normals: zeros. */
-		m1.normals = NULL;
-		mesh_skin_normals(&m1, sc, out);
-		assert_vec(out[0], 0, 0, 0, 0);
+		m1.normals = MESH_NORMALS_NONE;
+		mesh_skin_normals(&m1, sit, out, nrm);
+		assert_vec(nrm[0], 0, 0, 0, 0);
 	}
 	mesh_free(NULL);
+}
+
+/*
+ * Derived normals (MD5): each triangle adds (c - a) x (b - a), unnormalised,
+ * to its corners, and vertices at one bind position share the sum.  A
+ * tent of two triangles over the x axis, each face's normal tilted 45
+ * degrees, the ridge vertices duplicated (as a UV seam would): the ridge
+ * normal is straight up, the eaves keep their own face's.
+ */
+static void test_derived_normals(void **state)
+{
+	/* Ridge (0,0,1) and (1,0,1), twice; eaves at y = -1 and y = +1. */
+	struct mesh_influence inf[8];
+	vec3 pos[8] = { { 0, 0, 1 }, { 1, 0, 1 }, { 0, -1, 0 }, { 1, -1, 0 },
+			{ 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 0 }, { 1, 1, 0 } };
+	uint32_t first[9], tris[4][3] = { { 0, 1, 2 }, { 1, 3, 2 }, { 4, 6, 5 }, { 5, 6, 7 } };
+	struct mesh m = { .normals = MESH_NORMALS_DERIVED, .vertex_count = 8, .influence_count = 8,
+			  .first_influence = first, .influences = inf, .triangle_count = 4,
+			  .triangles = tris };
+	mat34 id = mat34_identity();
+	vec3 out[8], nrm[8];
+
+	(void)state;
+	for (uint32_t v = 0; v < 8; v++) {
+		first[v] = v;
+		inf[v] = (struct mesh_influence){ 0, 1.0f, pos[v], { 0, 0, 0 } };
+	}
+	first[8] = 8;
+	mesh_skin_positions(&m, &id, out);
+	/* Without groups the duplicated ridge vertices see one face each. */
+	mesh_skin_normals(&m, NULL, out, nrm);
+	assert_vec(nrm[0], 0, -S2, S2, 1e-6);
+	assert_vec(nrm[4], 0, S2, S2, 1e-6);
+	assert_int_equal(mesh_group_normals(&m, pos), 0);
+	assert_int_equal(m.normal_group[4], 0);
+	assert_int_equal(m.normal_group[5], 1);
+	assert_int_equal(m.normal_group[6], 6);
+	mesh_skin_normals(&m, NULL, out, nrm);
+	assert_vec(nrm[0], 0, 0, 1, 1e-6);
+	assert_vec(nrm[4], 0, 0, 1, 1e-6);
+	assert_vec(nrm[5], 0, 0, 1, 1e-6);
+	assert_vec(nrm[2], 0, -S2, S2, 1e-6);
+	assert_vec(nrm[7], 0, S2, S2, 1e-6);
+	free(m.normal_group);
 }
 
 int main(void)
@@ -314,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_against_reference),
 		cmocka_unit_test(test_find_and_binding),
 		cmocka_unit_test(test_mesh_positions_and_normals),
+		cmocka_unit_test(test_derived_normals),
 	};
 
 	/* Everything twice: with the widest SIMD level this CPU has, then

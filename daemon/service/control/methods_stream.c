@@ -25,6 +25,7 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	struct stream *st;
 	char why[256];
 	int space = 0, fd, rc;
+	bool normals = false;
 
 	(void)out;
 	rpc_args_enum(args, "space", RPC_REQUIRED, sample_space_names, SAMPLE_SPACE_COUNT, &space);
@@ -32,9 +33,11 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	rpc_args_uint32(args, "instances", RPC_OPTIONAL, &p.channels);
 	rpc_args_uint32(args, "joints", RPC_OPTIONAL, &p.max_elements);
 	rpc_args_uint32(args, "depth", RPC_OPTIONAL, &p.depth);
+	rpc_args_bool(args, "normals", RPC_OPTIONAL, &normals);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	p.space = (enum sample_space)space;
+	p.normals = normals;
 	if (p.rate_hz > 1000) {
 		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "stream.open: \"rate\" is 0..1000 Hz");
 		return DISPATCH_ERROR;
@@ -55,7 +58,7 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	h = stream_header(st);
 	/* The descriptor rides on this reply's first byte. */
 	rpc_put_response(&rp, req->msgid);
-	rpc_put_map(&rp, 8);
+	rpc_put_map(&rp, 10);
 	rpc_put_lit(&rp, "stream");
 	rpc_put_uint(&rp, stream_id(st));
 	rpc_put_lit(&rp, "space");
@@ -72,6 +75,10 @@ enum dispatch_result method_stream_open(struct session *s, const struct rpc_requ
 	rpc_put_uint(&rp, h->region_bytes);
 	rpc_put_lit(&rp, "epoch");
 	rpc_put_uint(&rp, h->epoch);
+	rpc_put_lit(&rp, "normals");
+	rpc_put_bool(&rp, (h->features & ANIMD_SHM_FEATURE_NORMALS) != 0);
+	rpc_put_lit(&rp, "element_stride");
+	rpc_put_uint(&rp, h->element_stride);
 	if (rpc_out_failed(&rp)) {
 		/* The stream is the connection's: closing it ends the stream. */
 		close(fd);

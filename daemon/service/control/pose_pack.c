@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "daemon/service/control/m2_pack.h"
+#include "daemon/service/control/mesh_pack.h"
 #include "proto/rpc.h"
 
 static void pack_vec3(struct rpc_out *out, vec3 v)
@@ -36,7 +37,12 @@ static void pack_joints(struct rpc_out *out, const struct sample_request *q,
 
 	rpc_put_array(out, s->joint_count);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
-		rpc_put_map(out, (r->space == SPACE_LOCAL ? 5 : 3) + (billboard ? 1 : 0));
+		/* A still .x frame whose matrix a TRS cannot express: its
+		 * local t, r, s are the split, and the matrix rides along. */
+		const mat34 *exact = r->space == SPACE_LOCAL ? sample_exact_local(r, i) : NULL;
+
+		rpc_put_map(out, (r->space == SPACE_LOCAL ? 5 : 3) + (billboard ? 1 : 0) +
+				 (exact != NULL ? 2 : 0));
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, s->names[i]);
 		rpc_put_lit(out, "parent");
@@ -56,6 +62,12 @@ static void pack_joints(struct rpc_out *out, const struct sample_request *q,
 			rpc_put_lit(out, "billboard");
 			rpc_put_bool(out, q->asset->joint_info[i].flags & M2_BONE_BILLBOARD);
 		}
+		if (exact != NULL) {
+			rpc_put_lit(out, "trs");
+			rpc_put_bool(out, false);
+			rpc_put_lit(out, "matrix");
+			rpc_put_float_array(out, &exact->m[0][0], 12);
+		}
 	}
 }
 
@@ -67,13 +79,19 @@ static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
 		char fallback[32];
 
 		snprintf(fallback, sizeof fallback, "mesh%u", i);
-		rpc_put_map(out, 2);
+		rpc_put_map(out, r->normals[i] != NULL ? 3 : 2);
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, m->name ? m->name : fallback);
 		rpc_put_lit(out, "positions");
 		rpc_put_array(out, m->vertex_count);
 		for (uint32_t v = 0; v < m->vertex_count; v++)
 			pack_vec3(out, r->positions[i][v]);
+		if (r->normals[i] != NULL) {
+			rpc_put_lit(out, "normals");
+			rpc_put_array(out, m->vertex_count);
+			for (uint32_t v = 0; v < m->vertex_count; v++)
+				pack_vec3(out, r->normals[i][v]);
+		}
 	}
 }
 
@@ -151,13 +169,20 @@ static void pack_skeleton(struct rpc_out *out, const struct asset *a)
 	rpc_put_lit(out, "joints");
 	rpc_put_array(out, s->joint_count);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
-		rpc_put_map(out, 2 + (a->joint_info ? M2_PACK_JOINT_PAIRS : 0));
+		rpc_put_map(out, 2 + (a->joint_info ? M2_PACK_JOINT_PAIRS : 0) +
+				 (s->rest_matrix ? 2 : 0));
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, s->names[i]);
 		rpc_put_lit(out, "parent");
 		rpc_put_int(out, s->parents[i]);
 		if (a->joint_info != NULL)
 			m2_pack_joint(out, &a->joint_info[i]);
+		if (s->rest_matrix != NULL) {
+			rpc_put_lit(out, "trs");
+			rpc_put_bool(out, !s->rest_not_trs[i]);
+			rpc_put_lit(out, "matrix");
+			rpc_put_float_array(out, &s->rest_matrix[i].m[0][0], 12);
+		}
 	}
 }
 
@@ -191,28 +216,6 @@ static void pack_clip(struct rpc_out *out, const struct asset *a, uint32_t index
 	}
 	if (a->sequences != NULL)
 		m2_pack_sequence(out, &a->sequences[index], c);
-}
-
-static void pack_mesh(struct rpc_out *out, const struct mesh *m, uint32_t index)
-{
-	char fallback[32];
-
-	snprintf(fallback, sizeof fallback, "mesh%u", index);
-	rpc_put_map(out, 7);
-	rpc_put_lit(out, "name");
-	rpc_put_cstr(out, m->name ? m->name : fallback);
-	rpc_put_lit(out, "material");
-	pack_str_or_nil(out, m->material);
-	rpc_put_lit(out, "vertex_count");
-	rpc_put_uint(out, m->vertex_count);
-	rpc_put_lit(out, "triangle_count");
-	rpc_put_uint(out, m->triangle_count);
-	rpc_put_lit(out, "weight_count");
-	rpc_put_uint(out, m->influence_count);
-	rpc_put_lit(out, "skinned");
-	rpc_put_bool(out, m->influence_count > 0);
-	rpc_put_lit(out, "normals");
-	rpc_put_bool(out, m->normals != NULL);
 }
 
 static void pack_camera(struct rpc_out *out, const struct camera_track *c)
@@ -261,7 +264,7 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 	rpc_put_lit(out, "meshes");
 	rpc_put_array(out, a->mesh_count);
 	for (uint32_t i = 0; i < a->mesh_count; i++)
-		pack_mesh(out, a->meshes[i], i);
+		mesh_pack(out, a->meshes[i], i);
 	rpc_put_lit(out, "cameras");
 	rpc_put_array(out, a->camera ? 1 : 0);
 	if (a->camera != NULL)

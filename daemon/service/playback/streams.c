@@ -38,6 +38,7 @@ struct stream {
 	struct animd_shm_header geom;   /* layout, ids and rate, as written */
 	uint64_t *published;            /* per channel: poses published */
 	enum sample_space space;
+	bool normals;                   /* vertices with their normals */
 	uint32_t rate_hz;
 	struct instance **channels;     /* channel -> attached instance */
 	uint32_t attached;
@@ -59,6 +60,8 @@ struct stream_scratch {
 	uint32_t joints;                /* capacity of each */
 	struct emitter_state *emitters;
 	uint32_t emitter_room;          /* capacity of emitters */
+	vec3 *positions, *normals;      /* a mesh's, before interleaving */
+	uint32_t vertex_room;           /* capacity of each */
 };
 
 uint64_t stream_id(const struct stream *st)
@@ -104,6 +107,17 @@ static uint32_t stream_vertex_count(const struct asset *mesh)
 	for (uint32_t i = 0; i < mesh->mesh_count; i++)
 		n += mesh->meshes[i]->vertex_count;
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* The most vertices one mesh of the asset has (0 without meshes). */
+static uint32_t stream_largest_mesh(const struct asset *mesh)
+{
+	uint32_t most = 0;
+
+	for (uint32_t i = 0; mesh != NULL && i < mesh->mesh_count; i++)
+		if (mesh->meshes[i]->vertex_count > most)
+			most = mesh->meshes[i]->vertex_count;
+	return most;
 }
 
 int stream_check(const struct stream *st, const struct instance *in, char *err, size_t errlen)
@@ -208,10 +222,7 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	/* Model space is written straight into the slot; the other spaces
 	 * start from it in scratch. */
 	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
-	if (in->clip == NULL && skel->bind_model != NULL)
-		memcpy(model, skel->bind_model, skel->joint_count * sizeof *model);
-	else
-		pose_local_to_model(skel, sc->local, model);
+	sample_local_to_model(skel, in->clip, sc->local, model);
 	if (st->space == SPACE_MODEL)
 		return skel->joint_count;
 	if (st->space == SPACE_SKIN) {
@@ -221,15 +232,26 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	if (st->space == SPACE_EMITTERS)
 		return stream_emitters(sc, in, ct, model, out);
 	mesh = stream_mesh_asset(in);
+	if (!st->normals) {
+		for (uint32_t i = 0; i < mesh->mesh_count; i++) {
+			mesh_skin_positions(mesh->meshes[i], model, (vec3 *)(void *)(out + 3 * (size_t)n));
+			n += mesh->meshes[i]->vertex_count;
+		}
+		return n;
+	}
+	/* With normals: the normal matrices in the skin scratch (unused in
+	 * this space), each mesh evaluated then interleaved. */
+	mesh_normal_matrices(skel->joint_count, model, sc->skin);
 	for (uint32_t i = 0; i < mesh->mesh_count; i++) {
 		const struct mesh *m = mesh->meshes[i];
-		const mat34 *mats = model;
+		float *o = out + 6 * (size_t)n;
 
-		if (m->space == MESH_BIND_SPACE) {
-			pose_model_to_skin(skel, model, sc->skin);
-			mats = sc->skin;
+		mesh_skin_positions(m, model, sc->positions);
+		mesh_skin_normals(m, sc->skin, sc->positions, sc->normals);
+		for (uint32_t v = 0; v < m->vertex_count; v++, o += 6) {
+			memcpy(o, &sc->positions[v], 3 * sizeof *o);
+			memcpy(o + 3, &sc->normals[v], 3 * sizeof *o);
 		}
-		mesh_skin_positions(m, mats, (vec3 *)(void *)(out + 3 * (size_t)n));
 		n += m->vertex_count;
 	}
 	return n;
@@ -305,11 +327,23 @@ static void stream_tick(uv_timer_t *t)
 /* Scratch grows to the largest skeleton (and emitter count) attached, at
  * attach time or when a reload swaps a bigger version in, never while
  * publishing. */
-static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters)
+static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters, uint32_t vertices)
 {
 	for (unsigned i = 0; i < st->parts; i++) {
 		struct stream_scratch *sc = &st->scratch[i];
 
+		if (vertices > sc->vertex_room) {
+			vec3 *p = realloc(sc->positions, vertices * sizeof *p), *n;
+
+			if (p != NULL)
+				sc->positions = p;
+			n = realloc(sc->normals, vertices * sizeof *n);
+			if (n != NULL)
+				sc->normals = n;
+			if (p == NULL || n == NULL)
+				return -ENOMEM;
+			sc->vertex_room = vertices;
+		}
 		if (joints > sc->joints) {
 			struct transform *l = realloc(sc->local, joints * sizeof *l);
 			mat34 *m, *k;
@@ -344,7 +378,8 @@ int stream_fit(struct stream *st, const struct instance *in, char *err, size_t e
 	int rc = stream_check(st, in, err, errlen);
 
 	if (rc == 0 && stream_reserve(st, skel != NULL ? skel->joint_count : 0,
-				      in->asset->emitter_count) < 0) {
+				      in->asset->emitter_count,
+				      st->normals ? stream_largest_mesh(stream_mesh_asset(in)) : 0) < 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 	}
@@ -400,6 +435,8 @@ static void stream_timer_closed(uv_handle_t *h)
 		free(st->scratch[i].model);
 		free(st->scratch[i].skin);
 		free(st->scratch[i].emitters);
+		free(st->scratch[i].positions);
+		free(st->scratch[i].normals);
 	}
 	free(st->scratch);
 	free(st);
@@ -527,8 +564,13 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	struct stream *st;
 	int rc;
 
-	rc = animd_shm_layout(&h, stream_shm_space(p->space), p->max_elements, p->channels,
-			      p->depth);
+	if (p->normals && p->space != SPACE_VERTICES) {
+		snprintf(err, errlen, "normals are for streams of space vertices");
+		return -EINVAL;
+	}
+	rc = animd_shm_layout_features(&h, stream_shm_space(p->space),
+				       p->normals ? ANIMD_SHM_FEATURE_NORMALS : 0, p->max_elements,
+				       p->channels, p->depth);
 	if (rc < 0) {
 		snprintf(err, errlen, "no such stream layout: joints 1..%u, instances 1..%u, depth a "
 			 "power of two 2..%u, at most %llu bytes in all", ANIMD_SHM_MAX_ELEMENTS,
@@ -557,6 +599,7 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	st->owner = owner;
 	st->id = ++reg->next_id;
 	st->space = p->space;
+	st->normals = p->normals != 0;
 	st->rate_hz = p->rate_hz;
 	h.epoch = reg->epoch;
 	h.stream_id = st->id;

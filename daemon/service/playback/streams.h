@@ -31,6 +31,7 @@ struct stream_params {
 	uint32_t channels;
 	uint32_t max_elements;
 	uint32_t depth;
+	int normals;                    /* vertices: each with its normal */
 };
 
 /* Every stream of the daemon: big ticks are spread over `workers` (may be
