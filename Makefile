@@ -114,7 +114,7 @@ ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-layers check-unit check-san check-integration unit-tests \
-	bench fuzz replay coverage soak demo install clean
+	bench fuzz replay coverage soak demo install clean check-fuzz-findings
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -235,7 +235,20 @@ check:
 	@$(MAKE) --no-print-directory check-layers
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-san
+	@$(MAKE) --no-print-directory check-fuzz-findings
 	@$(MAKE) --no-print-directory check-integration
+
+# Every input a fuzzer once crashed on (tests/fuzz/seeds/regression-*),
+# replayed through its harness as libFuzzer built it (clang, ASan+UBSan):
+# a finding stays a test.
+FINDINGS := $(sort $(wildcard tests/fuzz/seeds/regression-*))
+FINDING_HARNESSES := $(sort $(foreach f,$(FINDINGS),$(BUILD)/fuzz/fuzz_$(subst .,,$(suffix $(f)))))
+check-fuzz-findings: $(FINDING_HARNESSES)
+	@echo "== fuzz findings replayed"
+	$(Q)set -e; for f in $(FINDINGS); do \
+	  h=$(BUILD)/fuzz/fuzz_$${f##*.}; \
+	  $$h -runs=1 $$f >$(BUILD)/fuzz/replay.log 2>&1 || { cat $(BUILD)/fuzz/replay.log; exit 1; }; \
+	  echo "PASS  $$f"; done
 
 # The folders' include rules (tests/layers), and proof that the check
 # catches a wrong include.

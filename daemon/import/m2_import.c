@@ -89,6 +89,8 @@ static void m2i_fill(const struct m2_track *tr, const struct m2i_keys *k, const 
 	out->global = k->global;
 	out->times = *times;
 	out->values = *values;
+	if (k->count == 0)
+		return;         /* a track without keys: no values to point into */
 	for (uint32_t i = 0; i < k->count; i++)
 		(*times)[i] = ((int64_t)m2_track_time(tr, k->first + i) - k->start_ms) * 1000000;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -263,6 +263,15 @@ static void test_global_sequence(void **state)
 	assert_near(local_tx(a, NULL, 0.3, 0), 6);
 	assert_int_equal(a->global_count, 1);
 	asset_free(a);
+	/* fuzz_m2's finding: a track on a global sequence with no keys (and
+	 * so no values) holds the bone's rest value; nothing reads through a
+	 * null pointer. */
+	b.t.count = 0;
+	b.t.times = NULL;
+	b.t.values = NULL;
+	a = load(&m);
+	assert_near(local_tx(a, NULL, 0.1, 0), 0);
+	asset_free(a);
 }
 
 /*
