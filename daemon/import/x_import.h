@@ -1,20 +1,22 @@
 /*
  * x_import.h - a DirectX .x object tree (formats/x_tree.h) to the runtime
- * representation: frames to a skeleton, meshes with their skin weights to
- * bind-space meshes, animation sets to keyed clips.
+ * representation: frames to a skeleton, meshes with their skin weights,
+ * materials and normals to meshes, animation sets to keyed clips.
  *
  * Conventions (FORMATS.md): .x matrices are row-vector (translation in
  * elements 12-14) and compose Local * Parent; the runtime is column-vector,
  * so every matrix is read transposed and every rotation key (stored w, x,
- * y, z) is conjugated, here and nowhere else.  A frame's matrix becomes a
- * translation, rotation and scale (a shear, which no exporter writes on
- * purpose, is dropped).  Axes stay as authored: Y up, left-handed.
+ * y, z) is conjugated, here and nowhere else.  A frame keeps its matrix as
+ * written (skeleton.rest_matrix: what places it wherever no key moves it)
+ * and its split into translation, rotation and scale (skeleton.rest: what
+ * an Animation's missing channels keep; a shear is not in it).  Axes stay
+ * as authored: Y up, left-handed.
  *
- * Skinning: .x gives each bone of each mesh its own offset matrix.  Each
- * influence's position is stored as the vertex seen through that offset
- * and put back at the bone's bind pose (bind * offset * v), so the
- * runtime's skin = model * inverse(bind) reproduces offset * model exactly
- * and meshes with different offsets share one skeleton.
+ * Skinning: D3DX's v' = sum w * v * offset * Combined(bone).  Each
+ * influence stores offset * v in its bone's space (and the normal through
+ * the offset's inverse transpose), so the model matrices give the vertex
+ * exactly, with no inverse of a bind pose (a frame may have none), and
+ * meshes with different offsets share one skeleton.
  */
 #ifndef ANIMD_X_IMPORT_H
 #define ANIMD_X_IMPORT_H

@@ -234,6 +234,13 @@ static void test_sample(void **state)
 	assert_true(p->mesh_count > 0);
 	assert_true(p->meshes[0].vertex_count > 0);
 	assert_non_null(p->meshes[0].positions);
+	/* MD5 normals, derived from the triangles: unit vectors. */
+	assert_non_null(p->meshes[0].normals);
+	{
+		const float *n = p->meshes[0].normals;
+
+		assert_true(fabsf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0f) < 1e-5f);
+	}
 	animc_free(p);
 
 	o = (animc_sample_opts){ .asset = "orbit.md5camera", .time = 1.0 };
@@ -615,6 +622,23 @@ static void test_stream_x_vertices(void **state)
 	/* The hook's corner (+x, -z) at rest: 4 + 12 up the boom, half a unit out. */
 	assert_true(fabsf(buf[3 * 20] - 0.5f) < 1e-4f && fabsf(buf[3 * 20 + 1] - 16.0f) < 1e-4f &&
 		    fabsf(buf[3 * 20 + 2] + 0.5f) < 1e-4f);
+	animc_free(in);
+	animc_stream_close(s);
+	/* With normals: 6 floats a vertex, the position first (the crane has
+	 * no MeshNormals: zero normals). */
+	so.normals = 1;
+	expect_ok(fx->c, animc_stream_open(fx->c, &so, &s));
+	po.stream = s;
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	{
+		float wide[32 * 6];
+
+		expect_ok(fx->c, animc_stream_latest(s, in->id, wide, 32 * 6, &pi));
+		assert_int_equal(pi.floats_per_element, 6);
+		assert_true(fabsf(wide[6 * 20] - 0.5f) < 1e-4f &&
+			    fabsf(wide[6 * 20 + 1] - 16.0f) < 1e-4f);
+		assert_true(wide[6 * 20 + 3] == 0.0f && wide[6 * 20 + 4] == 0.0f);
+	}
 	animc_free(in);
 	animc_stream_close(s);
 }

@@ -96,6 +96,28 @@ printf 'MD20\001\002\000\000' | head -c 8 >"$TMP/v.m2"; head -c 400 /dev/zero >>
 expect_status 1 "$ANIMD" check "$TMP/v.m2"
 expect_match 'unsupported M2 version' "$TMP/out"
 
+# .x as Direct3D draws it: a sheared frame kept exact, its local t, r, s
+# flagged as only the matrix's split; a bent arm's skinned normals and its
+# materials with their triangles.
+xfix=tests/fixtures/x
+expect_status 0 "$ANIMD" sample "$xfix/sheared.x" --time 0 --space vertices --json
+expect_jq '.meshes[0].positions[1] == [1,1,0]' "$TMP/out"
+expect_status 0 "$ANIMD" sample "$xfix/sheared.x" --time 0 --space local --json
+expect_jq '(.joints[] | select(.name == "S") | .trs == false and (.matrix | length) == 12) and (.joints[] | select(.name == "M") | has("trs") | not)' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$xfix/sheared.x"
+expect_jq '(.skeleton.joints[] | select(.name == "S") | .trs) == false and (.skeleton.joints[] | select(.name == "M") | .trs) == true' "$TMP/out"
+expect_status 0 "$ANIMD" sample "$xfix/bent_arm.x" --time 0 --space vertices --json
+expect_jq '.meshes[0].positions[2] == [4,1,0] and .meshes[0].normals[2] == [-1,0,0] and (.meshes[0].normals | length) == 4' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$xfix/bent_arm.x"
+expect_jq '.meshes[0].materials | length == 2 and .[0].name == "Red" and .[1].texture == "skin.png" and .[1].triangle_count == 1' "$TMP/out"
+expect_jq '.meshes[0].triangle_materials == [0,1] and .meshes[0].vertex_colors and .meshes[0].normals' "$TMP/out"
+# MD5 has no normals: derived from the skinned triangles, unit length.
+expect_status 0 "$ANIMD" sample "$demo/walker.md5mesh" --time 0 --space vertices --json
+expect_jq '[.meshes[] | (.normals | length) == (.positions | length)] | all' "$TMP/out"
+expect_jq '[.meshes[].normals[] | (.[0]*.[0] + .[1]*.[1] + .[2]*.[2]) | (. - 1) | fabs < 1e-5] | all' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5mesh"
+expect_jq '.meshes[0].normals == false and .meshes[0].normals_derived' "$TMP/out"
+
 # sample --json, every space.
 s() { "$ANIMD" sample "$@" --json; }
 expect_status 0 s "$demo/walker.md5mesh" --time 0 --space model

@@ -350,6 +350,79 @@ static void test_emitters_stream(void **state)
 	unmap(&st);
 }
 
+/* Issue 11: a vertices stream with normals carries, per vertex, the
+ * position then the unit normal, as `sample` gives them (the walker's are
+ * derived from its skinned triangles, as Doom 3 does); it is refused for
+ * any other space. */
+static void test_vertices_with_normals(void **state)
+{
+	struct fixture *fx = *state;
+	static unsigned char buf[64 + 256 * ANIMD_SHM_STRIDE_VERTEX_NORMAL];
+	const struct animd_shm_slot *slot = (const void *)buf;
+	const float *v = (const float *)(buf + 64);
+	const msgpack_object *mesh, *pos, *nrm;
+	struct rpc_reply r;
+	struct mapped m;
+	struct stat st;
+	const char *why;
+	int64_t id, stride;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stream.open",
+					 "space:s rate:u instances:u joints:u depth:u normals:b",
+					 "vertices", (uint64_t)0, (uint64_t)2, (uint64_t)256,
+					 (uint64_t)4, 1), 0);
+	assert_null(r.error);
+	assert_int_equal(rpc_get_i64(r.result, "element_stride", &stride), 0);
+	assert_int_equal(stride, ANIMD_SHM_STRIDE_VERTEX_NORMAL);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &id), 0);
+	m.id = (uint64_t)id;
+	rpc_reply_free(&r);
+	m.fd = rpc_client_take_fd(&fx->c);
+	assert_int_equal(fstat(m.fd, &st), 0);
+	m.bytes = (size_t)st.st_size;
+	m.h = mmap(NULL, m.bytes, PROT_READ, MAP_SHARED, m.fd, 0);
+	assert_true(m.h != MAP_FAILED);
+	assert_int_equal(animd_shm_validate(m.h, m.bytes, &why), 0);
+	assert_int_equal(m.h->features, ANIMD_SHM_FEATURE_NORMALS);
+	assert_int_equal(m.h->element_stride, ANIMD_SHM_STRIDE_VERTEX_NORMAL);
+	id = play_into(fx, m.id, "walker.md5anim", "walker.md5mesh");
+	assert_int_equal(rpc_client_call(&fx->c, &r, "pause", "instance:u", (uint64_t)id), 0);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d", (uint64_t)id, 0.4),
+			 0);
+	rpc_reply_free(&r);
+	assert_int_equal(latest(&m, 0, buf, sizeof buf), 0);
+	assert_true(animd_shm_verify(buf, m.h->element_stride));
+	assert_int_equal(rpc_client_call(&fx->c, &r, "sample",
+					 "asset:s mesh:s time:d space:s", "walker.md5anim",
+					 "walker.md5mesh", 0.4, "vertices"), 0);
+	assert_null(r.error);
+	mesh = &rpc_get(r.result, "meshes")->via.array.ptr[0];
+	pos = rpc_get(mesh, "positions");
+	nrm = rpc_get(mesh, "normals");
+	assert_non_null(nrm);
+	assert_true(slot->element_count >= pos->via.array.size);
+	for (uint32_t k = 0; k < pos->via.array.size; k++) {
+		double len = 0;
+
+		for (int c = 0; c < 3; c++) {
+			assert_true((float)pos->via.array.ptr[k].via.array.ptr[c].via.f64 == v[6 * k + c]);
+			assert_true((float)nrm->via.array.ptr[k].via.array.ptr[c].via.f64 ==
+				    v[6 * k + 3 + c]);
+			len += (double)v[6 * k + 3 + c] * v[6 * k + 3 + c];
+		}
+		assert_true(fabs(len - 1.0) < 1e-5);
+	}
+	rpc_reply_free(&r);
+	unmap(&m);
+	/* Normals are a vertices stream's. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stream.open", "space:s normals:b", "model", 1),
+			 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "bad_request");
+	rpc_reply_free(&r);
+}
+
 static void test_spaces_and_limits(void **state)
 {
 	struct fixture *fx = *state;
@@ -568,6 +641,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_region_cannot_be_tampered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_publishes_and_seek_is_immediate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emitters_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vertices_with_normals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_reader_and_hangups, setup, teardown),
