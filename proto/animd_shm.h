@@ -234,6 +234,21 @@ struct animd_shm_slot *animd_shm_write_begin(struct animd_shm_channel *ch,
 /* Compute the slot's checksum from its payload (element_count set); do it
  * before stamping publish_ns so the stamp is as late as possible. */
 void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *h, uint64_t n);
+/* The payload of pose n from the writer's own buffer: element_count
+ * elements copied into the slot, the checksum computed from the source in
+ * the same pass (the pose is read once, from the writer's cache) and
+ * element_count set: a write_begin'd slot is then ready for publish_ns and
+ * animd_shm_write_end.  On x86-64 the copy uses streaming stores, which
+ * reach memory in the background: a writer with several slots to fill
+ * evaluates its next pose before it ends this one (write_end waits for
+ * them), and the slot stays odd meanwhile. */
+void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
+			     uint64_t n, const void *src, uint32_t element_count);
+/* Ask for the header line of pose n's slot in a writable state, ahead of
+ * writing it (its payload goes with streaming stores, see
+ * animd_shm_write_payload).  Only a hint. */
+void animd_shm_prefetch_slot(struct animd_shm_channel *ch, const struct animd_shm_header *h,
+			     uint64_t n);
 /* Complete the slot (sealed) and publish it: the channel's count is n + 1. */
 void animd_shm_write_end(struct animd_shm_channel *ch, struct animd_shm_slot *slot, uint64_t n);
 void animd_shm_set_instance(struct animd_shm_channel *ch, uint64_t instance_id);

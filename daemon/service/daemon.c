@@ -7,6 +7,7 @@
 #include "daemon/service/daemon.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -166,10 +167,14 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 
 	daemon_signals_start(d);
 
-	/* One helper thread per other core, for stream ticks with many
-	 * instances (workers.h); none on a single core. */
+	/* One helper thread per other core the daemon may run on (its CPU
+	 * affinity: systemd's CPUAffinity=, taskset), for stream ticks with
+	 * many instances (workers.h); none on a single core. */
 	{
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		cpu_set_t allowed;
+		long cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0
+				     ? CPU_COUNT(&allowed)
+				     : sysconf(_SC_NPROCESSORS_ONLN);
 		unsigned helpers = cores > 1 ? (unsigned)(cores > 8 ? 7 : cores - 1) : 0;
 
 		if (workers_new(helpers, &d->workers) < 0) {

@@ -151,6 +151,54 @@ static void test_read_near_wrap(void **state)
 	free(region);
 }
 
+/* The writer's one-pass copy (streaming stores) puts the bytes there and
+ * the checksum the reader's animd_shm_checksum computes, for payloads of
+ * every length a space gives (multiples of 4, not all of 16), and readers
+ * find them whole. */
+static void test_write_payload(void **state)
+{
+	static const uint32_t spaces[] = { ANIMD_SHM_SPACE_LOCAL, ANIMD_SHM_SPACE_VERTICES,
+					   ANIMD_SHM_SPACE_CAMERA, ANIMD_SHM_SPACE_EMITTERS };
+	uint64_t rng = 88172645463325252ull;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof spaces / sizeof spaces[0]; k++) {
+		for (uint32_t count = 1; count <= 21; count += 5) {
+			struct animd_shm_header h;
+			void *region;
+			float src[21 * 24];
+			unsigned char copy[64 + 21 * 96];
+			struct animd_shm_channel *ch;
+			struct animd_shm_slot *slot;
+
+			assert_int_equal(animd_shm_layout(&h, spaces[k], 21, 1, 2), 0);
+			region = aligned_alloc(64, h.region_bytes);
+			assert_non_null(region);
+			memset(region, 0, h.region_bytes);
+			memcpy(region, &h, sizeof h);
+			for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
+				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+				src[i] = (float)(rng % 100000) / 7.0f;
+			}
+			ch = animd_shm_channel(region, &h, 0);
+			for (uint64_t n = 0; n < 3; n++) {
+				slot = animd_shm_write_begin(ch, &h, n);
+				animd_shm_write_payload(slot, &h, n, src, count);
+				animd_shm_write_end(ch, slot, n);
+				assert_int_equal(slot->element_count, count);
+				assert_memory_equal(animd_shm_payload(slot), src,
+						    (size_t)count * h.element_stride);
+				assert_int_equal(slot->checksum,
+						 animd_shm_checksum(src, (size_t)count * h.element_stride,
+								    2 * n + 2));
+				assert_int_equal(animd_shm_read(&h, ch, n, copy, sizeof copy), 0);
+				assert_true(animd_shm_verify(copy, h.element_stride));
+			}
+			free(region);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_channels_bound_exact),
 		cmocka_unit_test(test_read_written_pose),
 		cmocka_unit_test(test_read_near_wrap),
+		cmocka_unit_test(test_write_payload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

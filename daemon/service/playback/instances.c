@@ -100,6 +100,11 @@ int64_t instance_time(const struct instance *in)
 	return playback_time(&in->clock, clock_now_ns());
 }
 
+int64_t instance_time_at(const struct instance *in, int64_t now_ns)
+{
+	return playback_time(&in->clock, now_ns);
+}
+
 int64_t instance_global_time(const struct instance *in)
 {
 	return instance_time(in);
@@ -107,8 +112,11 @@ int64_t instance_global_time(const struct instance *in)
 
 struct clip_time instance_clip_time(const struct instance *in)
 {
-	int64_t t = instance_time(in);
+	return instance_clip_time_of(in, instance_time(in));
+}
 
+struct clip_time instance_clip_time_of(const struct instance *in, int64_t t)
+{
 	if (in->clip != NULL)
 		return clip_map_time(in->clip, t, in->loop);
 	if (in->asset->camera != NULL)

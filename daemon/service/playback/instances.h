@@ -98,11 +98,16 @@ void instance_set_speed(struct instance *in, double speed);
 
 /* Where the instance is now: playback time, clip time, state name. */
 int64_t instance_time(const struct instance *in);
+/* The same at a given clock reading (a stream's tick poses all its
+ * instances at one instant). */
+int64_t instance_time_at(const struct instance *in, int64_t now_ns);
 /* The time of its global sequences (M2): its playback time, never wrapped
  * by the clip, so a flame on a global sequence runs on across the clip's
  * loops, and a stream at playback time T agrees with `sample --time T`. */
 int64_t instance_global_time(const struct instance *in);
 struct clip_time instance_clip_time(const struct instance *in);
+/* Where playback time t lands in the instance's clip (or camera). */
+struct clip_time instance_clip_time_of(const struct instance *in, int64_t t);
 int64_t instance_duration(const struct instance *in);
 const char *instance_state(const struct instance *in);
 

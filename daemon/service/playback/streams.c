@@ -62,6 +62,7 @@ struct stream_scratch {
 	uint32_t emitter_room;          /* capacity of emitters */
 	vec3 *positions, *normals;      /* a mesh's, before interleaving */
 	uint32_t vertex_room;           /* capacity of each */
+	float *payload;                 /* a pose as it goes into a slot (slot_bytes) */
 };
 
 uint64_t stream_id(const struct stream *st)
@@ -166,14 +167,15 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 
 /* An M2 instance's particle emitters, as struct animd_shm_emitter. */
 static uint32_t stream_emitters(struct stream_scratch *sc, const struct instance *in,
-				const struct clip_time *ct, const mat34 *model, float *out)
+				const struct clip_time *ct, int64_t global_ns, const mat34 *model,
+				float *out)
 {
 	const struct asset *a = in->asset;
 	struct animd_shm_emitter *e = (struct animd_shm_emitter *)(void *)out;
 
 	pose_model_to_skin(a->skeleton, model, sc->skin);
-	emitters_sample(a->emitters, a->emitter_count, in->clip, ct->t_ns,
-			instance_global_time(in), sc->skin, sc->emitters);
+	emitters_sample(a->emitters, a->emitter_count, in->clip, ct->t_ns, global_ns, sc->skin,
+			sc->emitters);
 	for (uint32_t i = 0; i < a->emitter_count; i++) {
 		memcpy(e[i].m, &sc->emitters[i].m, sizeof e[i].m);
 		memcpy(e[i].params, sc->emitters[i].param, sizeof e[i].params);
@@ -186,7 +188,8 @@ static uint32_t stream_emitters(struct stream_scratch *sc, const struct instance
 /* Evaluate the instance now into the slot's payload; returns the element
  * count. */
 static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
-				const struct instance *in, const struct clip_time *ct, float *out)
+				const struct instance *in, const struct clip_time *ct,
+				int64_t global_ns, float *out)
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	const struct asset *mesh;
@@ -203,7 +206,7 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		return 1;
 	}
 	if (in->clip != NULL) {
-		clip_sample_at(in->clip, ct->t_ns, instance_global_time(in), sc->local);
+		clip_sample_at(in->clip, ct->t_ns, global_ns, sc->local);
 		clip_apply_root_motion(in->clip, in->root_motion, ct, sc->local);
 	} else {
 		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
@@ -230,7 +233,7 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		return skel->joint_count;
 	}
 	if (st->space == SPACE_EMITTERS)
-		return stream_emitters(sc, in, ct, model, out);
+		return stream_emitters(sc, in, ct, global_ns, model, out);
 	mesh = stream_mesh_asset(in);
 	if (!st->normals) {
 		for (uint32_t i = 0; i < mesh->mesh_count; i++) {
@@ -257,13 +260,43 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	return n;
 }
 
-static void stream_publish(struct stream *st, struct stream_scratch *sc, struct instance *in)
+/* A slot filled but not yet published (see stream_publish_begin). */
+struct pending_pose {
+	struct animd_shm_channel *ch;
+	struct animd_shm_slot *slot;
+	uint64_t n;
+};
+
+/* Publish a filled slot: stamped as late as possible, then made even. */
+static void stream_publish_end(struct pending_pose *p)
+{
+	if (p->slot == NULL)
+		return;
+	p->slot->publish_ns = clock_now_ns();
+	animd_shm_write_end(p->ch, p->slot, p->n);
+	p->slot = NULL;
+}
+
+/*
+ * The instance's next pose at `now`, evaluated into the scratch payload
+ * (in the cache); then `prev` (the slot filled before, if any) is
+ * published, and this pose's slot is marked odd, filled (payload and
+ * checksum in one pass) and left in `prev` to publish.  Ending a slot
+ * after the next pose's evaluation lets its streaming stores reach memory
+ * while the CPU computes, instead of waiting for them: the slot stays odd
+ * for one evaluation longer, and readers take the pose before it.
+ */
+static void stream_publish_begin(struct stream *st, struct stream_scratch *sc,
+				 struct instance *in, int64_t now, struct pending_pose *prev)
 {
 	struct animd_shm_channel *ch = animd_shm_channel(st->region, &st->geom, in->channel);
-	struct clip_time ct = instance_clip_time(in);
+	int64_t t = instance_time_at(in, now);
+	struct clip_time ct = instance_clip_time_of(in, t);
 	uint64_t n = st->published[in->channel]++;
+	uint32_t count = stream_evaluate(st, sc, in, &ct, t, sc->payload);
 	struct animd_shm_slot *slot;
 
+	stream_publish_end(prev);
 	slot = animd_shm_write_begin(ch, &st->geom, n);
 	slot->instance_id = in->id;
 	slot->tick = st->tick;
@@ -272,17 +305,26 @@ static void stream_publish(struct stream *st, struct stream_scratch *sc, struct 
 	slot->flags = (in->clock.playing ? 0 : ANIMD_SHM_SLOT_PAUSED) |
 		      (in->ended ? ANIMD_SHM_SLOT_ENDED : 0) |
 		      (in->root_motion == ROOT_IN_PLACE ? ANIMD_SHM_SLOT_IN_PLACE : 0);
-	slot->element_count = stream_evaluate(st, sc, in, &ct, animd_shm_payload(slot));
 	slot->reserved = 0;
-	animd_shm_seal(slot, &st->geom, n);
-	slot->publish_ns = clock_now_ns();
-	animd_shm_write_end(ch, slot, n);
+	animd_shm_write_payload(slot, &st->geom, n, sc->payload, count);
+	prev->ch = ch;
+	prev->slot = slot;
+	prev->n = n;
+}
+
+static void stream_publish(struct stream *st, struct stream_scratch *sc, struct instance *in,
+			   int64_t now)
+{
+	struct pending_pose p = { 0 };
+
+	stream_publish_begin(st, sc, in, now, &p);
+	stream_publish_end(&p);
 }
 
 void stream_publish_now(struct instance *in)
 {
 	if (in->stream != NULL)
-		stream_publish(in->stream, &in->stream->scratch[0], in);
+		stream_publish(in->stream, &in->stream->scratch[0], in, clock_now_ns());
 }
 
 /* One part of a tick: channels [c0, c1) of the stream, on its own scratch. */
@@ -292,10 +334,23 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	uint32_t n = st->geom.channel_count;
 	uint32_t c0 = (uint32_t)((uint64_t)n * part / parts);
 	uint32_t c1 = (uint32_t)((uint64_t)n * (part + 1) / parts);
+	/* One clock for the part: its instances are posed at one instant. */
+	int64_t now = clock_now_ns();
+	struct pending_pose pending = { 0 };
 
-	for (uint32_t c = c0; c < c1; c++)
-		if (st->channels[c] != NULL)
-			stream_publish(st, &st->scratch[part], st->channels[c]);
+	for (uint32_t c = c0; c < c1; c++) {
+		if (st->channels[c] == NULL)
+			continue;
+		/* The next channel's instance and slot header (written with
+		 * plain stores) were last touched a tick ago: ask for them now. */
+		if (c + 1 < c1 && st->channels[c + 1] != NULL) {
+			__builtin_prefetch(st->channels[c + 1], 0, 3);
+			animd_shm_prefetch_slot(animd_shm_channel(st->region, &st->geom, c + 1),
+						&st->geom, st->published[c + 1]);
+		}
+		stream_publish_begin(st, &st->scratch[part], st->channels[c], now, &pending);
+	}
+	stream_publish_end(&pending);
 }
 
 static void stream_tick(uv_timer_t *t)
@@ -401,7 +456,7 @@ int stream_attach(struct stream *st, struct instance *in, char *err, size_t errl
 		in->stream = st;
 		in->channel = c;
 		animd_shm_set_instance(animd_shm_channel(st->region, &st->geom, c), in->id);
-		stream_publish(st, &st->scratch[0], in);
+		stream_publish(st, &st->scratch[0], in, clock_now_ns());
 		return 0;
 	}
 	snprintf(err, errlen, "every channel of stream %llu is in use (%u)",
@@ -436,6 +491,7 @@ static void stream_timer_closed(uv_handle_t *h)
 		free(st->scratch[i].skin);
 		free(st->scratch[i].emitters);
 		free(st->scratch[i].positions);
+		free(st->scratch[i].payload);
 		free(st->scratch[i].normals);
 	}
 	free(st->scratch);
@@ -590,6 +646,15 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 		rc = -ENOMEM;
 		goto fail;
 	}
+	for (unsigned i = 0; i < st->parts; i++) {
+		/* 64-aligned like a slot: the copy reads whole lines. */
+		st->scratch[i].payload = aligned_alloc(ANIMD_SHM_ALIGN, h.slot_bytes);
+		if (st->scratch[i].payload == NULL) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
 	st->region = stream_region_create(h.region_bytes, ro_fd, err, errlen);
 	if (st->region == NULL) {
 		rc = -ENOMEM;
@@ -621,6 +686,8 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	*out = st;
 	return 0;
 fail:
+	for (unsigned i = 0; st->scratch != NULL && i < st->parts; i++)
+		free(st->scratch[i].payload);
 	free(st->channels);
 	free(st->published);
 	free(st->scratch);
