@@ -441,6 +441,25 @@ pose_forward_avx2(const struct skeleton *s, const struct transform *local, const
 	place_still(s, st, model);
 	if (n == 0)
 		return;
+	if (!with_skin) {
+		/* Model matrices only: each joint's parent is the joint
+		 * before it (its rows still in registers) or one stored
+		 * earlier; a joint without a valid parent keeps its local
+		 * matrix. */
+		cur = rows8_load(&model[0]);
+		for (uint32_t j = 1; j < n; j++) {
+			int32_t p = parents[j];
+
+			if (p == (int32_t)j - 1)
+				cur = rows8_mul(cur, &model[j]);
+			else if (p >= 0 && (uint32_t)p < j)
+				cur = rows8_mul(rows8_load(&model[p]), &model[j]);
+			else
+				continue;
+			rows8_store(&model[j], cur);
+		}
+		return;
+	}
 	cur = rows8_load(&model[0]);
 	for (i = 0;; i++) {
 		uint32_t j = i + 1;

@@ -22,26 +22,27 @@
 #include "daemon/service/playback/owner.h"
 
 struct instance {
+	/* What a stream tick reads comes first: two cache lines. */
+	const struct clip *clip;        /* inside asset; NULL for cameras */
+	struct asset *asset;            /* referenced */
+	struct asset *mesh;             /* referenced, or NULL */
+	struct playback clock;
+	enum loop_mode loop;
+	enum root_motion root_motion;
 	uint64_t id;
+	uint64_t generation;
+	uint32_t channel;
+	bool ended;
+	bool stopped;                   /* set just before a stop's last report */
+	bool destroyed;                 /* instances_destroy ran: freed on a later turn */
+	struct stream *stream;          /* where its poses are published, or NULL */
+	uint64_t mesh_generation;
 	struct playback_owner *owner;
 	struct instances *set;
 	char *asset_name;
 	char *clip_name;
 	char *mesh_name;                /* NULL when none */
-	struct asset *asset;            /* referenced */
-	struct asset *mesh;             /* referenced, or NULL */
-	const struct clip *clip;        /* inside asset; NULL for cameras */
-	uint64_t generation;
-	uint64_t mesh_generation;
-	struct playback clock;
-	enum loop_mode loop;
-	enum root_motion root_motion;
-	bool ended;
-	bool stopped;                   /* set just before a stop's last report */
-	bool destroyed;                 /* instances_destroy ran: freed on a later turn */
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
-	struct stream *stream;          /* where its poses are published, or NULL */
-	uint32_t channel;
 	struct instance *next;          /* bucket chain */
 	struct instance *all_prev, *all_next;
 };

@@ -345,6 +345,7 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 		 * plain stores) were last touched a tick ago: ask for them now. */
 		if (c + 1 < c1 && st->channels[c + 1] != NULL) {
 			__builtin_prefetch(st->channels[c + 1], 0, 3);
+			__builtin_prefetch((const char *)st->channels[c + 1] + 64, 0, 3);
 			animd_shm_prefetch_slot(animd_shm_channel(st->region, &st->geom, c + 1),
 						&st->geom, st->published[c + 1]);
 		}
