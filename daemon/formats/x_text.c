@@ -48,6 +48,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "daemon/formats/decimal.h"
 #include "daemon/formats/lexer.h"
 
 #define X_TEXT_PUNCTS "{}[],;"
@@ -270,81 +271,21 @@ static bool x_text_special(const char *s, size_t len, double *out)
 	return true;
 }
 
-/*
- * [+-](digits[.digits] | .digits)[(e|E)[+-]digits].  Clinger's fast path
- * when the significant digits fit in 2^53 and the power of ten in 10^22
- * (one exact IEEE operation, the correctly rounded double), strtod on a
- * NUL-terminated copy otherwise.  Underflow to zero or a subnormal is
- * accepted; overflow is X_NUM_FLOAT_RANGE.
- */
+/* [+-](digits[.digits] | .digits)[(e|E)[+-]digits] (decimal.h: strtod's
+ * double, without strtod for ordinary numbers).  Underflow to zero or a
+ * subnormal is accepted; overflow is X_NUM_FLOAT_RANGE. */
 static enum x_text_number x_text_float(const char *s, size_t len, double *out)
 {
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
-	const char *p = s, *end = s + len;
-	bool neg = false, fast = true;
-	uint64_t mant = 0;
-	int64_t exp10 = 0, e = 0;
-	size_t digits = 0, sig = 0, edigits = 0;
-	char buf[64], *copy;
-	double v;
-
-	if (p < end && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	for (bool frac = false;; p++) {
-		if (p < end && *p == '.' && !frac) {
-			frac = true;
-			continue;
-		}
-		if (p >= end || !x_text_digit(*p))
-			break;
-		digits++;
-		if (frac)
-			exp10--;
-		if (mant == 0 && *p == '0')
-			continue;       /* leading zeros carry no digits */
-		if (++sig > 19)
-			fast = false;
-		else
-			mant = mant * 10 + (uint64_t)(*p - '0');
-	}
-	if (digits == 0)
-		return X_NUM_NONE;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		bool eneg = false;
-
-		if (++p < end && (*p == '-' || *p == '+'))
-			eneg = *p++ == '-';
-		for (; p < end && x_text_digit(*p); p++, edigits++)
-			if (e < 100000)
-				e = e * 10 + (*p - '0');
-		if (edigits == 0)
-			return X_NUM_NONE;
-		exp10 += eneg ? -e : e;
-	}
-	if (p != end)
-		return X_NUM_NONE;
-	if (fast && mant <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
-		v = (double)mant;
-		v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
-		*out = neg ? -v : v;
+	switch (decimal_parse(s, len, out)) {
+	case DECIMAL_OK:
 		return X_NUM_FLOAT;
-	}
-	copy = len < sizeof buf ? buf : malloc(len + 1);
-	if (copy == NULL)
-		return X_NUM_NOMEM;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	/* The syntax is checked: strtod reads all of it. */
-	v = strtod(copy, NULL);
-	if (copy != buf)
-		free(copy);
-	if (isinf(v))
+	case DECIMAL_RANGE:
 		return X_NUM_FLOAT_RANGE;
-	*out = v;
-	return X_NUM_FLOAT;
+	case DECIMAL_NOMEM:
+		return X_NUM_NOMEM;
+	default:
+		return X_NUM_NONE;
+	}
 }
 
 /* What a token is as a value: an integer (*i), a float (*f), out of range,
