@@ -90,7 +90,9 @@ struct x_tree {
 	uint32_t object_count;  /* every object and reference, all depths */
 	uint64_t value_count;   /* every member value */
 	/* The body the positions refer to: the file after its header, once
-	 * decompressed; owned by the tree when it was decompressed. */
+	 * decompressed; in the tree's arena when it was decompressed by
+	 * x_parse, or in owned_body (freed with the tree) for a caller that
+	 * hands the tree a body of its own. */
 	const char *body;
 	size_t body_len;
 	char *owned_body;
@@ -146,5 +148,10 @@ uint32_t x_build_depth(const struct x_builder *b);
 int x_build_finish(struct x_builder *b, uint32_t pos);
 /* Give up (after an error): frees the builder; the caller frees the tree. */
 void x_build_abort(struct x_builder *b);
+
+/* n bytes (16-byte aligned) in t's arena, freed with the tree; NULL when
+ * out of memory.  What the readers put beside the tree (an inflated
+ * body). */
+void *x_tree_alloc(struct x_tree *t, size_t n);
 
 #endif
