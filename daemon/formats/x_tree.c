@@ -413,6 +413,25 @@ static struct x_value *x_build_value(struct x_builder *b, uint32_t pos)
 	return v;
 }
 
+struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos)
+{
+	struct x_value *v;
+
+	if (b->depth == 0) {
+		x_tree_error(b->t, b->d, pos, "a value outside any object");
+		return NULL;
+	}
+	if (n > UINT32_MAX - b->value_count)
+		return NULL;
+	while (b->value_cap - b->value_count < n)
+		if (x_grow((void **)&b->values, b->value_cap, &b->value_cap, sizeof *b->values) < 0)
+			return NULL;
+	v = &b->values[b->value_count];
+	b->value_count += n;
+	b->t->value_count += n;
+	return v;
+}
+
 int x_build_int(struct x_builder *b, int64_t i, uint32_t pos)
 {
 	struct x_value *v = x_build_value(b, pos);

@@ -136,6 +136,11 @@ int x_build_guid(struct x_builder *b, const uint8_t guid[16]);
 int x_build_int(struct x_builder *b, int64_t v, uint32_t pos);
 int x_build_float(struct x_builder *b, double v, uint32_t pos);
 int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos);
+/* n member values at once (a binary list): room for them on the innermost
+ * open object, which the caller fills in, kind and pos included.  NULL
+ * with the diag set (at pos) outside any object, or on -ENOMEM (diag not
+ * set). */
+struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos);
 /* A reference inside the innermost open object: by name (name_len > 0),
  * by GUID (guid != NULL), or both. */
 int x_build_reference(struct x_builder *b, const char *name, size_t name_len,

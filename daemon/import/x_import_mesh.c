@@ -128,9 +128,18 @@ static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, ui
 				return -EINVAL;
 		}
 		for (uint32_t k = 0; k < n; k++) {
+			const struct x_value *iv = &r->o->values[r->next];
 			uint32_t idx;
-			uint32_t pos = x_reader_pos(r);
+			uint32_t pos;
 
+			/* The common case read in place; anything else through
+			 * x_read_uint and its messages.  The count was checked
+			 * against the values left: all n are there. */
+			if (iv->kind == X_VALUE_INT && iv->v.i >= 0 && iv->v.i < (int64_t)limit) {
+				r->next++;
+				continue;
+			}
+			pos = x_reader_pos(r);
 			if (x_read_uint(r, "a face index", UINT32_MAX, &idx) < 0)
 				return -EINVAL;
 			if (idx >= limit)
