@@ -642,11 +642,12 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 	me->triangle_count = s->triangle_count;
 	count = calloc((size_t)n + 1, sizeof *count);
 	me->first_influence = malloc(((size_t)n + 1) * sizeof *me->first_influence);
-	me->triangles = malloc(((size_t)s->triangle_count + 1) * sizeof *me->triangles);
+	/* The triangles and uvs as read become the mesh's: moved, not copied. */
+	me->triangles = s->triangles;
+	s->triangles = NULL;
 	if (me->name == NULL || (s->material && me->material == NULL) || count == NULL ||
 	    me->first_influence == NULL || me->triangles == NULL)
 		goto out;
-	memcpy(me->triangles, s->triangles, (size_t)s->triangle_count * sizeof *me->triangles);
 	for (uint32_t k = 0; k < s->weight_count; k++)
 		count[s->w_vertex[k]]++;
 	for (uint32_t v = 0; v < n; v++) {
@@ -680,12 +681,8 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 				in->normal = s->normals[v];
 		}
 	}
-	if (s->uvs != NULL) {
-		me->uvs = malloc(((size_t)n + 1) * sizeof *me->uvs);
-		if (me->uvs == NULL)
-			goto out;
-		memcpy(me->uvs, s->uvs, (size_t)n * sizeof *me->uvs);
-	}
+	me->uvs = s->uvs;
+	s->uvs = NULL;
 	rc = x_mesh_take_extras(s, me);
 out:
 	free(count);
