@@ -368,7 +368,9 @@ static double xb_float(const unsigned char *p, uint32_t bytes)
  * open object, located at the element. */
 static int xb_values(struct xb_reader *r, const struct xb_token *tok)
 {
-	int rc = 0;
+	const unsigned char *e;
+	struct x_value *v;
+	uint32_t pos;
 
 	if (x_build_depth(r->b) == 0)
 		return xb_error(r, tok->pos, "%s outside any object", xb_token_name(tok->id));
@@ -377,21 +379,33 @@ static int xb_values(struct xb_reader *r, const struct xb_token *tok)
 		return x_build_int(r->b, tok->value, tok->pos);
 	case XB_STRING:
 		return x_build_string(r->b, (const char *)tok->data, tok->n, tok->pos);
-	case XB_INT_LIST:
-		for (uint32_t i = 0; i < tok->n && rc == 0; i++) {
-			const unsigned char *e = tok->data + (size_t)i * 4;
-
-			rc = x_build_int(r->b, bin_le32(e), (uint32_t)(e - r->p));
-		}
-		return rc;
 	default:
-		for (uint32_t i = 0; i < tok->n && rc == 0; i++) {
-			const unsigned char *e = tok->data + (size_t)i * r->float_bytes;
-
-			rc = x_build_float(r->b, xb_float(e, r->float_bytes), (uint32_t)(e - r->p));
-		}
-		return rc;
+		break;
 	}
+	/* A list: its elements filled in at once. */
+	if (tok->n == 0)
+		return 0;
+	v = x_build_values(r->b, tok->n, tok->pos);
+	if (v == NULL)
+		return -ENOMEM;
+	e = tok->data;
+	pos = (uint32_t)(e - r->p);
+	if (tok->id == XB_INT_LIST) {
+		for (uint32_t i = 0; i < tok->n; i++, e += 4, pos += 4) {
+			v[i].kind = X_VALUE_INT;
+			v[i].pos = pos;
+			v[i].v.i = bin_le32(e);
+		}
+	} else {
+		uint32_t size = r->float_bytes;
+
+		for (uint32_t i = 0; i < tok->n; i++, e += size, pos += size) {
+			v[i].kind = X_VALUE_FLOAT;
+			v[i].pos = pos;
+			v[i].v.f = xb_float(e, size);
+		}
+	}
+	return 0;
 }
 
 static int xb_body(struct xb_reader *r)

@@ -100,11 +100,25 @@ int x_parse(const char *data, size_t len, struct x_tree *out, struct diag *d)
 	if (rc < 0)
 		return rc;
 	if (t.header.compressed) {
-		rc = x_mszip_inflate(data + X_HEADER_BYTES, len - X_HEADER_BYTES, &t.owned_body,
-				     &t.body_len, d);
+		/* Inflated straight into the tree's arena: its memory is kept
+		 * for the next load (x_tree.c). */
+		char *body;
+
+		rc = x_mszip_size(data + X_HEADER_BYTES, len - X_HEADER_BYTES, &t.body_len, d);
 		if (rc < 0)
 			return rc;
-		t.body = t.owned_body;
+		body = x_tree_alloc(&t, t.body_len > 0 ? t.body_len : 1);
+		if (body == NULL) {
+			x_tree_free(&t);
+			return -ENOMEM;
+		}
+		rc = x_mszip_inflate_into(data + X_HEADER_BYTES, len - X_HEADER_BYTES, body,
+					  t.body_len, d);
+		if (rc < 0) {
+			x_tree_free(&t);
+			return rc;
+		}
+		t.body = body;
 	} else {
 		t.body = data + X_HEADER_BYTES;
 		t.body_len = len - X_HEADER_BYTES;

@@ -139,31 +139,29 @@ static int x_mszip_chunk(z_stream *zs, const struct bin_reader *br, const unsign
 	return 0;
 }
 
-int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, struct diag *d)
+int x_mszip_size(const char *data, size_t len, size_t *size, struct diag *d)
 {
 	struct bin_reader br;
-	size_t size = 0, done = 0, off = 4;
-	uint32_t n = 0;
-	z_stream zs;
-	char *buf;
-	int rc;
 
-	*out = NULL;
-	*out_len = 0;
 	/* Offsets in messages count from the start of the file. */
 	bin_init(&br, data, len, d);
 	br.base = X_HEADER_BYTES;
-	rc = x_mszip_total(&br, &size);
-	if (rc < 0)
-		return rc;
-	buf = malloc(size > 0 ? size : 1);
-	if (buf == NULL)
-		return -ENOMEM;
+	return x_mszip_total(&br, size);
+}
+
+int x_mszip_inflate_into(const char *data, size_t len, char *buf, size_t size, struct diag *d)
+{
+	struct bin_reader br;
+	size_t done = 0, off = 4;
+	uint32_t n = 0;
+	z_stream zs;
+	int rc = 0;
+
+	bin_init(&br, data, len, d);
+	br.base = X_HEADER_BYTES;
 	memset(&zs, 0, sizeof zs);
-	if (inflateInit2(&zs, -15) != Z_OK) {
-		free(buf);
+	if (inflateInit2(&zs, -15) != Z_OK)
 		return -ENOMEM;
-	}
 	while (done < size) {
 		uint32_t want = 0, comp = 0;
 
@@ -177,17 +175,35 @@ int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, s
 		off += 4 + (size_t)comp;
 		n++;
 	}
-	if (off < len) {
+	if (off < len)
 		rc = bin_error(&br, off, "%zu bytes follow the compressed data (the declared "
 				   "%zu bytes are complete before them)", len - off,
 				   size + X_HEADER_BYTES);
-		goto out;
+out:
+	inflateEnd(&zs);
+	return rc;
+}
+
+int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, struct diag *d)
+{
+	size_t size = 0;
+	char *buf;
+	int rc;
+
+	*out = NULL;
+	*out_len = 0;
+	rc = x_mszip_size(data, len, &size, d);
+	if (rc < 0)
+		return rc;
+	buf = malloc(size > 0 ? size : 1);
+	if (buf == NULL)
+		return -ENOMEM;
+	rc = x_mszip_inflate_into(data, len, buf, size, d);
+	if (rc < 0) {
+		free(buf);
+		return rc;
 	}
 	*out = buf;
 	*out_len = size;
-	buf = NULL;
-out:
-	inflateEnd(&zs);
-	free(buf);
-	return rc;
+	return 0;
 }

@@ -27,6 +27,11 @@ int x_header_parse(const char *data, size_t len, struct x_header *h, struct diag
  * located by offset in the file.
  */
 int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, struct diag *d);
+/* The same in two steps, for a caller that owns the memory: the declared
+ * size (checked as above), then the chunks inflated into exactly that
+ * many bytes at buf. */
+int x_mszip_size(const char *data, size_t len, size_t *size, struct diag *d);
+int x_mszip_inflate_into(const char *data, size_t len, char *buf, size_t size, struct diag *d);
 
 /* Read t->body (t->header says the encoding and float size) into t. */
 int x_text_read(struct x_tree *t, struct diag *d);

@@ -1,7 +1,7 @@
 /*
- * x_text.c - the text encoding of .x files: tokens from the shared lexer,
- * data objects, member values and references into the tree builder
- * (x_tree.h); templates are read past.
+ * x_text.c - the text encoding of .x files: tokens (the shared lexer's,
+ * scanned here without line and column), data objects, member values and
+ * references into the tree builder (x_tree.h); templates are read past.
  *
  * The grammar is loose where real exporters are loose, strict elsewhere:
  *
@@ -48,10 +48,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "daemon/formats/decimal.h"
 #include "daemon/formats/lexer.h"
-
-#define X_TEXT_PUNCTS "{}[],;"
-#define X_TEXT_FLAGS (LEX_HASH_COMMENTS | LEX_HASH_IN_WORDS | LEX_GUIDS)
 
 /* "Type name {" is the longest look-ahead the grammar needs. */
 #define X_TEXT_AHEAD 3
@@ -67,8 +65,7 @@ struct x_text {
 	struct x_tree *t;
 	struct diag *d;
 	struct x_builder *b;
-	struct lexer lx;
-	struct diag lex_diag;           /* the lexer's own errors, located again */
+	const char *p, *end;            /* the text not yet scanned */
 	struct lex_token ahead[X_TEXT_AHEAD];
 	unsigned n_ahead;
 };
@@ -107,46 +104,177 @@ static uint32_t x_text_pos(const struct x_text *r, const struct lex_token *tok)
 	return (uint32_t)off;
 }
 
-/*
- * The lexer locates its errors (unterminated string, GUID or comment,
- * control byte) by line and column from the start of the body.  Find that
- * byte again, counting lines as the lexer does, so the error is reported
- * like every other one (after the header's 16 columns, or as an offset in
- * decompressed text).
+/* ---- tokens --------------------------------------------------------
+ *
+ * The tokens of the shared lexer (lexer.h) with this format's settings:
+ * punctuation "{}[],;", '#' comments where a token could start (a '#'
+ * inside a word is part of it), <GUID>s, "//" and block comments, double-
+ * quoted strings without escapes that end on their line.  Scanned here
+ * rather than by lex_next, because the lexer keeps every token's line and
+ * column, which this reader never needs: its errors are byte offsets,
+ * turned into line:col by x_tree_error only when one is reported.  The
+ * messages and the bytes they point at are the lexer's.
  */
-static int x_text_lex_failed(struct x_text *r)
+
+enum {
+	XC_WORD,        /* continues a word (and starts one) */
+	XC_SPACE,
+	XC_PUNCT,
+	XC_QUOTE,
+	XC_GUID,        /* '<' */
+	XC_SLASH,       /* a comment if "//" or a block comment's opening */
+	XC_HASH,        /* a comment where a token could start, else a word byte */
+	XC_CONTROL,
+};
+
+static const unsigned char x_text_class[256] = {
+	[0x00] = XC_CONTROL, [0x01] = XC_CONTROL, [0x02] = XC_CONTROL, [0x03] = XC_CONTROL,
+	[0x04] = XC_CONTROL, [0x05] = XC_CONTROL, [0x06] = XC_CONTROL, [0x07] = XC_CONTROL,
+	[0x08] = XC_CONTROL, [0x0e] = XC_CONTROL, [0x0f] = XC_CONTROL, [0x10] = XC_CONTROL,
+	[0x11] = XC_CONTROL, [0x12] = XC_CONTROL, [0x13] = XC_CONTROL, [0x14] = XC_CONTROL,
+	[0x15] = XC_CONTROL, [0x16] = XC_CONTROL, [0x17] = XC_CONTROL, [0x18] = XC_CONTROL,
+	[0x19] = XC_CONTROL, [0x1a] = XC_CONTROL, [0x1b] = XC_CONTROL, [0x1c] = XC_CONTROL,
+	[0x1d] = XC_CONTROL, [0x1e] = XC_CONTROL, [0x1f] = XC_CONTROL, [0x7f] = XC_CONTROL,
+	[' '] = XC_SPACE, ['\t'] = XC_SPACE, ['\n'] = XC_SPACE, ['\r'] = XC_SPACE,
+	['\v'] = XC_SPACE, ['\f'] = XC_SPACE,
+	['{'] = XC_PUNCT, ['}'] = XC_PUNCT, ['['] = XC_PUNCT, [']'] = XC_PUNCT,
+	[','] = XC_PUNCT, [';'] = XC_PUNCT,
+	['"'] = XC_QUOTE, ['<'] = XC_GUID, ['/'] = XC_SLASH, ['#'] = XC_HASH,
+};
+
+static bool x_text_comment_at(const char *p, const char *end)
 {
-	const char *body = r->t->body;
-	size_t len = r->t->body_len, i = 0;
-	uint32_t line = 1;
+	return p + 1 < end && (p[1] == '/' || p[1] == '*');
+}
 
-	if (!r->lex_diag.set)
-		return x_text_fail(r, (uint32_t)(r->lx.p - body), "unreadable text");
-	while (line < r->lex_diag.line && i < len) {
-		char c = body[i++];
+/* Past a line comment: to the line end, which is left to skip as space. */
+static const char *x_text_line_end(const char *p, const char *end)
+{
+	while (p < end && *p != '\n' && *p != '\r')
+		p++;
+	return p;
+}
 
-		if (c == '\n' || (c == '\r' && (i >= len || body[i] != '\n')))
-			line++;
+/* The next token into *tok, or -EINVAL with the error located. */
+static int x_text_scan(struct x_text *r, struct lex_token *tok)
+{
+	const char *p = r->p, *end = r->end, *start;
+	unsigned char c;
+
+	for (;;) {
+		if (p >= end) {
+			tok->kind = LEX_EOF;
+			tok->text = p;
+			tok->len = 0;
+			r->p = p;
+			return 0;
+		}
+		switch (x_text_class[(unsigned char)*p]) {
+		case XC_SPACE:
+			p++;
+			continue;
+		case XC_HASH:
+			p = x_text_line_end(p + 1, end);
+			continue;
+		case XC_SLASH:
+			if (p + 1 < end && p[1] == '/') {
+				p = x_text_line_end(p + 2, end);
+				continue;
+			}
+			if (p + 1 < end && p[1] == '*') {
+				start = p;
+				for (p += 2;; p++) {
+					if (p >= end)
+						return x_text_fail(r, (uint32_t)(start - r->t->body),
+								   "comment opened here is never closed");
+					if (*p == '*' && p + 1 < end && p[1] == '/')
+						break;
+				}
+				p += 2;
+				continue;
+			}
+			break;
+		default:
+			break;
+		}
+		break;
 	}
-	i += r->lex_diag.col - 1;
-	return x_text_fail(r, (uint32_t)(i < len ? i : len), "%s", r->lex_diag.msg);
+	start = p;
+	c = (unsigned char)*p;
+	switch (x_text_class[c]) {
+	case XC_CONTROL:
+		r->p = p;
+		return x_text_fail(r, (uint32_t)(p - r->t->body),
+				   "unexpected control byte 0x%02x (is this a text file?)", c);
+	case XC_PUNCT:
+		tok->kind = LEX_PUNCT;
+		tok->text = p;
+		tok->len = 1;
+		r->p = p + 1;
+		return 0;
+	case XC_QUOTE:
+		for (p++; p < end && *p != '"' && *p != '\n' && *p != '\r'; p++) {
+			c = (unsigned char)*p;
+			/* A NUL would silently cut the name short once copied. */
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return x_text_fail(r, (uint32_t)(p - r->t->body),
+						   "unexpected control byte 0x%02x in a string", c);
+		}
+		if (p >= end || *p != '"')
+			return x_text_fail(r, (uint32_t)(start - r->t->body),
+					   "string opened here is not closed on its line");
+		tok->kind = LEX_STRING;
+		tok->text = start + 1;
+		tok->len = (size_t)(p - start - 1);
+		r->p = p + 1;
+		return 0;
+	case XC_GUID:
+		for (p++; p < end && *p != '>' && *p != '\n' && *p != '\r'; p++)
+			;
+		if (p >= end || *p != '>')
+			return x_text_fail(r, (uint32_t)(start - r->t->body),
+					   "GUID opened here is not closed on its line");
+		tok->kind = LEX_GUID;
+		tok->text = start + 1;
+		tok->len = (size_t)(p - start - 1);
+		r->p = p + 1;
+		return 0;
+	default:
+		break;
+	}
+	/* A word: its first byte, then every byte up to one that ends it. */
+	for (p++; p < end; p++) {
+		unsigned k = x_text_class[(unsigned char)*p];
+
+		if (k == XC_WORD || k == XC_HASH || (k == XC_SLASH && !x_text_comment_at(p, end)))
+			continue;
+		break;
+	}
+	tok->kind = LEX_WORD;
+	tok->text = start;
+	tok->len = (size_t)(p - start);
+	r->p = p;
+	return 0;
 }
 
 /* Make sure ahead[k] holds a token. */
-static int x_text_fill(struct x_text *r, unsigned k)
+static inline int x_text_fill(struct x_text *r, unsigned k)
 {
 	while (r->n_ahead <= k) {
-		if (lex_next(&r->lx, &r->ahead[r->n_ahead]) < 0)
-			return x_text_lex_failed(r);
+		if (x_text_scan(r, &r->ahead[r->n_ahead]) < 0)
+			return -EINVAL;
 		r->n_ahead++;
 	}
 	return 0;
 }
 
-static void x_text_drop(struct x_text *r, unsigned n)
+static inline void x_text_drop(struct x_text *r, unsigned n)
 {
-	memmove(r->ahead, r->ahead + n, (r->n_ahead - n) * sizeof r->ahead[0]);
-	r->n_ahead -= n;
+	unsigned left = r->n_ahead - n;
+
+	for (unsigned i = 0; i < left && i + n < X_TEXT_AHEAD; i++)
+		r->ahead[i] = r->ahead[i + n];
+	r->n_ahead = left;
 }
 
 /* ---- numbers ------------------------------------------------------ */
@@ -175,6 +303,16 @@ static enum x_text_number x_text_int(const char *s, size_t len, int64_t *out)
 		neg = *p++ == '-';
 	if (p == end)
 		return X_NUM_NONE;
+	/* Up to 18 digits cannot overflow: no range check per digit. */
+	if (end - p <= 18) {
+		for (; p < end; p++) {
+			if (!x_text_digit(*p))
+				return X_NUM_NONE;
+			v = v * 10 + (unsigned)(*p - '0');
+		}
+		*out = neg ? -(int64_t)v : (int64_t)v;
+		return X_NUM_INT;
+	}
 	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; p < end; p++) {
 		unsigned d;
@@ -270,81 +408,21 @@ static bool x_text_special(const char *s, size_t len, double *out)
 	return true;
 }
 
-/*
- * [+-](digits[.digits] | .digits)[(e|E)[+-]digits].  Clinger's fast path
- * when the significant digits fit in 2^53 and the power of ten in 10^22
- * (one exact IEEE operation, the correctly rounded double), strtod on a
- * NUL-terminated copy otherwise.  Underflow to zero or a subnormal is
- * accepted; overflow is X_NUM_FLOAT_RANGE.
- */
+/* [+-](digits[.digits] | .digits)[(e|E)[+-]digits] (decimal.h: strtod's
+ * double, without strtod for ordinary numbers).  Underflow to zero or a
+ * subnormal is accepted; overflow is X_NUM_FLOAT_RANGE. */
 static enum x_text_number x_text_float(const char *s, size_t len, double *out)
 {
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
-	const char *p = s, *end = s + len;
-	bool neg = false, fast = true;
-	uint64_t mant = 0;
-	int64_t exp10 = 0, e = 0;
-	size_t digits = 0, sig = 0, edigits = 0;
-	char buf[64], *copy;
-	double v;
-
-	if (p < end && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	for (bool frac = false;; p++) {
-		if (p < end && *p == '.' && !frac) {
-			frac = true;
-			continue;
-		}
-		if (p >= end || !x_text_digit(*p))
-			break;
-		digits++;
-		if (frac)
-			exp10--;
-		if (mant == 0 && *p == '0')
-			continue;       /* leading zeros carry no digits */
-		if (++sig > 19)
-			fast = false;
-		else
-			mant = mant * 10 + (uint64_t)(*p - '0');
-	}
-	if (digits == 0)
-		return X_NUM_NONE;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		bool eneg = false;
-
-		if (++p < end && (*p == '-' || *p == '+'))
-			eneg = *p++ == '-';
-		for (; p < end && x_text_digit(*p); p++, edigits++)
-			if (e < 100000)
-				e = e * 10 + (*p - '0');
-		if (edigits == 0)
-			return X_NUM_NONE;
-		exp10 += eneg ? -e : e;
-	}
-	if (p != end)
-		return X_NUM_NONE;
-	if (fast && mant <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
-		v = (double)mant;
-		v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
-		*out = neg ? -v : v;
+	switch (decimal_parse(s, len, out)) {
+	case DECIMAL_OK:
 		return X_NUM_FLOAT;
-	}
-	copy = len < sizeof buf ? buf : malloc(len + 1);
-	if (copy == NULL)
-		return X_NUM_NOMEM;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	/* The syntax is checked: strtod reads all of it. */
-	v = strtod(copy, NULL);
-	if (copy != buf)
-		free(copy);
-	if (isinf(v))
+	case DECIMAL_RANGE:
 		return X_NUM_FLOAT_RANGE;
-	*out = v;
-	return X_NUM_FLOAT;
+	case DECIMAL_NOMEM:
+		return X_NUM_NOMEM;
+	default:
+		return X_NUM_NONE;
+	}
 }
 
 /* What a token is as a value: an integer (*i), a float (*f), out of range,
@@ -645,10 +723,10 @@ static int x_text_body(struct x_text *r)
 			x_text_drop(r, 1);
 			break;
 		case LEX_PUNCT:
-			if (lex_is_punct(tok, ',') || lex_is_punct(tok, ';')) {
+			if (tok->text[0] == ',' || tok->text[0] == ';') {
 				x_text_drop(r, 1);
 				rc = 0;
-			} else if (lex_is_punct(tok, '}')) {
+			} else if (tok->text[0] == '}') {
 				rc = x_build_close(r->b, x_text_pos(r, tok));
 				x_text_drop(r, 1);
 			} else if (lex_is_punct(tok, '{')) {
@@ -684,12 +762,13 @@ int x_text_read(struct x_tree *t, struct diag *d)
 		return x_text_fail(&r, 0, "%zu bytes of text: positions are 32-bit", len);
 	while (len > 0 && t->body[len - 1] == '\0')
 		len--;
-	lex_init(&r.lx, t->body, len, X_TEXT_PUNCTS, X_TEXT_FLAGS, &r.lex_diag);
+	r.p = t->body;
+	r.end = t->body + len;
 	rc = x_build_begin(&r.b, t, d);
 	if (rc == 0)
 		rc = x_text_body(&r);
 	x_build_abort(r.b);
 	if (rc == -ENOMEM)
-		x_tree_error(t, d, (uint32_t)(r.lx.p - t->body), "out of memory");
+		x_tree_error(t, d, (uint32_t)(r.p - t->body), "out of memory");
 	return rc;
 }

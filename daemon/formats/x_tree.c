@@ -2,27 +2,148 @@
  * x_tree.c - the .x object tree: its arena, the builder the readers drive,
  * and locating errors in the body.
  *
- * Objects, finished value arrays, child arrays and strings live in an arena
- * freed at once with the tree: a mesh of 100,000 numbers is one block, not
- * 100,000 allocations.  While an object is open its values and children
- * grow in scratch arrays kept per depth, reused by the next object at that
- * depth, and are copied to the arena at its exact size when it closes.
+ * Objects, finished value arrays, child arrays, strings and a compressed
+ * file's inflated body live in an arena freed at once with the tree: a
+ * mesh of 100,000 numbers is one block, not 100,000 allocations.  While
+ * objects are open their values and children grow on two stacks (a child
+ * object's values sit above its parent's until it closes), and are copied
+ * to the arena at their exact size when their object closes.
+ *
+ * Memory kept between loads.  A load of a big file touches tens of
+ * megabytes (24 bytes a value, twice: on the stack, then in the arena).
+ * Freed, memory that size goes back to the kernel (glibc maps big blocks
+ * and unmaps them on free, and trims the heap), so the next load faults
+ * every page in again: thousands of minor faults and milliseconds of
+ * system time a load, more than the parsing itself for a compressed file.
+ * So each thread keeps the blocks of the trees it freed and its builder's
+ * stacks for its next load, up to X_CACHE_MAX and X_STACK_MAX bytes; what
+ * is beyond is freed as before.  The price is that memory (at most the
+ * caps, per thread that ever parsed a .x) staying allocated while the
+ * thread lives; it is freed when the thread exits.
  */
 #include "daemon/formats/x_tree.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define X_ARENA_BLOCK (64u * 1024u)
+/* Arena bytes a thread keeps for its next tree. */
+#define X_CACHE_MAX (64u * 1024u * 1024u)
+/* Bytes of builder stacks a thread keeps for its next load. */
+#define X_STACK_MAX (32u * 1024u * 1024u)
 
 struct x_arena_block {
 	struct x_arena_block *next;
 	size_t used, size;
 	max_align_t data[];
 };
+
+/* ---- memory kept between loads, per thread ------------------------ */
+
+struct x_cache {
+	struct x_arena_block *blocks;   /* free blocks, for the next tree */
+	size_t bytes;                   /* their sizes added up */
+	struct x_builder *builder;      /* a free builder, its stacks allocated */
+};
+
+static _Thread_local struct x_cache *x_cache_tls;
+static pthread_key_t x_cache_key;
+static pthread_once_t x_cache_once = PTHREAD_ONCE_INIT;
+static int x_cache_key_ok;
+
+static void x_builder_destroy(struct x_builder *b);
+
+/* At thread exit (pthread_key_create's destructor). */
+static void x_cache_destroy(void *p)
+{
+	struct x_cache *c = p;
+
+	while (c->blocks != NULL) {
+		struct x_arena_block *next = c->blocks->next;
+
+		free(c->blocks);
+		c->blocks = next;
+	}
+	if (c->builder != NULL)
+		x_builder_destroy(c->builder);
+	free(c);
+	x_cache_tls = NULL;
+}
+
+static void x_cache_key_init(void)
+{
+	x_cache_key_ok = pthread_key_create(&x_cache_key, x_cache_destroy) == 0;
+}
+
+/* This thread's cache, made on first use; NULL (keep nothing) if it
+ * cannot be. */
+static struct x_cache *x_cache_get(void)
+{
+	struct x_cache *c = x_cache_tls;
+
+	if (c != NULL)
+		return c;
+	if (pthread_once(&x_cache_once, x_cache_key_init) != 0 || !x_cache_key_ok)
+		return NULL;
+	c = calloc(1, sizeof *c);
+	if (c == NULL)
+		return NULL;
+	if (pthread_setspecific(x_cache_key, c) != 0) {
+		free(c);
+		return NULL;
+	}
+	x_cache_tls = c;
+	return c;
+}
+
+/* A block of at least `size` bytes: the smallest kept one that fits, or a
+ * new one. */
+static struct x_arena_block *x_block_get(size_t size)
+{
+	struct x_cache *c = x_cache_tls;
+	struct x_arena_block *b, **best = NULL;
+
+	if (c != NULL) {
+		for (struct x_arena_block **pp = &c->blocks; *pp != NULL; pp = &(*pp)->next)
+			if ((*pp)->size >= size && (best == NULL || (*pp)->size < (*best)->size))
+				best = pp;
+	}
+	if (best != NULL) {
+		b = *best;
+		*best = b->next;
+		c->bytes -= b->size;
+	} else {
+		if (size > SIZE_MAX - sizeof *b)
+			return NULL;
+		b = malloc(sizeof *b + size);
+		if (b == NULL)
+			return NULL;
+		b->size = size;
+	}
+	b->used = 0;
+	b->next = NULL;
+	return b;
+}
+
+/* Keep a tree's block for the next one, or free it. */
+static void x_block_put(struct x_arena_block *b)
+{
+	struct x_cache *c = x_cache_get();
+
+	if (c != NULL && b->size <= X_CACHE_MAX - c->bytes) {
+		b->next = c->blocks;
+		c->blocks = b;
+		c->bytes += b->size;
+	} else {
+		free(b);
+	}
+}
+
+/* ------------------------------------------------------------------- */
 
 static void *x_arena_alloc(struct x_tree *t, size_t n)
 {
@@ -32,16 +153,12 @@ static void *x_arena_alloc(struct x_tree *t, size_t n)
 	if (need < n)
 		return NULL;
 	if (b == NULL || b->size - b->used < need) {
-		size_t size = need > X_ARENA_BLOCK ? need : X_ARENA_BLOCK;
-
-		b = malloc(sizeof *b + size);
+		b = x_block_get(need > X_ARENA_BLOCK ? need : X_ARENA_BLOCK);
 		if (b == NULL)
 			return NULL;
-		b->size = size;
-		b->used = 0;
 		/* A block bigger than the standard one goes behind the current
 		 * one, so the current block's free space is not wasted. */
-		if (t->arena != NULL && size > X_ARENA_BLOCK) {
+		if (t->arena != NULL && b->size > X_ARENA_BLOCK) {
 			b->next = t->arena->next;
 			t->arena->next = b;
 		} else {
@@ -51,6 +168,11 @@ static void *x_arena_alloc(struct x_tree *t, size_t n)
 	}
 	b->used += need;
 	return (char *)b->data + b->used - need;
+}
+
+void *x_tree_alloc(struct x_tree *t, size_t n)
+{
+	return x_arena_alloc(t, n);
 }
 
 static char *x_arena_str(struct x_tree *t, const char *s, size_t len)
@@ -72,7 +194,7 @@ void x_tree_free(struct x_tree *t)
 	while (b != NULL) {
 		struct x_arena_block *next = b->next;
 
-		free(b);
+		x_block_put(b);
 		b = next;
 	}
 	free(t->owned_body);
@@ -125,13 +247,11 @@ int x_tree_verror(const struct x_tree *t, struct diag *d, uint32_t pos, const ch
 
 /* ------------------------------------------------------------------- */
 
-/* An object being built, with the scratch arrays of its depth. */
+/* An object being built: where its values and children start on the
+ * stacks. */
 struct x_open {
 	struct x_object *obj;
-	struct x_value *values;
-	uint32_t value_count, value_cap;
-	struct x_object **children;
-	uint32_t child_count, child_cap;
+	uint32_t value_base, child_base;
 };
 
 struct x_builder {
@@ -139,30 +259,62 @@ struct x_builder {
 	struct diag *d;
 	uint32_t depth;                 /* objects open */
 	struct x_open open[X_MAX_DEPTH];
-	struct x_object **roots;
-	uint32_t root_count, root_cap;
+	/* The open objects' values and children, innermost on top; the
+	 * children at depth 0 are the roots. */
+	struct x_value *values;
+	uint32_t value_count, value_cap;
+	struct x_object **children;
+	uint32_t child_count, child_cap;
 };
 
 int x_build_begin(struct x_builder **out, struct x_tree *t, struct diag *d)
 {
-	struct x_builder *b = calloc(1, sizeof *b);
+	struct x_cache *c = x_cache_get();
+	struct x_builder *b = c != NULL ? c->builder : NULL;
 
-	if (b == NULL)
+	if (b != NULL)
+		c->builder = NULL;
+	else if ((b = calloc(1, sizeof *b)) == NULL)
 		return -ENOMEM;
 	b->t = t;
 	b->d = d;
+	b->depth = 0;
+	b->value_count = 0;
+	b->child_count = 0;
 	*out = b;
 	return 0;
 }
 
+static void x_builder_destroy(struct x_builder *b)
+{
+	free(b->values);
+	free(b->children);
+	free(b);
+}
+
+/* Keep the builder and its stacks (up to X_STACK_MAX) for the thread's
+ * next load. */
 static void x_build_free(struct x_builder *b)
 {
-	for (uint32_t i = 0; i < X_MAX_DEPTH; i++) {
-		free(b->open[i].values);
-		free(b->open[i].children);
+	struct x_cache *c = x_cache_get();
+
+	if (c == NULL || c->builder != NULL) {
+		x_builder_destroy(b);
+		return;
 	}
-	free(b->roots);
-	free(b);
+	if ((size_t)b->value_cap * sizeof *b->values > X_STACK_MAX) {
+		free(b->values);
+		b->values = NULL;
+		b->value_cap = 0;
+	}
+	if ((size_t)b->child_cap * sizeof *b->children > X_STACK_MAX) {
+		free(b->children);
+		b->children = NULL;
+		b->child_cap = 0;
+	}
+	b->t = NULL;
+	b->d = NULL;
+	c->builder = b;
 }
 
 void x_build_abort(struct x_builder *b)
@@ -186,7 +338,7 @@ static int x_grow(void **arr, uint32_t count, uint32_t *cap, size_t size)
 		return 0;
 	if (*cap >= UINT32_MAX / 2)
 		return -ENOMEM;
-	n = *cap ? *cap * 2 : 16;
+	n = *cap ? *cap * 2 : 256;
 	p = realloc(*arr, (size_t)n * size);
 	if (p == NULL)
 		return -ENOMEM;
@@ -198,23 +350,10 @@ static int x_grow(void **arr, uint32_t count, uint32_t *cap, size_t size)
 /* Append a finished object to the innermost open one, or to the roots. */
 static int x_build_attach(struct x_builder *b, struct x_object *obj)
 {
-	struct x_object ***arr;
-	uint32_t *count, *cap;
-
-	if (b->depth == 0) {
-		arr = &b->roots;
-		count = &b->root_count;
-		cap = &b->root_cap;
-	} else {
-		struct x_open *o = &b->open[b->depth - 1];
-
-		arr = &o->children;
-		count = &o->child_count;
-		cap = &o->child_cap;
-	}
-	if (x_grow((void **)arr, *count, cap, sizeof **arr) < 0)
+	if (b->child_count >= b->child_cap &&
+	    x_grow((void **)&b->children, b->child_count, &b->child_cap, sizeof *b->children) < 0)
 		return -ENOMEM;
-	(*arr)[(*count)++] = obj;
+	b->children[b->child_count++] = obj;
 	b->t->object_count++;
 	return 0;
 }
@@ -240,8 +379,8 @@ int x_build_open(struct x_builder *b, const char *type, size_t type_len, const c
 	obj->depth = b->depth;
 	o = &b->open[b->depth++];
 	o->obj = obj;
-	o->value_count = 0;
-	o->child_count = 0;
+	o->value_base = b->value_count;
+	o->child_base = b->child_count;
 	return 0;
 }
 
@@ -259,19 +398,37 @@ int x_build_guid(struct x_builder *b, const uint8_t guid[16])
 
 static struct x_value *x_build_value(struct x_builder *b, uint32_t pos)
 {
-	struct x_open *o;
 	struct x_value *v;
 
 	if (b->depth == 0) {
 		x_tree_error(b->t, b->d, pos, "a value outside any object");
 		return NULL;
 	}
-	o = &b->open[b->depth - 1];
-	if (x_grow((void **)&o->values, o->value_count, &o->value_cap, sizeof *o->values) < 0)
+	if (b->value_count >= b->value_cap &&
+	    x_grow((void **)&b->values, b->value_count, &b->value_cap, sizeof *b->values) < 0)
 		return NULL;
-	v = &o->values[o->value_count++];
+	v = &b->values[b->value_count++];
 	v->pos = pos;
 	b->t->value_count++;
+	return v;
+}
+
+struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos)
+{
+	struct x_value *v;
+
+	if (b->depth == 0) {
+		x_tree_error(b->t, b->d, pos, "a value outside any object");
+		return NULL;
+	}
+	if (n > UINT32_MAX - b->value_count)
+		return NULL;
+	while (b->value_cap - b->value_count < n)
+		if (x_grow((void **)&b->values, b->value_cap, &b->value_cap, sizeof *b->values) < 0)
+			return NULL;
+	v = &b->values[b->value_count];
+	b->value_count += n;
+	b->t->value_count += n;
 	return v;
 }
 
@@ -347,26 +504,32 @@ int x_build_close(struct x_builder *b, uint32_t pos)
 {
 	struct x_open *o;
 	struct x_object *obj;
+	uint32_t nv, nc;
 
 	if (b->depth == 0) {
 		return x_tree_error(b->t, b->d, pos, "'}' closes nothing");
 	}
 	o = &b->open[b->depth - 1];
 	obj = o->obj;
-	if (o->value_count > 0) {
-		obj->values = x_arena_alloc(b->t, (size_t)o->value_count * sizeof *obj->values);
+	nv = b->value_count - o->value_base;
+	nc = b->child_count - o->child_base;
+	if (nv > 0) {
+		obj->values = x_arena_alloc(b->t, (size_t)nv * sizeof *obj->values);
 		if (obj->values == NULL)
 			return -ENOMEM;
-		memcpy(obj->values, o->values, (size_t)o->value_count * sizeof *obj->values);
-		obj->value_count = o->value_count;
+		memcpy(obj->values, b->values + o->value_base, (size_t)nv * sizeof *obj->values);
+		obj->value_count = nv;
 	}
-	if (o->child_count > 0) {
-		obj->children = x_arena_alloc(b->t, (size_t)o->child_count * sizeof *obj->children);
+	if (nc > 0) {
+		obj->children = x_arena_alloc(b->t, (size_t)nc * sizeof *obj->children);
 		if (obj->children == NULL)
 			return -ENOMEM;
-		memcpy(obj->children, o->children, (size_t)o->child_count * sizeof *obj->children);
-		obj->child_count = o->child_count;
+		memcpy(obj->children, b->children + o->child_base,
+		       (size_t)nc * sizeof *obj->children);
+		obj->child_count = nc;
 	}
+	b->value_count = o->value_base;
+	b->child_count = o->child_base;
 	b->depth--;
 	return x_build_attach(b, obj);
 }
@@ -384,13 +547,13 @@ int x_build_finish(struct x_builder *b, uint32_t pos)
 		x_tree_error(t, b->d, open->pos, "%s%s%s is never closed: the file ends before its '}'",
 			     open->type, open->name ? " " : "", open->name ? open->name : "");
 		rc = -EINVAL;
-	} else if (b->root_count > 0) {
-		t->roots = x_arena_alloc(t, (size_t)b->root_count * sizeof *t->roots);
+	} else if (b->child_count > 0) {
+		t->roots = x_arena_alloc(t, (size_t)b->child_count * sizeof *t->roots);
 		if (t->roots == NULL) {
 			rc = -ENOMEM;
 		} else {
-			memcpy(t->roots, b->roots, (size_t)b->root_count * sizeof *t->roots);
-			t->root_count = b->root_count;
+			memcpy(t->roots, b->children, (size_t)b->child_count * sizeof *t->roots);
+			t->root_count = b->child_count;
 		}
 	}
 	x_build_free(b);

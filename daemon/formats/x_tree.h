@@ -90,7 +90,9 @@ struct x_tree {
 	uint32_t object_count;  /* every object and reference, all depths */
 	uint64_t value_count;   /* every member value */
 	/* The body the positions refer to: the file after its header, once
-	 * decompressed; owned by the tree when it was decompressed. */
+	 * decompressed; in the tree's arena when it was decompressed by
+	 * x_parse, or in owned_body (freed with the tree) for a caller that
+	 * hands the tree a body of its own. */
 	const char *body;
 	size_t body_len;
 	char *owned_body;
@@ -134,6 +136,11 @@ int x_build_guid(struct x_builder *b, const uint8_t guid[16]);
 int x_build_int(struct x_builder *b, int64_t v, uint32_t pos);
 int x_build_float(struct x_builder *b, double v, uint32_t pos);
 int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos);
+/* n member values at once (a binary list): room for them on the innermost
+ * open object, which the caller fills in, kind and pos included.  NULL
+ * with the diag set (at pos) outside any object, or on -ENOMEM (diag not
+ * set). */
+struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos);
 /* A reference inside the innermost open object: by name (name_len > 0),
  * by GUID (guid != NULL), or both. */
 int x_build_reference(struct x_builder *b, const char *name, size_t name_len,
@@ -146,5 +153,10 @@ uint32_t x_build_depth(const struct x_builder *b);
 int x_build_finish(struct x_builder *b, uint32_t pos);
 /* Give up (after an error): frees the builder; the caller frees the tree. */
 void x_build_abort(struct x_builder *b);
+
+/* n bytes (16-byte aligned) in t's arena, freed with the tree; NULL when
+ * out of memory.  What the readers put beside the tree (an inflated
+ * body). */
+void *x_tree_alloc(struct x_tree *t, size_t n);
 
 #endif

@@ -128,9 +128,18 @@ static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, ui
 				return -EINVAL;
 		}
 		for (uint32_t k = 0; k < n; k++) {
+			const struct x_value *iv = &r->o->values[r->next];
 			uint32_t idx;
-			uint32_t pos = x_reader_pos(r);
+			uint32_t pos;
 
+			/* The common case read in place; anything else through
+			 * x_read_uint and its messages.  The count was checked
+			 * against the values left: all n are there. */
+			if (iv->kind == X_VALUE_INT && iv->v.i >= 0 && iv->v.i < (int64_t)limit) {
+				r->next++;
+				continue;
+			}
+			pos = x_reader_pos(r);
 			if (x_read_uint(r, "a face index", UINT32_MAX, &idx) < 0)
 				return -EINVAL;
 			if (idx >= limit)
@@ -633,11 +642,12 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 	me->triangle_count = s->triangle_count;
 	count = calloc((size_t)n + 1, sizeof *count);
 	me->first_influence = malloc(((size_t)n + 1) * sizeof *me->first_influence);
-	me->triangles = malloc(((size_t)s->triangle_count + 1) * sizeof *me->triangles);
+	/* The triangles and uvs as read become the mesh's: moved, not copied. */
+	me->triangles = s->triangles;
+	s->triangles = NULL;
 	if (me->name == NULL || (s->material && me->material == NULL) || count == NULL ||
 	    me->first_influence == NULL || me->triangles == NULL)
 		goto out;
-	memcpy(me->triangles, s->triangles, (size_t)s->triangle_count * sizeof *me->triangles);
 	for (uint32_t k = 0; k < s->weight_count; k++)
 		count[s->w_vertex[k]]++;
 	for (uint32_t v = 0; v < n; v++) {
@@ -671,12 +681,8 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 				in->normal = s->normals[v];
 		}
 	}
-	if (s->uvs != NULL) {
-		me->uvs = malloc(((size_t)n + 1) * sizeof *me->uvs);
-		if (me->uvs == NULL)
-			goto out;
-		memcpy(me->uvs, s->uvs, (size_t)n * sizeof *me->uvs);
-	}
+	me->uvs = s->uvs;
+	s->uvs = NULL;
 	rc = x_mesh_take_extras(s, me);
 out:
 	free(count);

@@ -7,7 +7,9 @@
  * ../shared/testdata (skipped, with a message, when it is absent); M2 on a
  * model from the tests' writer (120 bones stored children first, 60
  * sequences, 10 keys per sequence in each of 360 tracks), parsed from
- * memory.  Median of several runs; prints figures only.
+ * memory; the .x text reader's decimal numbers (decimal_parse) beside
+ * strtod on the same strings, ns per number.  Median of several runs;
+ * prints figures only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "daemon/assets/asset.h"
+#include "daemon/formats/decimal.h"
 #include "daemon/formats/m2.h"
 #include "daemon/formats/md5.h"
 #include "daemon/formats/x.h"
@@ -153,6 +156,57 @@ static void bench_m2(int load)
 	m2w_file_free(&f);
 }
 
+/* Where the benchmarks' results go, so the compiler keeps the work. */
+static volatile double bench_sink;
+
+/* decimal_parse beside strtod (on a NUL-terminated copy, as a reader
+ * without its own must make) on numbers as exporters write them: %.6f of
+ * model-sized values, the kind tiny.x is made of. */
+static void bench_decimal(void)
+{
+	enum { N = 4096 };
+	static char text[N][24];
+	static size_t lens[N];
+	double runs[2][9], sink = 0;
+	uint64_t seed = 12345;
+
+	for (int i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		lens[i] = (size_t)snprintf(text[i], sizeof text[i], "%.6f",
+					   ((double)(seed >> 33) / (double)(1u << 31) - 0.5) * 200.0);
+	}
+	for (int r = 0; r < 9; r++) {
+		for (int which = 0; which < 2; which++) {
+			double t0 = now_s(), t;
+			long n = 0;
+
+			do {
+				for (int i = 0; i < N; i++) {
+					double v = 0;
+
+					if (which == 0) {
+						decimal_parse(text[i], lens[i], &v);
+					} else {
+						char copy[32];
+
+						memcpy(copy, text[i], lens[i] + 1);
+						v = strtod(copy, NULL);
+					}
+					sink += v;
+				}
+				n += N;
+				t = now_s() - t0;
+			} while (t < 0.05);
+			runs[which][r] = t / (double)n * 1e9;
+		}
+	}
+	qsort(runs[0], 9, sizeof runs[0][0], cmp_d);
+	qsort(runs[1], 9, sizeof runs[1][0], cmp_d);
+	bench_sink = sink;
+	printf("%-38s %7.1f ns/number (strtod %.1f ns: %.1fx)\n", "x text decimal_parse (%.6f numbers)",
+	       runs[0][4], runs[1][4], runs[1][4] / runs[0][4]);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/animd-bench-parse-XXXXXX", path[256];
@@ -177,6 +231,7 @@ int main(void)
 	if (testdata_dir() == NULL)
 		return 0;
 	printf("== .x parsing (real files from ../shared/testdata/x)\n");
+	bench_decimal();
 	snprintf(path, sizeof path, "%s", testdata_path("x/dxsdk/tiny.x"));
 	bench_file(path, "x text (tiny.x) parse", PARSE_ONLY);
 	bench_file(path, "x text (tiny.x) parse + import", LOAD);

@@ -1,0 +1,110 @@
+/*
+ * decimal.c - decimal text to double, strtod's result without strtod for
+ * the numbers files are made of (decimal.h).
+ *
+ * The fast path is Clinger's: with the significant digits m <= 2^53 and a
+ * power of ten 10^k with |k| <= 22, both m and 10^k are exact doubles and
+ * m * 10^k (or m / 10^-k) is one correctly rounded IEEE operation, which
+ * is the correctly rounded value of the decimal, i.e. strtod's.  This
+ * needs the FPU to round to nearest in double precision (x86-64's SSE
+ * does; x87 extended precision would double-round).
+ */
+#include "daemon/formats/decimal.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest number copied on the stack for strtod; longer ones are malloc'd. */
+#define DECIMAL_STACK 64
+
+static const double decimal_pow10[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* The syntax is checked: strtod reads the whole copy. */
+static enum decimal_result decimal_slow(const char *s, size_t len, double *out)
+{
+	char buf[DECIMAL_STACK], *copy = len < sizeof buf ? buf : malloc(len + 1);
+	double v;
+
+	if (copy == NULL)
+		return DECIMAL_NOMEM;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	v = strtod(copy, NULL);
+	if (copy != buf)
+		free(copy);
+	if (isinf(v))
+		return DECIMAL_RANGE;
+	*out = v;
+	return DECIMAL_OK;
+}
+
+static inline bool decimal_digit(char c)
+{
+	return (unsigned)(c - '0') < 10u;
+}
+
+enum decimal_result decimal_parse(const char *s, size_t len, double *out)
+{
+	const char *p = s, *end = s + len;
+	bool neg = false, fast = true;
+	uint64_t mant = 0;
+	int64_t exp10 = 0;
+	size_t digits = 0, sig = 0;
+	double v;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	/* Leading zeros carry no significant digit. */
+	for (; p < end && *p == '0'; p++)
+		digits++;
+	for (; p < end && decimal_digit(*p); p++, digits++) {
+		if (++sig > 19)
+			fast = false;
+		else
+			mant = mant * 10 + (uint64_t)(*p - '0');
+	}
+	/* Dropped integer digits still scale the value: strtod has them. */
+	if (p < end && *p == '.') {
+		p++;
+		if (mant == 0)
+			for (; p < end && *p == '0'; p++, digits++)
+				exp10--;
+		for (; p < end && decimal_digit(*p); p++, digits++) {
+			exp10--;
+			if (++sig > 19)
+				fast = false;
+			else
+				mant = mant * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	if (digits == 0)
+		return DECIMAL_NONE;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+		size_t edigits = 0;
+		int64_t e = 0;
+
+		if (++p < end && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		for (; p < end && decimal_digit(*p); p++, edigits++)
+			if (e < 100000)
+				e = e * 10 + (*p - '0');
+		if (edigits == 0)
+			return DECIMAL_NONE;
+		exp10 += eneg ? -e : e;
+	}
+	if (p != end)
+		return DECIMAL_NONE;
+	if (!fast || mant > (UINT64_C(1) << 53) || exp10 < -22 || exp10 > 22)
+		return decimal_slow(s, len, out);
+	v = (double)mant;
+	v = exp10 < 0 ? v / decimal_pow10[-exp10] : v * decimal_pow10[exp10];
+	*out = neg ? -v : v;
+	return DECIMAL_OK;
+}

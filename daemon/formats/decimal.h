@@ -1,0 +1,29 @@
+/*
+ * decimal.h - decimal numbers as text to the double strtod would give.
+ *
+ * One job: read "[+-](digits[.digits] | .digits)[(e|E)[+-]digits]", all of
+ * the given bytes and nothing else, into the correctly rounded double.  An
+ * ordinary number (at most 19 significant digits, a value that is an exact
+ * integer below 2^53 times or divided by an exact power of ten up to
+ * 10^22) never reaches strtod: one IEEE multiplication or division of two
+ * exact doubles is correctly rounded, so it is bit for bit what strtod
+ * returns (and what a float cast of it is).  Everything else -- long
+ * mantissas, large exponents, values needing more than 53 bits -- goes to
+ * strtod on a NUL-terminated copy.  Hex floats, inf and nan are not
+ * decimals here: the caller spells those out itself.
+ */
+#ifndef ANIMD_DECIMAL_H
+#define ANIMD_DECIMAL_H
+
+#include <stddef.h>
+
+enum decimal_result {
+	DECIMAL_OK,             /* *out holds the value (underflow to 0 or a subnormal included) */
+	DECIMAL_NONE,           /* the text is not a decimal number */
+	DECIMAL_RANGE,          /* a decimal, but beyond a double: *out untouched */
+	DECIMAL_NOMEM,          /* a very long number and no memory for its copy */
+};
+
+enum decimal_result decimal_parse(const char *s, size_t len, double *out);
+
+#endif
