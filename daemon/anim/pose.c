@@ -454,8 +454,10 @@ pose_forward_avx2(const struct skeleton *s, const struct transform *local, const
 				cur = rows8_mul(cur, &model[j]);
 			else if (p >= 0 && (uint32_t)p < j)
 				cur = rows8_mul(rows8_load(&model[p]), &model[j]);
-			else
+			else {
+				cur = rows8_load(&model[j]);
 				continue;
+			}
 			rows8_store(&model[j], cur);
 		}
 		return;
