@@ -297,6 +297,7 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		asset_free(a);
 		return rc;
 	}
+	asset_memory(a, &a->memory);
 	*out = a;
 	return 0;
 }

@@ -32,6 +32,26 @@ enum asset_format {
 /* Largest file we read unless the caller says otherwise. */
 #define ASSET_DEFAULT_MAX_BYTES (256u << 20)
 
+/*
+ * What an asset's runtime representation holds in memory, by part: the
+ * bytes asked of malloc for every allocation it owns, exactly (the
+ * allocator's overhead and rounding are not counted; nor is the file,
+ * which is not kept).  Each part counts its objects (skeleton_bytes,
+ * clip_bytes, mesh_bytes, camera_track_bytes, emitter_bytes) with the
+ * asset's arrays that list them.
+ */
+struct asset_memory {
+	uint64_t skeleton;      /* the skeleton; M2: with its joints' info */
+	uint64_t clips;         /* every clip, the clip list; M2: the sequences'
+				   info, the global sequences and their keys,
+				   which the clips share */
+	uint64_t meshes;        /* every mesh and the mesh list */
+	uint64_t camera;        /* md5camera */
+	uint64_t emitters;      /* M2: the emitters (their tracks are in clips) */
+	uint64_t other;         /* the asset itself, its name and note */
+	uint64_t total;         /* the sum */
+};
+
 struct asset {
 	int refs;                       /* asset_ref / asset_unref; 1 after loading */
 	enum asset_format format;
@@ -65,27 +85,12 @@ struct asset {
 	int64_t *global_ns;                     /* their lengths */
 	void *shared_keys;                      /* keys every clip points at (owned) */
 	size_t shared_keys_bytes;               /* its size */
+
+	/* asset_memory's figures, worked out once loaded (the asset does not
+	 * change after): what the daemon's status adds up. */
+	struct asset_memory memory;
 };
 
-/*
- * What an asset's runtime representation holds in memory, by part: the
- * bytes asked of malloc for every allocation it owns, exactly (the
- * allocator's overhead and rounding are not counted; nor is the file,
- * which is not kept).  Each part counts its objects (skeleton_bytes,
- * clip_bytes, mesh_bytes, camera_track_bytes, emitter_bytes) with the
- * asset's arrays that list them.
- */
-struct asset_memory {
-	uint64_t skeleton;      /* the skeleton; M2: with its joints' info */
-	uint64_t clips;         /* every clip, the clip list; M2: the sequences'
-				   info, the global sequences and their keys,
-				   which the clips share */
-	uint64_t meshes;        /* every mesh and the mesh list */
-	uint64_t camera;        /* md5camera */
-	uint64_t emitters;      /* M2: the emitters (their tracks are in clips) */
-	uint64_t other;         /* the asset itself, its name and note */
-	uint64_t total;         /* the sum */
-};
 
 /* Format from the file name (extension, case-insensitive) and, for formats
  * that have one, the header bytes.  ASSET_FORMAT_UNKNOWN if neither says. */

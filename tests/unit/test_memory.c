@@ -253,6 +253,7 @@ static void check_parts(const struct asset *a)
 	asset_memory(a, &m);
 	assert_int_equal(m.total, m.skeleton + m.clips + m.meshes + m.camera + m.emitters + m.other);
 	assert_int_equal(m.total, asset_bytes(a));
+	assert_memory_equal(&a->memory, &m, sizeof m);  /* as the load worked it out */
 }
 
 /* ---- figures by hand ---------------------------------------------------- */
