@@ -322,7 +322,17 @@ typedef struct animc_status_info {
 	uint64_t instances;             /* every connection's */
 	uint64_t connections;           /* this one included */
 	uint64_t requests;
-	uint64_t memory_bytes;
+	uint64_t memory_bytes;          /* resident (the kernel's figure) */
+	/* What the daemon holds by kind, counted from its objects (status.memory
+	 * in PROTOCOL.md; 0 from a daemon that does not send it): */
+	struct {
+		uint64_t total;         /* the four below */
+		uint64_t assets;        /* the cache's live assets, by part: */
+		uint64_t skeletons, clips, meshes, cameras, emitters, other;
+		uint64_t streams;       /* shared-memory regions */
+		uint64_t instances;
+		uint64_t connections;
+	} memory;
 } animc_status_info;
 
 typedef struct animc_asset_summary {

@@ -19,7 +19,8 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 	static const char help[] =
 		"usage: animctl status [--json]\n"
 		"The daemon's version, pid, uptime, asset root, asset counts, instances (of\n"
-		"every connection), connections, requests served and resident memory.\n";
+		"every connection), connections, requests served, resident memory and what\n"
+		"the daemon holds by kind (assets by part, streams, instances, connections).\n";
 	animc_status_info *st;
 	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
 
@@ -51,6 +52,23 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		json_kuint(&j, "connections", st->connections);
 		json_kuint(&j, "requests", st->requests);
 		json_kuint(&j, "memory_bytes", st->memory_bytes);
+		json_key(&j, "memory");
+		json_obj(&j);
+		json_kuint(&j, "total", st->memory.total);
+		json_key(&j, "assets");
+		json_obj(&j);
+		json_kuint(&j, "total", st->memory.assets);
+		json_kuint(&j, "skeletons", st->memory.skeletons);
+		json_kuint(&j, "clips", st->memory.clips);
+		json_kuint(&j, "meshes", st->memory.meshes);
+		json_kuint(&j, "cameras", st->memory.cameras);
+		json_kuint(&j, "emitters", st->memory.emitters);
+		json_kuint(&j, "other", st->memory.other);
+		json_obj_end(&j);
+		json_kuint(&j, "streams", st->memory.streams);
+		json_kuint(&j, "instances", st->memory.instances);
+		json_kuint(&j, "connections", st->memory.connections);
+		json_obj_end(&j);
 		json_obj_end(&j);
 		json_end(&j);
 	} else {
@@ -66,6 +84,20 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		printf("requests     %" PRIu64 "\n", st->requests);
 		printf("memory       ");
 		print_bytes(st->memory_bytes);
+		printf(" resident, ");
+		print_bytes(st->memory.total);
+		printf(" held by kind:\n  assets       ");
+		print_bytes(st->memory.assets);
+		printf(" (skeletons %" PRIu64 ", clips %" PRIu64 ", meshes %" PRIu64 ", cameras %" PRIu64
+		       ", emitters %" PRIu64 ", other %" PRIu64 " bytes)\n", st->memory.skeletons,
+		       st->memory.clips, st->memory.meshes, st->memory.cameras, st->memory.emitters,
+		       st->memory.other);
+		printf("  streams      ");
+		print_bytes(st->memory.streams);
+		printf("\n  instances    ");
+		print_bytes(st->memory.instances);
+		printf("\n  connections  ");
+		print_bytes(st->memory.connections);
 		printf("\n");
 	}
 	animc_free(st);

@@ -65,7 +65,7 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 {
 	animc_status_info *s = ac_res_new(sizeof *s);
 	struct ac_parse p = { .res = s };
-	const msgpack_object *assets;
+	const msgpack_object *assets, *mem, *am;
 
 	(void)c;
 	if (s == NULL)
@@ -90,6 +90,23 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 	s->connections = ac_obj_u64(&p, r, "connections", 0);
 	s->requests = ac_obj_u64(&p, r, "requests", 0);
 	s->memory_bytes = ac_obj_u64(&p, r, "memory_bytes", 0);
+	mem = ac_obj_get(r, "memory");
+	if (mem != NULL && mem->type == MSGPACK_OBJECT_MAP) {
+		s->memory.total = ac_obj_u64(&p, mem, "total", 0);
+		s->memory.streams = ac_obj_u64(&p, mem, "streams", 0);
+		s->memory.instances = ac_obj_u64(&p, mem, "instances", 0);
+		s->memory.connections = ac_obj_u64(&p, mem, "connections", 0);
+		am = ac_obj_get(mem, "assets");
+		if (am != NULL && am->type == MSGPACK_OBJECT_MAP) {
+			s->memory.assets = ac_obj_u64(&p, am, "total", 0);
+			s->memory.skeletons = ac_obj_u64(&p, am, "skeletons", 0);
+			s->memory.clips = ac_obj_u64(&p, am, "clips", 0);
+			s->memory.meshes = ac_obj_u64(&p, am, "meshes", 0);
+			s->memory.cameras = ac_obj_u64(&p, am, "cameras", 0);
+			s->memory.emitters = ac_obj_u64(&p, am, "emitters", 0);
+			s->memory.other = ac_obj_u64(&p, am, "other", 0);
+		}
+	}
 	return p.err;
 }
 

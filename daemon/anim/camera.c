@@ -50,6 +50,15 @@ void camera_sample(const struct camera_track *c, int64_t t_ns, struct camera_fra
 	out->fov = a->fov + (b->fov - a->fov) * frac;
 }
 
+size_t camera_track_bytes(const struct camera_track *c)
+{
+	size_t n = sizeof *c;
+
+	n += c->cuts != NULL ? (c->cut_count ? (size_t)c->cut_count : 1) * sizeof *c->cuts : 0;
+	n += c->frames != NULL ? (size_t)c->frame_count * sizeof *c->frames : 0;
+	return n;
+}
+
 void camera_track_free(struct camera_track *c)
 {
 	if (!c)

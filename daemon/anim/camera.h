@@ -13,6 +13,7 @@
 #ifndef ANIMD_CAMERA_H
 #define ANIMD_CAMERA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/anim/clip.h"
@@ -40,5 +41,10 @@ struct clip_time camera_map_time(const struct camera_track *c, int64_t elapsed_n
 void camera_sample(const struct camera_track *c, int64_t t_ns, struct camera_frame *out);
 
 void camera_track_free(struct camera_track *c);
+
+/* The bytes the camera owns, exactly as asked of malloc (not the
+ * allocator's overhead): the struct, its frames and its cuts
+ * (max(cut_count, 1) entries, as the importer allocates them). */
+size_t camera_track_bytes(const struct camera_track *c);
 
 #endif

@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "daemon/anim/emitter.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -241,6 +244,31 @@ int clip_find_still_joints(struct clip *c)
 	}
 	c->still_count = n;
 	return 0;
+}
+
+size_t clip_bytes(const struct clip *c)
+{
+	size_t n = sizeof *c, joints = (size_t)c->joint_count + 1;
+
+	if (c->name != NULL)
+		n += strlen(c->name) + 1;
+	if (c->frames != NULL)
+		n += (size_t)c->frame_count * c->joint_count * sizeof *c->frames;
+	if (c->bounds != NULL)
+		n += (c->frames != NULL ? (size_t)c->frame_count : 1) * sizeof *c->bounds;
+	if (c->tracks != NULL)
+		n += joints * sizeof *c->tracks;
+	if (c->rest != NULL)
+		n += joints * sizeof *c->rest;
+	if (c->key_storage != NULL)
+		n += c->key_storage_bytes;
+	if (c->still_joints != NULL)
+		n += joints * sizeof *c->still_joints;
+	if (c->global_ns != NULL)
+		n += ((size_t)c->global_count + 1) * sizeof *c->global_ns;
+	if (c->emitters != NULL)
+		n += ((size_t)c->emitter_count + 1) * sizeof *c->emitters;
+	return n + clip_index_bytes(c);
 }
 
 void clip_free(struct clip *c)

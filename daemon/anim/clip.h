@@ -23,6 +23,7 @@
 #ifndef ANIMD_CLIP_H
 #define ANIMD_CLIP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/anim/math3d.h"
@@ -82,6 +83,7 @@ struct clip {
 	struct joint_tracks *tracks;    /* joint_count */
 	struct transform *rest;         /* joint_count: values for empty channels */
 	void *key_storage;              /* owns every track's times and values */
+	size_t key_storage_bytes;       /* the size key_storage was allocated with */
 	struct clip_key_index *key_index;       /* clip_index_keys, or NULL: owned */
 
 	/* Global sequences (M2): the lengths of the clocks tracks may run on
@@ -174,6 +176,26 @@ int clip_bounds(const struct clip *c, int64_t t_ns, float out[6]);
  * instead of overflowing; NaN maps to 0. */
 int64_t time_from_seconds(double s);
 double time_to_seconds(int64_t ns);
+
+/*
+ * The bytes the clip owns in memory, exactly as they were asked of
+ * malloc (the allocator's own overhead and rounding are not counted): the
+ * struct, its name, the frames and bounds (uniform storage), the tracks,
+ * rest pose, key storage, key index and still joints (keyed storage), the
+ * global sequences' lengths and the emitter tracks.  Keys the clip points
+ * at but does not own (an M2 asset's global-sequence keys, which every
+ * clip shares) are the asset's.  This is the runtime representation, not
+ * the file.  Allocation sizes it assumes, which the importers follow (a
+ * unit test checks them against every allocation of a load): frames
+ * frame_count * joint_count, bounds frame_count (one box for a keyed
+ * clip); tracks, rest and still_joints joint_count + 1, global_ns
+ * global_count + 1, emitters emitter_count + 1 entries (a spare so that
+ * none is empty); key_storage key_storage_bytes.
+ */
+size_t clip_bytes(const struct clip *c);
+/* Of clip_bytes, what the key index takes (0 without one): what the
+ * index trades for sampling speed. */
+size_t clip_index_bytes(const struct clip *c);
 
 void clip_free(struct clip *c);
 

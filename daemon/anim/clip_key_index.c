@@ -441,6 +441,11 @@ static void lay_out(struct clip_key_index *x, size_t piece_floats)
 	x->search_out = x->curve_out + curves;
 }
 
+size_t clip_index_bytes(const struct clip *c)
+{
+	return c->key_index != NULL ? c->key_index->bytes : 0;
+}
+
 int clip_index_keys(struct clip *c)
 {
 	struct clip_key_index plan_of = { 0 }, *x;
@@ -487,6 +492,7 @@ int clip_index_keys(struct clip *c)
 		return -ENOMEM;
 	}
 	*x = plan_of;
+	x->bytes = sizeof *x + bytes;
 	x->count = (uint32_t)count;
 	x->joints = c->joint_count;
 	lay_out(x, piece_floats);

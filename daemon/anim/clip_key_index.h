@@ -41,6 +41,8 @@ struct curve_at {
 };
 
 struct clip_key_index {
+	size_t bytes;                   /* the one allocation: this struct and
+					   every array below, which follow it */
 	uint32_t count;                 /* distinct key times */
 	uint32_t joints;
 	int64_t *times;                 /* count, ascending */

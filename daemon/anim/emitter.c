@@ -1,6 +1,7 @@
 #include "daemon/anim/emitter.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 const char *const emitter_param_names[EMITTER_PARAMS] = {
 	"emission_speed", "speed_variation", "vertical_range", "horizontal_range", "gravity",
@@ -43,4 +44,11 @@ void emitter_fini(struct emitter *e)
 	free(e->model_name);
 	e->spline_points = NULL;
 	e->model_name = NULL;
+}
+
+size_t emitter_bytes(const struct emitter *e)
+{
+	size_t n = e->spline_points != NULL ? (size_t)e->spline_point_count * sizeof *e->spline_points : 0;
+
+	return n + (e->model_name != NULL ? strlen(e->model_name) + 1 : 0);
 }

@@ -12,6 +12,7 @@
 #ifndef ANIMD_EMITTER_H
 #define ANIMD_EMITTER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/anim/clip.h"
@@ -76,5 +77,9 @@ void emitters_sample(const struct emitter *defs, uint32_t n, const struct clip *
 
 /* Free what an emitter owns (not the struct). */
 void emitter_fini(struct emitter *e);
+/* The bytes an emitter owns, not counting the struct itself (which lives
+ * in its asset's array), exactly as asked of malloc: its spline points and
+ * its model name (length + 1). */
+size_t emitter_bytes(const struct emitter *e);
 
 #endif

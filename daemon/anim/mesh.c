@@ -173,6 +173,33 @@ int mesh_group_normals(struct mesh *m, const vec3 *bind_positions)
 	return 0;
 }
 
+static size_t mesh_str_bytes(const char *s)
+{
+	return s != NULL ? strlen(s) + 1 : 0;
+}
+
+size_t mesh_bytes(const struct mesh *m)
+{
+	size_t v = (size_t)m->vertex_count + 1, t = (size_t)m->triangle_count + 1;
+	size_t n = sizeof *m + mesh_str_bytes(m->name) + mesh_str_bytes(m->material) +
+		   mesh_str_bytes(m->unread);
+
+	n += m->first_influence != NULL ? v * sizeof *m->first_influence : 0;
+	n += m->influences != NULL ? ((size_t)m->influence_count + 1) * sizeof *m->influences : 0;
+	n += m->triangles != NULL ? t * sizeof *m->triangles : 0;
+	n += m->uvs != NULL ? v * sizeof *m->uvs : 0;
+	n += m->normal_group != NULL ? v * sizeof *m->normal_group : 0;
+	n += m->triangle_material != NULL ? t * sizeof *m->triangle_material : 0;
+	n += m->colors != NULL ? v * sizeof *m->colors : 0;
+	if (m->materials != NULL) {
+		n += ((size_t)m->material_count + 1) * sizeof *m->materials;
+		for (uint32_t i = 0; i < m->material_count; i++)
+			n += mesh_str_bytes(m->materials[i].name) +
+			     mesh_str_bytes(m->materials[i].texture);
+	}
+	return n;
+}
+
 void mesh_free(struct mesh *m)
 {
 	if (!m)

@@ -22,6 +22,7 @@
 #ifndef ANIMD_MESH_H
 #define ANIMD_MESH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/anim/math3d.h"
@@ -99,5 +100,13 @@ void mesh_skin_normals(const struct mesh *m, const mat34 *normal_mats, const vec
 int mesh_group_normals(struct mesh *m, const vec3 *bind_positions);
 
 void mesh_free(struct mesh *m);
+
+/* The bytes the mesh owns, exactly as asked of malloc (not the
+ * allocator's overhead): the struct, its strings (length + 1 each), and
+ * every array, which importers allocate with one entry more than it holds
+ * (so that none is empty; first_influence's vertex_count + 1 offsets
+ * included): influences, triangles and triangle materials, uvs, colours
+ * and normal groups, the materials with their names and textures. */
+size_t mesh_bytes(const struct mesh *m);
 
 #endif

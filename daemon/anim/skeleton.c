@@ -76,6 +76,24 @@ void skeleton_free(struct skeleton *s)
 	free(s);
 }
 
+size_t skeleton_bytes(const struct skeleton *s)
+{
+	size_t cnt = s->joint_count ? s->joint_count : 1, n = sizeof *s;
+
+	if (s->names != NULL) {
+		n += cnt * sizeof *s->names;
+		for (uint32_t i = 0; i < s->joint_count; i++)
+			n += s->names[i] != NULL ? strlen(s->names[i]) + 1 : 0;
+	}
+	n += s->parents != NULL ? cnt * sizeof *s->parents : 0;
+	n += s->rest != NULL ? cnt * sizeof *s->rest : 0;
+	n += s->bind_model != NULL ? cnt * sizeof *s->bind_model : 0;
+	n += s->inv_bind != NULL ? cnt * sizeof *s->inv_bind : 0;
+	n += s->rest_matrix != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->rest_matrix : 0;
+	n += s->rest_not_trs != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->rest_not_trs : 0;
+	return n;
+}
+
 int32_t skeleton_find(const struct skeleton *s, const char *name)
 {
 	if (!name)

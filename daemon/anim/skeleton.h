@@ -39,6 +39,14 @@ struct skeleton *skeleton_new(uint32_t n);
 int skeleton_compute_bind(struct skeleton *s);
 void skeleton_free(struct skeleton *s);
 
+/* The bytes the skeleton owns, exactly as asked of malloc (not the
+ * allocator's overhead): the struct, the names (each its length + 1),
+ * parents, rest pose and bind matrices, max(joint_count, 1) entries each
+ * as skeleton_new and skeleton_compute_bind allocate them, and the exact
+ * rest matrices with their flags, joint_count + 1 entries each (the .x
+ * importer's spare), when present. */
+size_t skeleton_bytes(const struct skeleton *s);
+
 /* Index of the joint with this name, or -1. */
 int32_t skeleton_find(const struct skeleton *s, const char *name);
 

@@ -249,6 +249,7 @@ static int asset_load_m2(struct asset *a, const void *buf, size_t len, char *err
 	a->global_count = r.global_count;
 	a->global_ns = r.global_ns;
 	a->shared_keys = r.global_keys;
+	a->shared_keys_bytes = r.global_keys_bytes;
 	return 0;
 }
 
@@ -296,6 +297,7 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		asset_free(a);
 		return rc;
 	}
+	asset_memory(a, &a->memory);
 	*out = a;
 	return 0;
 }
@@ -430,6 +432,57 @@ const struct clip *asset_find_clip(const struct asset *a, const char *name)
 		if (name == NULL || strcmp(a->clips[i]->name, name) == 0)
 			return a->clips[i];
 	return name != NULL ? asset_find_sequence(a, name) : NULL;
+}
+
+static size_t asset_str_bytes(const char *s)
+{
+	return s != NULL ? strlen(s) + 1 : 0;
+}
+
+/* The arrays' sizes are those of the loaders: M2's lists of clips,
+ * sequences, joints and global sequences have one spare entry; the others
+ * hold exactly their count. */
+void asset_memory(const struct asset *a, struct asset_memory *out)
+{
+	int m2 = a->format == ASSET_FORMAT_M2;
+	size_t clip_list = (size_t)a->clip_count + (m2 ? 1 : 0);
+
+	memset(out, 0, sizeof *out);
+	if (a->skeleton != NULL)
+		out->skeleton = skeleton_bytes(a->skeleton);
+	if (a->joint_info != NULL)
+		out->skeleton += ((uint64_t)a->skeleton->joint_count + 1) * sizeof *a->joint_info;
+	for (uint32_t i = 0; i < a->clip_count; i++)
+		out->clips += clip_bytes(a->clips[i]);
+	if (a->clips != NULL)
+		out->clips += clip_list * sizeof *a->clips;
+	if (a->sequences != NULL)
+		out->clips += clip_list * sizeof *a->sequences;
+	if (a->global_ns != NULL)
+		out->clips += ((uint64_t)a->global_count + 1) * sizeof *a->global_ns;
+	if (a->shared_keys != NULL)
+		out->clips += a->shared_keys_bytes;
+	for (uint32_t i = 0; i < a->mesh_count; i++)
+		out->meshes += mesh_bytes(a->meshes[i]);
+	if (a->meshes != NULL)
+		out->meshes += (uint64_t)a->mesh_count * sizeof *a->meshes;
+	if (a->camera != NULL)
+		out->camera = camera_track_bytes(a->camera);
+	if (a->emitters != NULL)
+		out->emitters = (uint64_t)a->emitter_count * sizeof *a->emitters;
+	for (uint32_t i = 0; i < a->emitter_count; i++)
+		out->emitters += emitter_bytes(&a->emitters[i]);
+	out->other = sizeof *a + asset_str_bytes(a->name) + asset_str_bytes(a->note);
+	out->total = out->skeleton + out->clips + out->meshes + out->camera + out->emitters +
+		     out->other;
+}
+
+uint64_t asset_bytes(const struct asset *a)
+{
+	struct asset_memory m;
+
+	asset_memory(a, &m);
+	return m.total;
 }
 
 struct asset *asset_ref(struct asset *a)

@@ -32,6 +32,26 @@ enum asset_format {
 /* Largest file we read unless the caller says otherwise. */
 #define ASSET_DEFAULT_MAX_BYTES (256u << 20)
 
+/*
+ * What an asset's runtime representation holds in memory, by part: the
+ * bytes asked of malloc for every allocation it owns, exactly (the
+ * allocator's overhead and rounding are not counted; nor is the file,
+ * which is not kept).  Each part counts its objects (skeleton_bytes,
+ * clip_bytes, mesh_bytes, camera_track_bytes, emitter_bytes) with the
+ * asset's arrays that list them.
+ */
+struct asset_memory {
+	uint64_t skeleton;      /* the skeleton; M2: with its joints' info */
+	uint64_t clips;         /* every clip, the clip list; M2: the sequences'
+				   info, the global sequences and their keys,
+				   which the clips share */
+	uint64_t meshes;        /* every mesh and the mesh list */
+	uint64_t camera;        /* md5camera */
+	uint64_t emitters;      /* M2: the emitters (their tracks are in clips) */
+	uint64_t other;         /* the asset itself, its name and note */
+	uint64_t total;         /* the sum */
+};
+
 struct asset {
 	int refs;                       /* asset_ref / asset_unref; 1 after loading */
 	enum asset_format format;
@@ -64,7 +84,13 @@ struct asset {
 	uint32_t global_count;                  /* global sequences */
 	int64_t *global_ns;                     /* their lengths */
 	void *shared_keys;                      /* keys every clip points at (owned) */
+	size_t shared_keys_bytes;               /* its size */
+
+	/* asset_memory's figures, worked out once loaded (the asset does not
+	 * change after): what the daemon's status adds up. */
+	struct asset_memory memory;
 };
+
 
 /* Format from the file name (extension, case-insensitive) and, for formats
  * that have one, the header bytes.  ASSET_FORMAT_UNKNOWN if neither says. */
@@ -117,6 +143,11 @@ const struct clip *asset_find_clip(const struct asset *a, const char *name);
  * completes, both on the loop.  (The only atomics in animd are the
  * shared-memory seqlocks in proto/.)  asset_free is asset_unref for code
  * that never shared the asset. */
+/* How the asset's bytes divide (struct asset_memory); asset_bytes is the
+ * total. */
+void asset_memory(const struct asset *a, struct asset_memory *out);
+uint64_t asset_bytes(const struct asset *a);
+
 struct asset *asset_ref(struct asset *a);
 void asset_unref(struct asset *a);
 void asset_free(struct asset *a);

@@ -208,7 +208,8 @@ static int m2i_globals(struct m2i *x)
 	}
 	if (times == 0)
 		return 0;
-	x->out->global_keys = malloc(times * sizeof(int64_t) + floats * sizeof(float));
+	x->out->global_keys_bytes = times * sizeof(int64_t) + floats * sizeof(float);
+	x->out->global_keys = malloc(x->out->global_keys_bytes);
 	if (x->out->global_keys == NULL)
 		return -ENOMEM;
 	tp = x->out->global_keys;
@@ -271,7 +272,8 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 	c->loop = seq->flags & M2_SEQ_LOOPING ? LOOP_LOOP : LOOP_ONCE;
 	c->tracks = calloc((size_t)n + 1, sizeof *c->tracks);
 	c->rest = malloc(((size_t)n + 1) * sizeof *c->rest);
-	c->key_storage = malloc(times * sizeof(int64_t) + floats * sizeof(float) + 1);
+	c->key_storage_bytes = times * sizeof(int64_t) + floats * sizeof(float) + 1;
+	c->key_storage = malloc(c->key_storage_bytes);
 	c->global_count = x->out->global_count;
 	c->global_ns = malloc(((size_t)c->global_count + 1) * sizeof *c->global_ns);
 	c->emitter_count = m->emitter_count;
@@ -425,7 +427,7 @@ static int m2i_mesh(struct m2i *x)
 	me->first_influence = malloc(((size_t)m->vertex_count + 1) * sizeof *me->first_influence);
 	me->influences = malloc(((size_t)inf + 1) * sizeof *me->influences);
 	me->triangles = malloc(((size_t)me->triangle_count + 1) * sizeof *me->triangles);
-	me->uvs = malloc((size_t)m->vertex_count * sizeof *me->uvs);
+	me->uvs = malloc(((size_t)m->vertex_count + 1) * sizeof *me->uvs);
 	if (me->name == NULL || me->first_influence == NULL || me->influences == NULL ||
 	    me->triangles == NULL || me->uvs == NULL)
 		return -ENOMEM;

@@ -27,6 +27,7 @@
 #ifndef ANIMD_M2_IMPORT_H
 #define ANIMD_M2_IMPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/anim/clip.h"
@@ -65,6 +66,7 @@ struct m2_runtime {
 	int64_t *global_ns;             /* lengths of the global sequences */
 	void *global_keys;              /* the keys of global-sequence tracks, which
 					   every clip shares (clips do not own it) */
+	size_t global_keys_bytes;       /* its size (0 when NULL) */
 	uint32_t mesh_count;            /* 0 or 1 */
 	struct mesh **meshes;
 	uint32_t emitter_count;

@@ -124,9 +124,10 @@ int md5_import_mesh(const struct md5_model *m, uint32_t index, struct mesh **out
 	me->triangle_count = src->num_tris;
 	me->influence_count = (uint32_t)total;
 	me->first_influence = malloc(((size_t)src->num_verts + 1) * sizeof *me->first_influence);
-	me->influences = malloc((total ? (size_t)total : 1) * sizeof *me->influences);
-	me->triangles = malloc((src->num_tris ? src->num_tris : 1) * sizeof *me->triangles);
-	me->uvs = malloc((src->num_verts ? src->num_verts : 1) * sizeof *me->uvs);
+	/* One spare entry each, as every mesh has them (mesh_bytes). */
+	me->influences = malloc(((size_t)total + 1) * sizeof *me->influences);
+	me->triangles = malloc(((size_t)src->num_tris + 1) * sizeof *me->triangles);
+	me->uvs = malloc(((size_t)src->num_verts + 1) * sizeof *me->uvs);
 	if (err || !me->first_influence || !me->influences || !me->triangles || !me->uvs) {
 		mesh_free(me);
 		return -ENOMEM;

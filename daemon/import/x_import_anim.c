@@ -210,7 +210,8 @@ static int x_clip_build(const struct x_set *set, const struct skeleton *sk, cons
 	c->loop = set->animations > 0 && set->open == set->animations ? LOOP_ONCE : LOOP_LOOP;
 	c->tracks = calloc((size_t)set->joints + 1, sizeof *c->tracks);
 	c->rest = malloc(((size_t)set->joints + 1) * sizeof *c->rest);
-	c->key_storage = malloc(times * sizeof(int64_t) + floats * sizeof(float) + 1);
+	c->key_storage_bytes = times * sizeof(int64_t) + floats * sizeof(float) + 1;
+	c->key_storage = malloc(c->key_storage_bytes);
 	if (c->name == NULL || c->tracks == NULL || c->rest == NULL || c->key_storage == NULL) {
 		clip_free(c);
 		return -ENOMEM;

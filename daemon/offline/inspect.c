@@ -2,7 +2,9 @@
  * animd inspect FILE [--json]
  *
  * What a file holds: format, version, axes, skeleton, clips, meshes,
- * cameras.  The JSON form is a contract other tools rely on (README).
+ * cameras, and the bytes its runtime representation takes in memory (the
+ * whole asset by part, each clip and mesh: asset_memory, clip_bytes,
+ * mesh_bytes).  The JSON form is a contract other tools rely on (README).
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -53,6 +55,8 @@ static json_t *inspect_clip_json(const struct asset *a, uint32_t index)
 		json_object_set_new(o, "animated_components",
 				    json_integer(a->animated_components));
 	json_object_set_new(o, "bounds", json_boolean(c->bounds != NULL));
+	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)clip_bytes(c)));
+	json_object_set_new(o, "key_index_bytes", json_integer((json_int_t)clip_index_bytes(c)));
 	if (a->sequences != NULL)
 		m2_json_sequence(o, &a->sequences[index], c);
 	return o;
@@ -69,6 +73,17 @@ static json_t *inspect_camera_json(const struct camera_track *c)
 			 json_out_number(time_to_seconds(c->duration_ns)));
 }
 
+static json_t *inspect_memory_json(const struct asset *a)
+{
+	struct asset_memory m;
+
+	asset_memory(a, &m);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)m.total,
+			 "skeleton", (json_int_t)m.skeleton, "clips", (json_int_t)m.clips, "meshes",
+			 (json_int_t)m.meshes, "camera", (json_int_t)m.camera, "emitters",
+			 (json_int_t)m.emitters, "other", (json_int_t)m.other);
+}
+
 static json_t *inspect_json(const struct asset *a)
 {
 	json_t *clips = json_array(), *meshes = json_array(), *cameras = json_array();
@@ -76,8 +91,12 @@ static json_t *inspect_json(const struct asset *a)
 
 	for (uint32_t i = 0; i < a->clip_count; i++)
 		json_array_append_new(clips, inspect_clip_json(a, i));
-	for (uint32_t i = 0; i < a->mesh_count; i++)
-		json_array_append_new(meshes, mesh_json(a->meshes[i], i));
+	for (uint32_t i = 0; i < a->mesh_count; i++) {
+		json_t *m = mesh_json(a->meshes[i], i);
+
+		json_object_set_new(m, "memory_bytes", json_integer((json_int_t)mesh_bytes(a->meshes[i])));
+		json_array_append_new(meshes, m);
+	}
 	if (a->camera != NULL)
 		json_array_append_new(cameras, inspect_camera_json(a->camera));
 	root = json_pack("{s:o, s:s, s:i, s:I, s:{s:s, s:s}}", "asset",
@@ -103,15 +122,24 @@ static json_t *inspect_json(const struct asset *a)
 		json_object_set_new(root, "global_sequences", globals);
 		json_object_set_new(root, "emitters", emitters);
 	}
+	json_object_set_new(root, "memory", inspect_memory_json(a));
 	json_object_set_new(root, "note", json_out_string_or_null(a->note));
 	return root;
 }
 
 static void inspect_text(const struct asset *a)
 {
+	struct asset_memory mem;
+
+	asset_memory(a, &mem);
 	printf("asset    %s\n", a->name);
 	printf("format   %s version %d, %llu bytes\n", asset_format_name(a->format), a->version,
 	       (unsigned long long)a->file_bytes);
+	printf("memory   %llu bytes loaded: skeleton %llu, clips %llu, meshes %llu, camera %llu, "
+	       "emitters %llu, other %llu\n", (unsigned long long)mem.total,
+	       (unsigned long long)mem.skeleton, (unsigned long long)mem.clips,
+	       (unsigned long long)mem.meshes, (unsigned long long)mem.camera,
+	       (unsigned long long)mem.emitters, (unsigned long long)mem.other);
 	printf("axes     %s, %s-handed\n", a->up, a->handedness);
 	if (a->format == ASSET_FORMAT_X)
 		printf("ticks    %u per second (%s)\n", a->ticks_per_second,
@@ -150,7 +178,10 @@ static void inspect_text(const struct asset *a)
 			if (q->alias_of >= 0)
 				printf(", alias of %d", q->alias_of);
 		}
-		printf("%s\n", c->bounds ? ", bounds" : "");
+		printf("%s, %zu bytes", c->bounds ? ", bounds" : "", clip_bytes(c));
+		if (clip_index_bytes(c) > 0)
+			printf(" (key index %zu)", clip_index_bytes(c));
+		printf("\n");
 	}
 	for (uint32_t i = 0; i < a->global_count; i++)
 		printf("global   %u: %.6g s\n", i, time_to_seconds(a->global_ns[i]));
@@ -165,12 +196,13 @@ static void inspect_text(const struct asset *a)
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];
 
-		printf("mesh     %u \"%s\" material \"%s\": %u vertices, %u triangles, %u weights%s%s%s\n",
+		printf("mesh     %u \"%s\" material \"%s\": %u vertices, %u triangles, %u weights%s%s%s, "
+		       "%zu bytes\n",
 		       i, m->name ? m->name : "", m->material ? m->material : "", m->vertex_count,
 		       m->triangle_count, m->influence_count, m->influence_count ? ", skinned" : "",
 		       m->normals == MESH_NORMALS_SKINNED ? ", normals"
 		       : m->normals == MESH_NORMALS_DERIVED ? ", normals derived" : "",
-		       m->colors ? ", vertex colours" : "");
+		       m->colors ? ", vertex colours" : "", mesh_bytes(m));
 		for (uint32_t k = 0; k < m->material_count; k++) {
 			const struct mesh_material *mt = &m->materials[k];
 
@@ -196,7 +228,8 @@ static void inspect_text(const struct asset *a)
 static void inspect_usage(FILE *f)
 {
 	fprintf(f, "usage: animd inspect FILE [--json]\n"
-		   "  Show format, version, axes, skeleton, clips, meshes and cameras.\n");
+		   "  Show format, version, axes, skeleton, clips, meshes and cameras, and the\n"
+		   "  bytes each takes in memory once loaded.\n");
 }
 
 int offline_inspect(int argc, char **argv)

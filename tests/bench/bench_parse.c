@@ -9,7 +9,9 @@
  * sequences, 10 keys per sequence in each of 360 tracks), parsed from
  * memory; the .x text reader's decimal numbers (decimal_parse) beside
  * strtod on the same strings, ns per number.  Median of several runs;
- * prints figures only.
+ * prints figures only.  Then what those MD5 and .x assets take in memory
+ * once loaded: exact bytes by part, per clip, per joint and frame or per
+ * key (tests/support/memory_report.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include "daemon/formats/x.h"
 #include "tests/support/m2_writer.h"
 #include "tests/support/md5_synth.h"
+#include "tests/support/memory_report.h"
 #include "tests/support/testdata.h"
 
 static double now_s(void)
@@ -120,6 +123,24 @@ static void bench_file(const char *path, const char *label, enum what what)
 /* M2 from memory: the writer's bytes, no file in between.  Parsing alone
  * (the validated model), then the whole load the daemon does: parse,
  * import into runtime objects, key indexes. */
+/* The memory lines of one file: the asset, and its first clip. */
+static void memory_file(const char *path, const char *label)
+{
+	struct asset *a = NULL;
+	char err[512], clip[64];
+
+	if (asset_load_file(path, 0, &a, err, sizeof err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	memory_report_asset(label, a);
+	if (a->clip_count > 0) {
+		snprintf(clip, sizeof clip, "  clip \"%.40s\"", a->clips[0]->name);
+		memory_report_clip(clip, a->clips[0]);
+	}
+	asset_free(a);
+}
+
 static void bench_m2(int load)
 {
 	struct m2w_file f;
@@ -219,10 +240,13 @@ int main(void)
 	snprintf(path, sizeof path, "%s/big.md5anim", dir);
 	bench_file(path, "md5anim parse", PARSE_ONLY);
 	bench_file(path, "md5anim parse + convert to a clip", LOAD);
+	printf("== md5 in memory once loaded (exact bytes, no allocator overhead)\n");
+	memory_file(path, "md5anim 110 x 300");
 	unlink(path);
 	snprintf(path, sizeof path, "%s/big.md5mesh", dir);
 	bench_file(path, "md5mesh parse", PARSE_ONLY);
 	bench_file(path, "md5mesh parse + convert", LOAD);
+	memory_file(path, "md5mesh 110 joints");
 	unlink(path);
 	rmdir(dir);
 	printf("== M2 parsing (synthetic 120 bones, 60 sequences, 600 keys per track)\n");
@@ -241,5 +265,9 @@ int main(void)
 	snprintf(path, sizeof path, "%s", testdata_path("x/dxsdk/skullocc.x"));
 	bench_file(path, "x MSZIP (skullocc.x) parse", PARSE_ONLY);
 	bench_file(path, "x MSZIP (skullocc.x) parse + import", LOAD);
+	printf("== .x in memory once loaded (exact bytes, no allocator overhead)\n");
+	memory_file(testdata_path("x/dxsdk/tiny.x"), "tiny.x");
+	memory_file(testdata_path("x/saschawillems/samplescene.X"), "samplescene.X");
+	memory_file(testdata_path("x/dxsdk/skullocc.x"), "skullocc.x");
 	return 0;
 }

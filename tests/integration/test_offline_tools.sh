@@ -58,12 +58,18 @@ expect_jq '.format == "md5anim" and .version == 10 and .axes.up == "z_up" and .a
 expect_jq '.skeleton.joint_count == 10 and .skeleton.joints[3].name == "head" and .skeleton.joints[3].parent == 2' "$TMP/inspect.json"
 expect_jq '.clips[0].name == "walker" and .clips[0].frame_rate == 24 and .clips[0].frame_count == 25 and .clips[0].loop == "loop"' "$TMP/inspect.json"
 expect_jq '(.clips[0].duration - 1.0 | fabs) < 1e-9' "$TMP/inspect.json"
+# Memory: the parts add up; the clip's 25 frames of 10 joints (40-byte
+# transforms) are in it, and the clip list's one pointer.
+expect_jq '.memory | .total == .skeleton + .clips + .meshes + .camera + .emitters + .other' "$TMP/inspect.json"
+expect_jq '.clips[0].memory_bytes > 25 * 10 * 40 and .clips[0].key_index_bytes == 0 and .memory.clips == .clips[0].memory_bytes + 8 and .memory.meshes == 0' "$TMP/inspect.json"
 expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5mesh"
 expect_jq '.meshes | length == 9 and .[0].vertex_count == 8 and .[0].triangle_count == 12 and .[0].skinned' "$TMP/out"
+expect_jq '.memory.meshes == ([.meshes[].memory_bytes] | add) + 9 * 8 and .memory.clips == 0' "$TMP/out"
 expect_status 0 "$ANIMD" inspect --json "$demo/orbit.md5camera"
 expect_jq '.cameras[0].cuts == [40, 70] and .cameras[0].frame_rate == 30' "$TMP/out"
 expect_status 0 "$ANIMD" inspect "$demo/walker.md5anim"
-expect_match '^clip .*"walker"' "$TMP/out"
+expect_match '^clip .*"walker".*, [0-9]+ bytes$' "$TMP/out"
+expect_match '^memory   [0-9]+ bytes loaded: skeleton [0-9]+, clips [0-9]+, meshes 0, camera 0, emitters 0, other [0-9]+$' "$TMP/out"
 
 # M2: the demo lantern (inspect's sequences, global sequences, emitters,
 # bone flags; sample's emitters space and sequences by animation id).
@@ -75,6 +81,8 @@ expect_jq '.clips[1].duration == 0 and .clips[0].replay.min == 0 and (.global_se
 expect_jq '(.emitters | length) == 1 and .emitters[0].type == 1 and (.emitters[0].colors | length) == 3' "$TMP/m2.json"
 expect_jq '.skeleton.joints[0].bone == 2 and (.skeleton.joints[0] | has("billboard"))' "$TMP/m2.json"
 expect_jq '.meshes[0].vertex_count == 16 and .meshes[0].triangle_count > 0' "$TMP/m2.json"
+# M2 memory: clips with their list (one spare entry) and what they share.
+expect_jq '.memory.emitters > 0 and .memory.clips > ([.clips[].memory_bytes] | add) + 4 * 8 and .memory.meshes == .meshes[0].memory_bytes + 8' "$TMP/m2.json"
 expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space emitters --json
 expect_jq '.space == "emitters" and (.emitters | length) == 1 and (.emitters[0].m | length) == 12' "$TMP/out"
 expect_jq '.emitters[0].params | keys == ["area_length","area_width","emission_rate","emission_speed","gravity","horizontal_range","lifespan","speed_variation","vertical_range","z_source"]' "$TMP/out"

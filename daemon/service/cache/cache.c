@@ -1319,6 +1319,19 @@ void cache_stats(const struct cache *c, struct cache_stats *out)
 			out->assets++;
 			out->failing += e->error != NULL;
 		}
+		if (e->asset != NULL) {
+			const struct asset_memory *m = &e->asset->memory;
+
+			out->memory.skeleton += m->skeleton;
+			out->memory.clips += m->clips;
+			out->memory.meshes += m->meshes;
+			out->memory.camera += m->camera;
+			out->memory.emitters += m->emitters;
+			out->memory.other += m->other;
+			out->memory.total += m->total;
+			if (e->asset->format >= 0 && e->asset->format <= ASSET_FORMAT_M2)
+				out->format_bytes[e->asset->format] += m->total;
+		}
 		out->loads_waiting += e->state == CACHE_ARMED || e->state == CACHE_QUEUED;
 	}
 	out->directories = watcher_count(c->watcher);

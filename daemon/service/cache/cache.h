@@ -128,6 +128,11 @@ struct cache_stats {
 	bool walking;                   /* a walk is running or waiting */
 	uint64_t scans;                 /* walks completed */
 	uint64_t loads;                 /* parses completed, good or bad */
+	/* The live versions' memory (struct asset_memory, summed) and the
+	 * same totals by format (indexed by enum asset_format).  Versions
+	 * the cache has replaced but an instance still plays are not in it. */
+	struct asset_memory memory;
+	uint64_t format_bytes[ASSET_FORMAT_M2 + 1];
 };
 
 typedef void (*cache_ready_cb)(struct cache *c, const struct cache_summary *s, void *data);

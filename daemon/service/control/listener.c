@@ -63,6 +63,15 @@ size_t listener_session_count(const struct listener *srv)
 	return srv->count - srv->refused;
 }
 
+uint64_t listener_session_bytes(const struct listener *srv)
+{
+	uint64_t n = 0;
+
+	for (const struct session *s = srv->sessions; s != NULL; s = s->next)
+		n += session_bytes(s);
+	return n;
+}
+
 /* Refusals are logged, but a flood of them is one line per interval. */
 #define SERVER_REFUSAL_LOG_MS 10000
 

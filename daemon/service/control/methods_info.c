@@ -46,6 +46,48 @@ static uint64_t status_rss_bytes(void)
 	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* status.memory: what the daemon holds by kind, counted from its objects
+ * (PROTOCOL.md). */
+static void status_put_memory(struct control *ctl, const struct cache_stats *cs,
+			      struct rpc_out *out)
+{
+	uint64_t streams = streams_region_bytes(ctl->streams);
+	uint64_t instances = instances_bytes(ctl->instances);
+	uint64_t connections = listener_session_bytes(ctl->listener);
+
+	rpc_put_map(out, 5);
+	rpc_put_lit(out, "total");
+	rpc_put_uint(out, cs->memory.total + streams + instances + connections);
+	rpc_put_lit(out, "assets");
+	rpc_put_map(out, 8);
+	rpc_put_lit(out, "total");
+	rpc_put_uint(out, cs->memory.total);
+	rpc_put_lit(out, "skeletons");
+	rpc_put_uint(out, cs->memory.skeleton);
+	rpc_put_lit(out, "clips");
+	rpc_put_uint(out, cs->memory.clips);
+	rpc_put_lit(out, "meshes");
+	rpc_put_uint(out, cs->memory.meshes);
+	rpc_put_lit(out, "cameras");
+	rpc_put_uint(out, cs->memory.camera);
+	rpc_put_lit(out, "emitters");
+	rpc_put_uint(out, cs->memory.emitters);
+	rpc_put_lit(out, "other");
+	rpc_put_uint(out, cs->memory.other);
+	rpc_put_lit(out, "by_format");
+	rpc_put_map(out, ASSET_FORMAT_M2 + 1);
+	for (int f = 0; f <= ASSET_FORMAT_M2; f++) {
+		rpc_put_cstr(out, asset_format_name((enum asset_format)f));
+		rpc_put_uint(out, cs->format_bytes[f]);
+	}
+	rpc_put_lit(out, "streams");
+	rpc_put_uint(out, streams);
+	rpc_put_lit(out, "instances");
+	rpc_put_uint(out, instances);
+	rpc_put_lit(out, "connections");
+	rpc_put_uint(out, connections);
+}
+
 enum dispatch_result method_status(struct session *s, const struct rpc_request *req,
 				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
@@ -57,7 +99,7 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	cache_stats(ctl->cache, &cs);
-	rpc_put_map(out, 12);
+	rpc_put_map(out, 13);
 	rpc_put_lit(out, "server");
 	rpc_put_lit(out, "animd " ANIMD_VERSION);
 	rpc_put_lit(out, "uptime");
@@ -88,6 +130,8 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_uint(out, ctl->config_reloads);
 	rpc_put_lit(out, "memory_bytes");
 	rpc_put_uint(out, status_rss_bytes());
+	rpc_put_lit(out, "memory");
+	status_put_memory(ctl, &cs, out);
 	rpc_put_lit(out, "pid");
 	rpc_put_int(out, (int64_t)s->ctl->pid);
 	return DISPATCH_REPLY;

@@ -60,6 +60,12 @@ static void session_closed(uv_handle_t *h)
 	free(s);
 }
 
+size_t session_bytes(const struct session *s)
+{
+	return sizeof *s + s->dec.cap + s->out.cap + s->queued +
+	       (s->fd_msg != NULL ? s->fd_msg_len : 0);
+}
+
 void session_close(struct session *s, const char *why)
 {
 	if (s->closing)

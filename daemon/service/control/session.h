@@ -123,4 +123,10 @@ void session_deferred_done(struct session *s);
 /* Begin closing (idempotent).  `why` is logged. */
 void session_close(struct session *s, const char *why);
 
+/* What the session holds in memory: its record, the input buffer and the
+ * replies gathered (their capacities), the output handed to libuv and not
+ * yet written, a reply waiting for its descriptor.  Not msgpack's zone of
+ * the request being served, nor the kernel's socket buffers. */
+size_t session_bytes(const struct session *s);
+
 #endif

@@ -88,6 +88,21 @@ size_t instances_count(const struct instances *set)
 	return set->count;
 }
 
+static size_t instances_str_bytes(const char *s)
+{
+	return s != NULL ? strlen(s) + 1 : 0;
+}
+
+uint64_t instances_bytes(const struct instances *set)
+{
+	uint64_t n = sizeof *set + set->nbuckets * sizeof *set->buckets;
+
+	for (const struct instance *in = set->first; in != NULL; in = in->all_next)
+		n += sizeof *in + instances_str_bytes(in->asset_name) +
+		     instances_str_bytes(in->clip_name) + instances_str_bytes(in->mesh_name);
+	return n;
+}
+
 int64_t instance_duration(const struct instance *in)
 {
 	if (in->clip != NULL)

@@ -117,6 +117,10 @@ void instances_asset_changed(struct instances *set, const char *name, struct ass
 			     uint64_t generation);
 
 size_t instances_count(const struct instances *set);
+/* The bytes the set holds for its instances, as asked of malloc: each
+ * instance's record and names, the set and its table of ids (not the
+ * assets they play, which are the cache's). */
+uint64_t instances_bytes(const struct instances *set);
 /* Visit every instance (in creation order); stop when fn returns nonzero. */
 void instances_each(struct instances *set, int (*fn)(struct instance *in, void *data),
 		    void *data);

@@ -528,6 +528,15 @@ uint32_t streams_count(const struct streams *reg)
 	return reg->count;
 }
 
+uint64_t streams_region_bytes(const struct streams *reg)
+{
+	uint64_t n = 0;
+
+	for (const struct stream *st = reg->first; st != NULL; st = st->next)
+		n += st->geom.region_bytes;
+	return n;
+}
+
 void streams_end_owner(struct streams *reg, struct playback_owner *owner)
 {
 	struct stream *st = reg->first, *next;

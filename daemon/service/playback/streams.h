@@ -56,6 +56,9 @@ void streams_end_owner(struct streams *reg, struct playback_owner *owner);
 void streams_close_all(struct streams *reg);
 /* Streams open across every owner (status). */
 uint32_t streams_count(const struct streams *reg);
+/* The bytes of their shared-memory regions (each its memfd's size, the
+ * header's region_bytes), for status. */
+uint64_t streams_region_bytes(const struct streams *reg);
 
 uint64_t stream_id(const struct stream *st);
 const struct animd_shm_header *stream_header(const struct stream *st);
