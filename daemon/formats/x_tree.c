@@ -100,6 +100,16 @@ static struct x_cache *x_cache_get(void)
 	return c;
 }
 
+void x_tree_cache_release(void)
+{
+	struct x_cache *c = x_cache_tls;
+
+	if (c == NULL)
+		return;
+	pthread_setspecific(x_cache_key, NULL);
+	x_cache_destroy(c);
+}
+
 /* A block of at least `size` bytes: the smallest kept one that fits, or a
  * new one. */
 static struct x_arena_block *x_block_get(size_t size)

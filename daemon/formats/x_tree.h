@@ -101,6 +101,10 @@ struct x_tree {
 
 /* Free everything the tree owns (safe on a zeroed tree). */
 void x_tree_free(struct x_tree *t);
+/* Free what the calling thread keeps for its next load (see x_tree.c):
+ * for a thread done with parsing, and for tests that count a load's
+ * memory. */
+void x_tree_cache_release(void);
 
 /*
  * Record an error at `pos` in the tree's body: line and column for text

@@ -35,7 +35,7 @@ void mesh_pack(struct rpc_out *out, const struct mesh *m, uint32_t index)
 	char fallback[32];
 
 	snprintf(fallback, sizeof fallback, "mesh%u", index);
-	rpc_put_map(out, 13);
+	rpc_put_map(out, 14);
 	rpc_put_lit(out, "name");
 	rpc_put_cstr(out, m->name ? m->name : fallback);
 	rpc_put_lit(out, "material");
@@ -58,6 +58,8 @@ void mesh_pack(struct rpc_out *out, const struct mesh *m, uint32_t index)
 	rpc_put_uint(out, m->uv_sets);
 	rpc_put_lit(out, "unread");
 	pack_str_or_nil(out, m->unread);
+	rpc_put_lit(out, "memory_bytes");
+	rpc_put_uint(out, mesh_bytes(m));
 	rpc_put_lit(out, "materials");
 	rpc_put_array(out, m->material_count);
 	for (uint32_t i = 0; i < m->material_count; i++)

@@ -192,7 +192,7 @@ static void pack_clip(struct rpc_out *out, const struct asset *a, uint32_t index
 	bool uniform = c->frames != NULL;
 	bool md5 = a->format == ASSET_FORMAT_MD5ANIM;
 
-	rpc_put_map(out, 5 + (uniform ? 2 : 0) + (md5 ? 1 : 0) +
+	rpc_put_map(out, 7 + (uniform ? 2 : 0) + (md5 ? 1 : 0) +
 			 (a->sequences ? M2_PACK_SEQUENCE_PAIRS : 0));
 	rpc_put_lit(out, "name");
 	rpc_put_cstr(out, c->name);
@@ -204,6 +204,10 @@ static void pack_clip(struct rpc_out *out, const struct asset *a, uint32_t index
 	rpc_put_uint(out, c->joint_count);
 	rpc_put_lit(out, "bounds");
 	rpc_put_bool(out, c->bounds != NULL);
+	rpc_put_lit(out, "memory_bytes");
+	rpc_put_uint(out, clip_bytes(c));
+	rpc_put_lit(out, "key_index_bytes");
+	rpc_put_uint(out, clip_index_bytes(c));
 	if (uniform) {
 		rpc_put_lit(out, "frame_rate");
 		rpc_put_uint(out, c->frame_rate);
@@ -233,9 +237,30 @@ static void pack_camera(struct rpc_out *out, const struct camera_track *c)
 	rpc_put_double(out, time_to_seconds(c->duration_ns));
 }
 
+/* The bytes the loaded asset takes, by part (asset_memory), as inspect
+ * --json prints them. */
+static void pack_memory(struct rpc_out *out, const struct asset_memory *m)
+{
+	rpc_put_map(out, 7);
+	rpc_put_lit(out, "total");
+	rpc_put_uint(out, m->total);
+	rpc_put_lit(out, "skeleton");
+	rpc_put_uint(out, m->skeleton);
+	rpc_put_lit(out, "clips");
+	rpc_put_uint(out, m->clips);
+	rpc_put_lit(out, "meshes");
+	rpc_put_uint(out, m->meshes);
+	rpc_put_lit(out, "camera");
+	rpc_put_uint(out, m->camera);
+	rpc_put_lit(out, "emitters");
+	rpc_put_uint(out, m->emitters);
+	rpc_put_lit(out, "other");
+	rpc_put_uint(out, m->other);
+}
+
 uint32_t pose_asset_info_pairs(const struct asset *a)
 {
-	return 10 + (a->format == ASSET_FORMAT_X ? 2 : 0) +
+	return 11 + (a->format == ASSET_FORMAT_X ? 2 : 0) +
 	       (a->format == ASSET_FORMAT_M2 ? M2_PACK_ASSET_PAIRS : 0);
 }
 
@@ -255,6 +280,8 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 	rpc_put_cstr(out, a->up);
 	rpc_put_lit(out, "handedness");
 	rpc_put_cstr(out, a->handedness);
+	rpc_put_lit(out, "memory");
+	pack_memory(out, &a->memory);
 	rpc_put_lit(out, "skeleton");
 	pack_skeleton(out, a);
 	rpc_put_lit(out, "clips");
