@@ -39,6 +39,15 @@ DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
 
+# The one version (VERSION): every compilation gets it as ANIMD_VERSION, the
+# pkg-config file as its Version, debian/changelog must start with it, and
+# client/animclient.h's ANIMC_VERSION_* macros (what a client's compiler
+# sees) must spell it: $(VERSION_STAMP) refuses to build when they do not.
+VERSION := $(shell cat VERSION)
+HEADER_VERSION = $(shell sed -n 's/^\#define ANIMC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+	client/animclient.h | paste -sd.)
+VERSION_CFLAGS = -DANIMD_VERSION='"$(VERSION)"'
+
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 ifeq ($(V),1)
@@ -49,7 +58,8 @@ endif
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. $(CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. \
+	$(VERSION_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm -lpthread
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -132,12 +142,21 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(BUILD)/obj/%.o: %.c
+# Every object is rebuilt when the version changes (the stamp is rewritten
+# only then, so an edit of the header alone rebuilds nothing more).
+VERSION_STAMP := $(BUILD)/version.stamp
+$(VERSION_STAMP): VERSION client/animclient.h
+	@mkdir -p $(dir $@)
+	$(Q)[ "$(HEADER_VERSION)" = "$(VERSION)" ] || { echo "client/animclient.h's ANIMC_VERSION_* say" \
+	  "$(HEADER_VERSION), VERSION says $(VERSION): make them agree" >&2; exit 1; }
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo $(VERSION) >$@
+
+$(BUILD)/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(PC_CFLAGS) -c $< -o $@
 
-$(BUILD)/pic/%.o: %.c
+$(BUILD)/pic/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (pic)")
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden $(PC_CFLAGS) -c $< -o $@
@@ -156,9 +175,9 @@ $(CLIENT_SO): $(CLIENT_LIB_OBJ) client/libanimclient.map
 	  -o $@ $(CLIENT_LIB_OBJ) $$(pkg-config --libs msgpack) -lm
 	$(Q)ln -sf $(CLIENT_SONAME) $(BUILD)/libanimclient.so
 
-$(CLIENT_PC): client/animclient.pc.in
+$(CLIENT_PC): client/animclient.pc.in $(VERSION_STAMP)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' $< >$@
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@
 
 $(ANIMCTL): $(ANIMCTL_OBJ) $(CLIENT_A)
 	@$(if $(Q),echo "  LD      $@")
@@ -303,7 +322,7 @@ $(BUILD)/fuzz/fuzz_stream: $(CLIENT_LIB_SRC) tests/fuzz/fuzz_stream.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. $(WARN) \
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. $(WARN) $(VERSION_CFLAGS) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  $(PC_CFLAGS) -o $@ $< $(FUZZ_LINK_SRC) $(PC_LDLIBS) -lm
 
@@ -357,7 +376,7 @@ install: all
 	install -m 0644 client/animclient.h $(DESTDIR)$(INCLUDEDIR)/animclient.h
 	@# Written here, not copied from the build, so PREFIX given to install counts.
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-	  client/animclient.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/animclient.pc
+	  -e 's|@VERSION@|$(VERSION)|g' client/animclient.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/animclient.pc
 
 clean:
 	rm -rf $(BUILD)
