@@ -8,7 +8,9 @@
 #   make coverage line and branch coverage from the unit tests and corpora
 #   make soak     the real daemon under load and abuse for SOAK_SECONDS
 #                 (SOAK_SAN=1: the daemon built with ASan+UBSan)
-#   make install  PREFIX=/usr/local DESTDIR=
+#   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCLUDEDIR,
+#                 MANDIR, SYSCONFDIR, UNITDIR, ... below); make uninstall
+#                 with the same variables removes what it installed
 #   V=1           show full commands
 #
 # Source files are found by folder, so adding a module or a test needs no
@@ -21,8 +23,24 @@
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 SYSCONFDIR ?= /etc
-UNITDIR  ?= $(PREFIX)/lib/systemd/system
+# Where systemd looks for units, sysusers.d and tmpfiles.d files (its
+# pkg-config file says; without it, under PREFIX).  Asked once.
+ifeq ($(origin UNITDIR),undefined)
+UNITDIR := $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
+endif
+ifeq ($(origin SYSUSERSDIR),undefined)
+SYSUSERSDIR := $(or $(shell pkg-config --variable=sysusersdir systemd 2>/dev/null),$(PREFIX)/lib/sysusers.d)
+endif
+ifeq ($(origin TMPFILESDIR),undefined)
+TMPFILESDIR := $(or $(shell pkg-config --variable=tmpfilesdir systemd 2>/dev/null),$(PREFIX)/lib/tmpfiles.d)
+endif
 BUILD    ?= build
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -116,15 +134,13 @@ CLIENT_A       := $(BUILD)/libanimclient.a
 CLIENT_SO      := $(BUILD)/$(CLIENT_SONAME)
 ANIMCTL        := $(BUILD)/animctl
 CLIENT_PC      := $(BUILD)/animclient.pc
-LIBDIR   ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
 
 CORE_LIB  := $(BUILD)/libanimcore.a
 ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-layers check-unit check-san check-integration unit-tests \
-	bench fuzz replay coverage soak demo install clean check-fuzz-findings
+	bench fuzz replay coverage soak demo install uninstall clean check-fuzz-findings
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -359,24 +375,57 @@ coverage:
 	  $(COV_BUILD)/gen/gen_x_seeds $(COV_BUILD)/gen/gen_stream_seeds $(COV_BUILD)/gen/gen_m2_seeds
 	$(Q)COV=$(COV_BUILD) FUZZ_WORK=$(BUILD)/fuzz tests/coverage.sh
 
+# What make install puts where, and make uninstall removes: the same lists.
+# Man pages are whatever man/*.[1-8] exist (into man$(section)), bash
+# completions whatever completion/ holds (a .bash suffix dropped).
+MAN_PAGES   := $(sort $(wildcard man/*.[1-8]))
+COMPLETIONS := $(sort $(wildcard completion/*))
+INSTALLED_MAN := $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+INSTALLED_COMPLETIONS := $(foreach c,$(COMPLETIONS),$(BASHCOMPDIR)/$(notdir $(c:.bash=)))
+INSTALLED := $(BINDIR)/animd $(BINDIR)/animctl $(LIBDIR)/$(CLIENT_SONAME) $(LIBDIR)/libanimclient.so \
+	$(LIBDIR)/libanimclient.a $(INCLUDEDIR)/animclient.h $(PKGCONFIGDIR)/animclient.pc \
+	$(UNITDIR)/animd.service $(UNITDIR)/animd.socket $(SYSUSERSDIR)/animd.conf \
+	$(TMPFILESDIR)/animd.conf $(INSTALLED_MAN) $(INSTALLED_COMPLETIONS)
+CONF_FILE := $(SYSCONFDIR)/animd/animd.ini
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/animd $(DESTDIR)$(UNITDIR)
+	install -d $(sort $(dir $(addprefix $(DESTDIR),$(INSTALLED) $(CONF_FILE))))
 	install -m 0755 $(ANIMD) $(DESTDIR)$(BINDIR)/animd
-	@# Never overwrite an operator's edited configuration.
-	[ -e $(DESTDIR)$(SYSCONFDIR)/animd/animd.ini ] || \
-	  install -m 0644 conf/animd.ini $(DESTDIR)$(SYSCONFDIR)/animd/animd.ini
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/animd.service \
-	  >$(DESTDIR)$(UNITDIR)/animd.service
-	install -m 0644 systemd/animd.socket $(DESTDIR)$(UNITDIR)/animd.socket
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 0755 $(ANIMCTL) $(DESTDIR)$(BINDIR)/animctl
-	install -m 0644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/libanimclient.a
 	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(CLIENT_SONAME)
-	ln -sf $(CLIENT_SONAME) $(DESTDIR)$(LIBDIR)/libanimclient.so
+	ln -sfn $(CLIENT_SONAME) $(DESTDIR)$(LIBDIR)/libanimclient.so
+	install -m 0644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/libanimclient.a
 	install -m 0644 client/animclient.h $(DESTDIR)$(INCLUDEDIR)/animclient.h
 	@# Written here, not copied from the build, so PREFIX given to install counts.
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-	  -e 's|@VERSION@|$(VERSION)|g' client/animclient.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/animclient.pc
+	  -e 's|@VERSION@|$(VERSION)|g' client/animclient.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/animclient.pc
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/animd.service \
+	  >$(DESTDIR)$(UNITDIR)/animd.service
+	install -m 0644 systemd/animd.socket $(DESTDIR)$(UNITDIR)/animd.socket
+	install -m 0644 systemd/animd.sysusers $(DESTDIR)$(SYSUSERSDIR)/animd.conf
+	install -m 0644 systemd/animd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/animd.conf
+	$(Q)set -e; for m in $(MAN_PAGES); do s=$${m##*.}; \
+	  echo "install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/"; \
+	  install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	$(Q)set -e; for c in $(COMPLETIONS); do n=$$(basename $$c .bash); \
+	  echo "install -m 0644 $$c $(DESTDIR)$(BASHCOMPDIR)/$$n"; \
+	  install -m 0644 $$c $(DESTDIR)$(BASHCOMPDIR)/$$n; done
+	@# Never overwrite an operator's configuration on a live system; a
+	@# staged install (DESTDIR) gets the default.
+	$(Q)if [ -z "$(DESTDIR)" ] && [ -e $(CONF_FILE) ]; then \
+	  echo "kept $(CONF_FILE) (the default is conf/animd.ini)"; \
+	else echo "install -m 0644 conf/animd.ini $(DESTDIR)$(CONF_FILE)"; \
+	  install -m 0644 conf/animd.ini $(DESTDIR)$(CONF_FILE); fi
+
+# Removes what install put, and nothing else: the configuration only while it
+# is still the default (an edited one stays), no directory but animd's own
+# configuration directory once empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)if cmp -s conf/animd.ini $(DESTDIR)$(CONF_FILE); then \
+	  echo "rm -f $(DESTDIR)$(CONF_FILE)"; rm -f $(DESTDIR)$(CONF_FILE); \
+	elif [ -e $(DESTDIR)$(CONF_FILE) ]; then echo "kept $(DESTDIR)$(CONF_FILE): it was edited"; fi
+	$(Q)[ ! -d $(DESTDIR)$(SYSCONFDIR)/animd ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/animd
 
 clean:
 	rm -rf $(BUILD)
