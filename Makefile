@@ -11,6 +11,7 @@
 #   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCLUDEDIR,
 #                 MANDIR, SYSCONFDIR, UNITDIR, ... below); make uninstall
 #                 with the same variables removes what it installed
+#   make deb      the Debian packages (debian/), into build/deb/, and lintian
 #   V=1           show full commands
 #
 # Source files are found by folder, so adding a module or a test needs no
@@ -54,7 +55,10 @@ SOAK_SAN ?=
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
-	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim
+	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
+	debhelper dpkg-dev
+# ... and for make deb only, which checks the packages.
+DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
 
 # The one version (VERSION): every compilation gets it as ANIMD_VERSION, the
@@ -77,7 +81,7 @@ endif
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. \
-	$(VERSION_CFLAGS) $(CFLAGS)
+	$(VERSION_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm -lpthread
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -140,7 +144,7 @@ ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-layers check-unit check-san check-integration unit-tests \
-	bench fuzz replay coverage soak demo install uninstall clean check-fuzz-findings
+	bench fuzz replay coverage soak demo install uninstall deb debs clean check-fuzz-findings
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -426,6 +430,24 @@ uninstall:
 	  echo "rm -f $(DESTDIR)$(CONF_FILE)"; rm -f $(DESTDIR)$(CONF_FILE); \
 	elif [ -e $(DESTDIR)$(CONF_FILE) ]; then echo "kept $(DESTDIR)$(CONF_FILE): it was edited"; fi
 	$(Q)[ ! -d $(DESTDIR)$(SYSCONFDIR)/animd ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/animd
+
+# The Debian packages (debian/), built by dpkg-buildpackage from a copy of
+# the tree so that nothing it writes lands in the sources: the .debs and
+# .changes into $(DEB_DIR).  make deb checks them with lintian too;
+# tests/integration/test_deb.sh builds them with debs and installs them.
+DEB_DIR ?= $(BUILD)/deb
+debs:
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	$(Q)tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_DIR)/src
+	$(Q)cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	  { tail -40 ../build.log; exit 1; }
+	$(Q)rm -rf $(DEB_DIR)/src
+	@ls $(DEB_DIR)/*.deb
+
+deb:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEB_TOOLS)"
+	@$(MAKE) --no-print-directory debs
+	lintian $(DEB_DIR)/*.changes
 
 clean:
 	rm -rf $(BUILD)
