@@ -8,7 +8,10 @@
 #   make coverage line and branch coverage from the unit tests and corpora
 #   make soak     the real daemon under load and abuse for SOAK_SECONDS
 #                 (SOAK_SAN=1: the daemon built with ASan+UBSan)
-#   make install  PREFIX=/usr/local DESTDIR=
+#   make install  PREFIX=/usr/local DESTDIR= (and BINDIR, LIBDIR, INCLUDEDIR,
+#                 MANDIR, SYSCONFDIR, UNITDIR, ... below); make uninstall
+#                 with the same variables removes what it installed
+#   make deb      the Debian packages (debian/), into build/deb/, and lintian
 #   V=1           show full commands
 #
 # Source files are found by folder, so adding a module or a test needs no
@@ -21,8 +24,24 @@
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 SYSCONFDIR ?= /etc
-UNITDIR  ?= $(PREFIX)/lib/systemd/system
+# Where systemd looks for units, sysusers.d and tmpfiles.d files (its
+# pkg-config file says; without it, under PREFIX).  Asked once.
+ifeq ($(origin UNITDIR),undefined)
+UNITDIR := $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
+endif
+ifeq ($(origin SYSUSERSDIR),undefined)
+SYSUSERSDIR := $(or $(shell pkg-config --variable=sysusersdir systemd 2>/dev/null),$(PREFIX)/lib/sysusers.d)
+endif
+ifeq ($(origin TMPFILESDIR),undefined)
+TMPFILESDIR := $(or $(shell pkg-config --variable=tmpfilesdir systemd 2>/dev/null),$(PREFIX)/lib/tmpfiles.d)
+endif
 BUILD    ?= build
 CC       ?= cc
 OPT      ?= -O2 -g
@@ -36,8 +55,20 @@ SOAK_SAN ?=
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
-	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim
+	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
+	debhelper dpkg-dev
+# ... and for make deb only, which checks the packages.
+DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
+
+# The one version (VERSION): every compilation gets it as ANIMD_VERSION, the
+# pkg-config file as its Version, debian/changelog must start with it, and
+# client/animclient.h's ANIMC_VERSION_* macros (what a client's compiler
+# sees) must spell it: $(VERSION_STAMP) refuses to build when they do not.
+VERSION := $(shell cat VERSION)
+HEADER_VERSION = $(shell sed -n 's/^\#define ANIMC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+	client/animclient.h | paste -sd.)
+VERSION_CFLAGS = -DANIMD_VERSION='"$(VERSION)"'
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
@@ -49,7 +80,8 @@ endif
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
-CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. $(CFLAGS)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -fno-strict-aliasing $(WARN) $(OPT) -MMD -MP -I. \
+	$(VERSION_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(LDLIBS) -lm -lpthread
 ifneq ($(SAN),)
 CFLAGS_ALL += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -106,15 +138,13 @@ CLIENT_A       := $(BUILD)/libanimclient.a
 CLIENT_SO      := $(BUILD)/$(CLIENT_SONAME)
 ANIMCTL        := $(BUILD)/animctl
 CLIENT_PC      := $(BUILD)/animclient.pc
-LIBDIR   ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
 
 CORE_LIB  := $(BUILD)/libanimcore.a
 ANIMD     := $(BUILD)/animd
 DEMO_DIR  := $(BUILD)/demo
 
 .PHONY: all deps run check check-layers check-unit check-san check-integration unit-tests \
-	bench fuzz replay coverage soak demo install clean check-fuzz-findings
+	bench fuzz replay coverage soak demo install uninstall deb debs clean check-fuzz-findings
 .DEFAULT_GOAL := all
 # Objects built through pattern chains are kept, not deleted as intermediates.
 .SECONDARY:
@@ -132,12 +162,21 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(BUILD)/obj/%.o: %.c
+# Every object is rebuilt when the version changes (the stamp is rewritten
+# only then, so an edit of the header alone rebuilds nothing more).
+VERSION_STAMP := $(BUILD)/version.stamp
+$(VERSION_STAMP): VERSION client/animclient.h
+	@mkdir -p $(dir $@)
+	$(Q)[ "$(HEADER_VERSION)" = "$(VERSION)" ] || { echo "client/animclient.h's ANIMC_VERSION_* say" \
+	  "$(HEADER_VERSION), VERSION says $(VERSION): make them agree" >&2; exit 1; }
+	$(Q)[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo $(VERSION) >$@
+
+$(BUILD)/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(PC_CFLAGS) -c $< -o $@
 
-$(BUILD)/pic/%.o: %.c
+$(BUILD)/pic/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (pic)")
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden $(PC_CFLAGS) -c $< -o $@
@@ -156,9 +195,9 @@ $(CLIENT_SO): $(CLIENT_LIB_OBJ) client/libanimclient.map
 	  -o $@ $(CLIENT_LIB_OBJ) $$(pkg-config --libs msgpack) -lm
 	$(Q)ln -sf $(CLIENT_SONAME) $(BUILD)/libanimclient.so
 
-$(CLIENT_PC): client/animclient.pc.in
+$(CLIENT_PC): client/animclient.pc.in $(VERSION_STAMP)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' $< >$@
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@
 
 $(ANIMCTL): $(ANIMCTL_OBJ) $(CLIENT_A)
 	@$(if $(Q),echo "  LD      $@")
@@ -303,7 +342,7 @@ $(BUILD)/fuzz/fuzz_stream: $(CLIENT_LIB_SRC) tests/fuzz/fuzz_stream.h
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. $(WARN) \
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -I. $(WARN) $(VERSION_CFLAGS) \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  $(PC_CFLAGS) -o $@ $< $(FUZZ_LINK_SRC) $(PC_LDLIBS) -lm
 
@@ -340,24 +379,75 @@ coverage:
 	  $(COV_BUILD)/gen/gen_x_seeds $(COV_BUILD)/gen/gen_stream_seeds $(COV_BUILD)/gen/gen_m2_seeds
 	$(Q)COV=$(COV_BUILD) FUZZ_WORK=$(BUILD)/fuzz tests/coverage.sh
 
+# What make install puts where, and make uninstall removes: the same lists.
+# Man pages are whatever man/*.[1-8] exist (into man$(section)), bash
+# completions whatever completion/ holds (a .bash suffix dropped).
+MAN_PAGES   := $(sort $(wildcard man/*.[1-8]))
+COMPLETIONS := $(sort $(wildcard completion/*))
+INSTALLED_MAN := $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+INSTALLED_COMPLETIONS := $(foreach c,$(COMPLETIONS),$(BASHCOMPDIR)/$(notdir $(c:.bash=)))
+INSTALLED := $(BINDIR)/animd $(BINDIR)/animctl $(LIBDIR)/$(CLIENT_SONAME) $(LIBDIR)/libanimclient.so \
+	$(LIBDIR)/libanimclient.a $(INCLUDEDIR)/animclient.h $(PKGCONFIGDIR)/animclient.pc \
+	$(UNITDIR)/animd.service $(UNITDIR)/animd.socket $(SYSUSERSDIR)/animd.conf \
+	$(TMPFILESDIR)/animd.conf $(INSTALLED_MAN) $(INSTALLED_COMPLETIONS)
+CONF_FILE := $(SYSCONFDIR)/animd/animd.ini
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/animd $(DESTDIR)$(UNITDIR)
+	install -d $(sort $(dir $(addprefix $(DESTDIR),$(INSTALLED) $(CONF_FILE))))
 	install -m 0755 $(ANIMD) $(DESTDIR)$(BINDIR)/animd
-	@# Never overwrite an operator's edited configuration.
-	[ -e $(DESTDIR)$(SYSCONFDIR)/animd/animd.ini ] || \
-	  install -m 0644 conf/animd.ini $(DESTDIR)$(SYSCONFDIR)/animd/animd.ini
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/animd.service \
-	  >$(DESTDIR)$(UNITDIR)/animd.service
-	install -m 0644 systemd/animd.socket $(DESTDIR)$(UNITDIR)/animd.socket
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 0755 $(ANIMCTL) $(DESTDIR)$(BINDIR)/animctl
-	install -m 0644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/libanimclient.a
 	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(CLIENT_SONAME)
-	ln -sf $(CLIENT_SONAME) $(DESTDIR)$(LIBDIR)/libanimclient.so
+	ln -sfn $(CLIENT_SONAME) $(DESTDIR)$(LIBDIR)/libanimclient.so
+	install -m 0644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/libanimclient.a
 	install -m 0644 client/animclient.h $(DESTDIR)$(INCLUDEDIR)/animclient.h
 	@# Written here, not copied from the build, so PREFIX given to install counts.
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-	  client/animclient.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/animclient.pc
+	  -e 's|@VERSION@|$(VERSION)|g' client/animclient.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/animclient.pc
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/animd.service \
+	  >$(DESTDIR)$(UNITDIR)/animd.service
+	install -m 0644 systemd/animd.socket $(DESTDIR)$(UNITDIR)/animd.socket
+	install -m 0644 systemd/animd.sysusers $(DESTDIR)$(SYSUSERSDIR)/animd.conf
+	install -m 0644 systemd/animd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/animd.conf
+	$(Q)set -e; for m in $(MAN_PAGES); do s=$${m##*.}; \
+	  echo "install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/"; \
+	  install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	$(Q)set -e; for c in $(COMPLETIONS); do n=$$(basename $$c .bash); \
+	  echo "install -m 0644 $$c $(DESTDIR)$(BASHCOMPDIR)/$$n"; \
+	  install -m 0644 $$c $(DESTDIR)$(BASHCOMPDIR)/$$n; done
+	@# Never overwrite an operator's configuration on a live system; a
+	@# staged install (DESTDIR) gets the default.
+	$(Q)if [ -z "$(DESTDIR)" ] && [ -e $(CONF_FILE) ]; then \
+	  echo "kept $(CONF_FILE) (the default is conf/animd.ini)"; \
+	else echo "install -m 0644 conf/animd.ini $(DESTDIR)$(CONF_FILE)"; \
+	  install -m 0644 conf/animd.ini $(DESTDIR)$(CONF_FILE); fi
+
+# Removes what install put, and nothing else: the configuration only while it
+# is still the default (an edited one stays), no directory but animd's own
+# configuration directory once empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)if cmp -s conf/animd.ini $(DESTDIR)$(CONF_FILE); then \
+	  echo "rm -f $(DESTDIR)$(CONF_FILE)"; rm -f $(DESTDIR)$(CONF_FILE); \
+	elif [ -e $(DESTDIR)$(CONF_FILE) ]; then echo "kept $(DESTDIR)$(CONF_FILE): it was edited"; fi
+	$(Q)[ ! -d $(DESTDIR)$(SYSCONFDIR)/animd ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/animd
+
+# The Debian packages (debian/), built by dpkg-buildpackage from a copy of
+# the tree so that nothing it writes lands in the sources: the .debs and
+# .changes into $(DEB_DIR).  make deb checks them with lintian too;
+# tests/integration/test_deb.sh builds them with debs and installs them.
+DEB_DIR ?= $(BUILD)/deb
+debs:
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	$(Q)tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_DIR)/src
+	$(Q)cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+	  { tail -40 ../build.log; exit 1; }
+	$(Q)rm -rf $(DEB_DIR)/src
+	@ls $(DEB_DIR)/*.deb
+
+deb:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(DEB_TOOLS)"
+	@$(MAKE) --no-print-directory debs
+	lintian $(DEB_DIR)/*.changes
 
 clean:
 	rm -rf $(BUILD)

@@ -89,7 +89,10 @@ extern "C" {
 #define ANIMC_API
 #endif
 
-/* The version of this library and the protocol version it speaks. */
+/* The version of this library and the protocol version it speaks: the one
+ * version of animd (the top-level VERSION file; the build checks that these
+ * say the same).  animc_version() is the version of the library a program
+ * runs with, which may be newer than the header it was compiled against. */
 #define ANIMC_VERSION_MAJOR 1
 #define ANIMC_VERSION_MINOR 0
 #define ANIMC_VERSION_PATCH 0
@@ -138,6 +141,10 @@ ANIMC_API animc_error_code animc_client_error(const animc_client *c, const char 
 /* A short English phrase for a negative errno returned by this library (or
  * any errno); never NULL, never allocates, thread-safe. */
 ANIMC_API const char *animc_strerror(int rc);
+
+/* The version of the library running, "MAJOR.MINOR.PATCH": the version of
+ * animd it was released with.  Never NULL, static storage. */
+ANIMC_API const char *animc_version(void);
 
 /* ====================================================================
  * Connection
@@ -304,7 +311,7 @@ ANIMC_API void animc_free(void *result);
 
 typedef struct animc_hello_info {
 	uint32_t protocol;              /* ANIMC_PROTOCOL_VERSION */
-	const char *server;             /* "animd 0.1.0" */
+	const char *server;             /* "animd 1.0.0" */
 	uint32_t pid;
 	uint64_t connection;            /* the daemon's number for this connection (0 if unsent) */
 	uint64_t max_message_bytes;     /* 0 if unsent */

@@ -143,8 +143,7 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		}
 		if (strcmp(a, "--version") == 0) {
-			printf("animctl %d.%d.%d (protocol %d)\n", ANIMC_VERSION_MAJOR,
-			       ANIMC_VERSION_MINOR, ANIMC_VERSION_PATCH, ANIMC_PROTOCOL_VERSION);
+			printf("animctl %s (protocol %d)\n", animc_version(), ANIMC_PROTOCOL_VERSION);
 			return EXIT_OK;
 		}
 		if (strcmp(a, "--json") == 0) {

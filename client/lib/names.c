@@ -155,6 +155,14 @@ unsigned animc_space_floats(animc_space v)
 	}
 }
 
+#ifndef ANIMD_VERSION
+#error "ANIMD_VERSION comes from the top-level VERSION file: build with make"
+#endif
+const char *animc_version(void)
+{
+	return ANIMD_VERSION;
+}
+
 const char *animc_strerror(int rc)
 {
 	int e = rc < 0 ? -rc : rc;

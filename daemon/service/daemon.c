@@ -147,6 +147,20 @@ static int daemon_parse_args(int argc, char **argv, struct daemon_flags *f, int 
 	return 0;
 }
 
+/* Under socket activation the log names the socket systemd passed, which is
+ * where clients connect, not socket.path. */
+static void daemon_log_listening(struct daemon *d)
+{
+	bool activated;
+	const char *address = listener_address(d->ctl.listener, &activated);
+
+	if (activated)
+		log_info("listening on %s, the socket systemd passed (socket.path, mode and group "
+			 "not used)", address);
+	else
+		log_info("listening on %s", address);
+}
+
 static int daemon_start(struct daemon *d, char *err, size_t errlen)
 {
 	struct cache_options opts = {
@@ -199,7 +213,7 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 	rc = listener_open(&d->ctl, &d->ctl.listener, err, errlen);
 	if (rc < 0)
 		return rc;
-	log_info("listening on %s", d->cfg.socket_path);
+	daemon_log_listening(d);
 	rc = cache_start(d->cache, daemon_assets_ready);
 	if (rc < 0)
 		snprintf(err, errlen, "cannot scan the asset root: %s", strerror(-rc));

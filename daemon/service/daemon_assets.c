@@ -12,6 +12,7 @@
 #include "daemon/service/base/notify.h"
 #include "daemon/service/cache/cache.h"
 #include "daemon/service/control/events.h"
+#include "daemon/service/control/listener.h"
 #include "daemon/service/control/reloads.h"
 #include "daemon/service/playback/instances.h"
 
@@ -112,7 +113,8 @@ void daemon_assets_ready(struct cache *c, const struct cache_summary *s, void *d
 	d->ready = true;
 	notify_ready();
 	notify_status("serving %u assets (%u failed) on %s", s->loaded, s->failed,
-		      d->cfg.socket_path);
+		      d->ctl.listener != NULL ? listener_address(d->ctl.listener, NULL)
+						 : d->cfg.socket_path);
 }
 
 const struct cache_events daemon_cache_events = {

@@ -37,3 +37,27 @@ finish() {
 	echo "$(basename "$0"): $((checks - fails)) passed, $fails failed"
 	[ "$fails" -eq 0 ]
 }
+
+# The source tree (the tests run from anywhere).
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+
+# start_daemon LOG CMD... : run CMD (an animd serve) in the background, its
+# stderr into LOG, and wait up to 10 s for animd's "serving" line.  Sets
+# DAEMON_PID; 0 once it serves, 1 if it exited or never got there.
+start_daemon() {
+	log=$1; shift
+	"$@" 2>"$log" &
+	DAEMON_PID=$!
+	for _ in $(seq 100); do
+		grep -q 'serving ' "$log" 2>/dev/null && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# stop_daemon : SIGTERM the daemon start_daemon started; its exit status.
+stop_daemon() {
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID"
+}

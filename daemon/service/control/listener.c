@@ -1,6 +1,7 @@
 #include "daemon/service/control/listener.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@ struct listener {
 	bool closing;
 	bool pipe_closed;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	/* Where clients reach us, for the log: path, or what systemd's socket
+	 * is bound to. */
+	char address[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
 	void (*done)(void *data);
 	void *done_data;
 };
@@ -296,6 +300,49 @@ static int listener_bind(struct listener *srv, char *err, size_t errlen)
 	return 0;
 }
 
+/* The socket systemd passed: it must be one listening Unix stream socket.
+ * Its address (a path, "@name" for an abstract one) goes into
+ * srv->address. */
+static int listener_adopt(struct listener *srv, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof sa;
+	int n = sd_listen_fds(0), fd = SD_LISTEN_FDS_START, rc;
+
+	if (n != 1) {
+		snprintf(err, errlen, "systemd passed %d sockets; animd serves on exactly one", n);
+		return -EINVAL;
+	}
+	rc = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
+	if (rc <= 0) {
+		snprintf(err, errlen, "the socket systemd passed (fd %d) is not a listening Unix stream "
+			 "socket", fd);
+		return rc < 0 ? rc : -ENOTSOCK;
+	}
+	memset(&sa, 0, sizeof sa);
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || len <= offsetof(struct sockaddr_un,
+										 sun_path))
+		snprintf(srv->address, sizeof srv->address, "an unnamed socket (fd %d)", fd);
+	else if (sa.sun_path[0] == '\0')
+		snprintf(srv->address, sizeof srv->address, "@%.*s",
+			 (int)(len - offsetof(struct sockaddr_un, sun_path) - 1), sa.sun_path + 1);
+	else
+		snprintf(srv->address, sizeof srv->address, "%.*s", (int)sizeof sa.sun_path,
+			 sa.sun_path);
+	srv->activated = true;
+	rc = uv_pipe_open(&srv->pipe, fd);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot use the socket systemd passed: %s", uv_strerror(rc));
+	return rc;
+}
+
+const char *listener_address(const struct listener *srv, bool *activated)
+{
+	if (activated != NULL)
+		*activated = srv->activated;
+	return srv->address;
+}
+
 static void listener_sweep_closed(uv_handle_t *h)
 {
 	struct listener *srv = h->data;
@@ -327,13 +374,11 @@ int listener_open(struct control *ctl, struct listener **out, char *err, size_t 
 		return rc;
 	}
 	srv->pipe.data = srv;
-	if (sd_listen_fds(0) == 1) {
-		srv->activated = true;
-		rc = uv_pipe_open(&srv->pipe, SD_LISTEN_FDS_START);
-		if (rc < 0)
-			snprintf(err, errlen, "cannot use the socket systemd passed: %s", uv_strerror(rc));
+	if (sd_listen_fds(0) != 0) {
+		rc = listener_adopt(srv, err, errlen);
 	} else {
 		rc = listener_bind(srv, err, errlen);
+		snprintf(srv->address, sizeof srv->address, "%s", ctl->cfg->socket_path);
 	}
 	uv_timer_init(ctl->loop, &srv->sweep);
 	srv->sweep.data = srv;
@@ -342,7 +387,7 @@ int listener_open(struct control *ctl, struct listener **out, char *err, size_t 
 	if (rc == 0) {
 		rc = uv_listen((uv_stream_t *)&srv->pipe, 128, listener_on_connection);
 		if (rc < 0)
-			snprintf(err, errlen, "cannot listen on %s: %s", ctl->cfg->socket_path,
+			snprintf(err, errlen, "cannot listen on %s: %s", srv->address,
 				 uv_strerror(rc));
 	}
 	if (rc < 0) {

@@ -12,12 +12,21 @@
 #ifndef ANIMD_LISTENER_H
 #define ANIMD_LISTENER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "daemon/service/control/control.h"
 #include "proto/animd_proto.h"
 
+/* Listen on the socket systemd passed (socket activation: sd_listen_fds
+ * says one; [socket] path, mode and group are then not used), else on
+ * socket.path, created as above. */
 int listener_open(struct control *ctl, struct listener **out, char *err, size_t errlen);
+
+/* Where clients reach the daemon: socket.path, or the address of the socket
+ * systemd passed (a path, "@name" for an abstract socket); *activated (may
+ * be NULL) says which. */
+const char *listener_address(const struct listener *srv, bool *activated);
 
 /* Send one packed event message to every session subscribed to `type`
  * (PROTO_EVENT_COUNT: to every session). */
