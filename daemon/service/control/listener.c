@@ -184,8 +184,10 @@ static void listener_on_connection(uv_stream_t *stream, int status)
 		session_close(s, "cannot read");
 		return;
 	}
-	log_info("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
-		 (unsigned)s->peer_uid);
+	/* At debug: every animctl call opens and closes one, and at info the
+	 * pair would drown what the log is for. */
+	log_debug("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
+		  (unsigned)s->peer_uid);
 }
 
 /* Is a live daemon answering on this path?  1 yes, 0 stale, <0 errno. */
