@@ -111,6 +111,7 @@ enum proto_method {
 	PROTO_METHOD_SUBSCRIBE,         /* "subscribe" */
 	PROTO_METHOD_STREAM_OPEN,       /* "stream.open" */
 	PROTO_METHOD_STREAM_CLOSE,      /* "stream.close" */
+	PROTO_METHOD_STATS,             /* "stats" */
 	PROTO_METHOD_COUNT
 };
 

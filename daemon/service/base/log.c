@@ -11,6 +11,7 @@
 #include "daemon/service/base/log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +27,13 @@
  * still written. */
 static atomic_int log_threshold = LOG_LEVEL_INFO;
 static atomic_int log_style_now = LOG_STYLE_JOURNAL;
+
+/* The last warnings and errors (log_recent): a ring, `next` counting every
+ * one ever recorded.  Only those two levels take the mutex. */
+static pthread_mutex_t log_recent_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct log_recent log_recent_ring[LOG_RECENT_MAX];
+static uint64_t log_recent_next;
+static uint64_t log_recent_errors, log_recent_warnings;
 
 static const char log_ellipsis[] = "\xe2\x80\xa6"; /* U+2026 "…" */
 
@@ -313,6 +321,43 @@ static void log_write_all(const char *buf, size_t len)
 	}
 }
 
+static void log_remember(enum log_level level, const char *msg, size_t mlen)
+{
+	struct log_recent *r;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pthread_mutex_lock(&log_recent_lock);
+	r = &log_recent_ring[log_recent_next++ % LOG_RECENT_MAX];
+	r->unix_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	r->level = level;
+	log_escape(r->text, sizeof r->text, msg, mlen, NULL);
+	if (level == LOG_LEVEL_WARNING)
+		log_recent_warnings++;
+	else
+		log_recent_errors++;
+	pthread_mutex_unlock(&log_recent_lock);
+}
+
+size_t log_recent(struct log_recent *out, size_t max, uint64_t *errors, uint64_t *warnings)
+{
+	size_t n = 0;
+	uint64_t first;
+
+	pthread_mutex_lock(&log_recent_lock);
+	first = log_recent_next > LOG_RECENT_MAX ? log_recent_next - LOG_RECENT_MAX : 0;
+	if (log_recent_next - first > max)
+		first = log_recent_next - max;
+	for (uint64_t i = first; i < log_recent_next; i++)
+		out[n++] = log_recent_ring[i % LOG_RECENT_MAX];
+	if (errors != NULL)
+		*errors = log_recent_errors;
+	if (warnings != NULL)
+		*warnings = log_recent_warnings;
+	pthread_mutex_unlock(&log_recent_lock);
+	return n;
+}
+
 void log_writev(enum log_level level, const char *fmt, va_list ap)
 {
 	char msg[LOG_LINE_MAX];
@@ -354,6 +399,10 @@ void log_writev(enum log_level level, const char *fmt, va_list ap)
 	}
 	line[plen + text] = '\n';
 	log_write_all(line, plen + text + 1);
+	/* A level that is not ours was written as an error (log_prefix). */
+	if (level != LOG_LEVEL_INFO && level != LOG_LEVEL_DEBUG)
+		log_remember(level == LOG_LEVEL_WARNING ? LOG_LEVEL_WARNING : LOG_LEVEL_ERROR, msg,
+			     mlen);
 
 	errno = saved_errno;
 }

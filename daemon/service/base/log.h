@@ -31,10 +31,12 @@
  * Safe from any thread (the loop and the thread pool); not from a signal
  * handler (vsnprintf is not async-signal-safe; use uv_signal_t).
  *
- * The current level and style are the module's only mutable state: two
- * process-wide atomics, read with relaxed ordering (a change reaching
- * another thread a moment late is harmless).  They are INFO and journal
- * until log_init() says otherwise.
+ * The current level and style are process-wide atomics, read with relaxed
+ * ordering (a change reaching another thread a moment late is harmless).
+ * They are INFO and journal until log_init() says otherwise.  Besides them
+ * the module keeps, for `stats`, counts of the warnings and errors written
+ * and the last LOG_RECENT_MAX of them (a small ring under a mutex, taken
+ * only for those two levels).
  */
 #ifndef ANIMD_LOG_H
 #define ANIMD_LOG_H
@@ -42,6 +44,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The numeric values are the syslog priorities journald understands. */
 enum log_level {
@@ -101,6 +104,20 @@ void log_error(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_warning(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_info(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) LOG_PRINTF(1, 2);
+
+/* The warnings and errors last written, for `stats` (animctl top). */
+#define LOG_RECENT_MAX 8
+#define LOG_RECENT_TEXT 256
+struct log_recent {
+	int64_t unix_ms;                /* CLOCK_REALTIME, milliseconds */
+	enum log_level level;           /* LOG_LEVEL_ERROR or LOG_LEVEL_WARNING */
+	char text[LOG_RECENT_TEXT];     /* the message as logged (escaped), cut to fit */
+};
+
+/* Copy the last warnings and errors, oldest first, into out (room for max);
+ * returns how many were copied.  *errors and *warnings (may be NULL) get
+ * how many of each were written since start. */
+size_t log_recent(struct log_recent *out, size_t max, uint64_t *errors, uint64_t *warnings);
 
 /*
  * Copy srclen bytes of src into dst as one printable line, with the escapes

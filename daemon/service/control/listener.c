@@ -58,6 +58,11 @@ void listener_forget(struct listener *srv, struct session *s)
 	listener_maybe_done(srv);
 }
 
+struct session *listener_sessions(const struct listener *srv)
+{
+	return srv != NULL ? srv->sessions : NULL;
+}
+
 size_t listener_session_count(const struct listener *srv)
 {
 	return srv->count - srv->refused;

@@ -386,6 +386,7 @@ static unsigned session_drain(struct session *s)
 		rc = rpc_request_parse(&msg.obj, &req, &err);
 		if (rc == 0) {
 			s->ctl->requests++;
+			s->requests++;
 			dispatch_request(s, &req);
 		} else if (rc < 0) {
 			session_send_error(s, &err);
