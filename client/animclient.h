@@ -251,7 +251,10 @@ typedef enum animc_event_type {
 	ANIMC_EVENT_ASSET_REMOVED,      /* "asset.removed": asset */
 	ANIMC_EVENT_INSTANCE_ENDED,     /* "instance.ended": instance, asset, clip, time */
 	ANIMC_EVENT_INSTANCE_STOPPED,   /* "instance.stopped": instance, asset, clip, time, reason */
-	ANIMC_EVENT_SERVER_STOPPING     /* "server.stopping": sent to everyone before a clean stop */
+	ANIMC_EVENT_SERVER_STOPPING,    /* "server.stopping": sent to everyone before a clean stop */
+	ANIMC_EVENT_MONITOR_REQUEST     /* "monitor.request": another connection's request, to a
+					   client that called animc_monitor (not subscribable):
+					   connection, pid, method, msgid, params, time */
 } animc_event_type;
 
 /* Subscription masks: one bit per type. */
@@ -278,8 +281,15 @@ typedef struct animc_event {
 	const char *reason;             /* instance.stopped */
 	uint64_t generation;
 	uint64_t instance;
-	double time;                    /* playback time, seconds */
+	double time;                    /* playback time, seconds; monitor.request: when,
+					   seconds since the Unix epoch */
 	int live;                       /* asset.error: a good version stays in use */
+	/* monitor.request (appended in 1.1; 0 / NULL for other events): */
+	uint64_t connection;            /* the daemon's id of the requesting connection */
+	int64_t pid;                    /* its peer's process id */
+	const char *method;
+	uint32_t msgid;
+	const char *params;             /* its arguments, summarised and escaped */
 } animc_event;
 
 typedef void (*animc_event_fn)(animc_client *c, const animc_event *ev, void *user);
@@ -349,6 +359,7 @@ typedef struct animc_stats_connection {
 	uint64_t events;                /* event types subscribed to */
 	uint64_t queued_bytes;          /* output not yet taken by the kernel */
 	int self;                       /* the connection that asked */
+	int monitor;                    /* it called `monitor` */
 } animc_stats_connection;
 
 typedef struct animc_stats_stream {
@@ -648,6 +659,11 @@ ANIMC_API int animc_status(animc_client *c, animc_status_info **out);
 /* `stats`: connections, streams (ticks, skipped ticks, publishing cost),
  * cache and log counters: what animctl top shows. */
 ANIMC_API int animc_stats(animc_client *c, animc_stats_info **out);
+
+/* `monitor`: from now on this connection gets an ANIMC_EVENT_MONITOR_REQUEST
+ * event for every request another connection makes (the event callback must
+ * be set; no subscription is needed).  Not renewed after a reconnection. */
+ANIMC_API int animc_monitor(animc_client *c);
 
 /* `assets.list`: every asset under the root. */
 ANIMC_API int animc_assets_list(animc_client *c, animc_asset_list **out);

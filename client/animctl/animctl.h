@@ -155,5 +155,6 @@ int cmd_control(struct ctl *ctl, int argc, char **argv);     /* pause resume see
 int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
 int cmd_top(struct ctl *ctl, int argc, char **argv);
+int cmd_monitor(struct ctl *ctl, int argc, char **argv);
 
 #endif

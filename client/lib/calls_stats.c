@@ -1,4 +1,4 @@
-/* stats: what the daemon is doing (animctl top). */
+/* stats and monitor: what the daemon is doing (animctl top, animctl monitor). */
 #include "client/lib/internal.h"
 
 #include <errno.h>
@@ -55,6 +55,7 @@ static void stats_connections(struct ac_parse *p, const msgpack_object *r, animc
 		v[i]->events = ac_obj_u64(p, o, "events", 0);
 		v[i]->queued_bytes = ac_obj_u64(p, o, "queued_bytes", 0);
 		v[i]->self = ac_obj_bool(p, o, "self", 0);
+		v[i]->monitor = ac_obj_bool(p, o, "monitor", 0);
 	}
 	s->connections = (const animc_stats_connection *const *)v;
 	s->connection_count = n;
@@ -165,4 +166,28 @@ int animc_stats(animc_client *c, animc_stats_info **out)
 int animc_stats_async(animc_client *c, animc_done_fn done, void *user)
 {
 	return ac_rpc_call_async(c, &method_stats, NULL, done, user);
+}
+
+/* ---- monitor ---------------------------------------------------------- */
+
+static int monitor_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
+{
+	(void)c;
+	(void)params;
+	return rpc_pack_request(pk, msgid, "monitor", 0);
+}
+
+static int monitor_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+{
+	(void)c;
+	(void)call;
+	return r->type == MSGPACK_OBJECT_MAP ? 0 : -EPROTO;
+}
+
+static const struct ac_method method_monitor = { "monitor", monitor_pack, monitor_reply, NULL,
+						 NULL };
+
+int animc_monitor(animc_client *c)
+{
+	return ac_rpc_call(c, &method_monitor, NULL, NULL);
 }

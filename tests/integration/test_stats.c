@@ -6,7 +6,9 @@
  * their CPU time, this connection and its requests, a broken save counted
  * and its warning among the log's recent lines.  Then `animctl top --once`
  * and `--json top -n 2` print that as plain text and JSON when stdout is
- * not a terminal.
+ * not a terminal.  `monitor`: a monitor is sent every other connection's
+ * requests (method, connection, msgid, escaped params, time) and not its
+ * own; `animctl monitor --json --count 2` prints them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon/service/control/dispatch.h"
@@ -346,11 +349,137 @@ static void test_animctl_top(void **state)
 	assert_int_equal(run(cmd, out, sizeof out), 2);
 }
 
+/* Whether some connection of a stats reply is a monitor. */
+static bool stats_has_monitor(struct fixture *fx)
+{
+	struct rpc_reply r;
+	const msgpack_object *conns;
+	bool found = false;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stats", NULL), 0);
+	conns = array_of(r.result, "connections");
+	for (uint32_t i = 0; i < conns->via.array.size; i++) {
+		const msgpack_object *m = rpc_get(&conns->via.array.ptr[i], "monitor");
+
+		assert_true(m != NULL && m->type == MSGPACK_OBJECT_BOOLEAN);
+		found |= m->via.boolean;
+	}
+	rpc_reply_free(&r);
+	return found;
+}
+
+static void test_monitor(void **state)
+{
+	struct fixture *fx = *state;
+	const char *build = getenv("BUILD");
+	struct rpc_client mon;
+	struct rpc_reply r;
+	struct rpc_event ev;
+	static char out[1 << 14];
+	char text[512], cmd[2048];
+	const msgpack_object *o;
+	int64_t v;
+	double t;
+	FILE *f;
+	size_t n;
+
+	assert_false(stats_has_monitor(fx));
+	assert_int_equal(rpc_client_connect(&mon, fx->d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_call(&mon, &r, "monitor", NULL), 0);
+	assert_null(r.error);
+	assert_int_equal(rpc_get_i64(r.result, "connection", &v), 0);
+	rpc_reply_free(&r);
+	assert_true(stats_has_monitor(fx));         /* this stats is reported too */
+	assert_int_equal(rpc_client_next_event(&mon, TIMEOUT_MS, &ev), 0);
+	assert_string_equal(ev.type, "monitor.request");
+	assert_int_equal(rpc_get_str(ev.body, "method", text, sizeof text), 0);
+	assert_string_equal(text, "stats");
+	rpc_event_free(&ev);
+
+	/* A request with arguments from outside: named, escaped, located. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.info", "asset:s",
+					 "evil\nname\x1b[2J.md5anim"), 0);
+	assert_string_equal(r.code, "not_found");
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_next_event(&mon, TIMEOUT_MS, &ev), 0);
+	assert_string_equal(ev.type, "monitor.request");
+	assert_int_equal(rpc_get_str(ev.body, "method", text, sizeof text), 0);
+	assert_string_equal(text, "assets.info");
+	assert_int_equal(rpc_get_i64(ev.body, "connection", &v), 0);
+	assert_int_equal((uint64_t)v, fx->connection);
+	assert_int_equal(rpc_get_i64(ev.body, "pid", &v), 0);
+	assert_int_equal(v, (int64_t)getpid());
+	assert_int_equal(rpc_get_i64(ev.body, "msgid", &v), 0);
+	assert_true(v > 0);
+	assert_int_equal(rpc_get_f64(ev.body, "time", &t), 0);
+	assert_true(t > 1e9);
+	assert_int_equal(rpc_get_str(ev.body, "params", text, sizeof text), 0);
+	assert_string_equal(text, "{asset: \"evil\\nname\\x1b[2J.md5anim\"}");
+	rpc_event_free(&ev);
+
+	/* A long argument is cut, with an ellipsis, under the cap. */
+	{
+		char big[1000];
+
+		memset(big, 'a', sizeof big - 1);
+		big[sizeof big - 1] = '\0';
+		assert_int_equal(rpc_client_call(&fx->c, &r, "assets.info", "asset:s", big), 0);
+		rpc_reply_free(&r);
+		assert_int_equal(rpc_client_next_event(&mon, TIMEOUT_MS, &ev), 0);
+		assert_int_equal(rpc_get_str(ev.body, "params", text, sizeof text), 0);
+		assert_true(strlen(text) <= 200);
+		assert_memory_equal(text, "{asset: \"aaa", 12);
+		assert_string_equal(text + strlen(text) - 3, "\xe2\x80\xa6");
+		rpc_event_free(&ev);
+	}
+
+	/* The monitor's own requests are not reported to it. */
+	assert_int_equal(rpc_client_call(&mon, &r, "hello", NULL), 0);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "instances.list", NULL), 0);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_next_event(&mon, TIMEOUT_MS, &ev), 0);
+	assert_int_equal(rpc_get_str(ev.body, "method", text, sizeof text), 0);
+	assert_string_equal(text, "instances.list");
+	o = rpc_get(ev.body, "params");
+	assert_non_null(o);
+	assert_int_equal(rpc_get_str(ev.body, "params", text, sizeof text), 0);
+	assert_string_equal(text, "[]");
+	rpc_event_free(&ev);
+
+	/* Gone with its connection. */
+	rpc_client_close(&mon);
+	for (int i = 0; i < 500 && stats_has_monitor(fx); i++)
+		usleep(10000);
+	assert_false(stats_has_monitor(fx));
+
+	/* animctl monitor: one JSON line per request of the others. */
+	snprintf(cmd, sizeof cmd, "%s/animctl --socket %s --json monitor --count 2 2>/dev/null",
+		 build ? build : "build", fx->d.socket);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	for (int i = 0; i < 500 && !stats_has_monitor(fx); i++)
+		usleep(10000);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "instances.list", NULL), 0);
+	rpc_reply_free(&r);
+	n = fread(out, 1, sizeof out - 1, f);
+	out[n] = '\0';
+	assert_int_equal(WEXITSTATUS(pclose(f)), 0);
+	/* The stats that saw the monitor, then instances.list. */
+	if (strstr(out, "\"method\":\"stats\"") == NULL ||
+	    strstr(out, "\"method\":\"instances.list\",") == NULL)
+		fail_msg("animctl monitor printed:\n%s", out);
+	snprintf(text, sizeof text, "\"connection\":%llu,", (unsigned long long)fx->connection);
+	assert_non_null(strstr(out, text));
+	assert_non_null(strstr(out, "\"params\":\"[]\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stats_fields_and_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_animctl_top, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,7 @@ struct control {
 	uint64_t asset_reloads;         /* asset.reloaded */
 	uint64_t asset_errors;          /* asset.error: a failed parse */
 	uint64_t asset_removals;        /* asset.removed */
+	uint32_t monitors;              /* connections that asked for `monitor` */
 };
 
 /* A connection has closed: everything it owned goes (its instances, its

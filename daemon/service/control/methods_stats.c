@@ -4,6 +4,8 @@
  * last warnings and errors of the log.  Counters are cumulative; a client
  * that wants rates takes two replies and divides by the difference of
  * their `uptime` (PROTOCOL.md says which figures are already rates).
+ * monitor: the connection asking is sent every other one's requests
+ * (monitor.c), for `animctl monitor`.
  */
 #include <time.h>
 
@@ -12,6 +14,7 @@
 #include "daemon/service/cache/cache.h"
 #include "daemon/service/control/dispatch.h"
 #include "daemon/service/control/listener.h"
+#include "daemon/service/control/monitor.h"
 #include "daemon/service/playback/instances.h"
 #include "daemon/service/playback/streams.h"
 
@@ -20,7 +23,7 @@ const char *const method_stats_fields[] = {
 	"connections", "connections[].connection", "connections[].pid", "connections[].uid",
 	"connections[].age", "connections[].requests", "connections[].instances",
 	"connections[].streams", "connections[].events", "connections[].queued_bytes",
-	"connections[].self",
+	"connections[].self", "connections[].monitor",
 	"streams", "streams[].stream", "streams[].connection", "streams[].space",
 	"streams[].rate", "streams[].tick_rate", "streams[].instances", "streams[].channels",
 	"streams[].region_bytes", "streams[].ticks", "streams[].skipped_ticks",
@@ -55,7 +58,7 @@ static void stats_put_connections(struct session *self, struct rpc_out *out)
 	for (struct session *s = listener_sessions(ctl->listener); s != NULL; s = s->next) {
 		if (s->refused)
 			continue;
-		rpc_put_map(out, 10);
+		rpc_put_map(out, 11);
 		rpc_put_lit(out, "connection");
 		rpc_put_uint(out, s->id);
 		rpc_put_lit(out, "pid");
@@ -76,6 +79,8 @@ static void stats_put_connections(struct session *self, struct rpc_out *out)
 		rpc_put_uint(out, (uint64_t)s->queued);
 		rpc_put_lit(out, "self");
 		rpc_put_bool(out, s == self);
+		rpc_put_lit(out, "monitor");
+		rpc_put_bool(out, s->monitor);
 	}
 }
 
@@ -194,5 +199,20 @@ enum dispatch_result method_stats(struct session *s, const struct rpc_request *r
 	rpc_put_uint(out, ctl->config_reloads);
 	rpc_put_lit(out, "log");
 	stats_put_log(out);
+	return DISPATCH_REPLY;
+}
+
+enum dispatch_result method_monitor(struct session *s, const struct rpc_request *req,
+				    struct rpc_args *args, struct rpc_out *out,
+				    struct rpc_error *err)
+{
+	(void)req;
+	(void)err;
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	monitor_start(s);
+	rpc_put_map(out, 1);
+	rpc_put_lit(out, "connection");
+	rpc_put_uint(out, s->id);
 	return DISPATCH_REPLY;
 }

@@ -11,6 +11,7 @@
 #include "daemon/service/base/log.h"
 #include "daemon/service/control/dispatch.h"
 #include "daemon/service/control/listener.h"
+#include "daemon/service/control/monitor.h"
 
 /* The reason given when a peer closes its side (logged at debug). */
 #define SESSION_CLOSE_DISCONNECTED "client disconnected"
@@ -387,6 +388,9 @@ static unsigned session_drain(struct session *s)
 		if (rc == 0) {
 			s->ctl->requests++;
 			s->requests++;
+			/* With no monitor attached, this test is all it costs. */
+			if (s->ctl->monitors != 0)
+				monitor_request(s, &req);
 			dispatch_request(s, &req);
 		} else if (rc < 0) {
 			session_send_error(s, &err);
