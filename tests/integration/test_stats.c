@@ -8,7 +8,8 @@
  * and `--json top -n 2` print that as plain text and JSON when stdout is
  * not a terminal.  `monitor`: a monitor is sent every other connection's
  * requests (method, connection, msgid, escaped params, time) and not its
- * own; `animctl monitor --json --count 2` prints them.
+ * own; `animctl monitor --json --count 2` prints them.  A daemon stopped
+ * for 300 ms counts the deadlines it missed in skipped_ticks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -474,12 +475,41 @@ static void test_monitor(void **state)
 	assert_non_null(strstr(out, "\"params\":\"[]\""));
 }
 
+/* A daemon that could not run for a while (stopped, as an overloaded
+ * machine or a long tick would) skips the deadlines it missed rather than
+ * bunching them, and says so in skipped_ticks. */
+static void test_skipped_ticks(void **state)
+{
+	struct fixture *fx = *state;
+	struct rpc_reply r;
+	uint64_t ticks0, skipped0, skipped1;
+	const msgpack_object *st;
+
+	stats_after_ticks(fx, 2, &r);
+	st = &array_of(r.result, "streams")->via.array.ptr[0];
+	ticks0 = u64_of(st, "ticks");
+	skipped0 = u64_of(st, "skipped_ticks");
+	rpc_reply_free(&r);
+	/* 300 ms at 60 Hz is 18 deadlines: at least a few are passed over. */
+	assert_int_equal(kill(fx->d.pid, SIGSTOP), 0);
+	usleep(300000);
+	assert_int_equal(kill(fx->d.pid, SIGCONT), 0);
+	stats_after_ticks(fx, ticks0 + 2, &r);
+	st = &array_of(r.result, "streams")->via.array.ptr[0];
+	skipped1 = u64_of(st, "skipped_ticks");
+	rpc_reply_free(&r);
+	if (skipped1 <= skipped0)
+		fail_msg("skipped_ticks stayed at %llu across a 300 ms stop",
+			 (unsigned long long)skipped1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stats_fields_and_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_animctl_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_skipped_ticks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -419,9 +419,9 @@ static void stream_tick(uv_timer_t *t)
 	}
 	st->next_tick_ns += st->period_ns;
 	if (st->next_tick_ns <= now) {
-		/* The deadline just missed is not skipped (it is the next tick,
-		 * run now-ish); the ones passed over before it are. */
-		st->skipped_ticks += (uint64_t)((now - st->next_tick_ns) / st->period_ns);
+		/* Every deadline up to now is passed over: the next tick is
+		 * the first deadline after now. */
+		st->skipped_ticks += (uint64_t)((now - st->next_tick_ns) / st->period_ns) + 1;
 		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
 	}
 	wait = (st->next_tick_ns - now + 999999) / 1000000;
