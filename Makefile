@@ -248,10 +248,12 @@ $(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 
 unit-tests: $(UNIT_BIN)
 
-# Demo assets come from our own generator, never from a game.
+# Demo assets come from our own generator, never from a game.  Only the
+# files missing from $(DEMO_DIR) are written: the README invites edits there
+# while `make run` serves it, and the next run keeps them.
 demo: $(GEN_BIN)
-	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	$(Q)$(BUILD)/gen/gen_demo $(DEMO_DIR)
+	@mkdir -p $(DEMO_DIR)
+	$(Q)$(BUILD)/gen/gen_demo --missing $(DEMO_DIR)
 
 RUN_SOCKET := $(BUILD)/animd.sock
 run:

@@ -258,7 +258,10 @@ typedef enum animc_event_type {
 	ANIMC_EVENT_ASSET_REMOVED,      /* "asset.removed": asset */
 	ANIMC_EVENT_INSTANCE_ENDED,     /* "instance.ended": instance, asset, clip, time */
 	ANIMC_EVENT_INSTANCE_STOPPED,   /* "instance.stopped": instance, asset, clip, time, reason */
-	ANIMC_EVENT_SERVER_STOPPING     /* "server.stopping": sent to everyone before a clean stop */
+	ANIMC_EVENT_SERVER_STOPPING,    /* "server.stopping": sent to everyone before a clean stop */
+	ANIMC_EVENT_MONITOR_REQUEST     /* "monitor.request": another connection's request, to a
+					   client that called animc_monitor (not subscribable):
+					   connection, pid, method, msgid, params, time */
 } animc_event_type;
 
 /* Subscription masks: one bit per type. */
@@ -285,8 +288,15 @@ typedef struct animc_event {
 	const char *reason;             /* instance.stopped */
 	uint64_t generation;
 	uint64_t instance;
-	double time;                    /* playback time, seconds */
+	double time;                    /* playback time, seconds; monitor.request: when,
+					   seconds since the Unix epoch */
 	int live;                       /* asset.error: a good version stays in use */
+	/* monitor.request (appended in 1.1; 0 / NULL for other events): */
+	uint64_t connection;            /* the daemon's id of the requesting connection */
+	int64_t pid;                    /* its peer's process id */
+	const char *method;
+	uint32_t msgid;
+	const char *params;             /* its arguments, summarised and escaped */
 } animc_event;
 
 typedef void (*animc_event_fn)(animc_client *c, const animc_event *ev, void *user);
@@ -341,6 +351,63 @@ typedef struct animc_status_info {
 		uint64_t connections;
 	} memory;
 } animc_status_info;
+
+/* `stats` (PROTOCOL.md has every field's meaning).  Counters are
+ * cumulative: rates come from two results, divided by the difference of
+ * their `uptime`.  The arrays hold pointers, so that fields appended to
+ * these structs later do not move the elements a caller indexes. */
+typedef struct animc_stats_connection {
+	uint64_t connection;            /* its id */
+	int64_t pid;                    /* the peer's */
+	uint64_t uid;
+	double age;                     /* seconds since it was accepted */
+	uint64_t requests;              /* dispatched */
+	uint64_t instances, streams;    /* owned now */
+	uint64_t events;                /* event types subscribed to */
+	uint64_t queued_bytes;          /* output not yet taken by the kernel */
+	int self;                       /* the connection that asked */
+	int monitor;                    /* it called `monitor` */
+} animc_stats_connection;
+
+typedef struct animc_stats_stream {
+	uint64_t stream, connection;    /* its id, its owner's */
+	const char *space;              /* "model", ... */
+	uint32_t rate;                  /* asked for, per second (0: on changes) */
+	uint32_t instances;             /* publishing into it now */
+	uint32_t channels;
+	double tick_rate;               /* achieved, per second, over the last second */
+	uint64_t region_bytes;
+	uint64_t ticks, skipped_ticks;  /* skipped: deadlines passed over, late */
+	uint64_t poses;                 /* published by ticks */
+	uint64_t change_poses;          /* published at once by play, seek, ... */
+	uint64_t cpu_ns;                /* CPU time of its ticks */
+	double cpu_us_per_pose;         /* cpu_ns / poses, in µs */
+} animc_stats_stream;
+
+typedef struct animc_stats_log_line {
+	double time;                    /* seconds since the Unix epoch */
+	const char *level;              /* "error" or "warning" */
+	const char *message;            /* as logged (escaped) */
+} animc_stats_log_line;
+
+typedef struct animc_stats_info {
+	double uptime;                  /* seconds, monotonic */
+	double time;                    /* the daemon's clock, Unix seconds */
+	uint64_t requests;              /* every connection's */
+	uint64_t instances;
+	size_t connection_count;
+	const animc_stats_connection *const *connections;
+	size_t stream_count;
+	const animc_stats_stream *const *streams;
+	struct {
+		uint64_t count, failing;        /* now */
+		uint64_t loaded, reloaded, errors, removed, scans;      /* since start */
+	} assets;
+	uint64_t sighups, config_reloads;
+	uint64_t log_errors, log_warnings;      /* lines logged since start */
+	size_t recent_count;
+	const animc_stats_log_line *const *recent;      /* the last ones, oldest first */
+} animc_stats_info;
 
 typedef struct animc_asset_summary {
 	const char *name;               /* relative to the asset root */
@@ -596,6 +663,15 @@ ANIMC_API int animc_hello(animc_client *c, animc_hello_info **out);
 /* `status`: uptime, counts and memory of the whole daemon. */
 ANIMC_API int animc_status(animc_client *c, animc_status_info **out);
 
+/* `stats`: connections, streams (ticks, skipped ticks, publishing cost),
+ * cache and log counters: what animctl top shows. */
+ANIMC_API int animc_stats(animc_client *c, animc_stats_info **out);
+
+/* `monitor`: from now on this connection gets an ANIMC_EVENT_MONITOR_REQUEST
+ * event for every request another connection makes (the event callback must
+ * be set; no subscription is needed).  Not renewed after a reconnection. */
+ANIMC_API int animc_monitor(animc_client *c);
+
 /* `assets.list`: every asset under the root. */
 ANIMC_API int animc_assets_list(animc_client *c, animc_asset_list **out);
 
@@ -695,7 +771,8 @@ ANIMC_API int animc_subscribe(animc_client *c, unsigned mask, unsigned *in_force
  * negative errno (then `done` is never called): -ENOTCONN, -EINVAL,
  * -ENOMEM, -ENOBUFS when more than 16 MiB of requests are queued unsent.
  *
- * Result types: hello animc_hello_info, status animc_status_info, assets_list
+ * Result types: hello animc_hello_info, status animc_status_info, stats
+ * animc_stats_info, assets_list
  * animc_asset_list, assets_info animc_asset_info, assets_reload uint64_t
  * (the generation), play / pause / resume / seek / speed / stop
  * animc_instance, instances_list animc_instance_list, sample animc_pose,
@@ -706,6 +783,7 @@ typedef void (*animc_done_fn)(animc_client *c, int status, const void *result, v
 
 ANIMC_API int animc_hello_async(animc_client *c, animc_done_fn done, void *user);
 ANIMC_API int animc_status_async(animc_client *c, animc_done_fn done, void *user);
+ANIMC_API int animc_stats_async(animc_client *c, animc_done_fn done, void *user);
 ANIMC_API int animc_assets_list_async(animc_client *c, animc_done_fn done, void *user);
 ANIMC_API int animc_assets_info_async(animc_client *c, const char *asset, animc_done_fn done,
 				     void *user);

@@ -38,6 +38,8 @@ const char *const proto_method_names[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_SUBSCRIBE] = "subscribe",
 	[PROTO_METHOD_STREAM_OPEN] = "stream.open",
 	[PROTO_METHOD_STREAM_CLOSE] = "stream.close",
+	[PROTO_METHOD_STATS] = "stats",
+	[PROTO_METHOD_MONITOR] = "monitor",
 };
 
 const char *const proto_event_names[PROTO_EVENT_COUNT] = {

@@ -111,6 +111,8 @@ enum proto_method {
 	PROTO_METHOD_SUBSCRIBE,         /* "subscribe" */
 	PROTO_METHOD_STREAM_OPEN,       /* "stream.open" */
 	PROTO_METHOD_STREAM_CLOSE,      /* "stream.close" */
+	PROTO_METHOD_STATS,             /* "stats" */
+	PROTO_METHOD_MONITOR,           /* "monitor" */
 	PROTO_METHOD_COUNT
 };
 
@@ -124,6 +126,9 @@ int proto_method_lookup(const char *name, size_t len);
 
 /* The method of every daemon-to-client notification: [2, "event", [{...}]]. */
 #define PROTO_EVENT_METHOD "event"
+/* The event type a `monitor` connection receives for every request of the
+ * others (not one of enum proto_event: `subscribe` does not ask for it). */
+#define PROTO_MONITOR_EVENT "monitor.request"
 
 /* Event types: the "type" field of an event, and the names `subscribe` takes. */
 enum proto_event {

@@ -154,5 +154,7 @@ int cmd_play(struct ctl *ctl, int argc, char **argv);
 int cmd_control(struct ctl *ctl, int argc, char **argv);     /* pause resume seek speed stop */
 int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
+int cmd_top(struct ctl *ctl, int argc, char **argv);
+int cmd_monitor(struct ctl *ctl, int argc, char **argv);
 
 #endif

@@ -77,10 +77,20 @@ int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
 			return -2;
 		if (a[1] != '-') {
-			fprintf(stderr, "animctl %s: unknown option \"%s\"\n", argv[0], a);
-			return -1;
+			/* "-n 5": a command's option of one letter, written with
+			 * one dash as well as two. */
+			bool letter = false;
+
+			for (rc = 0; a[2] == '\0' && opts != NULL && opts[rc].name != NULL; rc++)
+				letter |= opts[rc].name[0] == a[1] && opts[rc].name[1] == '\0';
+			if (!letter) {
+				fprintf(stderr, "animctl %s: unknown option \"%s\"\n", argv[0], a);
+				return -1;
+			}
+			a += 1;
+		} else {
+			a += 2;
 		}
-		a += 2;
 		eq = strchr(a, '=');
 		snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
 		if (eq != NULL)

@@ -42,7 +42,8 @@ static unsigned events_mask(const char *list)
 			mask |= ANIMC_EVENTS_ASSETS;
 		} else if (strcmp(t, "instances") == 0) {
 			mask |= ANIMC_EVENTS_INSTANCES;
-		} else if (type == ANIMC_EVENT_UNKNOWN || type == ANIMC_EVENT_SERVER_STOPPING) {
+		} else if (type == ANIMC_EVENT_UNKNOWN || type == ANIMC_EVENT_SERVER_STOPPING ||
+			   type == ANIMC_EVENT_MONITOR_REQUEST) {
 			fprintf(stderr, "animctl events: unknown event \"%s\"\n", t);
 			free(copy);
 			return 0;

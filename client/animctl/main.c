@@ -23,6 +23,9 @@ static const char usage[] =
 	"                             Ctrl-C: pause, resume, seek T, speed S, stop, quit\n"
 	"  watch ASSET [options]      play into a stream and show the live pose\n"
 	"  events                     print the daemon's events as they happen\n"
+	"  top [-n N | --once]        a live view: connections, streams (tick rate,\n"
+	"                             skipped ticks, cost per pose), requests/s, errors\n"
+	"  monitor [--count N]        every request of other connections, as it comes\n"
 	"  instances                  this connection's instances (a new connection has none)\n"
 	"  pause|resume|stop INSTANCE, seek INSTANCE T, speed INSTANCE S\n"
 	"                             steer an instance; only its own connection may, so\n"
@@ -55,6 +58,8 @@ static const struct command commands[] = {
 	{ "play", cmd_play },
 	{ "watch", cmd_watch },
 	{ "events", cmd_events },
+	{ "top", cmd_top },
+	{ "monitor", cmd_monitor },
 	{ "instances", cmd_instances },
 	{ "pause", cmd_control },
 	{ "resume", cmd_control },

@@ -73,6 +73,16 @@ void ac_events_handle(animc_client *c, const msgpack_object *msg)
 	/* The protocol names `live`; a daemon that sends only the live
 	 * generation says the same with a non-zero one. */
 	e->ev.live = ac_obj_bool(&p, body, "live", e->ev.generation > 0);
+	if (e->ev.type == ANIMC_EVENT_MONITOR_REQUEST) {
+		/* Its `connection` and `msgid` are another client's: nothing
+		 * here to apply them to. */
+		e->ev.connection = ac_obj_u64(&p, body, "connection", 0);
+		e->ev.pid = ac_obj_i64(&p, body, "pid", 0);
+		e->ev.method = ac_obj_str(&p, body, "method");
+		e->ev.msgid = (uint32_t)ac_obj_u64(&p, body, "msgid", 0);
+		e->ev.params = ac_obj_str(&p, body, "params");
+		server_id = 0;
+	}
 	if (e->ev.name == NULL || p.err < 0) {
 		ac_res_free(e);
 		return;

@@ -28,6 +28,7 @@ static const char *const event_names[] = {
 	[ANIMC_EVENT_INSTANCE_ENDED] = "instance.ended",
 	[ANIMC_EVENT_INSTANCE_STOPPED] = "instance.stopped",
 	[ANIMC_EVENT_SERVER_STOPPING] = "server.stopping",
+	[ANIMC_EVENT_MONITOR_REQUEST] = "monitor.request",
 };
 
 static const char *const loop_names[] = {

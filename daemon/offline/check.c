@@ -1,10 +1,12 @@
 /*
- * animd check [-v] [--mesh MESH] PATH...
+ * animd check [-v] [--json] [--mesh MESH] PATH...
  *
  * Loads every file named, and every asset file under every directory named
  * (recursively, in name order), exactly as the daemon would.  One line per
- * problem; with -v one line per good file too.  Exit 0 only if everything
- * loaded (and, with --mesh, every anim fits the mesh's skeleton).
+ * problem; with -v one line per good file too.  With --json, one JSON object
+ * per line for every file (good or not; -v adds nothing), the error located
+ * in fields rather than in text, for editors and CI.  Exit 0 only if
+ * everything loaded (and, with --mesh, every anim fits the mesh's skeleton).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,10 +17,12 @@
 #include <sys/stat.h>
 
 #include "daemon/assets/asset.h"
+#include "daemon/offline/json_out.h"
 #include "daemon/offline/offline.h"
 
 struct check_state {
 	int verbose;
+	int json;
 	const struct asset *mesh;
 	unsigned files;
 	unsigned failed;
@@ -50,24 +54,99 @@ static void check_describe(const struct asset *a, char *buf, size_t size)
 	}
 }
 
+/*
+ * Where an error line of the loaders ("PATH:L:C: error: M", "PATH: offset
+ * 0xH: error: M" or "PATH: error: M") points, as JSON: {"line", "col",
+ * "offset", "message"}, the fields that do not apply null.  A line that does
+ * not start with the path is kept whole as the message.
+ */
+static json_t *check_located(const char *path, const char *line)
+{
+	size_t plen = strlen(path);
+	const char *rest = line, *msg;
+	json_t *loc = json_object();
+	unsigned long l = 0, c = 0;
+	unsigned long long off = 0;
+	int used = 0;
+
+	json_object_set_new(loc, "line", json_null());
+	json_object_set_new(loc, "col", json_null());
+	json_object_set_new(loc, "offset", json_null());
+	if (strncmp(line, path, plen) == 0)
+		rest = line + plen;
+	if (rest != line && sscanf(rest, ":%lu:%lu: error: %n", &l, &c, &used) == 2 && used > 0) {
+		json_object_set_new(loc, "line", json_integer((json_int_t)l));
+		json_object_set_new(loc, "col", json_integer((json_int_t)c));
+		msg = rest + used;
+	} else if (rest != line && sscanf(rest, ": offset %llx: error: %n", &off, &used) == 1 &&
+		   used > 0) {
+		json_object_set_new(loc, "offset", json_integer((json_int_t)off));
+		msg = rest + used;
+	} else if (rest != line && strncmp(rest, ": error: ", 9) == 0) {
+		msg = rest + 9;
+	} else {
+		msg = line;
+	}
+	json_object_set_new(loc, "message", json_out_string_or_null(msg));
+	return loc;
+}
+
+/*
+ * One file's verdict.  Text: the error line as the loaders wrote it, or with
+ * -v "PATH: ok (summary)".  JSON: {"path", "ok", "format", "summary",
+ * "error"} on one line; format is the loaded asset's, else what the name
+ * says (null when it says nothing), error null or check_located's object
+ * plus "text", the line the text output prints.
+ */
+static void check_report(const struct check_state *st, const char *path,
+			 const struct asset *a, const char *error, const char *summary)
+{
+	enum asset_format f = a != NULL ? a->format : asset_detect(path, NULL, 0);
+	json_t *o, *e;
+
+	if (!st->json) {
+		if (error != NULL)
+			printf("%s\n", error);
+		else if (st->verbose)
+			printf("%s: ok (%s)\n", path, summary);
+		return;
+	}
+	o = json_object();
+	json_object_set_new(o, "path", json_out_string_or_null(path));
+	json_object_set_new(o, "ok", json_boolean(error == NULL));
+	json_object_set_new(o, "format", f == ASSET_FORMAT_UNKNOWN
+					 ? json_null() : json_string(asset_format_name(f)));
+	json_object_set_new(o, "summary", json_out_string_or_null(error == NULL ? summary : NULL));
+	if (error != NULL) {
+		e = check_located(path, error);
+		json_object_set_new(e, "text", json_out_string_or_null(error));
+		json_object_set_new(o, "error", e);
+	} else {
+		json_object_set_new(o, "error", json_null());
+	}
+	json_out_print(o, stdout);
+}
+
 static void check_file(struct check_state *st, const char *path)
 {
 	struct asset *a = NULL;
-	char err[512], what[256];
+	char err[512], what[256], line[1024];
 
 	st->files++;
 	if (asset_load_file(path, 0, &a, err, sizeof err) < 0) {
 		st->failed++;
-		printf("%s\n", err);
+		check_report(st, path, NULL, err, NULL);
 		return;
 	}
 	if (st->mesh != NULL && a->clip_count > 0 && a->skeleton != NULL &&
 	    skeleton_check_binding(a->skeleton, st->mesh->skeleton, what, sizeof what) < 0) {
 		st->failed++;
-		printf("%s: error: does not fit mesh %s: %s\n", path, st->mesh->name, what);
-	} else if (st->verbose) {
+		snprintf(line, sizeof line, "%s: error: does not fit mesh %s: %s", path,
+			 st->mesh->name, what);
+		check_report(st, path, a, line, NULL);
+	} else {
 		check_describe(a, what, sizeof what);
-		printf("%s: ok (%s)\n", path, what);
+		check_report(st, path, a, NULL, what);
 	}
 	asset_free(a);
 }
@@ -85,8 +164,12 @@ static void check_dir(struct check_state *st, const char *path)
 	int n = scandir(path, &list, check_hidden, alphasort);
 
 	if (n < 0) {
+		char line[1024];
+
 		st->failed++;
-		printf("%s: error: cannot read directory: %s\n", path, strerror(errno));
+		snprintf(line, sizeof line, "%s: error: cannot read directory: %s", path,
+			 strerror(errno));
+		check_report(st, path, NULL, line, NULL);
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -107,8 +190,11 @@ static void check_path(struct check_state *st, const char *path, int top)
 	int link;
 
 	if (lstat(path, &sb) < 0 || ((link = S_ISLNK(sb.st_mode)) && stat(path, &sb) < 0)) {
+		char line[1024];
+
 		st->failed++;
-		printf("%s: error: %s\n", path, strerror(errno));
+		snprintf(line, sizeof line, "%s: error: %s", path, strerror(errno));
+		check_report(st, path, NULL, line, NULL);
 		return;
 	}
 	if (S_ISDIR(sb.st_mode)) {
@@ -125,10 +211,12 @@ static void check_path(struct check_state *st, const char *path, int top)
 static void check_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: animd check [-v] [--mesh MESH.md5mesh] PATH...\n"
+		"usage: animd check [-v] [--json] [--mesh MESH.md5mesh] PATH...\n"
 		"  Load files, or every asset under directories, as the daemon would.\n"
 		"  Prints one line per problem (file:line:col: error: ...), exits 1 if any.\n"
 		"  -v, --verbose   also print one line per good file\n"
+		"  --json          one JSON object per line for every file: path, ok, format,\n"
+		"                  summary, error {line, col, offset, message, text} or null\n"
 		"  --mesh FILE     also check that every anim fits this mesh's skeleton\n");
 }
 
@@ -136,6 +224,7 @@ int offline_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "mesh", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -149,6 +238,7 @@ int offline_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': st.verbose = 1; break;
+		case 'j': st.json = 1; break;
 		case 'm': mesh_path = optarg; break;
 		case 'h': check_usage(stdout); return 0;
 		default: check_usage(stderr); return EXIT_USAGE;
@@ -160,11 +250,12 @@ int offline_check(int argc, char **argv)
 	}
 	if (mesh_path != NULL) {
 		if (asset_load_file(mesh_path, 0, &mesh, err, sizeof err) < 0) {
-			printf("%s\n", err);
+			check_report(&st, mesh_path, NULL, err, NULL);
 			return 1;
 		}
 		if (mesh->format != ASSET_FORMAT_MD5MESH) {
-			printf("%s: error: --mesh needs an md5mesh file\n", mesh_path);
+			snprintf(err, sizeof err, "%s: error: --mesh needs an md5mesh file", mesh_path);
+			check_report(&st, mesh_path, mesh, err, NULL);
 			asset_free(mesh);
 			return EXIT_USAGE;
 		}
@@ -172,7 +263,7 @@ int offline_check(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		check_path(&st, argv[i], 1);
-	if (st.verbose)
+	if (st.verbose && !st.json)
 		printf("checked %u files: %u ok, %u failed\n", st.files, st.files - st.failed,
 		       st.failed);
 	asset_free(mesh);

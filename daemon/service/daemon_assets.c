@@ -34,6 +34,7 @@ static void daemon_assets_loaded(struct cache *c, const char *name, uint64_t gen
 		log_info("loaded %s", name);
 	else
 		log_debug("loaded %s", name);
+	d->ctl.asset_loads++;
 	events_asset_loaded(&d->ctl, name, gen);
 	reloads_answer(&d->ctl, name, gen, false, PROTO_ERR_NONE, NULL);
 }
@@ -45,6 +46,7 @@ static void daemon_assets_reloaded(struct cache *c, const char *name, uint64_t g
 
 	log_info("reloaded %s (generation %llu)", name, (unsigned long long)gen);
 	daemon_assets_log_note(c, name);
+	d->ctl.asset_reloads++;
 	events_asset_reloaded(&d->ctl, name, gen);
 	if (cache_get(c, name, &info) == 0)
 		instances_asset_changed(d->instances, name, info.asset, gen);
@@ -63,6 +65,7 @@ static void daemon_assets_error(struct cache *c, const char *name, const char *m
 		log_warning("%s (keeping generation %llu)", message, (unsigned long long)live);
 	else
 		log_warning("%s", message);
+	d->ctl.asset_errors++;
 	events_asset_error(&d->ctl, name, message, live);
 	reloads_answer(&d->ctl, name, 0, false, PROTO_ERR_ASSET_ERROR, message);
 }
@@ -74,6 +77,7 @@ static void daemon_assets_removed(struct cache *c, const char *name, void *data)
 	(void)c;
 	log_info("removed %s", name);
 	/* The cause before its effects: asset.removed, then instance.stopped. */
+	d->ctl.asset_removals++;
 	events_asset_removed(&d->ctl, name);
 	instances_asset_changed(d->instances, name, NULL, 0);
 	reloads_answer(&d->ctl, name, 0, false, PROTO_ERR_NOT_FOUND, "the file is gone");

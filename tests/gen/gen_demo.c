@@ -7,9 +7,16 @@
  *   orbit.md5camera  a 96-frame camera move at 30 fps with two cuts
  *   crane.x          a skinned three-bone crane and its two-second swing
  *                    (DirectX .x text)
+ *   lantern.m2       a lantern on a post (classic M2), a flame on a global
+ *                    sequence and an emitter of sparks
+ *
+ * gen_demo --missing DIR writes only the files DIR does not hold yet: an
+ * existing file is never opened for writing, so the edits of someone who
+ * tries hot reload on it survive the next `make run`.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +213,10 @@ static int demo_write_camera(FILE *f)
 	return camera_gen_write(f, &g);
 }
 
+/* With only_missing set, "wx" (O_CREAT | O_EXCL) makes creation and the
+ * existence check one step: a file that exists, whatever it holds, is kept. */
+static bool demo_only_missing;
+
 static int demo_file(const char *dir, const char *name, int (*write)(FILE *f))
 {
 	char path[4096];
@@ -213,7 +224,9 @@ static int demo_file(const char *dir, const char *name, int (*write)(FILE *f))
 	int rc;
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	f = fopen(path, "w");
+	f = fopen(path, demo_only_missing ? "wx" : "w");
+	if (f == NULL && demo_only_missing && errno == EEXIST)
+		return 0;
 	if (f == NULL) {
 		perror(path);
 		return -1;
@@ -244,16 +257,21 @@ static int demo_write_idle(FILE *f) { return demo_write_anim(f, 3, 24, 0); }
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: gen_demo DIR\n");
+	const char *dir;
+
+	if (argc == 3 && strcmp(argv[1], "--missing") == 0)
+		demo_only_missing = true;
+	if (argc != 2 && !demo_only_missing) {
+		fprintf(stderr, "usage: gen_demo [--missing] DIR\n");
 		return 2;
 	}
-	if (demo_file(argv[1], "walker.md5mesh", demo_write_mesh) < 0 ||
-	    demo_file(argv[1], "walker.md5anim", demo_write_walk) < 0 ||
-	    demo_file(argv[1], "idle.md5anim", demo_write_idle) < 0 ||
-	    demo_file(argv[1], "orbit.md5camera", demo_write_camera) < 0 ||
-	    demo_file(argv[1], "crane.x", x_crane_write) < 0 ||
-	    demo_file(argv[1], "lantern.m2", demo_write_lantern) < 0)
+	dir = argv[argc - 1];
+	if (demo_file(dir, "walker.md5mesh", demo_write_mesh) < 0 ||
+	    demo_file(dir, "walker.md5anim", demo_write_walk) < 0 ||
+	    demo_file(dir, "idle.md5anim", demo_write_idle) < 0 ||
+	    demo_file(dir, "orbit.md5camera", demo_write_camera) < 0 ||
+	    demo_file(dir, "crane.x", x_crane_write) < 0 ||
+	    demo_file(dir, "lantern.m2", demo_write_lantern) < 0)
 		return 1;
 	return 0;
 }

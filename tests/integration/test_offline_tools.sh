@@ -186,4 +186,32 @@ head -c 900 "$arm" >"$TMP/cut.x"
 expect_status 1 "$ANIMD" check "$TMP/cut.x"
 expect_match 'cut\.x:[0-9]+:[0-9]+: error: ' "$TMP/out"
 
+# check --json: one object per line for every file, good or not, the error
+# located in fields (text: line and column; binary: the byte offset).
+mkdir "$TMP/js"
+cp "$demo/walker.md5anim" "$demo/crane.x" "$TMP/js/"
+sed 's/^numJoints 10$/numJoints 11/' "$demo/walker.md5anim" >"$TMP/js/broken.md5anim"
+head -c 100 "$demo/lantern.m2" >"$TMP/js/cut.m2"
+echo hello >"$TMP/js/notes.txt"
+expect_status 1 "$ANIMD" check --json "$TMP/js" "$TMP/js/notes.txt" "$TMP/js/gone.md5mesh"
+[ "$(wc -l <"$TMP/out")" -eq 6 ] && ok || bad "check --json: expected six lines"
+while IFS= read -r l; do
+	printf '%s\n' "$l" | jq -e 'type == "object"' >/dev/null 2>&1 && ok || bad "check --json line is not one object: $l"
+done <"$TMP/out"
+jq -s 'map({(.path | split("/") | last): .}) | add' "$TMP/out" >"$TMP/check.json"
+expect_jq '.["broken.md5anim"] | .ok == false and .format == "md5anim" and .summary == null and .error.line == 20 and .error.col == 1 and .error.offset == null and (.error.message | startswith("the block ends after 10 joints")) and (.error.text | test("broken\\.md5anim:20:1: error: the block"))' "$TMP/check.json"
+expect_jq '.["cut.m2"] | .ok == false and .format == "m2" and .error.line == null and .error.col == null and .error.offset == 100 and (.error.message | test("inside the 0x144-byte header"))' "$TMP/check.json"
+expect_jq '.["walker.md5anim"] | .ok == true and .format == "md5anim" and .error == null and (.summary | test("25 frames at 24 fps"))' "$TMP/check.json"
+expect_jq '.["crane.x"] | .ok == true and .format == "x" and .error == null' "$TMP/check.json"
+expect_jq '.["notes.txt"] | .ok == false and .format == null and .error.line == null and (.error.message | test("unknown format"))' "$TMP/check.json"
+expect_jq '.["gone.md5mesh"] | .ok == false and .format == "md5mesh" and .error.offset == null and .error.message != null' "$TMP/check.json"
+# Files in a tree come in name order, as in the text output.
+jq -s '[.[].path | split("/") | last][0:4] == ["broken.md5anim", "crane.x", "cut.m2", "walker.md5anim"]' "$TMP/out" >"$TMP/order" 2>/dev/null
+grep -qx true "$TMP/order" && ok || bad "check --json does not list a tree in name order"
+# All good: exit 0, and the --mesh misfit is located at no line.
+expect_status 0 "$ANIMD" check --json "$demo/walker.md5anim"
+expect_jq '.ok == true and .path == "'"$demo"'/walker.md5anim"' "$TMP/out"
+expect_status 1 "$ANIMD" check --json --mesh "$demo/walker.md5mesh" "$TMP/renamed.md5anim"
+expect_jq '.ok == false and .error.line == null and (.error.message | startswith("does not fit mesh"))' "$TMP/out"
+
 finish

@@ -1,5 +1,7 @@
 /*
- * The log: the systemd priority prefix of each level, level filtering,
+ * The log: the systemd priority prefix of each level, the terminal style
+ * (local time, level word, colour) and when each style is chosen, level
+ * filtering,
  * escaping of what could forge lines, truncation at LOG_LINE_MAX, and one
  * write(2) per line (checked on a SOCK_SEQPACKET pair, where every write is
  * one packet).  stderr is redirected with dup2 for the length of each
@@ -15,7 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <regex.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/service/base/log.h"
@@ -62,6 +68,7 @@ static void test_prefix_per_level(void **state)
 
 	(void)state;
 	log_init(LOG_LEVEL_DEBUG);
+	log_set_style(LOG_STYLE_JOURNAL);
 	capture_begin(&c);
 	log_error("e %d", 1);
 	log_warning("w %s", "two");
@@ -80,6 +87,7 @@ static void test_level_filter(void **state)
 
 	(void)state;
 	log_init(LOG_LEVEL_WARNING);
+	log_set_style(LOG_STYLE_JOURNAL);
 	assert_int_equal(log_get_level(), LOG_LEVEL_WARNING);
 	assert_true(log_enabled(LOG_LEVEL_ERROR));
 	assert_true(log_enabled(LOG_LEVEL_WARNING));
@@ -125,6 +133,7 @@ static void test_sanitising(void **state)
 
 	(void)state;
 	log_init(LOG_LEVEL_INFO);
+	log_set_style(LOG_STYLE_JOURNAL);
 	capture_begin(&c);
 	log_info("loaded %s", "evil\n<3>forged error\r\tx");
 	log_info("esc %s", "\x1b[31mred\x7f");
@@ -158,6 +167,7 @@ static void test_truncation(void **state)
 
 	(void)state;
 	log_init(LOG_LEVEL_INFO);
+	log_set_style(LOG_STYLE_JOURNAL);
 
 	/* Plain ASCII, longer than a line. */
 	memset(big, 'a', sizeof big - 1);
@@ -230,6 +240,7 @@ static void test_one_write_per_line(void **state)
 
 	(void)state;
 	log_init(LOG_LEVEL_DEBUG);
+	log_set_style(LOG_STYLE_JOURNAL);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	memset(big, 'z', sizeof big - 1);
 	fflush(stderr);
@@ -264,6 +275,7 @@ static void test_errno_preserved(void **state)
 
 	(void)state;
 	log_init(LOG_LEVEL_INFO);
+	log_set_style(LOG_STYLE_JOURNAL);
 	capture_begin(&c);
 	errno = ENOSPC;
 	log_info("x");
@@ -307,6 +319,152 @@ static void test_escape_api(void **state)
 	assert_false(cut);
 }
 
+/* Whether s matches the extended regex re, whole. */
+static bool matches(const char *s, const char *re)
+{
+	regex_t rx;
+	bool m;
+
+	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
+	m = regexec(&rx, s, 0, NULL, 0) == 0;
+	regfree(&rx);
+	return m;
+}
+
+#define STAMP "[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} "
+
+/* At a terminal: local time to the millisecond and the level word padded
+ * to seven, no priority prefix; the message is escaped exactly as in the
+ * journal style, and the time is now's. */
+static void test_terminal_style(void **state)
+{
+	struct capture c;
+	char *out, today[16];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	(void)state;
+	log_init(LOG_LEVEL_DEBUG);
+	log_set_style(LOG_STYLE_TERMINAL);
+	capture_begin(&c);
+	log_error("e %d", 1);
+	log_warning("w");
+	log_info("i %s", "evil\n<3>forged\x1b[31m");
+	log_debug("d");
+	out = capture_end(&c);
+	assert_true(matches(out, "^" STAMP "error   e 1\n"
+				 STAMP "warning w\n"
+				 STAMP "info    i evil\\\\n<3>forged\\\\x1b\\[31m\n"
+				 STAMP "debug   d\n$"));
+	assert_null(strchr(out, '\x1b'));
+	localtime_r(&now, &tm);
+	strftime(today, sizeof today, "%Y-%m-%d", &tm);
+	assert_memory_equal(out, today, 10);    /* fails only across midnight */
+	free(out);
+
+	/* The cap still holds with the longer prefix. */
+	{
+		static char big[2 * LOG_LINE_MAX];
+
+		memset(big, 'q', sizeof big - 1);
+		capture_begin(&c);
+		log_info("%s", big);
+		out = capture_end(&c);
+		assert_int_equal(strlen(out), LOG_LINE_MAX);
+		assert_string_equal(out + LOG_LINE_MAX - 4, ELLIPSIS "\n");
+		free(out);
+	}
+	log_set_style(LOG_STYLE_JOURNAL);
+}
+
+/* With colour only the level word is coloured, then reset; an ESC in the
+ * message is still escaped. */
+static void test_terminal_colour(void **state)
+{
+	struct capture c;
+	char *out;
+
+	(void)state;
+	log_init(LOG_LEVEL_DEBUG);
+	log_set_style(LOG_STYLE_TERMINAL_COLOUR);
+	capture_begin(&c);
+	log_error("e");
+	log_warning("w");
+	log_info("i \x1b[2J");
+	log_debug("d");
+	out = capture_end(&c);
+	assert_true(matches(out, "^" STAMP "\x1b\\[1;31merror\x1b\\[0m   e\n"
+				 STAMP "\x1b\\[33mwarning\x1b\\[0m w\n"
+				 STAMP "info    i \\\\x1b\\[2J\n"
+				 STAMP "\x1b\\[2mdebug\x1b\\[0m   d\n$"));
+	free(out);
+	log_set_style(LOG_STYLE_JOURNAL);
+}
+
+/* Which style for which stderr: a pipe or a file gets the journal's
+ * prefixes, a terminal the time (coloured unless NO_COLOR or TERM=dumb),
+ * and a terminal that $JOURNAL_STREAM names (as systemd sets it) the
+ * journal's; a JOURNAL_STREAM naming another file changes nothing. */
+static void test_style_detection(void **state)
+{
+	int p[2], pty;
+	char env[64];
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	unsetenv("JOURNAL_STREAM");
+	unsetenv("NO_COLOR");
+	setenv("TERM", "xterm", 1);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(log_style_detect(p[1]), LOG_STYLE_JOURNAL);
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(log_style_detect(fileno(f)), LOG_STYLE_JOURNAL);
+
+	pty = posix_openpt(O_RDWR | O_NOCTTY);
+	if (pty < 0 || grantpt(pty) != 0 || unlockpt(pty) != 0) {
+		print_message("skipping the terminal cases: no pseudo-terminal (%s)\n", strerror(errno));
+	} else {
+		int tty = open(ptsname(pty), O_RDWR | O_NOCTTY);
+
+		assert_true(tty >= 0);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		setenv("NO_COLOR", "", 1);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL);
+		unsetenv("NO_COLOR");
+		setenv("TERM", "dumb", 1);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL);
+		setenv("TERM", "xterm", 1);
+
+		/* The journal is recognised by device and inode, and only
+		 * by them. */
+		assert_int_equal(fstat(fileno(f), &st), 0);
+		snprintf(env, sizeof env, "%llu:%llu", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		setenv("JOURNAL_STREAM", env, 1);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		assert_int_equal(fstat(tty, &st), 0);
+		snprintf(env, sizeof env, "%llu:%llu", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		setenv("JOURNAL_STREAM", env, 1);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_JOURNAL);
+		snprintf(env, sizeof env, "%llu:%llux", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		setenv("JOURNAL_STREAM", env, 1);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		setenv("JOURNAL_STREAM", "garbage", 1);
+		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		unsetenv("JOURNAL_STREAM");
+		close(tty);
+	}
+	if (pty >= 0)
+		close(pty);
+	fclose(f);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +476,9 @@ int main(void)
 		cmocka_unit_test(test_one_write_per_line),
 		cmocka_unit_test(test_errno_preserved),
 		cmocka_unit_test(test_escape_api),
+		cmocka_unit_test(test_terminal_style),
+		cmocka_unit_test(test_terminal_colour),
+		cmocka_unit_test(test_style_detection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

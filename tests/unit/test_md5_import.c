@@ -424,6 +424,7 @@ static void test_fixture_files(void **state)
 	snprintf(path, sizeof path, "%swalk.md5anim", dir);
 	atext = slurp(path, &alen);
 	if (!mtext || !atext) {
+		print_message("skip: %s not found (run from the repository root)\n", path);
 		free(mtext);
 		free(atext);
 		skip();

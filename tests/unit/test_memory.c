@@ -385,8 +385,10 @@ static void test_fixtures_counted(void **state)
 	};
 
 	(void)state;
-	if (!COUNTING_MALLOC)
+	if (!COUNTING_MALLOC) {
+		print_message("skip: malloc is not counted under AddressSanitizer\n");
 		skip();
+	}
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		int counted;
 		struct asset *a = load_fixture(files[i], &counted);
@@ -408,7 +410,11 @@ static void test_testdata_counted(void **state)
 	unsigned loaded = 0;
 
 	(void)state;
-	if (!COUNTING_MALLOC || testdata_dir() == NULL)
+	if (!COUNTING_MALLOC) {
+		print_message("skip: malloc is not counted under AddressSanitizer\n");
+		skip();
+	}
+	if (testdata_dir() == NULL)
 		skip();
 	for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++) {
 		char dir[1024], path[2048];
@@ -460,8 +466,10 @@ static void test_m2_counted(void **state)
 	struct m2w_file f;
 
 	(void)state;
-	if (!COUNTING_MALLOC)
+	if (!COUNTING_MALLOC) {
+		print_message("skip: malloc is not counted under AddressSanitizer\n");
 		skip();
+	}
 	/* The demo lantern: emitters, a global sequence, aliases. */
 	m2w_demo_model(&f);
 	check_m2("lantern.m2", &f);

@@ -1,7 +1,9 @@
 /*
  * The method table in code and proto/PROTOCOL.md must agree: every method
  * the daemon dispatches has a section, every section names a real method,
- * and every event type and error code is documented.
+ * and every event type and error code is documented; the stats section's
+ * table lists exactly the fields the daemon packs (method_stats_fields),
+ * each with a type and a meaning.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,12 +117,85 @@ static void test_events_and_errors_documented(void **state)
 	}
 }
 
+/* The text of the "### `name`" section: from its heading to the next
+ * heading of any level (malloc'd). */
+static char *section_of(const char *name)
+{
+	char needle[96];
+	const char *start, *end;
+	char *text;
+
+	snprintf(needle, sizeof needle, "\n### `%s`", name);
+	start = strstr(doc, needle);
+	if (start == NULL)
+		return NULL;
+	start++;
+	end = strstr(start + 1, "\n#");
+	if (end == NULL)
+		end = start + strlen(start);
+	text = strndup(start, (size_t)(end - start));
+	assert_non_null(text);
+	return text;
+}
+
+static bool stats_field_known(const char *name, size_t len)
+{
+	for (size_t i = 0; method_stats_fields[i] != NULL; i++)
+		if (strlen(method_stats_fields[i]) == len &&
+		    strncmp(method_stats_fields[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+static void test_stats_fields_documented(void **state)
+{
+	char *sec = section_of("stats");
+	unsigned rows = 0, fields = 0;
+
+	(void)state;
+	assert_non_null(sec);
+	/* Every row "| `field` | type | meaning |" names a field the daemon
+	 * packs, and has a type and a meaning. */
+	for (const char *line = sec; line != NULL; line = strchr(line, '\n')) {
+		const char *name, *tick, *type, *meaning;
+
+		line += *line == '\n';
+		if (strncmp(line, "| `", 3) != 0)
+			continue;
+		name = line + 3;
+		tick = strchr(name, '`');
+		assert_non_null(tick);
+		if (!stats_field_known(name, (size_t)(tick - name)))
+			fail_msg("PROTOCOL.md's stats table lists %.*s, which the daemon does not send",
+				 (int)(tick - name), name);
+		type = strstr(tick, " | ");
+		assert_non_null(type);
+		meaning = strstr(type + 3, " | ");
+		assert_non_null(meaning);
+		assert_true(meaning > type + 3);                /* a type */
+		assert_true(strlen(meaning) > 6 && meaning[3] != '|'); /* a meaning */
+		rows++;
+	}
+	/* And every field the daemon packs has its row. */
+	for (size_t i = 0; method_stats_fields[i] != NULL; i++) {
+		char needle[96];
+
+		snprintf(needle, sizeof needle, "\n| `%s` |", method_stats_fields[i]);
+		if (strstr(sec, needle) == NULL)
+			fail_msg("PROTOCOL.md's stats table has no row for %s", method_stats_fields[i]);
+		fields++;
+	}
+	assert_int_equal(rows, fields);
+	free(sec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_method_documented_and_dispatched),
 		cmocka_unit_test(test_every_heading_is_a_method),
 		cmocka_unit_test(test_events_and_errors_documented),
+		cmocka_unit_test(test_stats_fields_documented),
 	};
 
 	return cmocka_run_group_tests(tests, load_doc, free_doc);

@@ -1,7 +1,9 @@
 /*
- * log.c - one line per event on stderr with a systemd priority prefix.
+ * log.c - one line per event on stderr, with a systemd priority prefix for
+ * the journal and supervisors, or the local time and the level word at a
+ * terminal (log.h says which when).
  *
- * The whole line ("<6>" + escaped message + "\n") is built on the stack and
+ * The whole line (prefix + escaped message + "\n") is built on the stack and
  * handed to one write(2): journald (a stream socket) and a pipe both keep a
  * single write together, so lines from the loop and from pool threads never
  * interleave.  See log.h for the promises.
@@ -9,10 +11,14 @@
 #include "daemon/service/base/log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -20,12 +26,60 @@
 /* The one mutable global of the module (see log.h): the least severe level
  * still written. */
 static atomic_int log_threshold = LOG_LEVEL_INFO;
+static atomic_int log_style_now = LOG_STYLE_JOURNAL;
+
+/* The last warnings and errors (log_recent): a ring, `next` counting every
+ * one ever recorded.  Only those two levels take the mutex. */
+static pthread_mutex_t log_recent_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct log_recent log_recent_ring[LOG_RECENT_MAX];
+static uint64_t log_recent_next;
+static uint64_t log_recent_errors, log_recent_warnings;
 
 static const char log_ellipsis[] = "\xe2\x80\xa6"; /* U+2026 "…" */
 
 void log_init(enum log_level level)
 {
 	log_set_level(level);
+	log_set_style(log_style_detect(STDERR_FILENO));
+}
+
+/* systemd sets JOURNAL_STREAM=DEV:INO (decimal) for a service whose stderr
+ * is connected to the journal; a child that inherited the variable but not
+ * the descriptor sees another inode. */
+static bool log_fd_is_journal(int fd)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	int used = 0;
+
+	if (env == NULL || sscanf(env, "%llu:%llu%n", &dev, &ino, &used) != 2 ||
+	    env[used] != '\0')
+		return false;
+	if (fstat(fd, &st) != 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+enum log_style log_style_detect(int fd)
+{
+	const char *term = getenv("TERM");
+
+	if (log_fd_is_journal(fd) || !isatty(fd))
+		return LOG_STYLE_JOURNAL;
+	if (getenv("NO_COLOR") != NULL || (term != NULL && strcmp(term, "dumb") == 0))
+		return LOG_STYLE_TERMINAL;
+	return LOG_STYLE_TERMINAL_COLOUR;
+}
+
+void log_set_style(enum log_style style)
+{
+	atomic_store_explicit(&log_style_now, (int)style, memory_order_relaxed);
+}
+
+enum log_style log_get_style(void)
+{
+	return (enum log_style)atomic_load_explicit(&log_style_now, memory_order_relaxed);
 }
 
 void log_set_level(enum log_level level)
@@ -43,15 +97,17 @@ bool log_enabled(enum log_level level)
 	return (int)level <= atomic_load_explicit(&log_threshold, memory_order_relaxed);
 }
 
+/* colour: the SGR sequence of the level word at a colour terminal. */
 static const struct {
 	enum log_level level;
 	const char *name;
 	const char *prefix;
+	const char *colour;
 } log_levels[] = {
-	{ LOG_LEVEL_ERROR, "error", SD_ERR },
-	{ LOG_LEVEL_WARNING, "warning", SD_WARNING },
-	{ LOG_LEVEL_INFO, "info", SD_INFO },
-	{ LOG_LEVEL_DEBUG, "debug", SD_DEBUG },
+	{ LOG_LEVEL_ERROR, "error", SD_ERR, "\x1b[1;31m" },
+	{ LOG_LEVEL_WARNING, "warning", SD_WARNING, "\x1b[33m" },
+	{ LOG_LEVEL_INFO, "info", SD_INFO, "" },
+	{ LOG_LEVEL_DEBUG, "debug", SD_DEBUG, "\x1b[2m" },
 };
 
 #define LOG_LEVEL_COUNT (sizeof log_levels / sizeof log_levels[0])
@@ -76,12 +132,48 @@ const char *log_level_name(enum log_level level)
 
 /* A level that is not one of ours is a caller bug: file it as an error so
  * that it is seen rather than lost. */
-static const char *log_prefix(enum log_level level)
+static size_t log_level_index(enum log_level level)
 {
 	for (size_t i = 0; i < LOG_LEVEL_COUNT; i++)
 		if (log_levels[i].level == level)
-			return log_levels[i].prefix;
-	return SD_ERR;
+			return i;
+	return 0;
+}
+
+/*
+ * The line's prefix into out (at least LOG_PREFIX_MAX bytes): "<6>" for the
+ * journal, else "2025-01-31 14:02:07.315 info    " in local time, the
+ * level word padded to the longest ("warning") and, with colour, wrapped
+ * in its SGR sequence and a reset.  Returns its length.
+ */
+#define LOG_PREFIX_MAX 64
+static size_t log_prefix(char *out, enum log_level level, enum log_style style)
+{
+	size_t i = log_level_index(level);
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+	int w;
+
+	if (style == LOG_STYLE_JOURNAL) {
+		n = strlen(log_levels[i].prefix);
+		memcpy(out, log_levels[i].prefix, n);
+		return n;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (localtime_r(&ts.tv_sec, &tm) == NULL)
+		memset(&tm, 0, sizeof tm);
+	n = strftime(out, LOG_PREFIX_MAX, "%Y-%m-%d %H:%M:%S", &tm);
+	if (style == LOG_STYLE_TERMINAL_COLOUR && log_levels[i].colour[0] != '\0')
+		w = snprintf(out + n, LOG_PREFIX_MAX - n, ".%03ld %s%s\x1b[0m%*s", ts.tv_nsec / 1000000,
+			     log_levels[i].colour, log_levels[i].name,
+			     (int)(8 - strlen(log_levels[i].name)), "");
+	else
+		w = snprintf(out + n, LOG_PREFIX_MAX - n, ".%03ld %-7s ", ts.tv_nsec / 1000000,
+			     log_levels[i].name);
+	if (w > 0)
+		n += (size_t)w < LOG_PREFIX_MAX - n ? (size_t)w : LOG_PREFIX_MAX - n - 1;
+	return n;
 }
 
 /*
@@ -229,11 +321,47 @@ static void log_write_all(const char *buf, size_t len)
 	}
 }
 
+static void log_remember(enum log_level level, const char *msg, size_t mlen)
+{
+	struct log_recent *r;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pthread_mutex_lock(&log_recent_lock);
+	r = &log_recent_ring[log_recent_next++ % LOG_RECENT_MAX];
+	r->unix_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	r->level = level;
+	log_escape(r->text, sizeof r->text, msg, mlen, NULL);
+	if (level == LOG_LEVEL_WARNING)
+		log_recent_warnings++;
+	else
+		log_recent_errors++;
+	pthread_mutex_unlock(&log_recent_lock);
+}
+
+size_t log_recent(struct log_recent *out, size_t max, uint64_t *errors, uint64_t *warnings)
+{
+	size_t n = 0;
+	uint64_t first;
+
+	pthread_mutex_lock(&log_recent_lock);
+	first = log_recent_next > LOG_RECENT_MAX ? log_recent_next - LOG_RECENT_MAX : 0;
+	if (log_recent_next - first > max)
+		first = log_recent_next - max;
+	for (uint64_t i = first; i < log_recent_next; i++)
+		out[n++] = log_recent_ring[i % LOG_RECENT_MAX];
+	if (errors != NULL)
+		*errors = log_recent_errors;
+	if (warnings != NULL)
+		*warnings = log_recent_warnings;
+	pthread_mutex_unlock(&log_recent_lock);
+	return n;
+}
+
 void log_writev(enum log_level level, const char *fmt, va_list ap)
 {
 	char msg[LOG_LINE_MAX];
 	char line[LOG_LINE_MAX];
-	const char *prefix;
 	size_t plen, mlen, text, room;
 	bool cut = false, cut_escape = false;
 	int saved_errno, n;
@@ -255,9 +383,9 @@ void log_writev(enum log_level level, const char *fmt, va_list ap)
 		mlen = (size_t)n;
 	}
 
-	prefix = log_prefix(level);
-	plen = strlen(prefix);
-	memcpy(line, prefix, plen);
+	plen = log_prefix(line, level, log_get_style());
+	if (plen >= LOG_PREFIX_MAX)
+		plen = LOG_PREFIX_MAX - 1;      /* cannot happen; tells the compiler */
 	/* The text may fill the line up to the newline; only when it does not
 	 * fit is it escaped again, shorter, to make room for the ellipsis.  The
 	 * NUL log_escape writes lands where the newline goes. */
@@ -271,6 +399,10 @@ void log_writev(enum log_level level, const char *fmt, va_list ap)
 	}
 	line[plen + text] = '\n';
 	log_write_all(line, plen + text + 1);
+	/* A level that is not ours was written as an error (log_prefix). */
+	if (level != LOG_LEVEL_INFO && level != LOG_LEVEL_DEBUG)
+		log_remember(level == LOG_LEVEL_WARNING ? LOG_LEVEL_WARNING : LOG_LEVEL_ERROR, msg,
+			     mlen);
 
 	errno = saved_errno;
 }

@@ -1,7 +1,20 @@
 /*
- * log.h - the daemon's log: one line per event on stderr, with the systemd
- * priority prefix ("<3>", "<4>", "<6>", "<7>") so that journald files every
- * line under its level.
+ * log.h - the daemon's log: one line per event on stderr, in one of two
+ * styles chosen at log_init() from what stderr is (log_style_detect):
+ *
+ *   journal   "<6>message": the systemd priority prefix ("<3>", "<4>",
+ *             "<6>", "<7>") so that journald files every line under its
+ *             level and adds its own timestamp.  Used when stderr is the
+ *             journal ($JOURNAL_STREAM names stderr's device and inode) and
+ *             whenever stderr is not a terminal: a pipe to a supervisor
+ *             (runit, s6, daemontools, a container runtime) or a file, whose
+ *             readers parse or strip the prefix and keep their own times.
+ *   terminal  "2025-01-31 14:02:07.315 info    message": the local time to
+ *             the millisecond and the level word, for a person at a
+ *             terminal (stderr a tty and not the journal).  The level word is
+ *             coloured (error red, warning yellow, debug dim) unless
+ *             $NO_COLOR is set or $TERM is "dumb"; colour is never used
+ *             when stderr is not a tty.
  *
  * Promises, for every call that passes the level filter:
  *   - exactly one line, written with one write(2) (a short write is
@@ -18,9 +31,12 @@
  * Safe from any thread (the loop and the thread pool); not from a signal
  * handler (vsnprintf is not async-signal-safe; use uv_signal_t).
  *
- * The current level is the module's only mutable state: one process-wide
- * atomic, read with relaxed ordering (a level change reaching another thread
- * a moment late is harmless).  It is INFO until log_init() says otherwise.
+ * The current level and style are process-wide atomics, read with relaxed
+ * ordering (a change reaching another thread a moment late is harmless).
+ * They are INFO and journal until log_init() says otherwise.  Besides them
+ * the module keeps, for `stats`, counts of the warnings and errors written
+ * and the last LOG_RECENT_MAX of them (a small ring under a mutex, taken
+ * only for those two levels).
  */
 #ifndef ANIMD_LOG_H
 #define ANIMD_LOG_H
@@ -28,6 +44,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The numeric values are the syslog priorities journald understands. */
 enum log_level {
@@ -37,13 +54,31 @@ enum log_level {
 	LOG_LEVEL_DEBUG = 7,
 };
 
-/* Longest line written, in bytes, including the "<N>" prefix and "\n". */
+/* Longest line written, in bytes, including the prefix ("<N>", or the time
+ * and level word) and "\n". */
 #define LOG_LINE_MAX 2048
 
 #define LOG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
-/* Set the level at start-up.  Messages less severe than level are dropped. */
+enum log_style {
+	LOG_STYLE_JOURNAL,              /* "<6>message" */
+	LOG_STYLE_TERMINAL,             /* "YYYY-MM-DD HH:MM:SS.mmm info    message" */
+	LOG_STYLE_TERMINAL_COLOUR,      /* the same, the level word coloured */
+};
+
+/* Set the level at start-up, and the style log_style_detect() gives for
+ * stderr.  Messages less severe than level are dropped. */
 void log_init(enum log_level level);
+
+/* The style for a log written to fd: journal when $JOURNAL_STREAM
+ * ("DEV:INO") is fd's device and inode, or fd is not a tty; otherwise
+ * terminal, with colour unless $NO_COLOR is set (to anything) or $TERM is
+ * "dumb".  Reads the environment and fstat()s fd, nothing else. */
+enum log_style log_style_detect(int fd);
+
+/* Override the style (tests; a caller that knows better). */
+void log_set_style(enum log_style style);
+enum log_style log_get_style(void);
 
 /* Change the level later (SIGHUP).  Takes effect for calls that start after
  * it returns, on every thread. */
@@ -69,6 +104,20 @@ void log_error(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_warning(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_info(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) LOG_PRINTF(1, 2);
+
+/* The warnings and errors last written, for `stats` (animctl top). */
+#define LOG_RECENT_MAX 8
+#define LOG_RECENT_TEXT 256
+struct log_recent {
+	int64_t unix_ms;                /* CLOCK_REALTIME, milliseconds */
+	enum log_level level;           /* LOG_LEVEL_ERROR or LOG_LEVEL_WARNING */
+	char text[LOG_RECENT_TEXT];     /* the message as logged (escaped), cut to fit */
+};
+
+/* Copy the last warnings and errors, oldest first, into out (room for max);
+ * returns how many were copied.  *errors and *warnings (may be NULL) get
+ * how many of each were written since start. */
+size_t log_recent(struct log_recent *out, size_t max, uint64_t *errors, uint64_t *warnings);
 
 /*
  * Copy srclen bytes of src into dst as one printable line, with the escapes

@@ -1,5 +1,6 @@
 #include "daemon/service/control/control.h"
 
+#include "daemon/service/control/monitor.h"
 #include "daemon/service/control/reloads.h"
 #include "daemon/service/control/session.h"
 #include "daemon/service/playback/instances.h"
@@ -10,4 +11,5 @@ void control_session_ended(struct control *ctl, struct session *s)
 	instances_end_owner(ctl->instances, &s->owns);
 	streams_end_owner(ctl->streams, &s->owns);
 	reloads_forget(ctl, s);
+	monitor_end(s);
 }

@@ -38,6 +38,12 @@ struct control {
 	uint64_t requests;              /* served since start */
 	uint64_t sighups;               /* SIGHUPs received */
 	uint64_t config_reloads;        /* configuration reloads done (coalesced) */
+	/* For `stats`: what the cache reported (daemon_assets.c). */
+	uint64_t asset_loads;           /* asset.loaded: a name's first good version */
+	uint64_t asset_reloads;         /* asset.reloaded */
+	uint64_t asset_errors;          /* asset.error: a failed parse */
+	uint64_t asset_removals;        /* asset.removed */
+	uint32_t monitors;              /* connections that asked for `monitor` */
 };
 
 /* A connection has closed: everything it owned goes (its instances, its

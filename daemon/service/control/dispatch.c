@@ -23,6 +23,8 @@ static const method_fn handlers[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_SUBSCRIBE] = method_subscribe,
 	[PROTO_METHOD_STREAM_OPEN] = method_stream_open,
 	[PROTO_METHOD_STREAM_CLOSE] = method_stream_close,
+	[PROTO_METHOD_STATS] = method_stats,
+	[PROTO_METHOD_MONITOR] = method_monitor,
 };
 
 /* Methods that answer later (or with a descriptor) on success: their

@@ -47,6 +47,13 @@ enum dispatch_result method_stop(struct session *, const struct rpc_request *, s
 enum dispatch_result method_instances_list(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 enum dispatch_result method_stream_open(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 enum dispatch_result method_stream_close(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_stats(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_monitor(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+
+/* Every field of the stats result, as PROTOCOL.md's table names them
+ * ("streams[].ticks"), NULL-terminated: the unit test checks the document
+ * lists exactly these, the integration test that the reply carries them. */
+extern const char *const method_stats_fields[];
 
 /* Send a deferred reply: result packed by the caller into `result`. */
 void dispatch_send_result(struct session *s, uint32_t msgid, const struct rpc_out *result);

@@ -62,6 +62,11 @@ void listener_forget(struct listener *srv, struct session *s)
 	listener_maybe_done(srv);
 }
 
+struct session *listener_sessions(const struct listener *srv)
+{
+	return srv != NULL ? srv->sessions : NULL;
+}
+
 size_t listener_session_count(const struct listener *srv)
 {
 	return srv->count - srv->refused;
@@ -188,8 +193,10 @@ static void listener_on_connection(uv_stream_t *stream, int status)
 		session_close(s, "cannot read");
 		return;
 	}
-	log_info("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
-		 (unsigned)s->peer_uid);
+	/* At debug: every animctl call opens and closes one, and at info the
+	 * pair would drown what the log is for. */
+	log_debug("connection %llu from pid %d uid %u", (unsigned long long)s->id, (int)s->peer_pid,
+		  (unsigned)s->peer_uid);
 }
 
 /* Is a live daemon answering on this path?  1 yes, 0 stale, <0 errno. */

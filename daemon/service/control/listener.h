@@ -33,6 +33,8 @@ const char *listener_address(const struct listener *srv, bool *activated);
 void listener_broadcast(struct listener *srv, enum proto_event type, const char *data, size_t len);
 
 size_t listener_session_count(const struct listener *srv);
+/* The first of every session (refused ones included), then s->next. */
+struct session *listener_sessions(const struct listener *srv);
 /* What the connections hold in memory (session_bytes of each, refused
  * ones included), for status. */
 uint64_t listener_session_bytes(const struct listener *srv);

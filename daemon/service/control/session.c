@@ -11,6 +11,10 @@
 #include "daemon/service/base/log.h"
 #include "daemon/service/control/dispatch.h"
 #include "daemon/service/control/listener.h"
+#include "daemon/service/control/monitor.h"
+
+/* The reason given when a peer closes its side (logged at debug). */
+#define SESSION_CLOSE_DISCONNECTED "client disconnected"
 
 /* One queued write: the request and its bytes in one allocation. */
 struct session_write {
@@ -66,12 +70,29 @@ size_t session_bytes(const struct session *s)
 	       (s->fd_msg != NULL ? s->fd_msg_len : 0);
 }
 
+/* Closes that are part of a connection's ordinary life are logged at
+ * debug, like its opening; the others (a limit, an error, a timeout) at
+ * info, where they are worth seeing. */
+static bool session_close_is_routine(const char *why)
+{
+	static const char *const routine[] = {
+		SESSION_CLOSE_DISCONNECTED, "animd is shutting down", "refused",
+		"refused client hung up",
+	};
+
+	for (size_t i = 0; i < sizeof routine / sizeof routine[0]; i++)
+		if (strcmp(why, routine[i]) == 0)
+			return true;
+	return false;
+}
+
 void session_close(struct session *s, const char *why)
 {
 	if (s->closing)
 		return;
 	s->closing = true;
-	log_info("connection %llu closed: %s", (unsigned long long)s->id, why);
+	log_write(session_close_is_routine(why) ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO,
+		  "connection %llu closed: %s", (unsigned long long)s->id, why);
 	control_session_ended(s->ctl, s);
 	uv_close((uv_handle_t *)&s->pipe, session_closed);
 }
@@ -366,6 +387,10 @@ static unsigned session_drain(struct session *s)
 		rc = rpc_request_parse(&msg.obj, &req, &err);
 		if (rc == 0) {
 			s->ctl->requests++;
+			s->requests++;
+			/* With no monitor attached, this test is all it costs. */
+			if (s->ctl->monitors != 0)
+				monitor_request(s, &req);
 			dispatch_request(s, &req);
 		} else if (rc < 0) {
 			session_send_error(s, &err);
@@ -466,7 +491,7 @@ static void session_serve_rest(struct session *s)
 		return;                 /* requests wait for backpressure to ease */
 	if (rc < 0 && err.fatal)
 		log_info("connection %llu: %s", (unsigned long long)s->id, err.message);
-	session_close(s, "client disconnected");
+	session_close(s, SESSION_CLOSE_DISCONNECTED);
 }
 
 void session_deferred_done(struct session *s)

@@ -60,6 +60,8 @@ struct session {
 	uint64_t partial_since_ms;      /* the request now arriving began; 0: none */
 	uint64_t tx_stall_since_ms;     /* output waiting and none of it taken since; 0: none */
 	uint32_t deferred;              /* requests whose reply comes later (assets.reload) */
+	uint64_t requests;              /* requests dispatched (stats) */
+	bool monitor;                   /* sent every other connection's requests (monitor.h) */
 	bool closing;
 	struct session *prev, *next;
 };

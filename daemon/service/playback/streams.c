@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/anim/pose.h"
@@ -47,6 +48,14 @@ struct stream {
 	int64_t period_ns;
 	int64_t next_tick_ns;
 	uint64_t tick;
+	/* For `stats` (stream_get_stats), kept by the loop thread. */
+	uint64_t skipped_ticks;         /* deadlines passed over after a late tick */
+	uint64_t tick_poses;            /* poses published by ticks */
+	uint64_t change_poses;          /* published at once (attach, seek, ...) */
+	uint64_t cpu_ns;                /* CPU time of ticks, every part's thread */
+	int64_t window_start_ns;        /* the tick rate is measured over ~1 s */
+	uint64_t window_ticks;
+	double tick_rate;               /* ticks per second over the last window */
 	/* Evaluation scratch, one per part of a tick (workers.h). */
 	struct stream_scratch *scratch;
 	unsigned parts;
@@ -63,6 +72,10 @@ struct stream_scratch {
 	vec3 *positions, *normals;      /* a mesh's, before interleaving */
 	uint32_t vertex_room;           /* capacity of each */
 	float *payload;                 /* a pose as it goes into a slot (slot_bytes) */
+	/* What the part of the last tick run on this scratch did: read by the
+	 * loop thread after workers_run has returned. */
+	uint64_t cpu_ns;
+	uint32_t poses;
 };
 
 uint64_t stream_id(const struct stream *st)
@@ -317,6 +330,7 @@ static void stream_publish(struct stream *st, struct stream_scratch *sc, struct 
 {
 	struct pending_pose p = { 0 };
 
+	st->change_poses++;
 	stream_publish_begin(st, sc, in, now, &p);
 	stream_publish_end(&p);
 }
@@ -325,6 +339,15 @@ void stream_publish_now(struct instance *in)
 {
 	if (in->stream != NULL)
 		stream_publish(in->stream, &in->stream->scratch[0], in, clock_now_ns());
+}
+
+static uint64_t stream_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* One part of a tick: channels [c0, c1) of the stream, on its own scratch. */
@@ -337,10 +360,16 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	/* One clock for the part: its instances are posed at one instant. */
 	int64_t now = clock_now_ns();
 	struct pending_pose pending = { 0 };
+	struct stream_scratch *sc = &st->scratch[part];
+	/* The part's own thread's CPU time: two clock reads a part and tick,
+	 * whatever the number of poses. */
+	uint64_t cpu0 = stream_thread_cpu_ns();
+	uint32_t poses = 0;
 
 	for (uint32_t c = c0; c < c1; c++) {
 		if (st->channels[c] == NULL)
 			continue;
+		poses++;
 		/* The next channel's instance and slot header (written with
 		 * plain stores) were last touched a tick ago: ask for them now. */
 		if (c + 1 < c1 && st->channels[c + 1] != NULL) {
@@ -349,33 +378,52 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 			animd_shm_prefetch_slot(animd_shm_channel(st->region, &st->geom, c + 1),
 						&st->geom, st->published[c + 1]);
 		}
-		stream_publish_begin(st, &st->scratch[part], st->channels[c], now, &pending);
+		stream_publish_begin(st, sc, st->channels[c], now, &pending);
 	}
 	stream_publish_end(&pending);
+	sc->poses = poses;
+	sc->cpu_ns = stream_thread_cpu_ns() - cpu0;
 }
 
 static void stream_tick(uv_timer_t *t)
 {
 	struct stream *st = t->data;
 	int64_t now, wait;
+	unsigned parts = 1;
 
 	st->tick++;
 	animd_shm_set_ticks(st->region, st->tick);
 	/* Many instances: spread them over the cores; a few: not worth a
 	 * cross-core wake-up. */
-	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1)
+	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1) {
 		workers_run(st->reg->workers, stream_tick_part, st);
-	else
+		parts = st->parts;
+	} else {
 		stream_tick_part(st, 0, 1);
+	}
+	for (unsigned i = 0; i < parts; i++) {
+		st->cpu_ns += st->scratch[i].cpu_ns;
+		st->tick_poses += st->scratch[i].poses;
+	}
 	/* Steady clock: the next deadline is absolute.  After a stall (or a
 	 * tick that took longer than its period) the late ticks are skipped,
 	 * not bunched, and at least a millisecond is left for the loop's I/O,
 	 * so an overloaded stream slows its own rate, never the control
 	 * socket. */
 	now = clock_now_ns();
+	st->window_ticks++;
+	if (now - st->window_start_ns >= 1000000000) {
+		st->tick_rate = (double)st->window_ticks * 1e9 / (double)(now - st->window_start_ns);
+		st->window_start_ns = now;
+		st->window_ticks = 0;
+	}
 	st->next_tick_ns += st->period_ns;
-	if (st->next_tick_ns <= now)
+	if (st->next_tick_ns <= now) {
+		/* Every deadline up to now is passed over: the next tick is
+		 * the first deadline after now. */
+		st->skipped_ticks += (uint64_t)((now - st->next_tick_ns) / st->period_ns) + 1;
 		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
+	}
 	wait = (st->next_tick_ns - now + 999999) / 1000000;
 	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)wait : 1, 0);
 }
@@ -526,6 +574,39 @@ struct stream *stream_find(struct streams *reg, const struct playback_owner *own
 uint32_t streams_count(const struct streams *reg)
 {
 	return reg->count;
+}
+
+const struct stream *streams_first(const struct streams *reg)
+{
+	return reg->first;
+}
+
+const struct stream *stream_next(const struct stream *st)
+{
+	return st->next;
+}
+
+void stream_get_stats(const struct stream *st, struct stream_stats *out)
+{
+	int64_t now = clock_now_ns();
+
+	out->id = st->id;
+	out->owner = st->owner;
+	out->space = st->space;
+	out->rate_hz = st->rate_hz;
+	out->channels = st->geom.channel_count;
+	out->attached = st->attached;
+	out->region_bytes = st->geom.region_bytes;
+	out->ticks = st->tick;
+	out->skipped_ticks = st->skipped_ticks;
+	out->tick_poses = st->tick_poses;
+	out->change_poses = st->change_poses;
+	out->cpu_ns = st->cpu_ns;
+	/* Before its first window closes, the rate so far. */
+	if (st->tick_rate > 0 || st->rate_hz == 0 || now <= st->window_start_ns)
+		out->tick_rate = st->tick_rate;
+	else
+		out->tick_rate = (double)st->window_ticks * 1e9 / (double)(now - st->window_start_ns);
 }
 
 uint64_t streams_region_bytes(const struct streams *reg)
@@ -687,6 +768,7 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	if (p->rate_hz > 0) {
 		st->period_ns = 1000000000LL / p->rate_hz;
 		st->next_tick_ns = clock_now_ns() + st->period_ns;
+		st->window_start_ns = st->next_tick_ns - st->period_ns;
 		uv_timer_start(&st->timer, stream_tick, (uint64_t)st->period_ns / 1000000, 0);
 	}
 	st->next = reg->first;

@@ -60,6 +60,32 @@ uint32_t streams_count(const struct streams *reg);
  * header's region_bytes), for status. */
 uint64_t streams_region_bytes(const struct streams *reg);
 
+/* What a stream has done, for `stats`: ticks and the poses they
+ * published, the CPU time they took (CLOCK_THREAD_CPUTIME_ID around each
+ * part of each tick, on whichever thread ran it: per tick, not per pose),
+ * and the rate achieved. */
+struct stream_stats {
+	uint64_t id;
+	const struct playback_owner *owner;
+	enum sample_space space;
+	uint32_t rate_hz;               /* asked for; 0: on changes only */
+	uint32_t channels;
+	uint32_t attached;              /* instances publishing now */
+	uint64_t region_bytes;
+	uint64_t ticks;
+	uint64_t skipped_ticks;         /* deadlines passed over because a tick was late */
+	uint64_t tick_poses;            /* poses published by ticks */
+	uint64_t change_poses;          /* poses published at once by a change */
+	uint64_t cpu_ns;                /* CPU time of every tick */
+	double tick_rate;               /* ticks per second, over the last second or so */
+};
+
+/* Every open stream, in no particular order: for (st = streams_first(reg);
+ * st; st = stream_next(st)). */
+const struct stream *streams_first(const struct streams *reg);
+const struct stream *stream_next(const struct stream *st);
+void stream_get_stats(const struct stream *st, struct stream_stats *out);
+
 uint64_t stream_id(const struct stream *st);
 const struct animd_shm_header *stream_header(const struct stream *st);
 
