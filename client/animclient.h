@@ -160,6 +160,7 @@ ANIMC_API const char *animc_socket_path(const char *path);
  * client's timeout for calls (animc_client_set_timeout changes it).
  * Returns 0, or:
  *   -ENOENT, -ECONNREFUSED, -EACCES  no daemon listens there / not allowed
+ *   -ENOTSOCK       the path exists but is not a socket (a regular file, ...)
  *   -ENAMETOOLONG   the path does not fit a Unix socket address
  *   -EISCONN        the client is already connected
  *   -EREMOTEIO      the daemon refused the connection (animc_client_error():
