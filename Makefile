@@ -38,6 +38,11 @@ DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
 	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
+# groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh).
+DEB_PACKAGES += groff-base
+
+# The manual pages, plain roff (man(7) macros): nothing to generate.
+MAN_PAGES := $(wildcard man/*.[1-8])
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
