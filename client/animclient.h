@@ -220,7 +220,8 @@ ANIMC_API int animc_client_fd(const animc_client *c);
 ANIMC_API int animc_client_poll_events(const animc_client *c);
 
 /* Milliseconds until animc_client_process() has timed work (an async call
- * to time out, a reconnection attempt); -1 when none; 0 when due now. */
+ * to time out, a reconnection attempt); -1 when none; 0 when due now, which
+ * includes callbacks waiting and a lost connection not yet reported. */
 ANIMC_API int animc_client_next_timeout(const animc_client *c);
 
 /*

@@ -169,6 +169,9 @@ void ac_client_lost(animc_client *c, int why)
 	ac_conn_close(c);
 	if (c->fatal_set)
 		ac_client_set_error(c, c->fatal_code, c->fatal_name, "%s", c->fatal_msg);
+	else if (why == -ECONNRESET)
+		/* EOF or a reset: animc_strerror would only say it again. */
+		ac_client_fail(c, -ECONNRESET, "connection to the daemon lost");
 	else
 		ac_client_fail(c, -ECONNRESET, "connection to the daemon lost (%s)",
 			       animc_strerror(why));
@@ -264,7 +267,10 @@ int animc_client_next_timeout(const animc_client *c)
 
 	if (c == NULL)
 		return -1;
-	if (c->q_head != NULL)
+	/* Callbacks to call, or a loss that process() has yet to report: a
+	 * caller polling a descriptor that is gone would otherwise wait
+	 * forever for it. */
+	if (c->q_head != NULL || (c->state == AC_LOST && !c->loss_reported))
 		return 0;
 	if (c->state == AC_WAITING)
 		t = c->rc_next_ms;

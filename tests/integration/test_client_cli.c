@@ -8,6 +8,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -509,6 +510,38 @@ static void test_error_lines(void **state)
 	free(r);
 }
 
+/* The daemon going away under `events`: one line, said once. */
+static void test_connection_lost_line(void **state)
+{
+	char *args[] = { "events", NULL };
+	struct fixture *fx = *state;
+	struct run *r = calloc(1, sizeof *r);
+	struct child ch;
+	struct pollfd p;
+
+	assert_non_null(r);
+	spawn(fx, args, &ch);
+	/* Subscribed once `status` counts its connection. */
+	for (int i = 0; i < 100; i++) {
+		struct run *st = run(fx, NULL, "status", NULL);
+		bool two = strstr(st->out, "connections  2\n") != NULL;
+
+		free(st);
+		if (two)
+			break;
+		poll(NULL, 0, 50);
+	}
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	p = (struct pollfd){ .fd = ch.err, .events = POLLIN };
+	poll(&p, 1, TIMEOUT_MS);
+	collect(&ch, r, TIMEOUT_MS);
+	expect(r, 3, "server.stopping", NULL);
+	assert_string_equal(r->err, "animctl events: connection to the daemon lost\n");
+	free(r);
+	/* Back, for the teardown. */
+	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -520,6 +553,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_and_events_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_escaped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_lost_line, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
