@@ -60,6 +60,11 @@ DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
+# groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh).
+DEB_PACKAGES += groff-base
+
+# The manual pages, plain roff (man(7) macros): nothing to generate.
+MAN_PAGES := $(wildcard man/*.[1-8])
 
 # The one version (VERSION): every compilation gets it as ANIMD_VERSION, the
 # pkg-config file as its Version, debian/changelog must start with it, and

@@ -1,17 +1,20 @@
 /*
  * animclient.h - libanimclient, the C client of animd.  This is the whole
  * public interface: everything it exports begins with animc_ / ANIMC_.
+ * The manual pages describe it: libanimclient(3) for the overview, and
+ * animc_client_new(3), animc_play(3) and animc_stream_open(3) by group.
  *
  * What it does
- *   - connects to the daemon's control socket (msgpack-RPC, proto/PROTOCOL.md)
- *     and offers every method of the service as a typed call, blocking with
- *     a timeout or asynchronous with a completion callback;
+ *   - connects to the daemon's control socket (msgpack-RPC, see
+ *     libanimclient(3)) and offers every method of the service as a typed
+ *     call, blocking with a timeout or asynchronous with a completion
+ *     callback;
  *   - lets the caller drive it from its own event loop: the socket's fd,
  *     the poll events it wants, and animc_client_process();
  *   - delivers the daemon's events to a callback;
- *   - reads shared-memory pose streams (DESIGN.md 7): the latest pose of an
- *     instance, or every pose in order with a count of what was dropped,
- *     always as a whole copy, never torn;
+ *   - reads shared-memory pose streams (animc_stream_open(3)): the latest
+ *     pose of an instance, or every pose in order with a count of what was
+ *     dropped, always as a whole copy, never torn;
  *   - optionally reconnects after a daemon restart, reopening its streams,
  *     subscribing again and replaying its instances, and says so.
  *
@@ -112,7 +115,7 @@ typedef struct animc_stream animc_stream;
  * Errors
  * ================================================================== */
 
-/* The stable error codes of the protocol (PROTOCOL.md section 6). */
+/* The stable error codes of the protocol (libanimclient(3), "Errors"). */
 typedef enum animc_error_code {
 	ANIMC_ERR_NONE = 0,             /* the last failure was local, not the daemon's answer */
 	ANIMC_ERR_BAD_REQUEST,          /* "bad_request" */
@@ -167,6 +170,7 @@ ANIMC_API const char *animc_socket_path(const char *path);
  * client's timeout for calls (animc_client_set_timeout changes it).
  * Returns 0, or:
  *   -ENOENT, -ECONNREFUSED, -EACCES  no daemon listens there / not allowed
+ *   -ENOTSOCK       the path exists but is not a socket (a regular file, ...)
  *   -ENAMETOOLONG   the path does not fit a Unix socket address
  *   -EISCONN        the client is already connected
  *   -EREMOTEIO      the daemon refused the connection (animc_client_error():
@@ -223,7 +227,8 @@ ANIMC_API int animc_client_fd(const animc_client *c);
 ANIMC_API int animc_client_poll_events(const animc_client *c);
 
 /* Milliseconds until animc_client_process() has timed work (an async call
- * to time out, a reconnection attempt); -1 when none; 0 when due now. */
+ * to time out, a reconnection attempt); -1 when none; 0 when due now, which
+ * includes callbacks waiting and a lost connection not yet reported. */
 ANIMC_API int animc_client_next_timeout(const animc_client *c);
 
 /*
@@ -340,8 +345,8 @@ typedef struct animc_status_info {
 	uint64_t connections;           /* this one included */
 	uint64_t requests;
 	uint64_t memory_bytes;          /* resident (the kernel's figure) */
-	/* What the daemon holds by kind, counted from its objects (status.memory
-	 * in PROTOCOL.md; 0 from a daemon that does not send it): */
+	/* What the daemon holds by kind, counted from its objects (animc_status in
+	 * animc_play(3); 0 from a daemon that does not send it): */
 	struct {
 		uint64_t total;         /* the four below */
 		uint64_t assets;        /* the cache's live assets, by part: */

@@ -23,6 +23,7 @@ enum {
 
 /* Global options and the connection. */
 struct ctl {
+	const char *cmd;                /* the command run ("play"), for messages */
 	const char *socket;             /* --socket, or NULL */
 	bool json;                      /* --json */
 	int timeout_ms;                 /* --timeout */
@@ -52,9 +53,12 @@ int ctl_args(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts,
 	     const char **pos, int min_pos, int max_pos, const char *help);
 /* The exit code for a negative ctl_args result. */
 int ctl_args_exit(int n);
-/* Numbers from the command line: 0, or -1 with a message printed. */
-int ctl_number(const char *what, const char *s, double *out);
-int ctl_uint(const char *what, const char *s, uint64_t *out);
+/* Numbers from the command line: 0, or -1 with a message printed for
+ * `cmd` (`animctl CMD: WHAT must be a number, not "x"`). */
+int ctl_number(const char *cmd, const char *what, const char *s, double *out);
+int ctl_uint(const char *cmd, const char *what, const char *s, uint64_t *out);
+/* The same without a message: true when s is a finite number. */
+bool ctl_is_number(const char *s, double *out);
 /* The options `play` and `watch` share (play_opts.c), as given: NULL when
  * absent.  CTL_PLAY_OPTS(a) lists them for a command's ctl_opt table. */
 struct ctl_play_args {
@@ -78,8 +82,30 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Connect ctl->c; on failure print why and return EXIT_CONNECT (else 0). */
 int ctl_connect(struct ctl *ctl);
-/* Report a failed call (rc < 0) on stderr and return the exit code for it. */
+/*
+ * Report a failed call (rc < 0) once, on stderr (or as a JSON error on
+ * stdout), and return the exit code for it.  The line names the animctl
+ * command, then `what` when not NULL (a command typed on play's input):
+ *   animctl info: not_found: no asset named "x" (assets.list shows them)
+ * The library's and the daemon's messages begin with the protocol method
+ * ("assets.info: ..."); that prefix is left out, the command names it.
+ */
 int ctl_fail(struct ctl *ctl, const char *what, int rc);
+
+/* ---- escape.c: outside text made printable ------------------------------ */
+
+/*
+ * s with the daemon's log escapes (escape.c): control bytes, C1 controls
+ * and bytes that are not UTF-8 as "\n", "\x01", "\u009b", "\xff".
+ * escape_quoted also puts it in double quotes, escaping " and \ inside;
+ * escape_value leaves a plain word bare and quotes anything else (empty,
+ * escaped, or holding a space, a quote, a backslash or "=").  NULL gives
+ * NULL.  The result belongs to escape.c and stays valid for the next seven
+ * calls, enough for one printf.
+ */
+const char *escape_text(const char *s);
+const char *escape_quoted(const char *s);
+const char *escape_value(const char *s);
 
 /* ---- json.c: a small JSON writer ---------------------------------------- */
 
@@ -126,8 +152,8 @@ void print_event(struct ctl *ctl, const animc_event *ev);
 /* Wait for the client, a terminating signal (*stop: leave the loop) and,
  * when extra_fd >= 0, extra_fd readable (*extra_ready, may be NULL then);
  * then process the client.  0 to go on, or the exit code of a failure
- * (the connection lost: ctl_fail has said so for `cmd`). */
-int ctl_turn(struct ctl *ctl, const char *cmd, int extra_fd, bool *extra_ready, bool *stop);
+ * (the connection lost: ctl_fail has said so). */
+int ctl_turn(struct ctl *ctl, int extra_fd, bool *extra_ready, bool *stop);
 
 /* ---- term.c: signals and the terminal ----------------------------------- */
 

@@ -21,8 +21,8 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...)
 
 /* A global option: 1 when it was one (and *i moved past its value), 0
  * when not, -1 on error. */
-static int ctl_global(struct ctl *ctl, const char *name, const char *value, int argc,
-		      char **argv, int *i)
+static int ctl_global(struct ctl *ctl, const char *cmd, const char *name, const char *value,
+		      int argc, char **argv, int *i)
 {
 	double t;
 
@@ -34,7 +34,8 @@ static int ctl_global(struct ctl *ctl, const char *name, const char *value, int 
 		return 0;
 	if (value == NULL) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "animctl: --%s needs a value\n", name);
+			fprintf(stderr, "animctl%s%s: --%s needs a value\n", cmd ? " " : "",
+				cmd ? cmd : "", name);
 			return -1;
 		}
 		value = argv[++*i];
@@ -43,8 +44,11 @@ static int ctl_global(struct ctl *ctl, const char *name, const char *value, int 
 		ctl->socket = value;
 		return 1;
 	}
-	if (ctl_number("--timeout", value, &t) < 0 || t < 0 || t > 86400000)
+	if (!ctl_is_number(value, &t) || t < 0 || t > 86400000) {
+		fprintf(stderr, "animctl%s%s: --timeout is 0..86400000 ms, not %s\n", cmd ? " " : "",
+			cmd ? cmd : "", escape_quoted(value));
 		return -1;
+	}
 	ctl->timeout_ms = t == 0 ? -1 : (int)t;
 	return 1;
 }
@@ -64,7 +68,8 @@ int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts
 		    (a[1] != '-' && (a[1] == '.' || (a[1] >= '0' && a[1] <= '9')))) {
 			/* A positional argument (negative numbers included). */
 			if (npos == max_pos) {
-				fprintf(stderr, "animctl %s: unexpected argument \"%s\"\n", argv[0], a);
+				fprintf(stderr, "animctl %s: unexpected argument %s\n", argv[0],
+					escape_quoted(a));
 				return -1;
 			}
 			pos[npos++] = a;
@@ -84,7 +89,7 @@ int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts
 			for (rc = 0; a[2] == '\0' && opts != NULL && opts[rc].name != NULL; rc++)
 				letter |= opts[rc].name[0] == a[1] && opts[rc].name[1] == '\0';
 			if (!letter) {
-				fprintf(stderr, "animctl %s: unknown option \"%s\"\n", argv[0], a);
+				fprintf(stderr, "animctl %s: unknown option %s\n", argv[0], escape_quoted(a));
 				return -1;
 			}
 			a += 1;
@@ -95,7 +100,8 @@ int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts
 		snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
 		if (eq != NULL)
 			value = eq + 1;
-		rc = ctl_global(ctl, name, value, argc, argv, &i);
+		rc = ctl_global(ctl, strcmp(argv[0], "animctl") == 0 ? NULL : argv[0], name, value,
+				argc, argv, &i);
 		if (rc < 0)
 			return -1;
 		if (rc > 0)
@@ -104,7 +110,8 @@ int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts
 			if (strcmp(opts[rc].name, name) == 0)
 				break;
 		if (opts == NULL || opts[rc].name == NULL) {
-			fprintf(stderr, "animctl %s: unknown option \"--%s\"\n", argv[0], name);
+			fprintf(stderr, "animctl %s: unknown option %s\n", argv[0],
+				escape_quoted(argv[i]));
 			return -1;
 		}
 		if (!opts[rc].has_arg) {
@@ -127,22 +134,29 @@ int ctl_parse(struct ctl *ctl, int argc, char **argv, const struct ctl_opt *opts
 	return npos;
 }
 
-int ctl_number(const char *what, const char *s, double *out)
+bool ctl_is_number(const char *s, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (s[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v)) {
-		fprintf(stderr, "animctl: %s must be a number, not \"%s\"\n", what, s);
-		return -1;
-	}
+	if (s[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
+		return false;
 	*out = v;
-	return 0;
+	return true;
 }
 
-int ctl_uint(const char *what, const char *s, uint64_t *out)
+int ctl_number(const char *cmd, const char *what, const char *s, double *out)
+{
+	if (ctl_is_number(s, out))
+		return 0;
+	fprintf(stderr, "animctl%s%s: %s must be a number, not %s\n", cmd ? " " : "",
+		cmd ? cmd : "", what, escape_quoted(s));
+	return -1;
+}
+
+int ctl_uint(const char *cmd, const char *what, const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -150,7 +164,8 @@ int ctl_uint(const char *what, const char *s, uint64_t *out)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0) {
-		fprintf(stderr, "animctl: %s must be a whole number, not \"%s\"\n", what, s);
+		fprintf(stderr, "animctl%s%s: %s must be a whole number, not %s\n", cmd ? " " : "",
+			cmd ? cmd : "", what, escape_quoted(s));
 		return -1;
 	}
 	*out = v;

@@ -44,7 +44,7 @@ static unsigned events_mask(const char *list)
 			mask |= ANIMC_EVENTS_INSTANCES;
 		} else if (type == ANIMC_EVENT_UNKNOWN || type == ANIMC_EVENT_SERVER_STOPPING ||
 			   type == ANIMC_EVENT_MONITOR_REQUEST) {
-			fprintf(stderr, "animctl events: unknown event \"%s\"\n", t);
+			fprintf(stderr, "animctl events: unknown event %s\n", escape_quoted(t));
 			free(copy);
 			return 0;
 		} else {
@@ -82,8 +82,10 @@ int cmd_events(struct ctl *ctl, int argc, char **argv)
 	if (mask == 0)
 		return ctl_usage_error("events", "bad --events list");
 	if (count != NULL) {
-		if (ctl_uint("--count", count, &e.left) < 0 || e.left == 0)
+		if (ctl_uint("events", "--count", count, &e.left) < 0)
 			return EXIT_USAGE;
+		if (e.left == 0)
+			return ctl_usage_error("events", "--count must be at least 1");
 		e.limited = true;
 	}
 	if ((rc = ctl_connect(ctl)) != 0)
@@ -96,11 +98,11 @@ int cmd_events(struct ctl *ctl, int argc, char **argv)
 	animc_client_on_event(ctl->c, events_on_event, &e);
 	rc = animc_subscribe(ctl->c, mask, NULL);
 	if (rc < 0)
-		return ctl_fail(ctl, "subscribe", rc);
+		return ctl_fail(ctl, NULL, rc);
 	while (!e.done) {
 		bool stop;
 
-		rc = ctl_turn(ctl, "events", -1, NULL, &stop);
+		rc = ctl_turn(ctl, -1, NULL, &stop);
 		if (rc != 0)
 			return rc;
 		if (stop)

@@ -30,7 +30,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		return rc;
 	rc = animc_status(ctl->c, &st);
 	if (rc < 0)
-		return ctl_fail(ctl, "status", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (ctl->json) {
 		struct json j;
 
@@ -72,11 +72,12 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		json_obj_end(&j);
 		json_end(&j);
 	} else {
-		printf("server       %s (pid %u)\n", st->server ? st->server : "?", st->pid);
-		printf("socket       %s\n", animc_client_path(ctl->c));
+		printf("server       %s (pid %u)\n", st->server ? escape_text(st->server) : "?",
+		       st->pid);
+		printf("socket       %s\n", escape_text(animc_client_path(ctl->c)));
 		printf("uptime       %.1f s\n", st->uptime);
 		if (st->asset_root != NULL)
-			printf("asset root   %s\n", st->asset_root);
+			printf("asset root   %s\n", escape_text(st->asset_root));
 		printf("assets       %" PRIu64 " (%" PRIu64 " failing, %" PRIu64 " loading)\n",
 		       st->assets, st->assets_failing, st->assets_loading);
 		printf("instances    %" PRIu64 "\n", st->instances);
@@ -119,7 +120,7 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 		return rc;
 	rc = animc_assets_list(ctl->c, &l);
 	if (rc < 0)
-		return ctl_fail(ctl, "list", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (ctl->json) {
 		struct json j;
 
@@ -144,16 +145,20 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 	} else {
 		int w = 5;
 
+		/* Names as the daemon's log shows them (escape.c), aligned by
+		 * their escaped width. */
 		for (size_t i = 0; i < l->count; i++)
-			if (l->assets[i].name && (int)strlen(l->assets[i].name) > w)
-				w = (int)strlen(l->assets[i].name);
+			if (l->assets[i].name && (int)strlen(escape_text(l->assets[i].name)) > w)
+				w = (int)strlen(escape_text(l->assets[i].name));
 		printf("%-*s  %-10s  %4s  %s\n", w, "ASSET", "FORMAT", "GEN", "STATE");
 		for (size_t i = 0; i < l->count; i++) {
 			const animc_asset_summary *a = &l->assets[i];
 
-			printf("%-*s  %-10s  %4" PRIu64 "  %s%s%s\n", w, a->name,
-			       a->format ? a->format : "?", a->generation, a->ok ? "ok" : "error",
-			       a->error ? ": " : "", a->error ? a->error : "");
+			printf("%-*s  %-10s  %4" PRIu64 "  %s%s%s\n", w,
+			       a->name ? escape_text(a->name) : "?",
+			       a->format ? escape_text(a->format) : "?", a->generation,
+			       a->ok ? "ok" : "error", a->error ? ": " : "",
+			       a->error ? escape_text(a->error) : "");
 		}
 	}
 	animc_free(l);
@@ -258,33 +263,35 @@ static void info_json(const animc_asset_info *a)
 
 static void info_text(const animc_asset_info *a)
 {
-	printf("asset       %s\n", a->name);
-	printf("format      %s (version %d), %" PRIu64 " bytes\n", a->format ? a->format : "?",
-	       a->version, a->bytes);
-	printf("axes        up %s, %s\n", a->up ? a->up : "?", a->handedness ? a->handedness : "?");
+	printf("asset       %s\n", escape_text(a->name));
+	printf("format      %s (version %d), %" PRIu64 " bytes\n",
+	       a->format ? escape_text(a->format) : "?", a->version, a->bytes);
+	printf("axes        up %s, %s\n", a->up ? escape_text(a->up) : "?",
+	       a->handedness ? escape_text(a->handedness) : "?");
 	printf("generation  %" PRIu64 " (loaded in %.2f ms)\n", a->generation, a->load_ms);
 	if (a->error != NULL)
-		printf("error       %s\n", a->error);
+		printf("error       %s\n", escape_text(a->error));
 	if (a->ticks_per_second > 0)
 		printf("ticks       %u per second (%s)\n", a->ticks_per_second,
 		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
 	if (a->note != NULL)
-		printf("note        %s\n", a->note);
+		printf("note        %s\n", escape_text(a->note));
 	if (a->has_skeleton) {
 		printf("skeleton    %zu joints%s\n", a->joint_count,
 		       a->bind_pose ? ", bind pose" : "");
 		for (size_t i = 0; i < a->joint_count; i++) {
 			int p = a->joints[i].parent;
 
-			printf("  %3zu %-20s parent %s\n", i, a->joints[i].name,
-			       p >= 0 && (size_t)p < a->joint_count ? a->joints[p].name : "-");
+			printf("  %3zu %-20s parent %s\n", i, escape_text(a->joints[i].name),
+			       p >= 0 && (size_t)p < a->joint_count ? escape_text(a->joints[p].name)
+								    : "-");
 		}
 	}
 	for (size_t i = 0; i < a->clip_count; i++) {
 		const animc_clip_info *c = &a->clips[i];
 
-		printf("clip        %s: %.3f s, %s, %u joints", c->name, c->duration,
-		       c->loop ? c->loop : "?", c->joint_count);
+		printf("clip        %s: %.3f s, %s, %u joints", escape_text(c->name), c->duration,
+		       c->loop ? escape_text(c->loop) : "?", c->joint_count);
 		if (c->frame_rate)
 			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
 		if (c->has_sequence) {
@@ -299,14 +306,14 @@ static void info_text(const animc_asset_info *a)
 		printf("global      %zu: %.3f s\n", i, a->global_sequences[i]);
 	if (a->emitter_count > 0)
 		printf("emitters    %zu (animctl sample %s --space emitters)\n", a->emitter_count,
-		       a->name);
+		       escape_text(a->name));
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 
-		printf("mesh        %s: %u vertices, %u triangles, %u weights%s%s%s%s\n", m->name,
-		       m->vertex_count, m->triangle_count, m->weight_count,
+		printf("mesh        %s: %u vertices, %u triangles, %u weights%s%s%s%s\n",
+		       escape_text(m->name), m->vertex_count, m->triangle_count, m->weight_count,
 		       m->skinned ? ", skinned" : "", m->normals ? ", normals" : "",
-		       m->material ? ", material " : "", m->material ? m->material : "");
+		       m->material ? ", material " : "", m->material ? escape_text(m->material) : "");
 	}
 	for (size_t i = 0; i < a->camera_count; i++) {
 		const animc_camera_info *c = &a->cameras[i];
@@ -333,7 +340,7 @@ int cmd_info(struct ctl *ctl, int argc, char **argv)
 		return rc;
 	rc = animc_assets_info(ctl->c, pos[0], &a);
 	if (rc < 0)
-		return ctl_fail(ctl, "info", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (ctl->json)
 		info_json(a);
 	else
@@ -358,7 +365,7 @@ int cmd_instances(struct ctl *ctl, int argc, char **argv)
 		return rc;
 	rc = animc_instances_list(ctl->c, &l);
 	if (rc < 0)
-		return ctl_fail(ctl, "instances", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (ctl->json) {
 		struct json j;
 
@@ -387,7 +394,7 @@ static int sample_enum(const char *what, const char *s, int (*lookup)(const char
 	int v = lookup(s);
 
 	if (v <= 0) {
-		fprintf(stderr, "animctl sample: unknown %s \"%s\"\n", what, s);
+		fprintf(stderr, "animctl sample: unknown %s %s\n", what, escape_quoted(s));
 		return -1;
 	}
 	*out = v;
@@ -493,8 +500,8 @@ static void sample_json(const animc_pose *p)
 
 static void sample_text(const animc_pose *p)
 {
-	printf("%s clip %s at %.3f s -> clip time %.3f s (cycle %" PRId64 "), space %s\n", p->asset,
-	       p->clip ? p->clip : "-", p->time, p->clip_time, p->cycles,
+	printf("%s clip %s at %.3f s -> clip time %.3f s (cycle %" PRId64 "), space %s\n",
+	       escape_text(p->asset), p->clip ? escape_text(p->clip) : "-", p->time, p->clip_time, p->cycles,
 	       animc_space_name(p->space) ? animc_space_name(p->space) : "?");
 	if (p->has_bounds)
 		printf("bounds %.3f %.3f %.3f .. %.3f %.3f %.3f\n", p->bounds_min[0],
@@ -508,7 +515,7 @@ static void sample_text(const animc_pose *p)
 		return;
 	}
 	for (size_t i = 0; i < p->mesh_count; i++)
-		printf("mesh %s: %zu vertices (--json prints them)\n", p->meshes[i].name,
+		printf("mesh %s: %zu vertices (--json prints them)\n", escape_text(p->meshes[i].name),
 		       p->meshes[i].vertex_count);
 	for (size_t i = 0; i < p->emitter_count; i++) {
 		const animc_emitter_pose *e = &p->emitters[i];
@@ -523,9 +530,10 @@ static void sample_text(const animc_pose *p)
 
 		if (p->space == ANIMC_SPACE_LOCAL)
 			printf("%3zu %-16s t %9.3f %9.3f %9.3f  r %7.4f %7.4f %7.4f %7.4f\n", i,
-			       j->name, j->t[0], j->t[1], j->t[2], j->r[0], j->r[1], j->r[2], j->r[3]);
+			       escape_text(j->name), j->t[0], j->t[1], j->t[2], j->r[0], j->r[1], j->r[2], j->r[3]);
 		else
-			printf("%3zu %-16s position %9.3f %9.3f %9.3f\n", i, j->name, j->m[3], j->m[7],
+			printf("%3zu %-16s position %9.3f %9.3f %9.3f\n", i, escape_text(j->name), j->m[3],
+			       j->m[7],
 			       j->m[11]);
 	}
 }
@@ -557,7 +565,7 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 	o.asset = pos[0];
 	o.clip = clip;
 	o.mesh = mesh;
-	if (ctl_number("--time", time, &o.time) < 0)
+	if (ctl_number("sample", "--time", time, &o.time) < 0)
 		return EXIT_USAGE;
 	if (space != NULL) {
 		if (sample_enum("space", space, animc_space_lookup, &v) < 0)
@@ -578,7 +586,7 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 		return rc;
 	rc = animc_sample(ctl->c, &o, &p);
 	if (rc < 0)
-		return ctl_fail(ctl, "sample", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (ctl->json)
 		sample_json(p);
 	else

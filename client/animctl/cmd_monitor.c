@@ -70,8 +70,10 @@ int cmd_monitor(struct ctl *ctl, int argc, char **argv)
 	if (n < 0)
 		return ctl_args_exit(n);
 	if (count != NULL) {
-		if (ctl_uint("--count", count, &m.left) < 0 || m.left == 0)
+		if (ctl_uint("monitor", "--count", count, &m.left) < 0)
 			return EXIT_USAGE;
+		if (m.left == 0)
+			return ctl_usage_error("monitor", "--count needs a count of at least 1");
 		m.limited = true;
 	}
 	if ((rc = ctl_connect(ctl)) != 0)
@@ -79,14 +81,14 @@ int cmd_monitor(struct ctl *ctl, int argc, char **argv)
 	animc_client_on_event(ctl->c, monitor_on_event, &m);
 	rc = animc_monitor(ctl->c);
 	if (rc < 0)
-		return ctl_fail(ctl, "monitor", rc);
+		return ctl_fail(ctl, NULL, rc);
 	/* Said once it is in force, on stderr: a script reading stdout may
 	 * start the clients it watches when it sees it. */
 	fprintf(stderr, "monitoring %s\n", animc_client_path(ctl->c));
 	while (!m.done) {
 		bool stop;
 
-		rc = ctl_turn(ctl, "monitor", -1, NULL, &stop);
+		rc = ctl_turn(ctl, -1, NULL, &stop);
 		if (rc != 0)
 			return rc;
 		if (stop)

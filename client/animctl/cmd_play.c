@@ -193,10 +193,13 @@ static bool play_command(struct play *p, char *line)
 		play_pose(p);
 		return true;
 	}
-	if ((strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0) &&
-	    (arg == NULL || ctl_number(cmd, arg, &v) < 0)) {
-		fprintf(stderr, "animctl play: usage: %s NUMBER\n", cmd);
-		return true;
+	if (strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0) {
+		if (arg == NULL) {
+			fprintf(stderr, "animctl play: usage: %s NUMBER\n", cmd);
+			return true;
+		}
+		if (ctl_number("play", cmd, arg, &v) < 0)
+			return true;
 	}
 	if (strcmp(cmd, "pause") == 0)
 		rc = animc_pause(p->ctl->c, p->id, &st);
@@ -211,8 +214,8 @@ static bool play_command(struct play *p, char *line)
 	else if (strcmp(cmd, "state") == 0)
 		rc = play_state(p);
 	else {
-		fprintf(stderr, "animctl play: unknown command \"%s\" (pause, resume, seek T, "
-			"speed S, state, pose, stop, quit)\n", cmd);
+		fprintf(stderr, "animctl play: unknown command %s (pause, resume, seek T, "
+			"speed S, state, pose, stop, quit)\n", escape_quoted(cmd));
 		return true;
 	}
 	if (st != NULL)
@@ -234,7 +237,7 @@ static int play_loop(struct play *p, bool read_input)
 
 	while (!p->done) {
 		bool input, stop;
-		int rc = ctl_turn(ctl, "play", read_input ? STDIN_FILENO : -1, &input, &stop);
+		int rc = ctl_turn(ctl, read_input ? STDIN_FILENO : -1, &input, &stop);
 
 		if (rc != 0)
 			return rc;
@@ -305,13 +308,13 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 	}
 	rc = animc_subscribe(ctl->c, ANIMC_EVENTS_ALL, NULL);
 	if (rc < 0)
-		return ctl_fail(ctl, "subscribe", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (stream != NULL) {
 		animc_stream_info si;
 
 		rc = animc_stream_open(ctl->c, &so, &p.stream);
 		if (rc < 0)
-			return ctl_fail(ctl, "stream.open", rc);
+			return ctl_fail(ctl, NULL, rc);
 		o.stream = p.stream;
 		animc_stream_info_get(p.stream, &si);
 		if (ctl->json) {
@@ -337,7 +340,7 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 	}
 	rc = animc_play(ctl->c, &o, &st);
 	if (rc < 0)
-		return ctl_fail(ctl, "play", rc);
+		return ctl_fail(ctl, NULL, rc);
 	p.id = st->id;
 	print_instance(ctl, st);
 	animc_free(st);
@@ -365,7 +368,8 @@ int cmd_control(struct ctl *ctl, int argc, char **argv)
 
 	if (n < 0)
 		return ctl_args_exit(n);
-	if (ctl_uint("INSTANCE", pos[0], &id) < 0 || (valued && ctl_number(cmd, pos[1], &v) < 0))
+	if (ctl_uint(cmd, "INSTANCE", pos[0], &id) < 0 ||
+	    (valued && ctl_number(cmd, cmd[1] == 'e' ? "SECONDS" : "FACTOR", pos[1], &v) < 0))
 		return EXIT_USAGE;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
@@ -381,12 +385,12 @@ int cmd_control(struct ctl *ctl, int argc, char **argv)
 		rc = animc_stop(ctl->c, id, &st);
 	if (rc < 0) {
 		animc_error_code code = animc_client_error(ctl->c, NULL, NULL);
-		int ex = ctl_fail(ctl, cmd, rc);
+		int ex = ctl_fail(ctl, NULL, rc);
 
 		if (code == ANIMC_ERR_NOT_FOUND && !ctl->json)
-			fprintf(stderr, "animctl: hint: instances belong to the connection that "
+			fprintf(stderr, "animctl %s: hint: instances belong to the connection that "
 				"started them; steer this one from the `animctl play` that started "
-				"it (type `%s` on its input)\n", cmd);
+				"it (type `%s` on its input)\n", cmd, cmd);
 		return ex;
 	}
 	print_instance(ctl, st);

@@ -316,7 +316,7 @@ static int top_wait(struct top *t)
 		}
 		rc = animc_client_process(t->ctl->c);
 		if (rc == -ECONNRESET || rc == -ENOTCONN)
-			return ctl_fail(t->ctl, "top", rc);
+			return ctl_fail(t->ctl, NULL, rc);
 	}
 }
 
@@ -349,13 +349,15 @@ int cmd_top(struct ctl *ctl, int argc, char **argv)
 
 	if (n < 0)
 		return ctl_args_exit(n);
-	if (n_arg != NULL && (ctl_uint("-n", n_arg, &screens) < 0 || screens == 0))
+	if (n_arg != NULL && ctl_uint("top", "-n", n_arg, &screens) < 0)
+		return EXIT_USAGE;
+	if (n_arg != NULL && screens == 0)
 		return ctl_usage_error("top", "-n needs a count of at least 1");
 	if (once != NULL)
 		screens = 1;
-	if (interval != NULL &&
-	    (ctl_number("--interval", interval, &t.interval) < 0 || t.interval < 0.05 ||
-	     t.interval > 3600))
+	if (interval != NULL && ctl_number("top", "--interval", interval, &t.interval) < 0)
+		return EXIT_USAGE;
+	if (interval != NULL && (t.interval < 0.05 || t.interval > 3600))
 		return ctl_usage_error("top", "--interval must be 0.05 to 3600 seconds");
 	if (term_signals() < 0)
 		return EXIT_FAILURE_OTHER;
@@ -364,7 +366,7 @@ int cmd_top(struct ctl *ctl, int argc, char **argv)
 	t.tui = !ctl->json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && term_enter() == 0;
 	rc = animc_stats(ctl->c, &prev);
 	if (rc < 0)
-		return ctl_fail(ctl, "stats", rc);
+		return ctl_fail(ctl, NULL, rc);
 	for (;;) {
 		int w = top_wait(&t);
 
@@ -375,7 +377,7 @@ int cmd_top(struct ctl *ctl, int argc, char **argv)
 		rc = animc_stats(ctl->c, &cur);
 		if (rc < 0) {
 			term_restore();
-			rc = ctl_fail(ctl, "stats", rc);
+			rc = ctl_fail(ctl, NULL, rc);
 			break;
 		}
 		t.prev = prev;

@@ -262,7 +262,7 @@ static void watch_draw(struct watch *w)
 	fputs("\x1b[H", stdout);
 	printf("\x1b[1manimctl watch\x1b[0m  %s  instance %" PRIu64 "  pose %" PRIu64
 	       "  clip time %.3f s%s%s\x1b[K\n",
-	       w->skel->name, w->id, w->info.seq, w->info.clip_time,
+	       escape_text(w->skel->name), w->id, w->info.seq, w->info.clip_time,
 	       w->info.flags & ANIMC_POSE_PAUSED ? "  [paused]" : "",
 	       w->info.flags & ANIMC_POSE_ENDED ? "  [ended]" : "");
 	printf("%s\x1b[K\n", w->status);
@@ -283,8 +283,8 @@ static void watch_draw(struct watch *w)
 		int32_t p = watch_parent(w, j);
 
 		name = j < w->skel->joint_count ? w->skel->joints[j].name : "?";
-		printf("%-3u %-16.16s %-16.16s %10.3f %10.3f %10.3f\x1b[K\n", j, name,
-		       p >= 0 ? w->skel->joints[p].name : "-", w->pos[j][0], w->pos[j][1],
+		printf("%-3u %-16.16s %-16.16s %10.3f %10.3f %10.3f\x1b[K\n", j, escape_text(name),
+		       p >= 0 ? escape_text(w->skel->joints[p].name) : "-", w->pos[j][0], w->pos[j][1],
 		       w->pos[j][2]);
 	}
 	if (w->ecount > 0)
@@ -360,7 +360,8 @@ static void watch_print(struct watch *w, uint64_t dropped)
 	if (dropped > 0)
 		printf(" dropped %" PRIu64, dropped);
 	for (uint32_t k = 0; k < w->count; k++)
-		printf("  %s %.2f %.2f %.2f", k < w->skel->joint_count ? w->skel->joints[k].name : "?",
+		printf("  %s %.2f %.2f %.2f",
+		       k < w->skel->joint_count ? escape_text(w->skel->joints[k].name) : "?",
 		       w->pos[k][0], w->pos[k][1], w->pos[k][2]);
 	for (uint32_t i = 0; i < w->ecount; i++) {
 		const float *e = watch_emitter(w, i);
@@ -385,7 +386,7 @@ static void watch_on_event(animc_client *c, const animc_event *ev, void *user)
 		snprintf(w->status, sizeof w->status, "ended at %.3f s", ev->time);
 	if (ev->type == ANIMC_EVENT_INSTANCE_STOPPED) {
 		snprintf(w->status, sizeof w->status, "stopped by the daemon: %s",
-			 ev->reason ? ev->reason : "?");
+			 ev->reason ? escape_text(ev->reason) : "?");
 		w->stopped = true;
 	}
 }
@@ -423,7 +424,7 @@ static void watch_key(struct watch *w, char k)
 		const char *msg;
 
 		animc_client_error(w->ctl->c, NULL, &msg);
-		snprintf(w->status, sizeof w->status, "%s", msg);
+		snprintf(w->status, sizeof w->status, "%s", escape_text(msg));
 	}
 	animc_free(st);
 }
@@ -491,7 +492,7 @@ static int watch_loop(struct watch *w, bool tui)
 		rc = animc_client_process(w->ctl->c);
 		if (rc == -ECONNRESET || rc == -ENOTCONN) {
 			term_restore();
-			return ctl_fail(w->ctl, "watch", rc);
+			return ctl_fail(w->ctl, NULL, rc);
 		}
 		rc = watch_read(w, tui);
 		if (rc < 0 && rc != -ENOENT) {
@@ -569,17 +570,17 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		if (w.view < 0)
 			return ctl_usage_error("watch", "--view is side, front or top");
 	}
-	if (frames != NULL && ctl_uint("--frames", frames, &w.max_frames) < 0)
+	if (frames != NULL && ctl_uint("watch", "--frames", frames, &w.max_frames) < 0)
 		return EXIT_USAGE;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
 	rc = animc_assets_info(ctl->c, o.mesh ? o.mesh : o.asset, &w.skel);
 	if (rc < 0)
-		return ctl_fail(ctl, "info", rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (!w.skel->has_skeleton || w.skel->joint_count == 0) {
 		fprintf(stderr, "animctl watch: %s has no skeleton to show (for a camera, try "
-			"`animctl play %s --stream --space camera` and `pose`)\n", w.skel->name,
-			w.skel->name);
+			"`animctl play %s --stream --space camera` and `pose`)\n",
+			escape_text(w.skel->name), escape_text(w.skel->name));
 		animc_free(w.skel);
 		return EXIT_USAGE;
 	}
@@ -603,13 +604,13 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	}
 	if (rc < 0) {
 		animc_free(w.skel);
-		return ctl_fail(ctl, "watch", rc);
+		return ctl_fail(ctl, NULL, rc);
 	}
 	w.id = st->id;
 	if (w.skel->emitter_count > 0)
 		watch_open_emitters(&w, o, so);
 	snprintf(w.status, sizeof w.status, "%s clip %s, %.3f s, %s, speed %g, stream %" PRIu64,
-		 st->state_name, st->clip ? st->clip : "-", st->duration,
+		 escape_text(st->state_name), st->clip ? escape_text(st->clip) : "-", st->duration,
 		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);
 	animc_free(st);
 	w.buf_floats = animc_stream_pose_floats(w.stream);

@@ -68,6 +68,26 @@ static const struct command commands[] = {
 	{ "stop", cmd_control },
 };
 
+/* The protocol's methods (proto/PROTOCOL.md section 9): the library's and
+ * the daemon's messages begin with one of them and a colon. */
+static const char *const ctl_methods[] = {
+	"hello", "status", "assets.list", "assets.info", "assets.reload", "play", "pause",
+	"resume", "seek", "speed", "stop", "instances.list", "sample", "subscribe",
+	"stream.open", "stream.close",
+};
+
+/* msg without a leading "METHOD: ". */
+static const char *ctl_strip_method(const char *msg)
+{
+	for (size_t i = 0; i < sizeof ctl_methods / sizeof ctl_methods[0]; i++) {
+		size_t n = strlen(ctl_methods[i]);
+
+		if (strncmp(msg, ctl_methods[i], n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+			return msg + n + 2;
+	}
+	return msg;
+}
+
 int ctl_connect(struct ctl *ctl)
 {
 	const char *msg;
@@ -78,6 +98,8 @@ int ctl_connect(struct ctl *ctl)
 	if (rc == 0)
 		return 0;
 	animc_client_error(ctl->c, NULL, &msg);
+	if (msg == NULL || msg[0] == '\0')
+		msg = animc_strerror(rc);
 	if (ctl->json) {
 		struct json j;
 
@@ -86,16 +108,16 @@ int ctl_connect(struct ctl *ctl)
 		json_key(&j, "error");
 		json_obj(&j);
 		json_kstr(&j, "code", "connect");
-		json_kstr(&j, "message", msg && msg[0] ? msg : animc_strerror(rc));
+		json_kstr(&j, "message", msg);
 		json_kstr(&j, "socket", animc_socket_path(ctl->socket));
 		json_obj_end(&j);
 		json_obj_end(&j);
 		json_end(&j);
 	} else {
-		fprintf(stderr, "animctl: %s\n", msg && msg[0] ? msg : animc_strerror(rc));
+		fprintf(stderr, "animctl %s: %s\n", ctl->cmd, escape_text(ctl_strip_method(msg)));
 		if (rc == -ENOENT || rc == -ECONNREFUSED)
-			fprintf(stderr, "animctl: is animd running?  (--socket PATH or $%s choose "
-				"another socket)\n", ANIMC_SOCKET_ENV);
+			fprintf(stderr, "animctl %s: is animd running?  (--socket PATH or $%s choose "
+				"another socket)\n", ctl->cmd, ANIMC_SOCKET_ENV);
 	}
 	return rc == -EREMOTEIO ? EXIT_SERVER : EXIT_CONNECT;
 }
@@ -108,6 +130,7 @@ int ctl_fail(struct ctl *ctl, const char *what, int rc)
 	animc_client_error(ctl->c, &name, &msg);
 	if (msg == NULL || msg[0] == '\0')
 		msg = animc_strerror(rc);
+	msg = ctl_strip_method(msg);
 	code = rc == -EREMOTEIO ? EXIT_SERVER
 	     : rc == -ECONNRESET || rc == -ENOTCONN ? EXIT_CONNECT
 	     : EXIT_FAILURE_OTHER;
@@ -124,11 +147,12 @@ int ctl_fail(struct ctl *ctl, const char *what, int rc)
 		json_obj_end(&j);
 		json_obj_end(&j);
 		json_end(&j);
-	} else if (rc == -EREMOTEIO) {
-		fprintf(stderr, "animctl: %s: %s\n", name, msg);
-	} else {
-		fprintf(stderr, "animctl: %s: %s\n", what, msg);
+		return code;
 	}
+	fprintf(stderr, "animctl %s: %s%s", ctl->cmd, what ? what : "", what ? ": " : "");
+	if (rc == -EREMOTEIO && name != NULL && name[0] != '\0')
+		fprintf(stderr, "%s: ", escape_text(name));
+	fprintf(stderr, "%s\n", escape_text(msg));
 	return code;
 }
 
@@ -158,11 +182,14 @@ int main(int argc, char **argv)
 			char *one[3] = { "animctl", argv[i], i + 1 < argc ? argv[i + 1] : NULL };
 			int n = strchr(a, '=') || i + 1 >= argc ? 2 : 3;
 
-			if (ctl_parse(&ctl, n, one, NULL, NULL, 0) != 0)
-				return ctl_usage_error(NULL, "bad option \"%s\"", a);
+			/* It printed what was wrong. */
+			if (ctl_parse(&ctl, n, one, NULL, NULL, 0) != 0) {
+				fputs("(see animctl --help)\n", stderr);
+				return EXIT_USAGE;
+			}
 			i += n - 2;
 		} else {
-			return ctl_usage_error(NULL, "unknown option \"%s\"", a);
+			return ctl_usage_error(NULL, "unknown option %s", escape_quoted(a));
 		}
 	}
 	if (i == argc) {
@@ -172,10 +199,11 @@ int main(int argc, char **argv)
 	cmd = argv[i];
 	for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
 		if (strcmp(commands[k].name, cmd) == 0) {
+			ctl.cmd = commands[k].name;
 			rc = commands[k].run(&ctl, argc - i, argv + i);
 			animc_client_close(ctl.c);
 			return rc;
 		}
 	}
-	return ctl_usage_error(NULL, "unknown command \"%s\"", cmd);
+	return ctl_usage_error(NULL, "unknown command %s", escape_quoted(cmd));
 }

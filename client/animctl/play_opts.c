@@ -15,9 +15,9 @@ int ctl_play_args_apply(const char *cmd, const struct ctl_play_args *a, animc_pl
 		return ctl_usage_error(cmd, "choose one of --loop, --once, --pingpong");
 	o->loop = a->loop ? ANIMC_LOOP_LOOP : a->once ? ANIMC_LOOP_ONCE
 		: a->pingpong ? ANIMC_LOOP_PINGPONG : ANIMC_LOOP_DEFAULT;
-	if (a->speed != NULL && ctl_number("--speed", a->speed, &o->speed) < 0)
+	if (a->speed != NULL && ctl_number(cmd, "--speed", a->speed, &o->speed) < 0)
 		return EXIT_USAGE;
-	if (a->start != NULL && ctl_number("--start", a->start, &o->start) < 0)
+	if (a->start != NULL && ctl_number(cmd, "--start", a->start, &o->start) < 0)
 		return EXIT_USAGE;
 	if (a->root != NULL) {
 		if (animc_root_motion_lookup(a->root) <= 0)
@@ -33,8 +33,8 @@ int ctl_rate_apply(const char *cmd, const char *rate, animc_stream_opts *so)
 
 	if (rate == NULL)
 		return 0;
-	if (ctl_number("--rate", rate, &v) < 0 || v < 0 || v > 1000)
-		return ctl_usage_error(cmd, "--rate is 0..1000 Hz");
+	if (!ctl_is_number(rate, &v) || v < 0 || v > 1000)
+		return ctl_usage_error(cmd, "--rate is 0..1000 Hz, not %s", escape_quoted(rate));
 	so->rate_hz = (int)v;
 	return 0;
 }

@@ -35,12 +35,12 @@ void print_instance(struct ctl *ctl, const animc_instance *in)
 		json_end(&j);
 		return;
 	}
-	printf("instance %" PRIu64 " %s  %s", in->id, in->state_name ? in->state_name : "?",
-	       in->asset);
+	printf("instance %" PRIu64 " %s  %s", in->id,
+	       in->state_name ? escape_text(in->state_name) : "?", escape_text(in->asset));
 	if (in->clip != NULL)
-		printf(" clip %s", in->clip);
+		printf(" clip %s", escape_text(in->clip));
 	if (in->mesh != NULL)
-		printf(" mesh %s", in->mesh);
+		printf(" mesh %s", escape_text(in->mesh));
 	printf("  time %.3f (clip %.3f of %.3f s)  speed %g  %s", in->time, in->clip_time,
 	       in->duration, in->speed, animc_loop_name(in->loop) ? animc_loop_name(in->loop) : "");
 	if (in->stream != 0)
@@ -79,15 +79,17 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 		json_end(&j);
 		return;
 	}
-	printf("%s", ev->name);
+	/* `type key=value ...`: a value that is not a plain word is quoted
+	 * (escape_value), and reason and message always are. */
+	printf("%s", escape_text(ev->name));
 	if (ev->asset != NULL)
-		printf(" asset=%s", ev->asset);
+		printf(" asset=%s", escape_value(ev->asset));
 	if (ev->instance != 0)
 		printf(" instance=%" PRIu64, ev->instance);
 	if (ev->clip != NULL)
-		printf(" clip=%s", ev->clip);
+		printf(" clip=%s", escape_value(ev->clip));
 	if (ev->format != NULL)
-		printf(" format=%s", ev->format);
+		printf(" format=%s", escape_value(ev->format));
 	if (ev->generation != 0)
 		printf(" generation=%" PRIu64, ev->generation);
 	if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED)
@@ -95,9 +97,9 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 	if (ev->type == ANIMC_EVENT_ASSET_ERROR)
 		printf(" live=%s", ev->live ? "yes" : "no");
 	if (ev->reason != NULL)
-		printf(" reason=\"%s\"", ev->reason);
+		printf(" reason=%s", escape_quoted(ev->reason));
 	if (ev->message != NULL)
-		printf(" message=\"%s\"", ev->message);
+		printf(" message=%s", escape_quoted(ev->message));
 	printf("\n");
 	fflush(stdout);
 }

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 
-int ctl_turn(struct ctl *ctl, const char *cmd, int extra_fd, bool *extra_ready, bool *stop)
+int ctl_turn(struct ctl *ctl, int extra_fd, bool *extra_ready, bool *stop)
 {
 	struct pollfd fds[3];
 	int nfds = 0, rc, at = -1, fd = animc_client_fd(ctl->c);
@@ -31,7 +31,7 @@ int ctl_turn(struct ctl *ctl, const char *cmd, int extra_fd, bool *extra_ready, 
 	}
 	rc = animc_client_process(ctl->c);
 	if (rc == -ECONNRESET || rc == -ENOTCONN)
-		return ctl_fail(ctl, cmd, rc);
+		return ctl_fail(ctl, NULL, rc);
 	if (at >= 0 && extra_ready != NULL)
 		*extra_ready = (fds[at].revents & (POLLIN | POLLHUP)) != 0;
 	return 0;

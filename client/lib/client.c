@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int animc_client_new(animc_client **out)
 {
@@ -105,6 +106,19 @@ int animc_client_connect(animc_client *c, const char *path, int timeout_ms)
 	c->timeout_ms = timeout_ms == 0 ? ANIMC_DEFAULT_TIMEOUT_MS : timeout_ms;
 	deadline = ac_deadline(c->timeout_ms);
 	rc = ac_conn_open(c, deadline);
+	if (rc == -ECONNREFUSED) {
+		/* connect(2) says "refused" for a path that is not a socket at
+		 * all (a regular file, a directory); say what it is instead. */
+		struct stat st;
+
+		if (stat(c->path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+			c->state = AC_IDLE;
+			return ac_client_fail(c, -ENOTSOCK, "cannot connect to %s: not a socket (%s)",
+					      c->path, S_ISDIR(st.st_mode) ? "a directory"
+					      : S_ISREG(st.st_mode) ? "a regular file"
+					      : S_ISFIFO(st.st_mode) ? "a FIFO" : "another kind of file");
+		}
+	}
 	if (rc < 0) {
 		c->state = AC_IDLE;
 		return ac_client_fail(c, rc, "cannot connect to %s: %s", c->path, animc_strerror(rc));
@@ -155,6 +169,9 @@ void ac_client_lost(animc_client *c, int why)
 	ac_conn_close(c);
 	if (c->fatal_set)
 		ac_client_set_error(c, c->fatal_code, c->fatal_name, "%s", c->fatal_msg);
+	else if (why == -ECONNRESET)
+		/* EOF or a reset: animc_strerror would only say it again. */
+		ac_client_fail(c, -ECONNRESET, "connection to the daemon lost");
 	else
 		ac_client_fail(c, -ECONNRESET, "connection to the daemon lost (%s)",
 			       animc_strerror(why));
@@ -250,7 +267,10 @@ int animc_client_next_timeout(const animc_client *c)
 
 	if (c == NULL)
 		return -1;
-	if (c->q_head != NULL)
+	/* Callbacks to call, or a loss that process() has yet to report: a
+	 * caller polling a descriptor that is gone would otherwise wait
+	 * forever for it. */
+	if (c->q_head != NULL || (c->state == AC_LOST && !c->loss_reported))
 		return 0;
 	if (c->state == AC_WAITING)
 		t = c->rc_next_ms;

@@ -181,6 +181,7 @@ const char *animc_strerror(int rc)
 	case ENODATA: return "no pose published yet";
 	case ENOBUFS: return "buffer too small";
 	case ECONNREFUSED: return "connection refused (no daemon listening)";
+	case ENOTSOCK: return "not a socket";
 	default: break;
 	}
 	/* glibc's table is thread-safe and never allocates. */

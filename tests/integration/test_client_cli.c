@@ -2,10 +2,13 @@
  * animctl end to end: the real daemon, the real binary ($BUILD/animctl),
  * its output as text and --json, its exit codes (0 ok, 1 daemon error,
  * 2 usage, 3 cannot connect), --help on every command, `play` steered from
- * its stdin and stopped by a signal, `watch` and `events` in line mode.
+ * its stdin and stopped by a signal, `watch` and `events` in line mode;
+ * names from outside printed escaped as the daemon's log escapes them, and
+ * error lines that name the animctl command, once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -246,7 +249,7 @@ static void test_exit_codes(void **state)
 
 	/* 1: the daemon's error, code and message printed. */
 	r = run(fx, NULL, "info", "nope.md5mesh", NULL);
-	expect(r, 1, NULL, "not_found: assets.info: no asset named \"nope.md5mesh\"");
+	expect(r, 1, NULL, "animctl info: not_found: no asset named \"nope.md5mesh\"");
 	free(r);
 	r = run(fx, NULL, "--json", "info", "nope.md5mesh", NULL);
 	expect(r, 1, "{\"error\":{\"code\":\"not_found\",\"message\":", NULL);
@@ -405,6 +408,140 @@ static void test_watch_and_events_lines(void **state)
 	free(r);
 }
 
+/* An asset whose name holds a quote and a control byte: `list` shows it as
+ * the daemon's log does (`\x01`, the quote as it is), `events` quotes it
+ * with the quote escaped, and no raw control byte reaches the terminal. */
+static void test_names_escaped(void **state)
+{
+	static const char name[] = "odd\"q\001.md5anim";
+	static const char shown[] = "odd\"q\\x01.md5anim";
+	char *args[] = { "events", "--count", "1", "--events", "asset.error", NULL };
+	struct fixture *fx = *state;
+	struct run *r = NULL;
+	struct child ch;
+
+	assert_int_equal(daemon_proc_write_asset(&fx->d, name, "x\n"), 0);
+	for (int i = 0; i < 100; i++) {
+		free(r);
+		r = run(fx, NULL, "list", NULL);
+		if (strstr(r->out, shown) != NULL)
+			break;
+		poll(NULL, 0, 100);
+	}
+	expect(r, 0, "odd\"q\\x01.md5anim  md5anim", NULL);
+	expect(r, 0, "error: odd\"q\\x01.md5anim:1:1: error: expected \"MD5Version\"", NULL);
+	assert_null(strchr(r->out, '\001'));
+	free(r);
+	/* The same rule as the daemon's log. */
+	assert_true(daemon_proc_log_contains(&fx->d, "odd\"q\\x01.md5anim:1:1: error:"));
+
+	r = calloc(1, sizeof *r);
+	assert_non_null(r);
+	spawn(fx, args, &ch);
+	for (int i = 0; i < 30; i++) {
+		struct pollfd p = { .fd = ch.out, .events = POLLIN };
+		char text[32];
+
+		/* Broken differently each time: each save is a new asset.error. */
+		snprintf(text, sizeof text, "y%d\n", i);
+		assert_int_equal(daemon_proc_write_asset(&fx->d, name, text), 0);
+		if (poll(&p, 1, 300) == 1)
+			break;
+	}
+	collect(&ch, r, TIMEOUT_MS);
+	expect(r, 0, "asset.error asset=\"odd\\\"q\\x01.md5anim\" format=md5anim live=no "
+		     "message=\"odd\\\"q\\x01.md5anim:1:1: error: expected \\\"MD5Version\\\", "
+		     "found \\\"y", NULL);
+	assert_null(strchr(r->out, '\001'));
+	free(r);
+}
+
+/* Error lines, whole: the command's name, the daemon's code and message
+ * without the protocol method, printed once. */
+static void test_error_lines(void **state)
+{
+	struct fixture *fx = *state;
+	char path[512], want[1024];
+	struct run *r;
+	FILE *f;
+
+	r = run(fx, NULL, "info", "nope.md5mesh", NULL);
+	expect(r, 1, NULL, NULL);
+	assert_string_equal(r->err, "animctl info: not_found: no asset named \"nope.md5mesh\" "
+				    "(assets.list shows them)\n");
+	free(r);
+	r = run(fx, NULL, "play", "nope.md5anim", "--no-input", NULL);
+	expect(r, 1, NULL, NULL);
+	assert_string_equal(r->err, "animctl play: not_found: no asset named \"nope.md5anim\" "
+				    "(assets.list shows them)\n");
+	free(r);
+	/* A stream that cannot be opened is `play`'s failure, not stream.open's. */
+	r = run(fx, NULL, "play", "walker.md5anim", "--stream", "--space", "camera", "--no-input",
+		NULL);
+	if (strstr(r->err, "stream.open") != NULL || strncmp(r->err, "animctl play: ", 14) != 0)
+		fail_msg("stderr: %s", r->err);
+	free(r);
+	/* A bad value is reported once, not also as "bad option". */
+	r = run(fx, NULL, "--timeout", "abc", "status", NULL);
+	expect(r, 2, NULL, NULL);
+	assert_string_equal(r->err, "animctl: --timeout is 0..86400000 ms, not \"abc\"\n"
+				    "(see animctl --help)\n");
+	free(r);
+	r = run(fx, NULL, "play", "walker.md5anim", "--stream", "--rate", "fast", NULL);
+	expect(r, 2, NULL, NULL);
+	assert_string_equal(r->err, "animctl play: --rate is 0..1000 Hz, not \"fast\"\n"
+				    "(see animctl play --help)\n");
+	free(r);
+
+	/* --socket naming a regular file: not a socket, and no hint to start
+	 * a daemon. */
+	snprintf(path, sizeof path, "%s/not-a-socket", fx->d.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	r = run(fx, NULL, "--socket", path, "status", NULL);
+	expect(r, 3, NULL, NULL);
+	snprintf(want, sizeof want,
+		 "animctl status: cannot connect to %s: not a socket (a regular file)\n", path);
+	assert_string_equal(r->err, want);
+	free(r);
+	r = run(fx, NULL, "--socket", fx->d.dir, "list", NULL);
+	expect(r, 3, NULL, "not a socket (a directory)");
+	free(r);
+}
+
+/* The daemon going away under `events`: one line, said once. */
+static void test_connection_lost_line(void **state)
+{
+	char *args[] = { "events", NULL };
+	struct fixture *fx = *state;
+	struct run *r = calloc(1, sizeof *r);
+	struct child ch;
+	struct pollfd p;
+
+	assert_non_null(r);
+	spawn(fx, args, &ch);
+	/* Subscribed once `status` counts its connection. */
+	for (int i = 0; i < 100; i++) {
+		struct run *st = run(fx, NULL, "status", NULL);
+		bool two = strstr(st->out, "connections  2\n") != NULL;
+
+		free(st);
+		if (two)
+			break;
+		poll(NULL, 0, 50);
+	}
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	p = (struct pollfd){ .fd = ch.err, .events = POLLIN };
+	poll(&p, 1, TIMEOUT_MS);
+	collect(&ch, r, TIMEOUT_MS);
+	expect(r, 3, "server.stopping", NULL);
+	assert_string_equal(r->err, "animctl events: connection to the daemon lost\n");
+	free(r);
+	/* Back, for the teardown. */
+	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +551,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_play_steered_from_stdin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_until_signal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_and_events_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_escaped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_lost_line, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
