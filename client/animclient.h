@@ -357,7 +357,7 @@ typedef struct animc_status_info {
 	} memory;
 } animc_status_info;
 
-/* `stats` (PROTOCOL.md has every field's meaning).  Counters are
+/* `stats` (animc_play(3)).  Counters are
  * cumulative: rates come from two results, divided by the difference of
  * their `uptime`.  The arrays hold pointers, so that fields appended to
  * these structs later do not move the elements a caller indexes. */

@@ -46,6 +46,12 @@ else
 	bad "cannot build against libanimclient.so.1"; cat "$TMP/cc.log"
 fi
 
+# The manual pages name the same version in their title lines.
+for page in "$SRC"/man/*.[1-8]; do
+	[ -f "$page" ] || continue
+	grep -q "^\.TH .* \"animd $v\" " "$page" && ok || bad "$(basename "$page") does not say animd $v"
+done
+
 # What the running daemon tells its clients.
 mkdir "$TMP/assets"
 if start_daemon "$TMP/log" "$ANIMD" serve --assets "$TMP/assets" --socket "$TMP/s.sock"; then
