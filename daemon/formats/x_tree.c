@@ -432,6 +432,22 @@ struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos)
 	return v;
 }
 
+struct x_value *x_build_room(struct x_builder *b, uint32_t n)
+{
+	if (n > UINT32_MAX - b->value_count)
+		return NULL;
+	while (b->value_cap - b->value_count < n)
+		if (x_grow((void **)&b->values, b->value_cap, &b->value_cap, sizeof *b->values) < 0)
+			return NULL;
+	return &b->values[b->value_count];
+}
+
+void x_build_commit(struct x_builder *b, uint32_t k)
+{
+	b->value_count += k;
+	b->t->value_count += k;
+}
+
 int x_build_int(struct x_builder *b, int64_t i, uint32_t pos)
 {
 	struct x_value *v = x_build_value(b, pos);

@@ -141,6 +141,14 @@ int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
  * with the diag set (at pos) outside any object, or on -ENOMEM (diag not
  * set). */
 struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos);
+/* Room for up to n member values of the innermost open object (which
+ * the caller has made sure exists), not yet added: the caller fills in
+ * the first k of them, kind and pos included, then adds them with
+ * x_build_commit(b, k), before any other builder call.  A reader's way
+ * to add values one at a time without a call for each.  NULL on
+ * -ENOMEM. */
+struct x_value *x_build_room(struct x_builder *b, uint32_t n);
+void x_build_commit(struct x_builder *b, uint32_t k);
 /* A reference inside the innermost open object: by name (name_len > 0),
  * by GUID (guid != NULL), or both. */
 int x_build_reference(struct x_builder *b, const char *name, size_t name_len,
