@@ -81,7 +81,8 @@ struct x_frames {
 /* Joint of the first frame called `name`, or -1. */
 int32_t x_frames_find(const struct x_frames *f, const char *name);
 
-int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_model *m,
+/* Temporaries in t's arena (x_import). */
+int x_import_meshes(struct x_tree *t, const struct x_frames *f, struct x_model *m,
 		    struct diag *d);
 int x_import_clips(const struct x_tree *t, const struct x_frames *f, const char *name,
 		   struct x_model *m, struct diag *d);
