@@ -529,8 +529,10 @@ static inline const char *x_text_plain(const char *p, const char *end, struct x_
 
 		if (++p < end && (*p == '-' || *p == '+'))
 			eneg = *p++ == '-';
+		/* Past 4 digits the token path reads it: no more are added up. */
 		for (digits = p; p < end && x_text_digit(*p); p++)
-			e = e * 10 + (*p - '0');
+			if (e < 10000)
+				e = e * 10 + (*p - '0');
 		if (p == digits || p - digits > 4)
 			return NULL;
 		e10 = eneg ? -e : e;
