@@ -38,7 +38,9 @@ int x_read_count(struct x_reader *r, const char *what, uint32_t per_item, uint32
 int x_read_float(struct x_reader *r, const char *what, float *out);
 /* A float that may be NaN or infinite (normals of degenerate faces). */
 int x_read_float_any(struct x_reader *r, const char *what, float *out);
+/* n of them, the same as n calls (the same values, the same errors). */
 int x_read_floats(struct x_reader *r, const char *what, float *out, uint32_t n);
+int x_read_floats_any(struct x_reader *r, const char *what, float *out, uint32_t n);
 /* A string (borrowed from the tree). */
 int x_read_string(struct x_reader *r, const char *what, const char **out);
 

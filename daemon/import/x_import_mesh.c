@@ -83,16 +83,17 @@ static void x_mesh_src_free(struct x_mesh_src *s)
 
 static int x_read_vec3s(struct x_reader *r, const char *what, uint32_t n, vec3 *out, bool any)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		float v[3];
+	enum { BLOCK = 128 };
+	float v[3 * BLOCK];
 
-		for (int k = 0; k < 3; k++) {
-			int rc = any ? x_read_float_any(r, what, &v[k]) : x_read_float(r, what, &v[k]);
+	for (uint32_t i = 0; i < n; i += BLOCK) {
+		uint32_t m = n - i < BLOCK ? n - i : BLOCK;
+		int rc = any ? x_read_floats_any(r, what, v, 3 * m) : x_read_floats(r, what, v, 3 * m);
 
-			if (rc < 0)
-				return rc;
-		}
-		out[i] = vec3_make(v[0], v[1], v[2]);
+		if (rc < 0)
+			return rc;
+		for (uint32_t k = 0; k < m; k++)
+			out[i + k] = vec3_make(v[3 * k], v[3 * k + 1], v[3 * k + 2]);
 	}
 	return 0;
 }
