@@ -109,42 +109,42 @@ static int x_read_faces(struct x_reader *r, struct x_tree *arena, const char *wh
 			uint32_t limit, uint32_t *face_count, uint32_t (**tris)[3],
 			uint32_t *tri_count, uint32_t **corners, uint32_t **corner_start)
 {
-	uint32_t nf, total = 0, at = 0, t = 0;
+	const struct x_value *vals = r->o->values;
+	uint32_t nf, total = 0, at = 0, t = 0, next, count = r->o->value_count;
 	uint32_t start_next = r->next;
 	int rc = x_read_count(r, what, 1, &nf);
 
 	if (rc < 0)
 		return rc;
-	/* First pass: sizes, and every index checked. */
+	/* First pass: sizes, and every index checked.  The common case is
+	 * read in place; anything else goes through x_read_count and
+	 * x_read_uint for their messages. */
+	next = r->next;
 	for (uint32_t f = 0; f < nf; f++) {
-		const struct x_value *v = x_reader_left(r) > 0 ? &r->o->values[r->next] : NULL;
 		uint32_t n;
 
 		/* Faces are many: the message naming this one is only written
 		 * when x_read_count is about to fail. */
-		if (v != NULL && v->kind == X_VALUE_INT && v->v.i >= 0 &&
-		    (uint64_t)v->v.i <= x_reader_left(r) - 1) {
-			n = (uint32_t)v->v.i;
-			r->next++;
+		if (next < count && vals[next].kind == X_VALUE_INT &&
+		    (uint64_t)vals[next].v.i <= count - next - 1) {
+			n = (uint32_t)vals[next++].v.i;
 		} else {
 			char label[64];
 
 			snprintf(label, sizeof label, "the corner count of face %u", f);
+			r->next = next;
 			if (x_read_count(r, label, 1, &n) < 0)
 				return -EINVAL;
+			next = r->next;
 		}
-		for (uint32_t k = 0; k < n; k++) {
-			const struct x_value *iv = &r->o->values[r->next];
-			uint32_t idx;
-			uint32_t pos;
+		/* The count was checked against the values left: all n are
+		 * there. */
+		for (uint32_t k = 0; k < n; k++, next++) {
+			uint32_t idx, pos;
 
-			/* The common case read in place; anything else through
-			 * x_read_uint and its messages.  The count was checked
-			 * against the values left: all n are there. */
-			if (iv->kind == X_VALUE_INT && iv->v.i >= 0 && iv->v.i < (int64_t)limit) {
-				r->next++;
+			if (vals[next].kind == X_VALUE_INT && (uint64_t)vals[next].v.i < limit)
 				continue;
-			}
+			r->next = next;
 			pos = x_reader_pos(r);
 			if (x_read_uint(r, "a face index", UINT32_MAX, &idx) < 0)
 				return -EINVAL;
@@ -157,6 +157,7 @@ static int x_read_faces(struct x_reader *r, struct x_tree *arena, const char *wh
 		if (n >= 3)
 			t += n - 2;
 	}
+	r->next = next;
 	*face_count = nf;
 	if (tris != NULL) {
 		*tris = malloc(((size_t)t + 1) * sizeof **tris);
@@ -171,25 +172,23 @@ static int x_read_faces(struct x_reader *r, struct x_tree *arena, const char *wh
 			return -ENOMEM;
 	}
 	/* Second pass over the values just checked. */
-	r->next = start_next + 1;
+	next = start_next + 1;
 	t = 0;
 	for (uint32_t f = 0; f < nf; f++) {
-		uint32_t n = (uint32_t)r->o->values[r->next++].v.i;
-		const struct x_value *idx = &r->o->values[r->next];
+		uint32_t n = (uint32_t)vals[next++].v.i;
+		const struct x_value *idx = &vals[next];
 
-		if (corners != NULL)
+		if (corners != NULL) {
 			(*corner_start)[f] = at;
-		for (uint32_t k = 0; k < n; k++) {
-			if (corners != NULL)
+			for (uint32_t k = 0; k < n; k++)
 				(*corners)[at++] = (uint32_t)idx[k].v.i;
-			if (tris != NULL && k >= 2) {
-				(*tris)[t][0] = (uint32_t)idx[0].v.i;
-				(*tris)[t][1] = (uint32_t)idx[k - 1].v.i;
-				(*tris)[t][2] = (uint32_t)idx[k].v.i;
-				t++;
-			}
 		}
-		r->next += n;
+		for (uint32_t k = 2; tris != NULL && k < n; k++, t++) {
+			(*tris)[t][0] = (uint32_t)idx[0].v.i;
+			(*tris)[t][1] = (uint32_t)idx[k - 1].v.i;
+			(*tris)[t][2] = (uint32_t)idx[k].v.i;
+		}
+		next += n;
 	}
 	if (corners != NULL)
 		(*corner_start)[nf] = at;
@@ -353,13 +352,22 @@ static int x_mesh_materials(const struct x_tree *t, const struct x_object *o, st
 	if (face == NULL)
 		return -ENOMEM;
 	for (uint32_t f = 0; f < ni; f++) {
-		uint32_t pos = x_reader_pos(&r), idx;
+		const struct x_value *v = &o->values[r.next];
+		uint32_t pos, idx;
 
-		if (x_read_uint(&r, "a face's material index", UINT32_MAX, &idx) < 0)
-			return -EINVAL;
-		if (idx >= nm)
-			return x_tree_error(t, d, pos, "face %u uses material %u, but the list has %u",
-					     f, idx, nm);
+		/* x_read_count made sure the ni values are there; the common
+		 * case is read in place, the rest through x_read_uint. */
+		if (v->kind == X_VALUE_INT && (uint64_t)v->v.i < nm) {
+			idx = (uint32_t)v->v.i;
+			r.next++;
+		} else {
+			pos = x_reader_pos(&r);
+			if (x_read_uint(&r, "a face's material index", UINT32_MAX, &idx) < 0)
+				return -EINVAL;
+			if (idx >= nm)
+				return x_tree_error(t, d, pos, "face %u uses material %u, but the "
+						     "list has %u", f, idx, nm);
+		}
 		if (f < s->face_count)
 			face[given++] = idx;
 		last = idx;
