@@ -556,20 +556,32 @@ static inline const char *x_text_plain(const char *p, const char *end, struct x_
 }
 
 /* Plain numbers and separators from r->p on, into the innermost open
- * object; stops (r->p there) at the first byte that is neither.  0 or
+ * object; stops (r->p there) at the first byte that is neither.  Room is
+ * taken only once a number is read: taking it may move the object's
+ * values (x_build_room), which is wasted when none follow.  0 or
  * -ENOMEM. */
 static int x_text_values(struct x_text *r)
 {
-	const char *p = r->p, *end = r->end, *body = r->t->body;
+	const char *p = r->p, *end = r->end, *body = r->t->body, *q;
 
 	for (;;) {
-		struct x_value *room = x_build_room(r->b, X_TEXT_ROOM), *v = room;
+		struct x_value first, *room, *v;
 
+		while (p < end && x_text_sep[(unsigned char)*p])
+			p++;
+		if (p >= end || !x_text_num_start[(unsigned char)*p] ||
+		    (q = x_text_plain(p, end, &first)) == NULL) {
+			r->p = p;
+			return 0;
+		}
+		first.pos = (uint32_t)(p - body);
+		p = q;
+		room = x_build_room(r->b, X_TEXT_ROOM);
 		if (room == NULL)
 			return -ENOMEM;
+		room[0] = first;
+		v = room + 1;
 		while (v < room + X_TEXT_ROOM) {
-			const char *q;
-
 			while (p < end && x_text_sep[(unsigned char)*p])
 				p++;
 			if (p >= end || !x_text_num_start[(unsigned char)*p] ||
@@ -580,9 +592,10 @@ static int x_text_values(struct x_text *r)
 			p = q;
 		}
 		x_build_commit(r->b, (uint32_t)(v - room));
-		r->p = p;
-		if (v < room + X_TEXT_ROOM)
+		if (v < room + X_TEXT_ROOM) {
+			r->p = p;
 			return 0;
+		}
 	}
 }
 

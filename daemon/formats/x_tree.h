@@ -145,8 +145,9 @@ struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos);
  * the caller has made sure exists), not yet added: the caller fills in
  * the first k of them, kind and pos included, then adds them with
  * x_build_commit(b, k), before any other builder call.  A reader's way
- * to add values one at a time without a call for each.  NULL on
- * -ENOMEM. */
+ * to add values one at a time without a call for each.  Taking room may
+ * move the object's values so far (an object's values stay one run), so
+ * it is for values about to be added.  NULL on -ENOMEM. */
 struct x_value *x_build_room(struct x_builder *b, uint32_t n);
 void x_build_commit(struct x_builder *b, uint32_t k);
 /* A reference inside the innermost open object: by name (name_len > 0),
