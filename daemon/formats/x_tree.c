@@ -521,6 +521,7 @@ int x_build_float(struct x_builder *b, double f, uint32_t pos)
 int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
 {
 	struct x_value *v;
+	uint32_t len32;
 	char *copy;
 
 	if (len > UINT32_MAX - 1) {
@@ -529,12 +530,17 @@ int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
 	v = x_build_value(b, pos);
 	if (v == NULL)
 		return b->d->set ? -EINVAL : -ENOMEM;
-	copy = x_arena_str(b->t, s, len);
+	/* The length, then the text (x_value_strlen). */
+	copy = x_arena_alloc(b->t, sizeof len32 + len + 1);
 	if (copy == NULL)
 		return -ENOMEM;
+	len32 = (uint32_t)len;
+	memcpy(copy, &len32, sizeof len32);
+	if (len > 0)
+		memcpy(copy + sizeof len32, s, len);
+	copy[sizeof len32 + len] = '\0';
 	v->kind = X_VALUE_STRING;
-	v->v.s.ptr = copy;
-	v->v.s.len = (uint32_t)len;
+	v->v.s.ptr = copy + sizeof len32;
 	return 0;
 }
 

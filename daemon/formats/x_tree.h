@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "daemon/formats/diag.h"
 
@@ -48,11 +49,24 @@ struct x_value {
 		int64_t i;
 		double f;
 		struct {
-			const char *ptr;        /* NUL-terminated, in the tree's arena */
-			uint32_t len;
+			/* NUL-terminated, in the tree's arena; its length
+			 * (a binary string may hold a NUL) is x_value_strlen's. */
+			const char *ptr;
 		} s;
 	} v;
 };
+
+/* 16 bytes: most of a big tree is its values. */
+_Static_assert(sizeof(struct x_value) == 16, "struct x_value is 16 bytes");
+
+/* A string value's length in bytes, kept in the 4 bytes before its text. */
+static inline uint32_t x_value_strlen(const struct x_value *v)
+{
+	uint32_t len;
+
+	memcpy(&len, v->v.s.ptr - sizeof len, sizeof len);
+	return len;
+}
 
 struct x_object {
 	const char *type;       /* as written ("Frame"); NULL for a reference */

@@ -44,7 +44,6 @@ static void random_value(struct x_value *v, uint32_t pos, bool mostly_floats)
 	} else if (k == 1) {
 		v->kind = X_VALUE_STRING;
 		v->v.s.ptr = "s";
-		v->v.s.len = 1;
 	} else if (k == 2) {
 		v->v.f = rnd(2) ? INFINITY : -INFINITY;
 	} else if (k == 3) {

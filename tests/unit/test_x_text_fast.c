@@ -203,7 +203,7 @@ static void same_object(const struct x_object *a, const struct x_object *b)
 		assert_int_equal(u->kind, v->kind);
 		assert_int_equal(u->pos, v->pos);
 		if (u->kind == X_VALUE_STRING) {
-			assert_int_equal(u->v.s.len, v->v.s.len);
+			assert_int_equal(x_value_strlen(u), x_value_strlen(v));
 			assert_string_equal(u->v.s.ptr, v->v.s.ptr);
 		} else {
 			/* Bits, not ==: -0.0 and NaNs must agree too. */

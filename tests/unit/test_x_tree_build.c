@@ -73,6 +73,7 @@ static void check_value(const struct x_value *v, uint32_t serial)
 		if (v->kind == X_VALUE_STRING) {
 			snprintf(want, sizeof want, "s%u", serial);
 			assert_string_equal(v->v.s.ptr, want);
+			assert_int_equal(x_value_strlen(v), strlen(want));
 		} else {
 			assert_int_equal(v->kind, X_VALUE_INT);
 			assert_int_equal(v->v.i, -(int64_t)serial);
