@@ -18,7 +18,7 @@
  * at their exact size when it closes.
  *
  * Memory kept between loads.  A load of a big file touches tens of
- * megabytes (24 bytes a value).
+ * megabytes (16 bytes a value).
  * Freed, memory that size goes back to the kernel (glibc maps big blocks
  * and unmaps them on free, and trims the heap), so the next load faults
  * every page in again: thousands of minor faults and milliseconds of
