@@ -20,7 +20,7 @@
 /* Longest number copied on the stack for strtod; longer ones are malloc'd. */
 #define DECIMAL_STACK 64
 
-static const double decimal_pow10[] = {
+const double decimal_pow10[DECIMAL_EXACT_POW10 + 1] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
@@ -101,7 +101,8 @@ enum decimal_result decimal_parse(const char *s, size_t len, double *out)
 	}
 	if (p != end)
 		return DECIMAL_NONE;
-	if (!fast || mant > (UINT64_C(1) << 53) || exp10 < -22 || exp10 > 22)
+	if (!fast || mant > (UINT64_C(1) << 53) || exp10 < -DECIMAL_EXACT_POW10 ||
+	    exp10 > DECIMAL_EXACT_POW10)
 		return decimal_slow(s, len, out);
 	v = (double)mant;
 	v = exp10 < 0 ? v / decimal_pow10[-exp10] : v * decimal_pow10[exp10];

@@ -26,4 +26,11 @@ enum decimal_result {
 
 enum decimal_result decimal_parse(const char *s, size_t len, double *out);
 
+/* 10^0 .. 10^22, every one an exact double: Clinger's fast path for a
+ * reader that gathers the digits itself (x_text.c), which must then do
+ * exactly what decimal_parse does with them -- (double)m times 10^k, or
+ * divided by 10^-k, for m <= 2^53 and |k| <= 22 -- to get its result. */
+#define DECIMAL_EXACT_POW10 22
+extern const double decimal_pow10[DECIMAL_EXACT_POW10 + 1];
+
 #endif

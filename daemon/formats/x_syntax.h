@@ -36,5 +36,9 @@ int x_mszip_inflate_into(const char *data, size_t len, char *buf, size_t size, s
 /* Read t->body (t->header says the encoding and float size) into t. */
 int x_text_read(struct x_tree *t, struct diag *d);
 int x_binary_read(struct x_tree *t, struct diag *d);
+/* x_text_read without its fast path over runs of plain numbers, every
+ * number read as a token: the same tree and the same errors, slower; what
+ * the tests hold the fast path to. */
+int x_text_read_tokens(struct x_tree *t, struct diag *d);
 
 #endif

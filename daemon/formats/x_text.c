@@ -2,6 +2,8 @@
  * x_text.c - the text encoding of .x files: tokens (the shared lexer's,
  * scanned here without line and column), data objects, member values and
  * references into the tree builder (x_tree.h); templates are read past.
+ * Runs of plain numbers, most of a file, are read without tokens (see
+ * "runs of plain numbers" below), to the same values.
  *
  * The grammar is loose where real exporters are loose, strict elsewhere:
  *
@@ -449,6 +451,154 @@ static bool x_text_is_number(const struct lex_token *tok)
 	return x_text_number(tok, &i, &f) != X_NUM_NONE;
 }
 
+/* ---- runs of plain numbers ----------------------------------------
+ *
+ * Most of a .x text file is arrays of numbers between separators
+ * ("-0.293466;23.522514;52.188004;,").  Inside an object, with no token
+ * looked ahead, x_text_values reads them straight from the bytes: the
+ * separators and white space skipped, each number's digits gathered once
+ * into an integer or a decimal (Clinger's fast path, as decimal_parse
+ * computes it) and stored on the builder's value stack, with no token in
+ * between.  It takes only what the token path would read the same way: a
+ * word that is entirely [+-]digits (at most 18) or a decimal of at most 19
+ * digits whose value is exact on the fast path, ending where the scanner
+ * ends a word.  Anything else -- a name, a comment, a brace, a string, a
+ * long or huge number, a NaN spelling, a stray byte -- stops the run where
+ * it starts and is left to the token path, which reads it (and reports
+ * its errors) as it always has.  x_text_read_tokens reads without this
+ * path, for the tests that hold the two to the same trees.
+ */
+
+/* White space, ',' and ';': what stands between values. */
+static const bool x_text_sep[256] = {
+	[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true, ['\v'] = true, ['\f'] = true,
+	[','] = true, [';'] = true,
+};
+
+/* Bytes that may start a number. */
+static const bool x_text_num_start[256] = {
+	['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true, ['4'] = true, ['5'] = true,
+	['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true, ['-'] = true, ['+'] = true,
+	['.'] = true,
+};
+
+/* Values stored per x_build_room. */
+#define X_TEXT_ROOM 512u
+
+/* Does the word that started before p end at p (as x_text_scan ends it)? */
+static inline bool x_text_word_ends(const char *p, const char *end)
+{
+	unsigned k;
+
+	if (p >= end)
+		return true;
+	k = x_text_class[(unsigned char)*p];
+	if (k == XC_WORD || k == XC_HASH)
+		return false;
+	return k != XC_SLASH || x_text_comment_at(p, end);
+}
+
+/* The plain number at p (p < end, *p may start one) into *v, kind and
+ * value; where it ends, or NULL when the word there is anything else. */
+static inline const char *x_text_plain(const char *p, const char *end, struct x_value *v)
+{
+	const char *digits;
+	bool neg = false, point = false;
+	uint64_t m = 0;
+	size_t n_int, n_frac = 0;
+	int64_t e10 = 0;
+	double f;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	for (digits = p; p < end && x_text_digit(*p); p++)
+		m = m * 10 + (unsigned)(*p - '0');
+	n_int = (size_t)(p - digits);
+	if (p < end && *p == '.') {
+		point = true;
+		for (digits = ++p; p < end && x_text_digit(*p); p++)
+			m = m * 10 + (unsigned)(*p - '0');
+		n_frac = (size_t)(p - digits);
+	}
+	/* More digits than that may not fit m: the token path reads them. */
+	if (n_int + n_frac == 0 || n_int + n_frac > 19 || (!point && n_int > 18))
+		return NULL;
+	if (p < end && (*p | 0x20) == 'e') {
+		bool eneg = false;
+		int64_t e = 0;
+
+		if (++p < end && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		/* Past 4 digits the token path reads it: no more are added up. */
+		for (digits = p; p < end && x_text_digit(*p); p++)
+			if (e < 10000)
+				e = e * 10 + (*p - '0');
+		if (p == digits || p - digits > 4)
+			return NULL;
+		e10 = eneg ? -e : e;
+		point = true;
+	}
+	if (!x_text_word_ends(p, end))
+		return NULL;
+	if (!point) {
+		v->kind = X_VALUE_INT;
+		v->v.i = neg ? -(int64_t)m : (int64_t)m;
+		return p;
+	}
+	e10 -= (int64_t)n_frac;
+	if (m > (UINT64_C(1) << 53) || e10 < -DECIMAL_EXACT_POW10 || e10 > DECIMAL_EXACT_POW10)
+		return NULL;
+	f = (double)m;
+	f = e10 < 0 ? f / decimal_pow10[-e10] : f * decimal_pow10[e10];
+	v->kind = X_VALUE_FLOAT;
+	v->v.f = neg ? -f : f;
+	return p;
+}
+
+/* Plain numbers and separators from r->p on, into the innermost open
+ * object; stops (r->p there) at the first byte that is neither.  Room is
+ * taken only once a number is read: taking it may move the object's
+ * values (x_build_room), which is wasted when none follow.  0 or
+ * -ENOMEM. */
+static int x_text_values(struct x_text *r)
+{
+	const char *p = r->p, *end = r->end, *body = r->t->body, *q;
+
+	for (;;) {
+		struct x_value first, *room, *v;
+
+		while (p < end && x_text_sep[(unsigned char)*p])
+			p++;
+		if (p >= end || !x_text_num_start[(unsigned char)*p] ||
+		    (q = x_text_plain(p, end, &first)) == NULL) {
+			r->p = p;
+			return 0;
+		}
+		first.pos = (uint32_t)(p - body);
+		p = q;
+		room = x_build_room(r->b, X_TEXT_ROOM);
+		if (room == NULL)
+			return -ENOMEM;
+		room[0] = first;
+		v = room + 1;
+		while (v < room + X_TEXT_ROOM) {
+			while (p < end && x_text_sep[(unsigned char)*p])
+				p++;
+			if (p >= end || !x_text_num_start[(unsigned char)*p] ||
+			    (q = x_text_plain(p, end, v)) == NULL)
+				break;
+			v->pos = (uint32_t)(p - body);
+			v++;
+			p = q;
+		}
+		x_build_commit(r->b, (uint32_t)(v - room));
+		if (v < room + X_TEXT_ROOM) {
+			r->p = p;
+			return 0;
+		}
+	}
+}
+
 /* ---- the grammar -------------------------------------------------- */
 
 static bool x_text_is_identifier(const struct lex_token *tok)
@@ -699,12 +849,14 @@ static int x_text_word(struct x_text *r)
 	return x_text_unexpected(r, &w);
 }
 
-static int x_text_body(struct x_text *r)
+static int x_text_body(struct x_text *r, bool fast)
 {
 	for (;;) {
 		struct lex_token *tok;
 		int rc;
 
+		if (fast && r->n_ahead == 0 && x_build_depth(r->b) > 0 && x_text_values(r) < 0)
+			return -ENOMEM;
 		if (x_text_fill(r, 0) < 0)
 			return -EINVAL;
 		tok = &r->ahead[0];
@@ -744,12 +896,7 @@ static int x_text_body(struct x_text *r)
 	}
 }
 
-/*
- * 0 with t's roots filled; -EINVAL with d set; -ENOMEM (d says "out of
- * memory").  On failure t may hold part of a tree: the caller frees it with
- * x_tree_free, as x_parse does.
- */
-int x_text_read(struct x_tree *t, struct diag *d)
+static int x_text_run(struct x_tree *t, struct diag *d, bool fast)
 {
 	struct x_text r;
 	size_t len = t->body_len;
@@ -766,9 +913,24 @@ int x_text_read(struct x_tree *t, struct diag *d)
 	r.end = t->body + len;
 	rc = x_build_begin(&r.b, t, d);
 	if (rc == 0)
-		rc = x_text_body(&r);
+		rc = x_text_body(&r, fast);
 	x_build_abort(r.b);
 	if (rc == -ENOMEM)
 		x_tree_error(t, d, (uint32_t)(r.p - t->body), "out of memory");
 	return rc;
+}
+
+/*
+ * 0 with t's roots filled; -EINVAL with d set; -ENOMEM (d says "out of
+ * memory").  On failure t may hold part of a tree: the caller frees it with
+ * x_tree_free, as x_parse does.
+ */
+int x_text_read(struct x_tree *t, struct diag *d)
+{
+	return x_text_run(t, d, true);
+}
+
+int x_text_read_tokens(struct x_tree *t, struct diag *d)
+{
+	return x_text_run(t, d, false);
 }

@@ -2,15 +2,23 @@
  * x_tree.c - the .x object tree: its arena, the builder the readers drive,
  * and locating errors in the body.
  *
- * Objects, finished value arrays, child arrays, strings and a compressed
- * file's inflated body live in an arena freed at once with the tree: a
- * mesh of 100,000 numbers is one block, not 100,000 allocations.  While
- * objects are open their values and children grow on two stacks (a child
- * object's values sit above its parent's until it closes), and are copied
- * to the arena at their exact size when their object closes.
+ * Objects, value arrays, child arrays, strings and a compressed file's
+ * inflated body live in an arena freed at once with the tree: a mesh of
+ * 100,000 numbers is one block, not 100,000 allocations.  Values are
+ * written where they stay: each depth has its own stream of value blocks
+ * in the arena, and the one object open at that depth adds its values at
+ * the top of that stream, one contiguous run its object takes as it is
+ * when it closes (the next object at that depth starts its run after
+ * it).  A parent's values and its children's are in different streams,
+ * so a parent resuming its values after a child never breaks its run.  A
+ * run is copied only when its block fills, to a new block of the stream
+ * at least twice the size of the last (so copying stays linear, and the
+ * space a stream leaves unused is at most what it holds).  Children are
+ * gathered on a stack while their object is open and copied to the arena
+ * at their exact size when it closes.
  *
  * Memory kept between loads.  A load of a big file touches tens of
- * megabytes (24 bytes a value, twice: on the stack, then in the arena).
+ * megabytes (16 bytes a value).
  * Freed, memory that size goes back to the kernel (glibc maps big blocks
  * and unmaps them on free, and trims the heap), so the next load faults
  * every page in again: thousands of minor faults and milliseconds of
@@ -32,12 +40,13 @@
 
 #define X_ARENA_BLOCK (64u * 1024u)
 /* Arena bytes a thread keeps for its next tree, and bytes of builder
- * stacks: enough for files of several megabytes (after a load of tiny.x,
- * 1.4 MB of text, a thread keeps 2 MB; of skullocc.x, 0.8 MB compressed,
- * 4.8 MB), and bounded for each of the daemon's loader threads; a bigger
- * load frees what is beyond the caps as before. */
+ * stacks: enough for files of several megabytes, and bounded for each of
+ * the daemon's loader threads; a bigger load frees what is beyond the
+ * caps as before. */
 #define X_CACHE_MAX (16u * 1024u * 1024u)
 #define X_STACK_MAX (8u * 1024u * 1024u)
+/* Values in a stream's first value block. */
+#define X_VALUE_BLOCK (64u * 1024u / sizeof(struct x_value))
 
 struct x_arena_block {
 	struct x_arena_block *next;
@@ -260,11 +269,12 @@ int x_tree_verror(const struct x_tree *t, struct diag *d, uint32_t pos, const ch
 
 /* ------------------------------------------------------------------- */
 
-/* An object being built: where its values and children start on the
- * stacks. */
+/* An object being built: its run of values so far, and where its
+ * children start on the stack. */
 struct x_open {
 	struct x_object *obj;
-	uint32_t value_base, child_base;
+	struct x_value *values;
+	uint32_t value_count, child_base;
 };
 
 struct x_builder {
@@ -272,10 +282,14 @@ struct x_builder {
 	struct diag *d;
 	uint32_t depth;                 /* objects open */
 	struct x_open open[X_MAX_DEPTH];
-	/* The open objects' values and children, innermost on top; the
-	 * children at depth 0 are the roots. */
-	struct x_value *values;
-	uint32_t value_count, value_cap;
+	/* Each depth's stream of values: the first free slot of its current
+	 * block, how many are free, the block's size in values. */
+	struct x_stream {
+		struct x_value *top;
+		uint32_t free, size;
+	} streams[X_MAX_DEPTH];
+	/* The open objects' children, innermost on top; the children at
+	 * depth 0 are the roots. */
 	struct x_object **children;
 	uint32_t child_count, child_cap;
 };
@@ -292,7 +306,7 @@ int x_build_begin(struct x_builder **out, struct x_tree *t, struct diag *d)
 	b->t = t;
 	b->d = d;
 	b->depth = 0;
-	b->value_count = 0;
+	memset(b->streams, 0, sizeof b->streams);
 	b->child_count = 0;
 	*out = b;
 	return 0;
@@ -300,7 +314,6 @@ int x_build_begin(struct x_builder **out, struct x_tree *t, struct diag *d)
 
 static void x_builder_destroy(struct x_builder *b)
 {
-	free(b->values);
 	free(b->children);
 	free(b);
 }
@@ -314,11 +327,6 @@ static void x_build_free(struct x_builder *b)
 	if (c == NULL || c->builder != NULL) {
 		x_builder_destroy(b);
 		return;
-	}
-	if ((size_t)b->value_cap * sizeof *b->values > X_STACK_MAX) {
-		free(b->values);
-		b->values = NULL;
-		b->value_cap = 0;
 	}
 	if ((size_t)b->child_cap * sizeof *b->children > X_STACK_MAX) {
 		free(b->children);
@@ -392,7 +400,8 @@ int x_build_open(struct x_builder *b, const char *type, size_t type_len, const c
 	obj->depth = b->depth;
 	o = &b->open[b->depth++];
 	o->obj = obj;
-	o->value_base = b->value_count;
+	o->values = NULL;
+	o->value_count = 0;
 	o->child_base = b->child_count;
 	return 0;
 }
@@ -409,6 +418,55 @@ int x_build_guid(struct x_builder *b, const uint8_t guid[16])
 	return 0;
 }
 
+/*
+ * Room for n more values at the end of the innermost open object's run,
+ * the top of its depth's stream; when the stream's block cannot hold them,
+ * the run so far moves to a new block (see the top of this file).  NULL
+ * on -ENOMEM.
+ */
+static struct x_value *x_build_reserve(struct x_builder *b, uint32_t n)
+{
+	struct x_open *o = &b->open[b->depth - 1];
+	struct x_stream *st = &b->streams[b->depth - 1];
+	uint64_t want = 2 * (uint64_t)st->size;
+	struct x_value *blk;
+
+	if (st->top != NULL && st->free >= n)
+		return st->top;
+	if (n > UINT32_MAX - o->value_count)
+		return NULL;
+	if (want < 2 * ((uint64_t)o->value_count + n))
+		want = 2 * ((uint64_t)o->value_count + n);
+	if (want < X_VALUE_BLOCK)
+		want = X_VALUE_BLOCK;
+	if (want > UINT32_MAX)
+		want = (uint64_t)o->value_count + n;
+	blk = x_arena_alloc(b->t, (size_t)want * sizeof *blk);
+	if (blk == NULL)
+		return NULL;
+	if (o->value_count > 0)
+		memcpy(blk, o->values, (size_t)o->value_count * sizeof *blk);
+	o->values = blk;
+	st->top = blk + o->value_count;
+	st->free = (uint32_t)(want - o->value_count);
+	st->size = (uint32_t)want;
+	return st->top;
+}
+
+/* The k values just written at the reserved room join the run. */
+static void x_build_add(struct x_builder *b, uint32_t k)
+{
+	struct x_open *o = &b->open[b->depth - 1];
+	struct x_stream *st = &b->streams[b->depth - 1];
+
+	if (o->value_count == 0)
+		o->values = st->top;
+	o->value_count += k;
+	st->top += k;
+	st->free -= k;
+	b->t->value_count += k;
+}
+
 static struct x_value *x_build_value(struct x_builder *b, uint32_t pos)
 {
 	struct x_value *v;
@@ -417,12 +475,11 @@ static struct x_value *x_build_value(struct x_builder *b, uint32_t pos)
 		x_tree_error(b->t, b->d, pos, "a value outside any object");
 		return NULL;
 	}
-	if (b->value_count >= b->value_cap &&
-	    x_grow((void **)&b->values, b->value_count, &b->value_cap, sizeof *b->values) < 0)
+	v = x_build_reserve(b, 1);
+	if (v == NULL)
 		return NULL;
-	v = &b->values[b->value_count++];
 	v->pos = pos;
-	b->t->value_count++;
+	x_build_add(b, 1);
 	return v;
 }
 
@@ -434,15 +491,21 @@ struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos)
 		x_tree_error(b->t, b->d, pos, "a value outside any object");
 		return NULL;
 	}
-	if (n > UINT32_MAX - b->value_count)
-		return NULL;
-	while (b->value_cap - b->value_count < n)
-		if (x_grow((void **)&b->values, b->value_cap, &b->value_cap, sizeof *b->values) < 0)
-			return NULL;
-	v = &b->values[b->value_count];
-	b->value_count += n;
-	b->t->value_count += n;
+	v = x_build_reserve(b, n);
+	if (v != NULL)
+		x_build_add(b, n);
 	return v;
+}
+
+struct x_value *x_build_room(struct x_builder *b, uint32_t n)
+{
+	return x_build_reserve(b, n);
+}
+
+void x_build_commit(struct x_builder *b, uint32_t k)
+{
+	if (k > 0)
+		x_build_add(b, k);
 }
 
 int x_build_int(struct x_builder *b, int64_t i, uint32_t pos)
@@ -470,6 +533,7 @@ int x_build_float(struct x_builder *b, double f, uint32_t pos)
 int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
 {
 	struct x_value *v;
+	uint32_t len32;
 	char *copy;
 
 	if (len > UINT32_MAX - 1) {
@@ -478,12 +542,17 @@ int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
 	v = x_build_value(b, pos);
 	if (v == NULL)
 		return b->d->set ? -EINVAL : -ENOMEM;
-	copy = x_arena_str(b->t, s, len);
+	/* The length, then the text (x_value_strlen). */
+	copy = x_arena_alloc(b->t, sizeof len32 + len + 1);
 	if (copy == NULL)
 		return -ENOMEM;
+	len32 = (uint32_t)len;
+	memcpy(copy, &len32, sizeof len32);
+	if (len > 0)
+		memcpy(copy + sizeof len32, s, len);
+	copy[sizeof len32 + len] = '\0';
 	v->kind = X_VALUE_STRING;
-	v->v.s.ptr = copy;
-	v->v.s.len = (uint32_t)len;
+	v->v.s.ptr = copy + sizeof len32;
 	return 0;
 }
 
@@ -524,13 +593,10 @@ int x_build_close(struct x_builder *b, uint32_t pos)
 	}
 	o = &b->open[b->depth - 1];
 	obj = o->obj;
-	nv = b->value_count - o->value_base;
+	nv = o->value_count;
 	nc = b->child_count - o->child_base;
 	if (nv > 0) {
-		obj->values = x_arena_alloc(b->t, (size_t)nv * sizeof *obj->values);
-		if (obj->values == NULL)
-			return -ENOMEM;
-		memcpy(obj->values, b->values + o->value_base, (size_t)nv * sizeof *obj->values);
+		obj->values = o->values;
 		obj->value_count = nv;
 	}
 	if (nc > 0) {
@@ -541,7 +607,6 @@ int x_build_close(struct x_builder *b, uint32_t pos)
 		       (size_t)nc * sizeof *obj->children);
 		obj->child_count = nc;
 	}
-	b->value_count = o->value_base;
 	b->child_count = o->child_base;
 	b->depth--;
 	return x_build_attach(b, obj);

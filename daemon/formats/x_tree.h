@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "daemon/formats/diag.h"
 
@@ -48,11 +49,24 @@ struct x_value {
 		int64_t i;
 		double f;
 		struct {
-			const char *ptr;        /* NUL-terminated, in the tree's arena */
-			uint32_t len;
+			/* NUL-terminated, in the tree's arena; its length
+			 * (a binary string may hold a NUL) is x_value_strlen's. */
+			const char *ptr;
 		} s;
 	} v;
 };
+
+/* 16 bytes: most of a big tree is its values. */
+_Static_assert(sizeof(struct x_value) == 16, "struct x_value is 16 bytes");
+
+/* A string value's length in bytes, kept in the 4 bytes before its text. */
+static inline uint32_t x_value_strlen(const struct x_value *v)
+{
+	uint32_t len;
+
+	memcpy(&len, v->v.s.ptr - sizeof len, sizeof len);
+	return len;
+}
 
 struct x_object {
 	const char *type;       /* as written ("Frame"); NULL for a reference */
@@ -145,6 +159,15 @@ int x_build_string(struct x_builder *b, const char *s, size_t len, uint32_t pos)
  * with the diag set (at pos) outside any object, or on -ENOMEM (diag not
  * set). */
 struct x_value *x_build_values(struct x_builder *b, uint32_t n, uint32_t pos);
+/* Room for up to n member values of the innermost open object (which
+ * the caller has made sure exists), not yet added: the caller fills in
+ * the first k of them, kind and pos included, then adds them with
+ * x_build_commit(b, k), before any other builder call.  A reader's way
+ * to add values one at a time without a call for each.  Taking room may
+ * move the object's values so far (an object's values stay one run), so
+ * it is for values about to be added.  NULL on -ENOMEM. */
+struct x_value *x_build_room(struct x_builder *b, uint32_t n);
+void x_build_commit(struct x_builder *b, uint32_t k);
 /* A reference inside the innermost open object: by name (name_len > 0),
  * by GUID (guid != NULL), or both. */
 int x_build_reference(struct x_builder *b, const char *name, size_t name_len,

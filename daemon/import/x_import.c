@@ -198,7 +198,7 @@ static int x_ticks(const struct x_tree *t, uint32_t ticks_default, struct x_mode
 	return 0;
 }
 
-int x_import(const struct x_tree *t, uint32_t ticks_default, const char *name,
+int x_import(struct x_tree *t, uint32_t ticks_default, const char *name,
 	     struct x_model *out, struct diag *d)
 {
 	struct x_model m = { 0 };

@@ -48,9 +48,13 @@ struct x_model {
  * Convert a parsed file.  `ticks_default` is used when the file has no
  * AnimTicksPerSecond (0 means X_DEFAULT_TICKS_PER_SECOND); `name` names an
  * unnamed animation set.  0 with *out filled (x_model_free), -EINVAL with d
- * located at the offending value (x_tree_error), or -ENOMEM.
+ * located at the offending value (x_tree_error), or -ENOMEM.  The tree is
+ * read, not changed, but the import's temporaries (positions and normals
+ * before they are the mesh's influences, face corners) are allocated in
+ * its arena: they go with the tree, and a thread's next load reuses that
+ * memory instead of faulting fresh pages in.
  */
-int x_import(const struct x_tree *t, uint32_t ticks_default, const char *name,
+int x_import(struct x_tree *t, uint32_t ticks_default, const char *name,
 	     struct x_model *out, struct diag *d);
 void x_model_free(struct x_model *m);
 

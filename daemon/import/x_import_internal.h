@@ -38,7 +38,9 @@ int x_read_count(struct x_reader *r, const char *what, uint32_t per_item, uint32
 int x_read_float(struct x_reader *r, const char *what, float *out);
 /* A float that may be NaN or infinite (normals of degenerate faces). */
 int x_read_float_any(struct x_reader *r, const char *what, float *out);
+/* n of them, the same as n calls (the same values, the same errors). */
 int x_read_floats(struct x_reader *r, const char *what, float *out, uint32_t n);
+int x_read_floats_any(struct x_reader *r, const char *what, float *out, uint32_t n);
 /* A string (borrowed from the tree). */
 int x_read_string(struct x_reader *r, const char *what, const char **out);
 
@@ -81,7 +83,8 @@ struct x_frames {
 /* Joint of the first frame called `name`, or -1. */
 int32_t x_frames_find(const struct x_frames *f, const char *name);
 
-int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_model *m,
+/* Temporaries in t's arena (x_import). */
+int x_import_meshes(struct x_tree *t, const struct x_frames *f, struct x_model *m,
 		    struct diag *d);
 int x_import_clips(const struct x_tree *t, const struct x_frames *f, const char *name,
 		   struct x_model *m, struct diag *d);

@@ -15,6 +15,11 @@
  * the hierarchy lacks) does not fail the file: its weights are dropped,
  * the vertices it alone moved stay with the mesh's frame, and the import
  * counts them (x_model.unknown_bones) so the loader can say so.
+ *
+ * What a mesh needs only while it is read (positions and normals until
+ * they are in its influences, the corners of every face, material indexes
+ * per face, counts) lives in the tree's arena, freed with the tree; what
+ * the mesh keeps (triangles, uvs, influences, materials) is malloc'd.
  */
 #include "daemon/import/x_import_internal.h"
 
@@ -27,12 +32,13 @@
 /* What one Mesh object holds, read before the runtime mesh is built. */
 struct x_mesh_src {
 	const struct x_object *o;
+	struct x_tree *arena;           /* the tree, for temporaries */
 	int32_t frame;                  /* joint that holds the mesh */
 	uint32_t vertex_count;
-	vec3 *positions;
+	vec3 *positions;                /* in the arena */
 	uint32_t triangle_count;
 	uint32_t (*triangles)[3];
-	vec3 *normals;                  /* per vertex, or NULL */
+	vec3 *normals;                  /* per vertex, or NULL; in the arena */
 	float (*uvs)[2];                /* per vertex, or NULL */
 	uint32_t uv_sets;
 	float (*colors)[4];             /* per vertex, or NULL */
@@ -58,9 +64,7 @@ struct x_mesh_src {
 
 static void x_mesh_src_free(struct x_mesh_src *s)
 {
-	free(s->positions);
 	free(s->triangles);
-	free(s->normals);
 	free(s->uvs);
 	free(s->w_vertex);
 	free(s->w_joint);
@@ -79,16 +83,17 @@ static void x_mesh_src_free(struct x_mesh_src *s)
 
 static int x_read_vec3s(struct x_reader *r, const char *what, uint32_t n, vec3 *out, bool any)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		float v[3];
+	enum { BLOCK = 128 };
+	float v[3 * BLOCK];
 
-		for (int k = 0; k < 3; k++) {
-			int rc = any ? x_read_float_any(r, what, &v[k]) : x_read_float(r, what, &v[k]);
+	for (uint32_t i = 0; i < n; i += BLOCK) {
+		uint32_t m = n - i < BLOCK ? n - i : BLOCK;
+		int rc = any ? x_read_floats_any(r, what, v, 3 * m) : x_read_floats(r, what, v, 3 * m);
 
-			if (rc < 0)
-				return rc;
-		}
-		out[i] = vec3_make(v[0], v[1], v[2]);
+		if (rc < 0)
+			return rc;
+		for (uint32_t k = 0; k < m; k++)
+			out[i + k] = vec3_make(v[3 * k], v[3 * k + 1], v[3 * k + 2]);
 	}
 	return 0;
 }
@@ -96,49 +101,50 @@ static int x_read_vec3s(struct x_reader *r, const char *what, uint32_t n, vec3 *
 /*
  * Faces: nFaces, then per face n and n indices below `limit`.  Each face
  * of 3 or more corners becomes a fan of n - 2 triangles (fewer corners:
- * nothing to draw).  With corners != NULL, the corner indices of every
- * face are also returned flat (for matching normals to faces).
+ * nothing to draw; *tris malloc'd).  With corners != NULL, the corner
+ * indices of every face are also returned flat (for matching normals to
+ * faces), in the arena.
  */
-static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, uint32_t *face_count,
-			uint32_t (**tris)[3], uint32_t *tri_count, uint32_t **corners,
-			uint32_t **corner_start)
+static int x_read_faces(struct x_reader *r, struct x_tree *arena, const char *what,
+			uint32_t limit, uint32_t *face_count, uint32_t (**tris)[3],
+			uint32_t *tri_count, uint32_t **corners, uint32_t **corner_start)
 {
-	uint32_t nf, total = 0, at = 0, t = 0;
+	const struct x_value *vals = r->o->values;
+	uint32_t nf, total = 0, at = 0, t = 0, next, count = r->o->value_count;
 	uint32_t start_next = r->next;
 	int rc = x_read_count(r, what, 1, &nf);
 
 	if (rc < 0)
 		return rc;
-	/* First pass: sizes, and every index checked. */
+	/* First pass: sizes, and every index checked.  The common case is
+	 * read in place; anything else goes through x_read_count and
+	 * x_read_uint for their messages. */
+	next = r->next;
 	for (uint32_t f = 0; f < nf; f++) {
-		const struct x_value *v = x_reader_left(r) > 0 ? &r->o->values[r->next] : NULL;
 		uint32_t n;
 
 		/* Faces are many: the message naming this one is only written
 		 * when x_read_count is about to fail. */
-		if (v != NULL && v->kind == X_VALUE_INT && v->v.i >= 0 &&
-		    (uint64_t)v->v.i <= x_reader_left(r) - 1) {
-			n = (uint32_t)v->v.i;
-			r->next++;
+		if (next < count && vals[next].kind == X_VALUE_INT &&
+		    (uint64_t)vals[next].v.i <= count - next - 1) {
+			n = (uint32_t)vals[next++].v.i;
 		} else {
 			char label[64];
 
 			snprintf(label, sizeof label, "the corner count of face %u", f);
+			r->next = next;
 			if (x_read_count(r, label, 1, &n) < 0)
 				return -EINVAL;
+			next = r->next;
 		}
-		for (uint32_t k = 0; k < n; k++) {
-			const struct x_value *iv = &r->o->values[r->next];
-			uint32_t idx;
-			uint32_t pos;
+		/* The count was checked against the values left: all n are
+		 * there. */
+		for (uint32_t k = 0; k < n; k++, next++) {
+			uint32_t idx, pos;
 
-			/* The common case read in place; anything else through
-			 * x_read_uint and its messages.  The count was checked
-			 * against the values left: all n are there. */
-			if (iv->kind == X_VALUE_INT && iv->v.i >= 0 && iv->v.i < (int64_t)limit) {
-				r->next++;
+			if (vals[next].kind == X_VALUE_INT && (uint64_t)vals[next].v.i < limit)
 				continue;
-			}
+			r->next = next;
 			pos = x_reader_pos(r);
 			if (x_read_uint(r, "a face index", UINT32_MAX, &idx) < 0)
 				return -EINVAL;
@@ -151,6 +157,7 @@ static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, ui
 		if (n >= 3)
 			t += n - 2;
 	}
+	r->next = next;
 	*face_count = nf;
 	if (tris != NULL) {
 		*tris = malloc(((size_t)t + 1) * sizeof **tris);
@@ -159,31 +166,29 @@ static int x_read_faces(struct x_reader *r, const char *what, uint32_t limit, ui
 		*tri_count = t;
 	}
 	if (corners != NULL) {
-		*corners = malloc(((size_t)total + 1) * sizeof **corners);
-		*corner_start = malloc(((size_t)nf + 1) * sizeof **corner_start);
+		*corners = x_tree_alloc(arena, ((size_t)total + 1) * sizeof **corners);
+		*corner_start = x_tree_alloc(arena, ((size_t)nf + 1) * sizeof **corner_start);
 		if (*corners == NULL || *corner_start == NULL)
 			return -ENOMEM;
 	}
 	/* Second pass over the values just checked. */
-	r->next = start_next + 1;
+	next = start_next + 1;
 	t = 0;
 	for (uint32_t f = 0; f < nf; f++) {
-		uint32_t n = (uint32_t)r->o->values[r->next++].v.i;
-		const struct x_value *idx = &r->o->values[r->next];
+		uint32_t n = (uint32_t)vals[next++].v.i;
+		const struct x_value *idx = &vals[next];
 
-		if (corners != NULL)
+		if (corners != NULL) {
 			(*corner_start)[f] = at;
-		for (uint32_t k = 0; k < n; k++) {
-			if (corners != NULL)
+			for (uint32_t k = 0; k < n; k++)
 				(*corners)[at++] = (uint32_t)idx[k].v.i;
-			if (tris != NULL && k >= 2) {
-				(*tris)[t][0] = (uint32_t)idx[0].v.i;
-				(*tris)[t][1] = (uint32_t)idx[k - 1].v.i;
-				(*tris)[t][2] = (uint32_t)idx[k].v.i;
-				t++;
-			}
 		}
-		r->next += n;
+		for (uint32_t k = 2; tris != NULL && k < n; k++, t++) {
+			(*tris)[t][0] = (uint32_t)idx[0].v.i;
+			(*tris)[t][1] = (uint32_t)idx[k - 1].v.i;
+			(*tris)[t][2] = (uint32_t)idx[k].v.i;
+		}
+		next += n;
 	}
 	if (corners != NULL)
 		(*corner_start)[nf] = at;
@@ -204,20 +209,22 @@ static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, stru
 
 	x_reader_init(&r, t, o, d);
 	rc = x_read_count(&r, "nNormals", 3, &n);
-	if (rc == 0 && (normals = malloc(((size_t)n + 1) * sizeof *normals)) == NULL)
+	if (rc == 0 && (normals = x_tree_alloc(s->arena, ((size_t)n + 1) * sizeof *normals)) == NULL)
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = x_read_vec3s(&r, "a normal", n, normals, true);
 	if (rc == 0)
-		rc = x_read_faces(&r, "nFaceNormals", n, &nf, NULL, NULL, &corners, &start);
+		rc = x_read_faces(&r, s->arena, "nFaceNormals", n, &nf, NULL, NULL, &corners, &start);
 	if (rc == 0 && nf != face_count)
 		rc = x_tree_error(t, d, o->pos, "MeshNormals has %u faces, the mesh %u", nf,
 				   face_count);
 	if (rc == 0) {
-		free(s->normals);       /* a second MeshNormals wins */
-		s->normals = calloc((size_t)s->vertex_count + 1, sizeof *s->normals);
+		/* A second MeshNormals wins. */
+		s->normals = x_tree_alloc(s->arena, ((size_t)s->vertex_count + 1) * sizeof *s->normals);
 		if (s->normals == NULL)
 			rc = -ENOMEM;
+		else
+			memset(s->normals, 0, ((size_t)s->vertex_count + 1) * sizeof *s->normals);
 	}
 	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
 		if (start[f + 1] - start[f] != vstart[f + 1] - vstart[f]) {
@@ -243,9 +250,6 @@ static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, stru
 		if (len > 0)
 			*a = vec3_scale(*a, 1.0f / len);
 	}
-	free(normals);
-	free(corners);
-	free(start);
 	return rc;
 }
 
@@ -344,20 +348,25 @@ static int x_mesh_materials(const struct x_tree *t, const struct x_object *o, st
 	if (x_read_uint(&r, "nMaterials", UINT32_MAX, &nm) < 0 ||
 	    x_read_count(&r, "nFaceIndexes", 1, &ni) < 0)
 		return -EINVAL;
-	face = malloc(((size_t)s->face_count + 1) * sizeof *face);
+	face = x_tree_alloc(s->arena, ((size_t)s->face_count + 1) * sizeof *face);
 	if (face == NULL)
 		return -ENOMEM;
 	for (uint32_t f = 0; f < ni; f++) {
-		uint32_t pos = x_reader_pos(&r), idx;
+		const struct x_value *v = &o->values[r.next];
+		uint32_t pos, idx;
 
-		if (x_read_uint(&r, "a face's material index", UINT32_MAX, &idx) < 0) {
-			free(face);
-			return -EINVAL;
-		}
-		if (idx >= nm) {
-			free(face);
-			return x_tree_error(t, d, pos, "face %u uses material %u, but the list has %u",
-					     f, idx, nm);
+		/* x_read_count made sure the ni values are there; the common
+		 * case is read in place, the rest through x_read_uint. */
+		if (v->kind == X_VALUE_INT && (uint64_t)v->v.i < nm) {
+			idx = (uint32_t)v->v.i;
+			r.next++;
+		} else {
+			pos = x_reader_pos(&r);
+			if (x_read_uint(&r, "a face's material index", UINT32_MAX, &idx) < 0)
+				return -EINVAL;
+			if (idx >= nm)
+				return x_tree_error(t, d, pos, "face %u uses material %u, but the "
+						     "list has %u", f, idx, nm);
 		}
 		if (f < s->face_count)
 			face[given++] = idx;
@@ -368,10 +377,8 @@ static int x_mesh_materials(const struct x_tree *t, const struct x_object *o, st
 	/* The materials, in order: inline ones and references alike. */
 	s->materials = calloc((size_t)nm + 1, sizeof *s->materials);
 	s->triangle_material = malloc(((size_t)s->triangle_count + 1) * sizeof *s->triangle_material);
-	if (s->materials == NULL || s->triangle_material == NULL) {
-		free(face);
+	if (s->materials == NULL || s->triangle_material == NULL)
 		return -ENOMEM;
-	}
 	rc = 0;
 	for (uint32_t i = 0; rc == 0 && i < o->child_count; i++) {
 		const struct x_object *c = o->children[i];
@@ -400,7 +407,6 @@ static int x_mesh_materials(const struct x_tree *t, const struct x_object *o, st
 	 * texture, else its name. */
 	if (rc == 0 && s->material_count > 0)
 		s->material = s->materials[0].texture ? s->materials[0].texture : s->materials[0].name;
-	free(face);
 	return rc;
 }
 
@@ -567,14 +573,15 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 	x_reader_init(&r, t, o, d);
 	rc = x_read_count(&r, "nVertices", 3, &s->vertex_count);
 	if (rc == 0) {
-		s->positions = malloc(((size_t)s->vertex_count + 1) * sizeof *s->positions);
+		s->positions = x_tree_alloc(s->arena,
+					    ((size_t)s->vertex_count + 1) * sizeof *s->positions);
 		if (s->positions == NULL)
 			rc = -ENOMEM;
 	}
 	if (rc == 0)
 		rc = x_read_vec3s(&r, "a vertex coordinate", s->vertex_count, s->positions, false);
 	if (rc == 0)
-		rc = x_read_faces(&r, "nFaces", s->vertex_count, &face_count, &s->triangles,
+		rc = x_read_faces(&r, s->arena, "nFaces", s->vertex_count, &face_count, &s->triangles,
 				  &s->triangle_count, &corners, &start);
 	s->corner_start = start;
 	s->face_count = face_count;
@@ -602,8 +609,6 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 		rc = x_tree_error(t, d, s->header_pos,
 				   "XSkinMeshHeader declares %u bones, but the mesh has %u SkinWeights",
 				   s->bones_declared, s->skin_objects);
-	free(corners);
-	free(start);
 	return rc;
 }
 
@@ -640,7 +645,7 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 	me->normals = s->normals != NULL ? MESH_NORMALS_SKINNED : MESH_NORMALS_NONE;
 	me->vertex_count = n;
 	me->triangle_count = s->triangle_count;
-	count = calloc((size_t)n + 1, sizeof *count);
+	count = x_tree_alloc(s->arena, ((size_t)n + 1) * sizeof *count);
 	me->first_influence = malloc(((size_t)n + 1) * sizeof *me->first_influence);
 	/* The triangles and uvs as read become the mesh's: moved, not copied. */
 	me->triangles = s->triangles;
@@ -648,6 +653,7 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 	if (me->name == NULL || (s->material && me->material == NULL) || count == NULL ||
 	    me->first_influence == NULL || me->triangles == NULL)
 		goto out;
+	memset(count, 0, ((size_t)n + 1) * sizeof *count);
 	for (uint32_t k = 0; k < s->weight_count; k++)
 		count[s->w_vertex[k]]++;
 	for (uint32_t v = 0; v < n; v++) {
@@ -685,7 +691,6 @@ static int x_mesh_build(struct x_mesh_src *s, uint32_t index, struct mesh **out)
 	s->uvs = NULL;
 	rc = x_mesh_take_extras(s, me);
 out:
-	free(count);
 	if (rc < 0)
 		mesh_free(me);
 	else
@@ -693,7 +698,7 @@ out:
 	return rc;
 }
 
-int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_model *m,
+int x_import_meshes(struct x_tree *t, const struct x_frames *f, struct x_model *m,
 		    struct diag *d)
 {
 	int rc = 0;
@@ -701,7 +706,7 @@ int x_import_meshes(const struct x_tree *t, const struct x_frames *f, struct x_m
 	if (f->mesh_count > 0 && (m->meshes = calloc(f->mesh_count, sizeof *m->meshes)) == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; rc == 0 && i < f->mesh_count; i++) {
-		struct x_mesh_src s = { .o = f->meshes[i], .frame = f->mesh_frames[i] };
+		struct x_mesh_src s = { .o = f->meshes[i], .arena = t, .frame = f->mesh_frames[i] };
 
 		rc = x_mesh_read(t, f, &s, m, d);
 		if (rc == 0)

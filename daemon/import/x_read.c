@@ -129,12 +129,42 @@ int x_read_float(struct x_reader *r, const char *what, float *out)
 	return 0;
 }
 
-int x_read_floats(struct x_reader *r, const char *what, float *out, uint32_t n)
+/* n floats: the common case (float values, finite ones in float's range
+ * unless `any`) read in place, the rest -- integers in text, anything
+ * wrong -- through x_read_float(_any), so values and messages are theirs. */
+static int x_read_floats_as(struct x_reader *r, const char *what, float *out, uint32_t n,
+			    bool any)
 {
-	for (uint32_t i = 0; i < n; i++)
-		if (x_read_float(r, what, &out[i]) < 0)
+	uint32_t i = 0;
+
+	/* n > 0: an object without values has no array to point into. */
+	if (n > 0 && n <= x_reader_left(r)) {
+		const struct x_value *v = r->o->values + r->next;
+
+		for (; i < n && v[i].kind == X_VALUE_FLOAT; i++) {
+			double f = v[i].v.f;
+
+			/* The comparison is also false for NaN. */
+			if (!any && !(fabs(f) <= 3.4e38))
+				break;
+			out[i] = (float)f;
+		}
+		r->next += i;
+	}
+	for (; i < n; i++)
+		if ((any ? x_read_float_any(r, what, &out[i]) : x_read_float(r, what, &out[i])) < 0)
 			return -EINVAL;
 	return 0;
+}
+
+int x_read_floats(struct x_reader *r, const char *what, float *out, uint32_t n)
+{
+	return x_read_floats_as(r, what, out, n, false);
+}
+
+int x_read_floats_any(struct x_reader *r, const char *what, float *out, uint32_t n)
+{
+	return x_read_floats_as(r, what, out, n, true);
 }
 
 int x_read_string(struct x_reader *r, const char *what, const char **out)

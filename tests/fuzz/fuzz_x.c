@@ -45,7 +45,7 @@ static void check_object(const struct x_tree *t, const struct x_object *o, uint3
 		if (v->pos > t->body_len)
 			abort();
 		if (v->kind == X_VALUE_STRING &&
-		    (v->v.s.ptr == NULL || v->v.s.ptr[v->v.s.len] != '\0'))
+		    (v->v.s.ptr == NULL || v->v.s.ptr[x_value_strlen(v)] != '\0'))
 			abort();
 		if (v->kind != X_VALUE_INT && v->kind != X_VALUE_FLOAT && v->kind != X_VALUE_STRING)
 			abort();

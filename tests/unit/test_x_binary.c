@@ -213,7 +213,7 @@ static void test_objects_values_references(void **state)
 	assert_int_equal(value(child, 4)->pos, floats_at + 6 + 4);
 	assert_int_equal(value(child, 5)->kind, X_VALUE_STRING);
 	assert_string_equal(value(child, 5)->v.s.ptr, "hello.dds");
-	assert_int_equal(value(child, 5)->v.s.len, 9);
+	assert_int_equal(x_value_strlen(value(child, 5)), 9);
 	assert_int_equal(value(child, 5)->pos, str_at);
 	assert_int_equal(value(child, 6)->kind, X_VALUE_INT);
 	assert_int_equal(value(child, 6)->v.i, 7);
@@ -380,7 +380,7 @@ static void test_empty_names_lists_body(void **state)
 	o = t.roots[0];
 	assert_null(o->name);
 	assert_int_equal(o->value_count, 1);
-	assert_int_equal(value(o, 0)->v.s.len, 0);
+	assert_int_equal(x_value_strlen(value(o, 0)), 0);
 	assert_int_equal(o->child_count, 1);
 	assert_null(o->children[0]->name);
 	assert_true(o->children[0]->has_guid);
