@@ -14,9 +14,14 @@
  * infinity as a float. */
 #define LEX_FLOAT_OVERFLOW 3.4028235677973366e38
 
-/* Internal flag, set by lex_init when the punctuation set holds one of the
- * plain word bytes below, which then need the full test. */
-#define LEX_PLAIN_PUNCT 0x80000000u
+/* Byte classes (struct lexer's cls): a byte that continues a word and can
+ * be nothing else; a punctuation character; a byte that ends a word (space,
+ * quote, control, punctuation, '<' opening a GUID); one that may open a
+ * comment ('/', '#'), which only the bytes after it decide. */
+#define LEX_C_PLAIN 1u
+#define LEX_C_PUNCT 2u
+#define LEX_C_ENDS 4u
+#define LEX_C_COMMENT 8u
 
 /* Bytes that can only continue a word (digits, letters, . + - _). */
 static int lex_is_plain(unsigned char c)
@@ -35,12 +40,22 @@ void lex_init(struct lexer *lx, const char *buf, size_t len, const char *puncts,
 	lx->end = buf + len;
 	lx->line = 1;
 	lx->col = 1;
-	lx->flags = flags & ~LEX_PLAIN_PUNCT;
+	lx->flags = flags;
 	lx->puncts = puncts;
 	lx->diag = diag;
-	for (; *puncts != '\0'; puncts++)
-		if (lex_is_plain((unsigned char)*puncts))
-			lx->flags |= LEX_PLAIN_PUNCT;
+	for (unsigned c = 0; c < 256; c++) {
+		if (lex_is_plain((unsigned char)c))
+			lx->cls[c] |= LEX_C_PLAIN;
+		if (c < 0x20 || c == 0x7f || c == ' ' || c == '"' || (c == '<' && (flags & LEX_GUIDS)))
+			lx->cls[c] |= LEX_C_ENDS;
+	}
+	lx->cls['/'] |= LEX_C_COMMENT;
+	lx->cls['#'] |= LEX_C_COMMENT;
+	for (; *puncts != '\0'; puncts++) {
+		unsigned char c = (unsigned char)*puncts;
+
+		lx->cls[c] = (unsigned char)((lx->cls[c] & ~LEX_C_PLAIN) | LEX_C_PUNCT | LEX_C_ENDS);
+	}
 }
 
 size_t lex_remaining(const struct lexer *lx)
@@ -68,16 +83,9 @@ static int lex_is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Called for every byte of every word: a plain loop over the (tiny) set
- * costs a fraction of a strchr call. */
 static int lex_is_punct_char(const struct lexer *lx, char c)
 {
-	const char *s;
-
-	for (s = lx->puncts; *s != '\0'; s++)
-		if (*s == c)
-			return 1;
-	return 0;
+	return (lx->cls[(unsigned char)c] & LEX_C_PUNCT) != 0;
 }
 
 static int lex_comment_starts(const struct lexer *lx, const char *p)
@@ -197,17 +205,14 @@ static int lex_scan(struct lexer *lx, struct lex_token *tok)
 	}
 	tok->kind = LEX_WORD;
 	for (;;) {
-		/* Numbers and keywords are made of these; skip them without the
-		 * full test below unless the format made one a punctuation. */
-		if (!(lx->flags & LEX_PLAIN_PUNCT))
-			while (lx->p < lx->end && lex_is_plain((unsigned char)*lx->p))
-				lx->p++;
+		/* Numbers and keywords are made of plain bytes. */
+		while (lx->p < lx->end && (lx->cls[(unsigned char)*lx->p] & LEX_C_PLAIN))
+			lx->p++;
 		if (lx->p >= lx->end)
 			break;
 		c = (unsigned char)*lx->p;
-		if (lex_is_space((char)c) || c == '"' || c < 0x20 || c == 0x7f ||
-		    lex_is_punct_char(lx, (char)c) || lex_comment_starts(lx, lx->p) ||
-		    (c == '<' && (lx->flags & LEX_GUIDS)))
+		if ((lx->cls[c] & LEX_C_ENDS) ||
+		    ((lx->cls[c] & LEX_C_COMMENT) && lex_comment_starts(lx, lx->p)))
 			break;
 		lx->p++;
 	}

@@ -50,6 +50,9 @@ struct lexer {
 	uint32_t col;
 	unsigned flags;
 	const char *puncts;     /* NUL-terminated set of punctuation characters */
+	/* Per byte value: what it can be in this lexer's format (lex_init
+	 * works it out from the punctuation set and the flags). */
+	unsigned char cls[256];
 	struct diag *diag;
 	struct lex_token ahead;
 	int has_ahead;
