@@ -405,15 +405,15 @@ int lex_token_int(const struct lex_token *tok, int64_t *out)
  * by one exact power of ten, so a single IEEE operation gives the correctly
  * rounded double -- the same double strtod returns, hence the same float.
  * Anything else (long mantissas, big exponents, odd syntax) is left to
- * strtod.  Returns 1 when it handled the token.
+ * strtod.  Reads the number at p (not past end); returns 1 with *stop just
+ * past it when it handled it.
  */
-static int lex_fast_float(const struct lex_token *tok, float *out)
+static int lex_fast_decimal(const char *p, const char *end, const char **stop, float *out)
 {
 	static const double pow10[] = {
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
-	const char *p = tok->text, *end = tok->text + tok->len;
 	uint64_t mant = 0;
 	int neg = 0, digits = 0, sig = 0, exp10 = 0, e = 0, eneg = 0, edigits = 0;
 	double v;
@@ -452,11 +452,55 @@ static int lex_fast_float(const struct lex_token *tok, float *out)
 			return 0;
 		exp10 += eneg ? -e : e;
 	}
-	if (p != end || mant > (UINT64_C(1) << 53) || exp10 < -22 || exp10 > 22)
+	if (mant > (UINT64_C(1) << 53) || exp10 < -22 || exp10 > 22)
 		return 0;
 	v = (double)mant;
 	v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
 	*out = (float)(neg ? -v : v);
+	*stop = p;
+	return 1;
+}
+
+/* The fast path for a whole token. */
+static int lex_fast_float(const struct lex_token *tok, float *out)
+{
+	const char *stop;
+	float v;
+
+	if (!lex_fast_decimal(tok->text, tok->text + tok->len, &stop, &v) ||
+	    stop != tok->text + tok->len)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+/*
+ * The next token read as a number straight from the bytes, without making
+ * a token first (most of what an MD5 file holds): blanks, an ordinary
+ * decimal, then a byte that ends a word here.  Anything else -- a line
+ * break or a comment before it, a word going on after the digits, digits
+ * the fast path does not take -- returns 0 with nothing consumed, and the
+ * token path reads it, errors included.
+ */
+static int lex_direct_float(struct lexer *lx, float *out)
+{
+	const char *p = lx->p, *stop;
+	unsigned char c;
+
+	if (lx->has_ahead)
+		return 0;
+	while (p < lx->end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (!lex_fast_decimal(p, lx->end, &stop, out))
+		return 0;
+	if (stop < lx->end) {
+		c = (unsigned char)*stop;
+		if (!(lx->cls[c] & LEX_C_ENDS))
+			return 0;
+	}
+	/* Blanks and a word: no line break, the column just moves on. */
+	lx->col += (uint32_t)(stop - lx->p);
+	lx->p = stop;
 	return 1;
 }
 
@@ -516,6 +560,8 @@ int lex_expect_float(struct lexer *lx, const char *what, float *out)
 	struct lex_token tok;
 	char want[96];
 
+	if (lex_direct_float(lx, out))
+		return 0;
 	if (lex_next(lx, &tok) < 0)
 		return -EINVAL;
 	if (lex_token_float(&tok, out) == 0)

@@ -455,6 +455,69 @@ static void test_floats_match_strtod(void **state)
 
 /* ---- the expect helpers ---- */
 
+/* lex_expect_float reads ordinary numbers straight from the bytes; on
+ * random mixes of numbers, words, blanks, line breaks, comments and
+ * punctuation it must do exactly what a token and lex_token_float do:
+ * the same values bit for bit, the same position after each, and a
+ * failure at the token's line:col. */
+static void test_expect_float_direct(void **state)
+{
+	static const char *const parts[] = {
+		"1.5", "-0.25", "+3", "0", "-0", "1e5", "2.5E-3", "12345678901234567890",
+		"0.1e-30", "3.4e38", "1.5abc", "-", ".", "1.2.3", "7.", ".5", "1e", "0x10",
+		"nan", "word", " ", " ", "\t", "\n", "\r\n", "(", ")", "{", "// c\n",
+		"/* x */", "/", "\"s\"", "1/2", "4*", "\x01",
+	};
+	uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+	(void)state;
+	for (int round = 0; round < 4000; round++) {
+		char text[512];
+		size_t len = 0;
+		struct scan a, b;
+
+		for (int k = 0; k < 24; k++) {
+			const char *part;
+
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			part = parts[rng % (sizeof parts / sizeof parts[0])];
+			memcpy(text + len, part, strlen(part));
+			len += strlen(part);
+			if (rng & 0x100)
+				text[len++] = ' ';
+		}
+		scan_open(&a, text, len, "(){}", LEX_HASH_COMMENTS);
+		scan_open(&b, text, len, "(){}", LEX_HASH_COMMENTS);
+		for (int step = 0; step < 40; step++) {
+			struct lex_token tok;
+			float va = 0, vb = 0;
+			int ra = lex_expect_float(&a.lx, "x", &va);
+			int rb = lex_next(&b.lx, &tok);
+
+			if (rb == 0)
+				rb = lex_token_float(&tok, &vb) == 0 ? 0 : -EINVAL;
+			if ((ra == 0) != (rb == 0))
+				fail_msg("round %d step %d: direct %d, token %d on \"%.*s\"", round,
+					 step, ra, rb, (int)len, text);
+			if (ra != 0) {
+				/* A bad token is reported where it starts. */
+				if (tok.kind != LEX_EOF && (a.d.line != tok.line || a.d.col != tok.col))
+					fail_msg("round %d: error at %u:%u, token at %u:%u", round,
+						 (unsigned)a.d.line, (unsigned)a.d.col,
+						 (unsigned)tok.line, (unsigned)tok.col);
+				break;
+			}
+			if (memcmp(&va, &vb, sizeof va) != 0 || a.lx.p != a.buf + (b.lx.p - b.buf) ||
+			    a.lx.line != b.lx.line || a.lx.col != b.lx.col)
+				fail_msg("round %d step %d: %a at %u:%u, token %a at %u:%u", round,
+					 step, (double)va, (unsigned)a.lx.line, (unsigned)a.lx.col,
+					 (double)vb, (unsigned)b.lx.line, (unsigned)b.lx.col);
+		}
+		scan_close(&a);
+		scan_close(&b);
+	}
+}
+
 static void test_expect_messages(void **state)
 {
 	struct lex_token tok;
@@ -539,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_ints),
 		cmocka_unit_test(test_floats),
 		cmocka_unit_test(test_floats_match_strtod),
+		cmocka_unit_test(test_expect_float_direct),
 		cmocka_unit_test(test_expect_messages),
 		cmocka_unit_test(test_show_escapes),
 	};

@@ -21,6 +21,7 @@ struct listener {
 	struct session *sessions;
 	size_t count;                   /* every session, refused ones included */
 	size_t refused;                 /* of which refused, lingering */
+	size_t released;                /* of which closing (their slots free) */
 	uv_timer_t sweep;               /* timeouts (session_check_timeouts) */
 	bool sweep_closed;
 	uint64_t refusals_logged_ms;    /* when a refusal was last logged */
@@ -59,7 +60,16 @@ void listener_forget(struct listener *srv, struct session *s)
 		s->next->prev = s->prev;
 	srv->count--;
 	srv->refused -= s->refused;
+	srv->released -= s->released;
 	listener_maybe_done(srv);
+}
+
+void listener_release(struct listener *srv, struct session *s)
+{
+	if (srv == NULL || s->refused || s->released)
+		return;
+	s->released = true;
+	srv->released++;
 }
 
 struct session *listener_sessions(const struct listener *srv)
@@ -69,7 +79,7 @@ struct session *listener_sessions(const struct listener *srv)
 
 size_t listener_session_count(const struct listener *srv)
 {
-	return srv->count - srv->refused;
+	return srv->count - srv->refused - srv->released;
 }
 
 uint64_t listener_session_bytes(const struct listener *srv)
@@ -175,7 +185,8 @@ static void listener_on_connection(uv_stream_t *stream, int status)
 		s->peer_pid = cred.pid;
 		s->peer_uid = cred.uid;
 	}
-	if (srv->count - srv->refused > srv->ctl->cfg->max_connections || srv->closing) {
+	if (srv->count - srv->refused - srv->released > srv->ctl->cfg->max_connections ||
+	    srv->closing) {
 		struct rpc_error err;
 
 		rpc_error_init(&err);

@@ -41,6 +41,10 @@ uint64_t listener_session_bytes(const struct listener *srv);
 
 /* A session's pipe has closed: unlink it and free nothing else. */
 void listener_forget(struct listener *srv, struct session *s);
+/* A session being closed: from now on it holds no connection slot (its
+ * handle closes on a later loop turn, and a client that saw the hang-up
+ * may already be connecting again). */
+void listener_release(struct listener *srv, struct session *s);
 
 /* Stop accepting, close every session (their instances end), unlink the
  * socket path, and call done(data) once every handle is closed. */

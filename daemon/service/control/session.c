@@ -91,6 +91,7 @@ void session_close(struct session *s, const char *why)
 	if (s->closing)
 		return;
 	s->closing = true;
+	listener_release(s->listener, s);
 	log_write(session_close_is_routine(why) ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO,
 		  "connection %llu closed: %s", (unsigned long long)s->id, why);
 	control_session_ended(s->ctl, s);

@@ -54,6 +54,7 @@ struct session {
 	bool peer_eof;                  /* the client shut down its side: finish, then close */
 	bool refused;                   /* over the connection limit: told so, read and
 					   discarded until it hangs up or lingers too long */
+	bool released;                  /* closing: its slot is free (listener_release) */
 	/* Loop times (ms, uv_now) for the timeouts listener.c enforces. */
 	uint64_t accepted_ms;
 	uint64_t last_rx_ms;            /* bytes last arrived */
