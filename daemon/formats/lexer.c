@@ -474,23 +474,22 @@ static int lex_fast_float(const struct lex_token *tok, float *out)
 	return 1;
 }
 
-/*
- * The next token read as a number straight from the bytes, without making
- * a token first (most of what an MD5 file holds): blanks, an ordinary
- * decimal, then a byte that ends a word here.  Anything else -- a line
- * break or a comment before it, a word going on after the digits, digits
- * the fast path does not take -- returns 0 with nothing consumed, and the
- * token path reads it, errors included.
- */
-static int lex_direct_float(struct lexer *lx, float *out)
+int lex_try_float(struct lexer *lx, float *out)
 {
-	const char *p = lx->p, *stop;
+	const char *p = lx->p, *line_start = NULL, *stop;
+	uint32_t line = lx->line;
 	unsigned char c;
 
 	if (lx->has_ahead)
 		return 0;
-	while (p < lx->end && (*p == ' ' || *p == '\t'))
-		p++;
+	for (; p < lx->end; p++) {
+		if (*p == '\n') {
+			line++;
+			line_start = p + 1;
+		} else if (*p != ' ' && *p != '\t') {
+			break;
+		}
+	}
 	if (!lex_fast_decimal(p, lx->end, &stop, out))
 		return 0;
 	if (stop < lx->end) {
@@ -498,8 +497,14 @@ static int lex_direct_float(struct lexer *lx, float *out)
 		if (!(lx->cls[c] & LEX_C_ENDS))
 			return 0;
 	}
-	/* Blanks and a word: no line break, the column just moves on. */
-	lx->col += (uint32_t)(stop - lx->p);
+	/* Blanks, LF line breaks and a word: the column moves on from the
+	 * last line start. */
+	if (line_start != NULL) {
+		lx->line = line;
+		lx->col = 1 + (uint32_t)(stop - line_start);
+	} else {
+		lx->col += (uint32_t)(stop - lx->p);
+	}
 	lx->p = stop;
 	return 1;
 }
@@ -560,7 +565,7 @@ int lex_expect_float(struct lexer *lx, const char *what, float *out)
 	struct lex_token tok;
 	char want[96];
 
-	if (lex_direct_float(lx, out))
+	if (lex_try_float(lx, out))
 		return 0;
 	if (lex_next(lx, &tok) < 0)
 		return -EINVAL;

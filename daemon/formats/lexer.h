@@ -96,6 +96,15 @@ int lex_expect_string(struct lexer *lx, const char *what, struct lex_token *tok)
 int lex_expect_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
 		   int64_t *out);
 /* A finite number representable as a float. */
+/*
+ * The next token read as a number straight from the bytes, without making
+ * a token first (most of what an MD5 file holds): blanks and LF line
+ * breaks, an ordinary decimal, then a byte that ends a word here.  Returns
+ * 1 with *out set; anything else -- a comment or a CR before it, a word
+ * going on after the digits, digits the fast path does not take -- returns
+ * 0 with nothing consumed, for lex_next to read the token (and report it).
+ */
+int lex_try_float(struct lexer *lx, float *out);
 int lex_expect_float(struct lexer *lx, const char *what, float *out);
 
 /* Parse a token as a number without consuming anything (0 or -EINVAL, no

@@ -200,6 +200,8 @@ static int md5_anim_frame(struct lexer *lx, struct md5_anim *a, uint32_t f)
 	    md5_common_index(lx, "frame", f) < 0 || lex_expect_punct(lx, '{') < 0)
 		return -EINVAL;
 	for (k = 0; k < a->num_components; k++) {
+		if (lex_try_float(lx, &dst[k]))
+			continue;
 		if (lex_next(lx, &tok) < 0)
 			return -EINVAL;
 		if (lex_token_float(&tok, &dst[k]) == 0)
