@@ -118,9 +118,9 @@ void blend_additive_portable(struct transform *pose, const struct transform *lay
  * written) as three overlapping groups of four: t.x..r.x at &t, the
  * rotation at &r, r.w..s.z at &r.w, so nothing outside the joint is
  * touched.  Stores go t-group, s-group, rotation: the rotation's store
- * overwrites the two lanes the others fill with something else.  Every
- * load of a chunk comes before its first store, so pose may be written in
- * place.
+ * overwrites the two lanes the others fill with something else.  A joint's
+ * loads come before its stores and no group reaches into the next joint, so
+ * pose may be written in place.
  */
 #define LANE(v, i) _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), (i) * 0x55))
 
@@ -187,22 +187,17 @@ static void override4(struct transform *p, const struct transform *l, __m128 w)
 	__m128 at0 = _mm_cmple_ps(w, zero), at1 = _mm_cmpge_ps(w, one);
 	__m128 U = select4(at0, one, select4(at1, zero, _mm_mul_ps(u, inv)));
 	__m128 S = select4(at0, zero, select4(at1, one, _mm_xor_ps(_mm_mul_ps(w, inv), sign)));
-	__m128 pt[4], ps[4], lt[4], ls[4], pr[4], lr[4];
 
-	for (int i = 0; i < 4; i++) {
-		pt[i] = _mm_loadu_ps(&p[i].t.x);
-		ps[i] = _mm_loadu_ps(&p[i].r.w);
-		pr[i] = _mm_loadu_ps(&p[i].r.x);
-		lt[i] = _mm_loadu_ps(&l[i].t.x);
-		ls[i] = _mm_loadu_ps(&l[i].r.w);
-		lr[i] = _mm_loadu_ps(&l[i].r.x);
-	}
 #define OVERRIDE_JOINT(i) do { \
 		__m128 ui = LANE(u, i), wi = LANE(w, i); \
-		_mm_storeu_ps(&p[i].t.x, _mm_add_ps(_mm_mul_ps(pt[i], ui), _mm_mul_ps(lt[i], wi))); \
-		_mm_storeu_ps(&p[i].r.w, _mm_add_ps(_mm_mul_ps(ps[i], ui), _mm_mul_ps(ls[i], wi))); \
-		_mm_storeu_ps(&p[i].r.x, _mm_add_ps(_mm_mul_ps(pr[i], LANE(U, i)), \
-						    _mm_mul_ps(lr[i], LANE(S, i)))); \
+		__m128 pt = _mm_loadu_ps(&p[i].t.x), ps = _mm_loadu_ps(&p[i].r.w); \
+		__m128 pr = _mm_loadu_ps(&p[i].r.x); \
+		_mm_storeu_ps(&p[i].t.x, _mm_add_ps(_mm_mul_ps(pt, ui), \
+						    _mm_mul_ps(_mm_loadu_ps(&l[i].t.x), wi))); \
+		_mm_storeu_ps(&p[i].r.w, _mm_add_ps(_mm_mul_ps(ps, ui), \
+						    _mm_mul_ps(_mm_loadu_ps(&l[i].r.w), wi))); \
+		_mm_storeu_ps(&p[i].r.x, _mm_add_ps(_mm_mul_ps(pr, LANE(U, i)), \
+						    _mm_mul_ps(_mm_loadu_ps(&l[i].r.x), LANE(S, i)))); \
 	} while (0)
 	OVERRIDE_JOINT(0);
 	OVERRIDE_JOINT(1);
@@ -230,7 +225,6 @@ static void additive4(struct transform *p, const struct transform *l, const stru
 	const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
 	const __m128 signbit = _mm_set1_ps(-0.0f);
 	__m128 lr[4], rr[4], pr[4], d[4], e[4], o[4], sign, n2, inv;
-	__m128 pt[4], ps[4], lt[4], ls[4], rt[4], rs[4];
 
 	load_rot4(l, lr);
 	load_rot4(ref, rr);
@@ -253,19 +247,17 @@ static void additive4(struct transform *p, const struct transform *l, const stru
 	qmul4(e, pr, o);
 	_MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
 
-	for (int i = 0; i < 4; i++) {
-		pt[i] = _mm_loadu_ps(&p[i].t.x);
-		ps[i] = _mm_loadu_ps(&p[i].r.w);
-		lt[i] = _mm_loadu_ps(&l[i].t.x);
-		ls[i] = _mm_loadu_ps(&l[i].r.w);
-		rt[i] = _mm_loadu_ps(&ref[i].t.x);
-		rs[i] = _mm_loadu_ps(&ref[i].r.w);
-	}
+	/* The scale ratio needs no division where the reference scale is 1
+	 * (lanes 1..3 of the s-group; lane 0 is r.w, overwritten). */
 #define ADDITIVE_JOINT(i) do { \
-		__m128 wi = LANE(w, i); \
-		__m128 ratio = select4(_mm_cmpeq_ps(rs[i], zero), one, _mm_div_ps(ls[i], rs[i])); \
-		_mm_storeu_ps(&p[i].t.x, _mm_add_ps(pt[i], _mm_mul_ps(wi, _mm_sub_ps(lt[i], rt[i])))); \
-		_mm_storeu_ps(&p[i].r.w, _mm_mul_ps(ps[i], _mm_add_ps(one, \
+		__m128 wi = LANE(w, i), rs = _mm_loadu_ps(&ref[i].r.w); \
+		__m128 ls = _mm_loadu_ps(&l[i].r.w); \
+		__m128 ratio = (_mm_movemask_ps(_mm_cmpeq_ps(rs, one)) & 0xe) == 0xe ? ls : \
+			select4(_mm_cmpeq_ps(rs, zero), one, _mm_div_ps(ls, rs)); \
+		__m128 pt = _mm_loadu_ps(&p[i].t.x), ps = _mm_loadu_ps(&p[i].r.w); \
+		_mm_storeu_ps(&p[i].t.x, _mm_add_ps(pt, _mm_mul_ps(wi, _mm_sub_ps( \
+			_mm_loadu_ps(&l[i].t.x), _mm_loadu_ps(&ref[i].t.x))))); \
+		_mm_storeu_ps(&p[i].r.w, _mm_mul_ps(ps, _mm_add_ps(one, \
 						    _mm_mul_ps(wi, _mm_sub_ps(ratio, one))))); \
 		_mm_storeu_ps(&p[i].r.x, o[i]); \
 	} while (0)
