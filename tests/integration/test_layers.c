@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -725,6 +726,107 @@ static void test_default_fades(void **state)
 	rpc_reply_free(&r);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* A layer's asset reloaded: the layer plays the new version (rebound by
+ * its clip name, the pose published at once); removed: the instance stops,
+ * the reason saying which layer. */
+static void test_layer_follows_reload(void **state)
+{
+	struct fixture *fx = *state;
+	const char *events[] = { "instance.stopped", "asset.reloaded", "asset.loaded", NULL };
+	char path[512], reason[32] = "", message[256] = "";
+	char *idle, *walk;
+	struct pose p, want;
+	struct rpc_reply r;
+	struct rpc_event ev;
+	struct mapped m;
+	uint64_t id;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "subscribe", "events:S", events), 0);
+	rpc_reply_free(&r);
+	snprintf(path, sizeof path, "%s/idle.md5anim", fx->d.assets);
+	idle = slurp(path);
+	snprintf(path, sizeof path, "%s/walker.md5anim", fx->d.assets);
+	walk = slurp(path);
+	assert_int_equal(daemon_proc_write_asset(&fx->d, "pose.md5anim", idle), 0);
+	/* A new file: the watcher finds it. */
+	for (;;) {
+		char asset[64] = "";
+		bool loaded;
+
+		assert_int_equal(rpc_client_next_event(&fx->c, TIMEOUT_MS, &ev), 0);
+		rpc_get_str(ev.body, "asset", asset, sizeof asset);
+		loaded = strcmp(ev.type, "asset.loaded") == 0 && strcmp(asset, "pose.md5anim") == 0;
+		rpc_event_free(&ev);
+		if (loaded)
+			break;
+	}
+
+	open_local(fx, &m);
+	id = play_walker(fx, &m, 0.25, true);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "layer.add", "instance:u asset:s", id,
+					 "pose.md5anim"), 0);
+	ok(&r, "layer.add");
+	rpc_reply_free(&r);
+	latest(&m, &p);
+	sample_local(fx, "idle.md5anim", 0, NULL, &want);
+	assert_true(max_diff(&p, &want) == 0);
+
+	/* The file becomes a walk (its clip is still "pose"): the layer, at
+	 * its time 0, shows the walk's first frame. */
+	assert_int_equal(daemon_proc_write_asset(&fx->d, "pose.md5anim", walk), 0);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.reload", "asset:s", "pose.md5anim"), 0);
+	ok(&r, "assets.reload");
+	rpc_reply_free(&r);
+	latest(&m, &p);
+	sample_local(fx, "walker.md5anim", 0, NULL, &want);
+	assert_true(max_diff(&p, &want) == 0);
+	{
+		const msgpack_object *l = layers_of(listed(fx, id, &r));
+		char clip[16] = "";
+
+		assert_int_equal(l->via.array.size, 1);
+		rpc_get_str(&l->via.array.ptr[0], "clip", clip, sizeof clip);
+		assert_string_equal(clip, "pose");
+		rpc_reply_free(&r);
+	}
+
+	/* Gone: the instance stops. */
+	snprintf(path, sizeof path, "%s/pose.md5anim", fx->d.assets);
+	assert_int_equal(unlink(path), 0);
+	for (;;) {
+		assert_int_equal(rpc_client_next_event(&fx->c, TIMEOUT_MS, &ev), 0);
+		if (strcmp(ev.type, "instance.stopped") == 0)
+			break;
+		rpc_event_free(&ev);
+	}
+	rpc_get_str(ev.body, "reason", reason, sizeof reason);
+	rpc_get_str(ev.body, "message", message, sizeof message);
+	rpc_event_free(&ev);
+	assert_string_equal(reason, "asset_removed");
+	if (strstr(message, "layer 1") == NULL)
+		fail_msg("the reason does not name the layer: %s", message);
+	free(idle);
+	free(walk);
+	unmap(&m);
+}
+
 static void test_refusals(void **state)
 {
 	struct fixture *fx = *state;
@@ -834,6 +936,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_layers_match_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_layer_loop_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_fades, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_layer_follows_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 	};
 
