@@ -264,9 +264,13 @@ typedef enum animc_event_type {
 	ANIMC_EVENT_INSTANCE_ENDED,     /* "instance.ended": instance, asset, clip, time */
 	ANIMC_EVENT_INSTANCE_STOPPED,   /* "instance.stopped": instance, asset, clip, time, reason */
 	ANIMC_EVENT_SERVER_STOPPING,    /* "server.stopping": sent to everyone before a clean stop */
-	ANIMC_EVENT_MONITOR_REQUEST     /* "monitor.request": another connection's request, to a
+	ANIMC_EVENT_MONITOR_REQUEST,    /* "monitor.request": another connection's request, to a
 					   client that called animc_monitor (not subscribable):
 					   connection, pid, method, msgid, params, time */
+	ANIMC_EVENT_INSTANCE_FADED,     /* "instance.faded": a cross-fade (animc_fade) completed:
+					   instance, asset, clip (what it plays now), time */
+	ANIMC_EVENT_LAYER_ENDED         /* "layer.ended": a layer faded out by
+					   animc_layer_remove is gone: instance, layer, clip, time */
 } animc_event_type;
 
 /* Subscription masks: one bit per type. */
@@ -276,7 +280,9 @@ typedef enum animc_event_type {
 	 ANIMC_EVENT_BIT(ANIMC_EVENT_ASSET_ERROR) | ANIMC_EVENT_BIT(ANIMC_EVENT_ASSET_REMOVED))
 #define ANIMC_EVENTS_INSTANCES                                                       \
 	(ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_ENDED) | ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_STOPPED))
-#define ANIMC_EVENTS_ALL (ANIMC_EVENTS_ASSETS | ANIMC_EVENTS_INSTANCES)
+#define ANIMC_EVENTS_LAYERS                                                          \
+	(ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_FADED) | ANIMC_EVENT_BIT(ANIMC_EVENT_LAYER_ENDED))
+#define ANIMC_EVENTS_ALL (ANIMC_EVENTS_ASSETS | ANIMC_EVENTS_INSTANCES | ANIMC_EVENTS_LAYERS)
 
 /*
  * One event.  Fields the event does not carry are NULL / 0; `instance` is
@@ -302,6 +308,7 @@ typedef struct animc_event {
 	const char *method;
 	uint32_t msgid;
 	const char *params;             /* its arguments, summarised and escaped */
+	uint32_t layer;                 /* layer.ended: the layer's id */
 } animc_event;
 
 typedef void (*animc_event_fn)(animc_client *c, const animc_event *ev, void *user);
@@ -570,6 +577,28 @@ typedef enum animc_state {
 	ANIMC_STATE_STOPPED             /* the result of animc_stop */
 } animc_state;
 
+/* One layer of an instance's stack (animc_layer_add, and the cross-fades
+ * of animc_fade while they run), bottom-up in animc_instance.layers. */
+typedef struct animc_layer {
+	uint32_t id;                    /* unique in its instance */
+	const char *mode;               /* "override", "additive" or "fade" */
+	const char *asset;
+	const char *clip;
+	double weight;                  /* now */
+	double target;                  /* where its fade ends (its weight when none runs) */
+	double fade_left;               /* seconds until then, 0: no fade */
+	int removing;                   /* animc_layer_remove is fading it out */
+	double time;                    /* its playback time, seconds */
+	double clip_time;
+	double speed;
+	animc_loop loop;
+	size_t mask_count;              /* 0: every joint */
+	const char *const *mask_joints; /* subtree roots */
+	const double *mask_weights;
+	const char *reference_clip;     /* additive: its reference pose, else NULL */
+	double reference_time;
+} animc_layer;
+
 /* An instance's state, as play, pause, resume, seek, speed, stop and
  * instances.list report it. */
 typedef struct animc_instance {
@@ -588,6 +617,8 @@ typedef struct animc_instance {
 	uint64_t generation;            /* the asset version it plays */
 	uint64_t stream;                /* the daemon's stream id it publishes to, 0: none */
 	int32_t channel;                /* its channel in that stream, -1: none */
+	size_t layer_count;             /* its layer stack, bottom-up */
+	const animc_layer *layers;
 } animc_instance;
 
 typedef struct animc_instance_list {
@@ -728,6 +759,71 @@ ANIMC_API int animc_pause(animc_client *c, uint64_t instance, animc_instance **o
 ANIMC_API int animc_resume(animc_client *c, uint64_t instance, animc_instance **out);
 ANIMC_API int animc_seek(animc_client *c, uint64_t instance, double time, animc_instance **out);
 ANIMC_API int animc_speed(animc_client *c, uint64_t instance, double speed, animc_instance **out);
+
+/*
+ * Options of animc_fade.  Initialise with ANIMC_FADE_OPTS_INIT (or
+ * animc_fade_opts_init).
+ */
+typedef struct animc_fade_opts {
+	const char *asset;              /* NULL: the instance's */
+	const char *clip;               /* NULL: the asset's first clip */
+	double fade;                    /* seconds; ANIMC_FADE_DEFAULT: an M2 sequence's
+					   blend_ms, else playback.default_fade_ms; 0 cuts */
+	int sync;                       /* start at the old clip's phase (not with start) */
+	animc_loop loop;                /* DEFAULT: the clip's authored mode */
+	double speed;
+	double start;
+	void *reserved[4];
+} animc_fade_opts;
+
+#define ANIMC_FADE_DEFAULT (-1.0)
+#define ANIMC_FADE_OPTS_INIT { .fade = ANIMC_FADE_DEFAULT, .speed = 1.0 }
+ANIMC_API void animc_fade_opts_init(animc_fade_opts *o);
+
+/* `play` on an existing instance: cross-fade it from what it shows now to
+ * another clip (the fade is a layer of the stack until it completes, with
+ * ANIMC_EVENT_INSTANCE_FADED).  *out (may be NULL) gets the new state; a
+ * replay after a reconnection plays the clip of the last state seen. */
+ANIMC_API int animc_fade(animc_client *c, uint64_t instance, const animc_fade_opts *o,
+			 animc_instance **out);
+
+typedef enum animc_layer_mode {
+	ANIMC_LAYER_OVERRIDE = 0,       /* lerp toward the layer by its weight */
+	ANIMC_LAYER_ADDITIVE            /* add its difference from a reference pose */
+} animc_layer_mode;
+
+/* Options of animc_layer_add.  Initialise with ANIMC_LAYER_OPTS_INIT. */
+typedef struct animc_layer_opts {
+	const char *asset;              /* NULL: the instance's */
+	const char *clip;               /* NULL: the asset's first clip */
+	animc_layer_mode mode;
+	double weight;                  /* 0 to 1 */
+	double fade;                    /* seconds to fade in from 0, 0: at once */
+	size_t mask_count;              /* 0: every joint */
+	const char *const *mask_joints; /* subtree roots, by joint name */
+	const double *mask_weights;     /* one per root, or NULL for 1 */
+	double speed;
+	double start;
+	animc_loop loop;
+	const char *reference_clip;     /* additive: NULL for its own clip */
+	double reference_time;          /* additive: 0 for the first frame */
+	void *reserved[4];
+} animc_layer_opts;
+
+#define ANIMC_LAYER_OPTS_INIT { .weight = 1.0, .speed = 1.0 }
+ANIMC_API void animc_layer_opts_init(animc_layer_opts *o);
+
+/* `layer.add`, `layer.set`, `layer.remove`: put a layer on top of the
+ * instance's stack (*layer gets its id), move its weight to `weight` over
+ * `fade` seconds, remove it (at once, or fading out over `fade` seconds
+ * and then ANIMC_EVENT_LAYER_ENDED).  *out (may be NULL) gets the new
+ * state.  Layers are not replayed after a reconnection. */
+ANIMC_API int animc_layer_add(animc_client *c, uint64_t instance, const animc_layer_opts *o,
+			      uint32_t *layer, animc_instance **out);
+ANIMC_API int animc_layer_set(animc_client *c, uint64_t instance, uint32_t layer, double weight,
+			      double fade, animc_instance **out);
+ANIMC_API int animc_layer_remove(animc_client *c, uint64_t instance, uint32_t layer, double fade,
+				 animc_instance **out);
 
 /* End an instance; *out (may be NULL) gets its last state ("stopped"). */
 ANIMC_API int animc_stop(animc_client *c, uint64_t instance, animc_instance **out);

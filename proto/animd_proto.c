@@ -40,6 +40,9 @@ const char *const proto_method_names[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_STREAM_CLOSE] = "stream.close",
 	[PROTO_METHOD_STATS] = "stats",
 	[PROTO_METHOD_MONITOR] = "monitor",
+	[PROTO_METHOD_LAYER_ADD] = "layer.add",
+	[PROTO_METHOD_LAYER_SET] = "layer.set",
+	[PROTO_METHOD_LAYER_REMOVE] = "layer.remove",
 };
 
 const char *const proto_event_names[PROTO_EVENT_COUNT] = {
@@ -50,6 +53,8 @@ const char *const proto_event_names[PROTO_EVENT_COUNT] = {
 	[PROTO_EVENT_INSTANCE_ENDED] = "instance.ended",
 	[PROTO_EVENT_INSTANCE_STOPPED] = "instance.stopped",
 	[PROTO_EVENT_SERVER_STOPPING] = "server.stopping",
+	[PROTO_EVENT_INSTANCE_FADED] = "instance.faded",
+	[PROTO_EVENT_LAYER_ENDED] = "layer.ended",
 };
 
 /* Linear search: the tables are a dozen short names, and a request names one

@@ -113,6 +113,9 @@ enum proto_method {
 	PROTO_METHOD_STREAM_CLOSE,      /* "stream.close" */
 	PROTO_METHOD_STATS,             /* "stats" */
 	PROTO_METHOD_MONITOR,           /* "monitor" */
+	PROTO_METHOD_LAYER_ADD,         /* "layer.add" */
+	PROTO_METHOD_LAYER_SET,         /* "layer.set" */
+	PROTO_METHOD_LAYER_REMOVE,      /* "layer.remove" */
 	PROTO_METHOD_COUNT
 };
 
@@ -141,6 +144,8 @@ enum proto_event {
 	PROTO_EVENT_SERVER_STOPPING,    /* "server.stopping": sent to every
 					   connection, subscribed or not, when
 					   the daemon begins a clean shutdown */
+	PROTO_EVENT_INSTANCE_FADED,     /* "instance.faded" */
+	PROTO_EVENT_LAYER_ENDED,        /* "layer.ended" */
 	PROTO_EVENT_COUNT
 };
 

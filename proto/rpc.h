@@ -241,6 +241,7 @@ struct rpc_args {
 	uint64_t used;                  /* bit i: key i was asked for */
 	bool failed;
 	struct rpc_error *err;
+	char where[48];                 /* a nested map's place ("mask[1]: "), or "" */
 };
 
 /* A string borrowed from the message: valid UTF-8 without NUL bytes, not
@@ -280,6 +281,15 @@ int rpc_args_enum(struct rpc_args *a, const char *key, enum rpc_presence presenc
  * borrowed into out[]; *count is how many. */
 int rpc_args_strings(struct rpc_args *a, const char *key, enum rpc_presence presence,
 		     struct rpc_str *out, size_t max_count, size_t max_len, size_t *count);
+/* A map of named arguments nested in an argument, bound to *sub for its own
+ * getters and rpc_args_finish (errors go to a's rpc_error, the message
+ * naming where the map is): string keys, distinct, at most PROTO_MAX_ARGS
+ * of them.  rpc_args_maps is the same for an array of at most max_count
+ * maps, into subs[0..*count). */
+int rpc_args_map(struct rpc_args *a, const char *key, enum rpc_presence presence,
+		 struct rpc_args *sub);
+int rpc_args_maps(struct rpc_args *a, const char *key, enum rpc_presence presence,
+		  struct rpc_args *subs, size_t max_count, size_t *count);
 /* An array of names from names[0..count) (count <= 64), as a bit mask; a
  * name may repeat; [] gives 0. */
 int rpc_args_enum_mask(struct rpc_args *a, const char *key, enum rpc_presence presence,

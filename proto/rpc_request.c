@@ -357,6 +357,7 @@ void rpc_args_init(struct rpc_args *a, const struct rpc_request *req, struct rpc
 	a->used = 0;
 	a->failed = false;
 	a->err = err;
+	a->where[0] = '\0';
 	rpc_error_init(err);
 	err->has_msgid = true;
 	err->msgid = req->msgid;
@@ -377,7 +378,7 @@ static int rpc_args_fail(struct rpc_args *a, const char *fmt, ...)
 		return -EINVAL;
 	a->failed = true;
 	err->code = PROTO_ERR_BAD_REQUEST;
-	n = snprintf(err->message, sizeof err->message, "%s: ", method ? method : "?");
+	n = snprintf(err->message, sizeof err->message, "%s: %s", method ? method : "?", a->where);
 	if (n < 0 || (size_t)n >= sizeof err->message)
 		n = 0;
 	va_start(ap, fmt);
@@ -703,6 +704,87 @@ int rpc_args_strings(struct rpc_args *a, const char *key, enum rpc_presence pres
 		out[i].ptr = arr->ptr[i].via.str.ptr;
 		out[i].len = arr->ptr[i].via.str.size;
 	}
+	*count = arr->size;
+	return 1;
+}
+
+/* Bind sub to the map v, the argument `key` (index < 0) or its element
+ * `index`, after checking its keys as rpc_request_parse checks the top
+ * level's. */
+static int rpc_args_sub(struct rpc_args *a, const char *key, int64_t index,
+			const msgpack_object *v, struct rpc_args *sub)
+{
+	const msgpack_object_map *map;
+	char what[80], q[96];
+	int n;
+
+	if (index < 0)
+		snprintf(what, sizeof what, "\"%s\"", key);
+	else
+		snprintf(what, sizeof what, "\"%s\"[%" PRId64 "]", key, index);
+	if (v->type != MSGPACK_OBJECT_MAP)
+		return rpc_args_fail(a, "%s must be a map, got %s", what, rpc_type_name(v));
+	map = &v->via.map;
+	if (map->size > PROTO_MAX_ARGS)
+		return rpc_args_fail(a, "%s has too many keys (%" PRIu32 ", at most %d)", what,
+				     map->size, PROTO_MAX_ARGS);
+	for (uint32_t i = 0; i < map->size; i++) {
+		const msgpack_object *k = &map->ptr[i].key;
+
+		if (k->type != MSGPACK_OBJECT_STR)
+			return rpc_args_fail(a, "%s: keys must be strings, got %s", what,
+					     rpc_type_name(k));
+		if (k->via.str.size > PROTO_MAX_NAME_BYTES || !rpc_text_ok(k->via.str.ptr, k->via.str.size))
+			return rpc_args_fail(a, "%s: bad key %s", what,
+					     rpc_quote(q, sizeof q, k->via.str.ptr, k->via.str.size));
+		for (uint32_t j = 0; j < i; j++) {
+			const msgpack_object *o = &map->ptr[j].key;
+
+			if (o->via.str.size == k->via.str.size &&
+			    memcmp(o->via.str.ptr, k->via.str.ptr, k->via.str.size) == 0)
+				return rpc_args_fail(a, "%s: key %s given twice", what,
+						     rpc_quote(q, sizeof q, k->via.str.ptr,
+							       k->via.str.size));
+		}
+	}
+	sub->map = map;
+	sub->method = a->method;
+	sub->used = 0;
+	sub->failed = false;
+	sub->err = a->err;
+	/* The place, unquoted, for the sub's own messages (cut if deep). */
+	if (index < 0)
+		n = snprintf(sub->where, sizeof sub->where, "%s%s: ", a->where, key);
+	else
+		n = snprintf(sub->where, sizeof sub->where, "%s%s[%" PRId64 "]: ", a->where, key,
+			     index);
+	if (n < 0)
+		sub->where[0] = '\0';
+	return 1;
+}
+
+int rpc_args_map(struct rpc_args *a, const char *key, enum rpc_presence presence,
+		 struct rpc_args *sub)
+{
+	const msgpack_object *v;
+	int rc = rpc_args_lookup(a, key, presence, &v);
+
+	if (rc <= 0)
+		return rc;
+	return rpc_args_sub(a, key, -1, v, sub);
+}
+
+int rpc_args_maps(struct rpc_args *a, const char *key, enum rpc_presence presence,
+		  struct rpc_args *subs, size_t max_count, size_t *count)
+{
+	const msgpack_object_array *arr;
+	int rc = rpc_args_array(a, key, presence, "maps", max_count, &arr);
+
+	if (rc <= 0)
+		return rc;
+	for (uint32_t i = 0; i < arr->size; i++)
+		if (rpc_args_sub(a, key, i, &arr->ptr[i], &subs[i]) < 0)
+			return -EINVAL;
 	*count = arr->size;
 	return 1;
 }

@@ -178,6 +178,14 @@ int cmd_instances(struct ctl *ctl, int argc, char **argv);
 int cmd_sample(struct ctl *ctl, int argc, char **argv);
 int cmd_play(struct ctl *ctl, int argc, char **argv);
 int cmd_control(struct ctl *ctl, int argc, char **argv);     /* pause resume seek speed stop */
+int cmd_layer(struct ctl *ctl, int argc, char **argv);       /* layer add|set|remove */
+/* One layer verb (cmd_layer.c) on `instance`: argv[0] names the command,
+ * then the verb's arguments (INSTANCE first unless own: a command typed on
+ * play's input).  0 with *st (free it), a negative errno from the library,
+ * or 0 with *exit_now >= 0 after a usage error or --help (printed). */
+int ctl_layer(struct ctl *ctl, uint64_t instance, const char *verb, int argc, char **argv,
+	      bool own, animc_instance **st, int *exit_now);
+extern const char layer_help[];
 int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
 int cmd_top(struct ctl *ctl, int argc, char **argv);

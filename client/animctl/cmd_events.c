@@ -41,7 +41,7 @@ static unsigned events_mask(const char *list)
 		} else if (strcmp(t, "assets") == 0) {
 			mask |= ANIMC_EVENTS_ASSETS;
 		} else if (strcmp(t, "instances") == 0) {
-			mask |= ANIMC_EVENTS_INSTANCES;
+			mask |= ANIMC_EVENTS_INSTANCES | ANIMC_EVENTS_LAYERS;
 		} else if (type == ANIMC_EVENT_UNKNOWN || type == ANIMC_EVENT_SERVER_STOPPING ||
 			   type == ANIMC_EVENT_MONITOR_REQUEST) {
 			fprintf(stderr, "animctl events: unknown event %s\n", escape_quoted(t));
@@ -63,7 +63,8 @@ int cmd_events(struct ctl *ctl, int argc, char **argv)
 		"Ctrl-C (or after N events): `type key=value ...`, or with --json one\n"
 		"object per line with the event's fields.  LIST is a comma-separated list of\n"
 		"asset.loaded, asset.reloaded, asset.error, asset.removed, instance.ended,\n"
-		"instance.stopped, or `assets`, `instances`, `all` (the default).  Only this\n"
+		"instance.stopped, instance.faded, layer.ended, or `assets`, `instances`,\n"
+		"`all` (the default).  Only this\n"
 		"connection's instances send instance events, so a standalone `events` sees\n"
 		"asset events (and server.stopping, sent to everyone before a clean stop).\n"
 		"--reconnect keeps listening across daemon restarts.\n";

@@ -15,6 +15,8 @@
 struct play {
 	struct ctl *ctl;
 	uint64_t id;
+	double fade;                    /* --fade: the input's `play` switches; <0: the daemon's */
+	bool sync;                      /* --sync */
 	animc_stream *stream;
 	bool until_end;
 	bool done;
@@ -25,7 +27,7 @@ static const char play_help[] =
 	"usage: animctl play ASSET [--clip NAME] [--mesh MESH] [--loop|--once|--pingpong]\n"
 	"                    [--speed S] [--start T] [--root-motion raw|in_place]\n"
 	"                    [--stream] [--space SPACE] [--rate HZ] [--until-end]\n"
-	"                    [--reconnect] [--no-input]\n"
+	"                    [--reconnect] [--no-input] [--fade S] [--sync]\n"
 	"Start an instance of ASSET's clip and keep it playing.  An instance belongs\n"
 	"to the connection that started it and ends when that connection closes, so\n"
 	"`play` stays connected: it prints the instance's state, then the daemon's\n"
@@ -36,6 +38,11 @@ static const char play_help[] =
 	"\n"
 	"It reads commands from stdin, one per line, and prints the new state:\n"
 	"  pause | resume | seek SECONDS | speed FACTOR | state | pose | stop | quit\n"
+	"  play ASSET [CLIP] [FADE]   cross-fade to ASSET's CLIP over FADE seconds\n"
+	"                     (default --fade, else the daemon's: M2 blend_ms, or\n"
+	"                     playback.default_fade_ms); `-` for the same asset\n"
+	"  layer add [ASSET] [options] | layer set LAYER WEIGHT [FADE] |\n"
+	"  layer remove LAYER [FADE]  the instance's layers (animctl layer --help)\n"
 	"(`pose` needs --stream).  At the end of input it keeps playing; --no-input\n"
 	"ignores stdin altogether (for running in the background).\n"
 	"\n"
@@ -51,6 +58,8 @@ static const char play_help[] =
 	"  --rate HZ          the stream's publish rate (default: the daemon's)\n"
 	"  --until-end        exit when the instance ends or is stopped\n"
 	"  --reconnect        survive a daemon restart: reconnect and replay\n"
+	"  --fade S           the cross-fade of the input's `play` (seconds)\n"
+	"  --sync             those start at the old clip's phase\n"
 	"\n"
 	"With --json, states are printed as JSON objects with an \"instance\" key and\n"
 	"events as objects with a \"type\" key, one per line.\n";
@@ -177,14 +186,39 @@ static int play_state(struct play *p)
 	return 0;
 }
 
+/* `play ASSET [CLIP] [FADE]` typed on the input: a cross-fade. */
+static int play_switch(struct play *p, int argc, char **argv, animc_instance **st)
+{
+	animc_fade_opts o = ANIMC_FADE_OPTS_INIT;
+
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "animctl play: usage: play ASSET|- [CLIP] [FADE]\n");
+		return 1;
+	}
+	o.asset = strcmp(argv[1], "-") == 0 ? NULL : argv[1];
+	o.clip = argc > 2 && !ctl_is_number(argv[2], &o.fade) ? argv[2] : NULL;
+	o.fade = p->fade;
+	if (argc > 2 + (o.clip != NULL) &&
+	    ctl_number("play", "FADE", argv[2 + (o.clip != NULL)], &o.fade) < 0)
+		return 1;
+	o.sync = p->sync;
+	return animc_fade(p->ctl->c, p->id, &o, st);
+}
+
 /* One line from stdin.  Returns false when play should end. */
 static bool play_command(struct play *p, char *line)
 {
-	char *cmd = strtok(line, " \t\r"), *arg = strtok(NULL, " \t\r");
+	char *words[32];
+	int nw = 0;
+	char *cmd, *arg;
 	animc_instance *st = NULL;
 	double v = 0;
 	int rc;
 
+	for (char *w = strtok(line, " \t\r"); w != NULL && nw < 32; w = strtok(NULL, " \t\r"))
+		words[nw++] = w;
+	cmd = nw > 0 ? words[0] : NULL;
+	arg = nw > 1 ? words[1] : NULL;
 	if (cmd == NULL || cmd[0] == '#')
 		return true;
 	if (strcmp(cmd, "quit") == 0 || strcmp(cmd, "exit") == 0)
@@ -213,9 +247,25 @@ static bool play_command(struct play *p, char *line)
 		rc = animc_stop(p->ctl->c, p->id, &st);
 	else if (strcmp(cmd, "state") == 0)
 		rc = play_state(p);
-	else {
+	else if (strcmp(cmd, "play") == 0) {
+		if ((rc = play_switch(p, nw, words, &st)) > 0)
+			return true;
+	} else if (strcmp(cmd, "layer") == 0) {
+		int exit_now;
+
+		if (arg == NULL) {
+			fprintf(stderr, "animctl play: usage: layer add|set|remove ...\n");
+			return true;
+		}
+		/* "layer" then the verb's arguments. */
+		words[1] = words[0];
+		rc = ctl_layer(p->ctl, p->id, arg, nw - 1, words + 1, true, &st, &exit_now);
+		if (exit_now >= 0)
+			return true;
+	} else {
 		fprintf(stderr, "animctl play: unknown command %s (pause, resume, seek T, "
-			"speed S, state, pose, stop, quit)\n", escape_quoted(cmd));
+			"speed S, play ASSET, layer ..., state, pose, stop, quit)\n",
+			escape_quoted(cmd));
 		return true;
 	}
 	if (st != NULL)
@@ -269,16 +319,17 @@ static int play_loop(struct play *p, bool read_input)
 int cmd_play(struct ctl *ctl, int argc, char **argv)
 {
 	const char *pos[1], *stream = NULL, *space = NULL, *until_end = NULL, *reconnect = NULL,
-		   *no_input = NULL;
+		   *no_input = NULL, *fade = NULL, *sync = NULL;
 	struct ctl_play_args a = { 0 };
 	const struct ctl_opt opts[] = {
 		CTL_PLAY_OPTS(a), { "stream", false, &stream }, { "space", true, &space },
 		{ "until-end", false, &until_end }, { "reconnect", false, &reconnect },
-		{ "no-input", false, &no_input }, { NULL, false, NULL },
+		{ "no-input", false, &no_input }, { "fade", true, &fade }, { "sync", false, &sync },
+		{ NULL, false, NULL },
 	};
 	animc_play_opts o = ANIMC_PLAY_OPTS_INIT;
 	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
-	struct play p = { .ctl = ctl };
+	struct play p = { .ctl = ctl, .fade = ANIMC_FADE_DEFAULT };
 	animc_instance *st;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, play_help), rc;
 
@@ -297,6 +348,13 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 	if ((rc = ctl_rate_apply("play", a.rate, &so)) != 0)
 		return rc;
 	p.until_end = until_end != NULL;
+	p.sync = sync != NULL;
+	if (fade != NULL) {
+		if (ctl_number("play", "--fade", fade, &p.fade) < 0)
+			return EXIT_USAGE;
+		if (p.fade < 0)
+			return ctl_usage_error("play", "--fade is seconds, at least 0");
+	}
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
 	animc_client_on_event(ctl->c, play_on_event, &p);

@@ -30,6 +30,9 @@ static const char usage[] =
 	"  pause|resume|stop INSTANCE, seek INSTANCE T, speed INSTANCE S\n"
 	"                             steer an instance; only its own connection may, so\n"
 	"                             from another animctl these report not_found\n"
+	"  layer add|set|remove INSTANCE ...\n"
+	"                             an instance's layers (the same: type them on play's\n"
+	"                             input)\n"
 	"\n"
 	"Instances belong to the connection that started them and end with it: `play`\n"
 	"and `watch` keep their connection open and run until stopped.\n"
@@ -66,6 +69,7 @@ static const struct command commands[] = {
 	{ "seek", cmd_control },
 	{ "speed", cmd_control },
 	{ "stop", cmd_control },
+	{ "layer", cmd_layer },
 };
 
 /* The protocol's methods (proto/PROTOCOL.md section 9): the library's and
@@ -73,7 +77,7 @@ static const struct command commands[] = {
 static const char *const ctl_methods[] = {
 	"hello", "status", "assets.list", "assets.info", "assets.reload", "play", "pause",
 	"resume", "seek", "speed", "stop", "instances.list", "sample", "subscribe",
-	"stream.open", "stream.close",
+	"stream.open", "stream.close", "layer.add", "layer.set", "layer.remove",
 };
 
 /* msg without a leading "METHOD: ". */

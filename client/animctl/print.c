@@ -18,6 +18,34 @@ void print_instance_json(struct json *j, const animc_instance *in)
 	json_kstr(j, "loop", animc_loop_name(in->loop));
 	json_kstr(j, "root_motion", animc_root_motion_name(in->root_motion));
 	json_kuint(j, "generation", in->generation);
+	json_key(j, "layers");
+	json_arr(j);
+	for (size_t i = 0; i < in->layer_count; i++) {
+		const animc_layer *l = &in->layers[i];
+
+		json_obj(j);
+		json_kuint(j, "layer", l->id);
+		json_kstr(j, "mode", l->mode);
+		json_kstr(j, "asset", l->asset);
+		json_kstr(j, "clip", l->clip);
+		json_knum(j, "weight", l->weight);
+		json_knum(j, "target", l->target);
+		json_knum(j, "fade_left", l->fade_left);
+		json_kbool(j, "removing", l->removing);
+		json_knum(j, "time", l->time);
+		json_knum(j, "clip_time", l->clip_time);
+		json_key(j, "mask");
+		json_arr(j);
+		for (size_t k = 0; k < l->mask_count; k++) {
+			json_obj(j);
+			json_kstr(j, "joint", l->mask_joints[k]);
+			json_knum(j, "weight", l->mask_weights[k]);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	if (in->stream != 0) {
 		json_kuint(j, "stream", in->stream);
 		json_kint(j, "channel", in->channel);
@@ -46,6 +74,23 @@ void print_instance(struct ctl *ctl, const animc_instance *in)
 	if (in->stream != 0)
 		printf("  stream %" PRIu64 " channel %d", in->stream, in->channel);
 	printf("\n");
+	/* The stack, bottom-up, a line a layer. */
+	for (size_t i = 0; i < in->layer_count; i++) {
+		const animc_layer *l = &in->layers[i];
+
+		printf("  layer %" PRIu32 " %s %s clip %s  weight %.3f", l->id,
+		       l->mode ? escape_text(l->mode) : "?", escape_text(l->asset),
+		       l->clip ? escape_text(l->clip) : "-", l->weight);
+		if (l->fade_left > 0)
+			printf(" -> %.3f in %.3f s", l->target, l->fade_left);
+		if (l->removing)
+			printf(" (removing)");
+		printf("  clip %.3f", l->clip_time);
+		for (size_t k = 0; k < l->mask_count; k++)
+			printf("%s%s:%g", k == 0 ? "  mask " : ",", escape_text(l->mask_joints[k]),
+			       l->mask_weights[k]);
+		printf("\n");
+	}
 	fflush(stdout);
 }
 
@@ -67,7 +112,10 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 			json_kstr(&j, "format", ev->format);
 		if (ev->generation != 0)
 			json_kuint(&j, "generation", ev->generation);
-		if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED)
+		if (ev->type == ANIMC_EVENT_LAYER_ENDED)
+			json_kuint(&j, "layer", ev->layer);
+		if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED ||
+		    ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED)
 			json_knum(&j, "time", ev->time);
 		if (ev->message != NULL)
 			json_kstr(&j, "message", ev->message);
@@ -92,7 +140,10 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 		printf(" format=%s", escape_value(ev->format));
 	if (ev->generation != 0)
 		printf(" generation=%" PRIu64, ev->generation);
-	if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED)
+	if (ev->type == ANIMC_EVENT_LAYER_ENDED)
+		printf(" layer=%" PRIu32, ev->layer);
+	if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED ||
+	    ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED)
 		printf(" time=%.3f", ev->time);
 	if (ev->type == ANIMC_EVENT_ASSET_ERROR)
 		printf(" live=%s", ev->live ? "yes" : "no");

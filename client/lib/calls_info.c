@@ -127,18 +127,22 @@ int animc_status_async(animc_client *c, animc_done_fn done, void *user)
 static int subscribe_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid,
 			  const void *params)
 {
+	/* Every type but monitor.request, which is not subscribed to. */
+	const unsigned subscribable =
+		(((ANIMC_EVENT_BIT(ANIMC_EVENT_LAYER_ENDED) << 1) - 2u)) &
+		~ANIMC_EVENT_BIT(ANIMC_EVENT_MONITOR_REQUEST);
 	unsigned mask = *(const unsigned *)params;
 	uint32_t n = 0;
 
 	(void)c;
-	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_SERVER_STOPPING; t++)
-		n += (mask >> t) & 1u;
-	if (mask & ~((ANIMC_EVENT_BIT(ANIMC_EVENT_SERVER_STOPPING) << 1) - 2u))
+	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_LAYER_ENDED; t++)
+		n += (mask & subscribable) >> t & 1u;
+	if (mask & ~subscribable)
 		return -EINVAL;
 	if (rpc_pack_request(pk, msgid, "subscribe", 1) < 0 || rpc_pack_cstr(pk, "events") < 0 ||
 	    msgpack_pack_array(pk, n) != 0)
 		return -ENOMEM;
-	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_SERVER_STOPPING; t++)
+	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_LAYER_ENDED; t++)
 		if (((mask >> t) & 1u) && rpc_pack_cstr(pk, animc_event_name(t)) < 0)
 			return -ENOMEM;
 	return 0;

@@ -8,6 +8,71 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
+
+/* The instance's "layers" into out->layers (allocated in the result). */
+static void play_parse_layers(struct ac_parse *p, const msgpack_object *o, animc_instance *out)
+{
+	const msgpack_object *arr = ac_obj_array(p, o, "layers", &out->layer_count);
+	animc_layer *ls;
+
+	out->layers = NULL;
+	if (arr == NULL || out->layer_count == 0)
+		return;
+	ls = ac_res_alloc(p->res, out->layer_count * sizeof *ls);
+	if (ls == NULL) {
+		p->err = -ENOMEM;
+		return;
+	}
+	memset(ls, 0, out->layer_count * sizeof *ls);
+	for (size_t i = 0; i < out->layer_count && p->err == 0; i++) {
+		const msgpack_object *l = &arr->via.array.ptr[i], *mask, *ref;
+		const char *loop;
+
+		if (l->type != MSGPACK_OBJECT_MAP) {
+			ac_obj_fail(p, "layers");
+			return;
+		}
+		ls[i].id = (uint32_t)ac_obj_u64(p, l, "layer", 0);
+		ls[i].mode = ac_obj_str(p, l, "mode");
+		ls[i].asset = ac_obj_str(p, l, "asset");
+		ls[i].clip = ac_obj_str(p, l, "clip");
+		ls[i].weight = ac_obj_f64(p, l, "weight", 0);
+		ls[i].target = ac_obj_f64(p, l, "target", 0);
+		ls[i].fade_left = ac_obj_f64(p, l, "fade_left", 0);
+		ls[i].removing = ac_obj_bool(p, l, "removing", 0);
+		ls[i].time = ac_obj_f64(p, l, "time", 0);
+		ls[i].clip_time = ac_obj_f64(p, l, "clip_time", 0);
+		ls[i].speed = ac_obj_f64(p, l, "speed", 1);
+		loop = ac_obj_str(p, l, "loop");
+		ls[i].loop = animc_loop_lookup(loop) > 0 ? (animc_loop)animc_loop_lookup(loop)
+							 : ANIMC_LOOP_DEFAULT;
+		mask = ac_obj_get(l, "mask");
+		if (mask != NULL && mask->type == MSGPACK_OBJECT_ARRAY && mask->via.array.size > 0) {
+			size_t n = mask->via.array.size;
+			const char **joints = ac_res_alloc(p->res, n * sizeof *joints);
+			double *weights = ac_res_alloc(p->res, n * sizeof *weights);
+
+			if (joints == NULL || weights == NULL) {
+				p->err = -ENOMEM;
+				return;
+			}
+			for (size_t k = 0; k < n; k++) {
+				joints[k] = ac_obj_str(p, &mask->via.array.ptr[k], "joint");
+				weights[k] = ac_obj_f64(p, &mask->via.array.ptr[k], "weight", 1);
+			}
+			ls[i].mask_count = n;
+			ls[i].mask_joints = joints;
+			ls[i].mask_weights = weights;
+		}
+		ref = ac_obj_get(l, "reference");
+		if (ref != NULL && ref->type == MSGPACK_OBJECT_MAP) {
+			ls[i].reference_clip = ac_obj_str(p, ref, "clip");
+			ls[i].reference_time = ac_obj_f64(p, ref, "time", 0);
+		}
+	}
+	out->layers = ls;
+}
 
 int ac_play_parse_instance(animc_client *c, struct ac_parse *p, const msgpack_object *o,
 			   animc_instance *out)
@@ -39,13 +104,13 @@ int ac_play_parse_instance(animc_client *c, struct ac_parse *p, const msgpack_ob
 	out->generation = ac_obj_u64(p, o, "generation", 0);
 	out->stream = ac_obj_u64(p, o, "stream", 0);
 	out->channel = out->stream != 0 ? (int32_t)ac_obj_i64(p, o, "channel", -1) : -1;
+	play_parse_layers(p, o, out);
 	if (p->err == 0 && (out->id == 0 || out->asset == NULL))
 		ac_obj_fail(p, "instance");
 	return p->err;
 }
 
-/* A state reply of an existing instance: update the record, translate. */
-static void play_take_state(animc_client *c, animc_instance *st)
+void ac_play_take_state(animc_client *c, animc_instance *st)
 {
 	struct ac_instance *in = ac_instances_by_server(c, st->id);
 
@@ -228,7 +293,7 @@ static int control_reply(animc_client *c, struct ac_call *call, const msgpack_ob
 	call->result = st;
 	rc = ac_play_parse_instance(c, &p, r, st);
 	if (rc == 0)
-		play_take_state(c, st);
+		ac_play_take_state(c, st);
 	return rc;
 }
 
@@ -360,7 +425,7 @@ static int list_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 		return -ENOMEM;
 	for (size_t i = 0; i < n && p.err == 0; i++)
 		if (ac_play_parse_instance(c, &p, &arr->via.array.ptr[i], &items[i]) == 0)
-			play_take_state(c, &items[i]);
+			ac_play_take_state(c, &items[i]);
 	l->count = n;
 	l->instances = items;
 	return p.err;

@@ -70,6 +70,7 @@ void ac_events_handle(animc_client *c, const msgpack_object *msg)
 	e->ev.generation = ac_obj_u64(&p, body, "generation", 0);
 	e->ev.time = ac_obj_f64(&p, body, "time", 0);
 	server_id = ac_obj_u64(&p, body, "instance", 0);
+	e->ev.layer = (uint32_t)ac_obj_u64(&p, body, "layer", 0);
 	/* The protocol names `live`; a daemon that sends only the live
 	 * generation says the same with a non-zero one. */
 	e->ev.live = ac_obj_bool(&p, body, "live", e->ev.generation > 0);

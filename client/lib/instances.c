@@ -58,9 +58,30 @@ static void instances_free_one(struct ac_instance *in)
 	free(in);
 }
 
+/* *field = a copy of value when they differ (a cross-fade changed the
+ * clip); kept as it was when the copy cannot be made. */
+static void instances_renote(char **field, const char *value)
+{
+	char *copy;
+
+	if (value == NULL || (*field != NULL && strcmp(*field, value) == 0))
+		return;
+	copy = strdup(value);
+	if (copy == NULL)
+		return;
+	free(*field);
+	*field = copy;
+}
+
 void ac_instances_note(animc_client *c, struct ac_instance *in, const animc_instance *state)
 {
 	animc_stream *s = state->stream != 0 ? ac_stream_by_id(c, state->stream) : NULL;
+
+	/* What a replay plays: the clip of the last state seen. */
+	instances_renote(&in->asset, state->asset);
+	instances_renote(&in->clip, state->clip);
+	if (state->loop != ANIMC_LOOP_DEFAULT)
+		in->loop = state->loop;
 
 	in->speed = state->speed;
 	in->time = state->time;

@@ -365,6 +365,9 @@ double ac_instances_time_now(const struct ac_instance *in);
  * record updated). */
 int ac_play_parse_instance(animc_client *c, struct ac_parse *p, const msgpack_object *o,
 			   animc_instance *out);
+/* A state reply of an existing instance: update the record, translate the
+ * id. */
+void ac_play_take_state(animc_client *c, animc_instance *st);
 /* Play a remembered instance again on the new daemon (paused if it was);
  * its record gets the new server id. */
 int ac_play_replay(animc_client *c, struct ac_instance *in);

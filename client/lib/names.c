@@ -29,6 +29,8 @@ static const char *const event_names[] = {
 	[ANIMC_EVENT_INSTANCE_STOPPED] = "instance.stopped",
 	[ANIMC_EVENT_SERVER_STOPPING] = "server.stopping",
 	[ANIMC_EVENT_MONITOR_REQUEST] = "monitor.request",
+	[ANIMC_EVENT_INSTANCE_FADED] = "instance.faded",
+	[ANIMC_EVENT_LAYER_ENDED] = "layer.ended",
 };
 
 static const char *const loop_names[] = {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "daemon/anim/pose.h"
+#include "daemon/assets/sampling_layers.h"
 
 const char *const sample_space_names[SAMPLE_SPACE_COUNT] = {
 	[SPACE_LOCAL] = "local",
@@ -192,6 +193,9 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 
 	memset(res, 0, sizeof *res);
 	res->space = req->space;
+	if (a->camera != NULL && req->layer_count > 0)
+		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s is a camera: %s", a->name,
+				     "layers blend skeletal clips");
 	if (a->camera != NULL)
 		return sampling_camera(req, res, err, errlen);
 	if (req->space == SPACE_CAMERA)
@@ -238,6 +242,8 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		clip_apply_root_motion(clip, req->root_motion, &res->clip_time, res->local);
 		res->has_bounds = clip_bounds(clip, res->clip_time.t_ns, res->bounds) == 0;
 		sample_local_to_model(skel, clip, res->local, model);
+	} else if (req->layer_count > 0) {
+		memcpy(res->local, skel->rest, (size_t)skel->joint_count * sizeof *res->local);
 	} else {
 		memcpy(res->local, skel->rest, (size_t)skel->joint_count * sizeof *res->local);
 		/* The bind pose is given in model space: use it as authored. */
@@ -245,6 +251,20 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 			memcpy(model, skel->bind_model, (size_t)skel->joint_count * sizeof *model);
 		else
 			pose_local_to_model(skel, res->local, model);
+	}
+
+	if (req->layer_count > 0) {
+		/* The clip's box and its still joints' exact matrices say
+		 * nothing of a blend: the pose is its TRS. */
+		rc = sampling_layers_apply(req, skel, res->local, err, errlen);
+		if (rc < 0) {
+			free(model);
+			sample_result_free(res);
+			return rc;
+		}
+		res->layer_count = req->layer_count;
+		res->has_bounds = 0;
+		pose_local_to_model(skel, res->local, model);
 	}
 
 	switch (req->space) {
@@ -287,7 +307,8 @@ const mat34 *sample_exact_local(const struct sample_result *r, uint32_t j)
 {
 	const struct skeleton *s = r->skeleton;
 
-	if (s == NULL || s->rest_matrix == NULL || j >= s->joint_count || !s->rest_not_trs[j])
+	if (s == NULL || s->rest_matrix == NULL || j >= s->joint_count || !s->rest_not_trs[j] ||
+	    r->layer_count > 0)
 		return NULL;
 	if (r->clip != NULL) {
 		/* Still in this clip? (still_joints is ascending.) */

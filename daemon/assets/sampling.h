@@ -22,6 +22,36 @@ enum sample_space {
 	SPACE_EMITTERS,                 /* M2 particle emitters */
 };
 
+/*
+ * A layer over the request's clip (blend.h's math): applied bottom-up in
+ * the order given, each to the local pose the ones below it made, before
+ * any space is computed.  `asset` NULL is the request's asset; another one
+ * (an md5anim) must fit the pose's skeleton.  Every clip of the stack is
+ * played with the request's loop mode when it sets one (else its own) and
+ * root-motion mode, at the layer's own time.
+ */
+enum sample_layer_mode {
+	SAMPLE_LAYER_OVERRIDE,
+	SAMPLE_LAYER_ADDITIVE,
+};
+
+struct sample_layer {
+	enum sample_layer_mode mode;
+	const struct asset *asset;      /* NULL: the request's */
+	const char *asset_name;         /* what replies call it; NULL: the request's */
+	const char *clip;               /* NULL for the asset's first */
+	double time;                    /* seconds of playback */
+	float weight;                   /* [0, 1] */
+	uint32_t mask_count;            /* 0: every joint */
+	const char *const *mask_joints; /* subtree roots, by joint name */
+	const float *mask_weights;      /* one per root in [0, 1], or NULL for 1 */
+	const char *ref_clip;           /* additive: the reference pose's clip of
+					   the layer's asset, NULL for the layer's */
+	double ref_time;                /* additive: its time (0: the first frame) */
+};
+
+#define SAMPLE_MAX_LAYERS 16            /* per request */
+
 struct sample_request {
 	const struct asset *asset;      /* the file sampled */
 	const struct asset *mesh;       /* md5mesh supplying bind pose and vertices, or NULL */
@@ -32,6 +62,8 @@ struct sample_request {
 	int loop_set;                   /* 0: use the clip's authored loop mode */
 	enum loop_mode loop;
 	enum root_motion root_motion;
+	uint32_t layer_count;           /* at most SAMPLE_MAX_LAYERS */
+	const struct sample_layer *layers;
 };
 
 struct sample_result {
@@ -49,8 +81,9 @@ struct sample_result {
 	uint32_t emitter_count;             /* SPACE_EMITTERS */
 	const struct emitter *emitters;     /* the asset's definitions */
 	struct emitter_state *emitter_states;
-	int has_bounds;
+	int has_bounds;                     /* the clip's box (not with layers) */
 	float bounds[6];
+	uint32_t layer_count;               /* the request's layers, applied */
 };
 
 #define SAMPLE_SPACE_COUNT (SPACE_EMITTERS + 1)
@@ -81,8 +114,9 @@ void sample_local_to_model(const struct skeleton *s, const struct clip *c,
 enum sample_space sample_default_space(const struct asset *a);
 
 /* Evaluate.  0, or a negative errno with a one-line reason in err:
- * -ENOENT unknown clip, -EOPNOTSUPP a space this asset cannot give,
- * -EINVAL a mesh that is not one or does not fit, -ENOMEM. */
+ * -ENOENT unknown clip or mask joint, -EOPNOTSUPP a space this asset
+ * cannot give (or layers on a camera), -EINVAL a mesh or layer that is not
+ * one or does not fit, a weight out of [0, 1], too many layers, -ENOMEM. */
 int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
 		    size_t errlen);
 void sample_result_free(struct sample_result *res);

@@ -1,5 +1,6 @@
 /*
  * animd sample FILE [--mesh MESH] [--clip NAME] --time SECONDS
+ *              [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
  *              [--space local|model|skin|vertices|camera] [--loop MODE]
  *              [--root-motion raw|in_place] [--json]
  *
@@ -14,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
@@ -95,6 +97,20 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 		json_object_set_new(root, "cycles", json_integer(r->clip_time.cycles));
 		json_object_set_new(root, "root_motion",
 				    json_string(sample_root_motion_name(q->root_motion)));
+	}
+	if (q->layer_count > 0) {
+		json_t *layers = json_array();
+
+		for (uint32_t i = 0; i < q->layer_count; i++) {
+			const struct sample_layer *l = &q->layers[i];
+
+			json_array_append_new(layers, json_pack("{s:s, s:o, s:o, s:o, s:o, s:i}",
+				"mode", l->mode == SAMPLE_LAYER_ADDITIVE ? "additive" : "override",
+				"asset", json_out_string_or_null(l->asset_name ? l->asset_name : q->asset->name),
+				"clip", json_out_string_or_null(l->clip), "time", json_out_number(l->time),
+				"weight", json_out_number(l->weight), "mask", (int)l->mask_count));
+		}
+		json_object_set_new(root, "layers", layers);
 	}
 	if (r->has_bounds)
 		json_object_set_new(root, "bounds", json_pack("{s:o, s:o}",
@@ -186,10 +202,16 @@ static void sample_usage(FILE *f)
 		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] --time SECONDS\n"
 		"                    [--space local|model|skin|vertices|camera|emitters]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
+		"                    [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
 		"  wraps for looping clips.  --mesh supplies the bind pose and vertices for\n"
 		"  an md5anim.  Default space: camera for cameras, else model.  M2 global\n"
-		"  sequences run at --time too; --clip N is sequence N, id=A[.V] animation A.\n");
+		"  sequences run at --time too; --clip N is sequence N, id=A[.V] animation A.\n"
+		"  Layers apply in the order given: --blend lerps clip B at time TB over the\n"
+		"  pose by weight W, --additive adds clip C's difference from its first frame\n"
+		"  (or from --ref clip R at time T); --mask limits the layer before it to the\n"
+		"  subtrees of the joints named (weight W, default 1).  B, C and R are clips\n"
+		"  of FILE, or md5anim files (a name ending in .md5anim).\n");
 }
 
 static int sample_parse_time(const char *s, double *out)
@@ -205,6 +227,108 @@ static int sample_parse_time(const char *s, double *out)
 	return 0;
 }
 
+/* The layers' options, as parsed: files to free, masks in argv order. */
+struct sample_stack {
+	struct sample_layer layers[SAMPLE_MAX_LAYERS];
+	struct asset *files[SAMPLE_MAX_LAYERS];
+	uint32_t count;
+	const char **mask_joints;       /* argc entries, each layer's in a run */
+	float *mask_weights;
+	uint32_t mask_used;
+};
+
+static int sample_is_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 8 && strcmp(name + n - 8, ".md5anim") == 0;
+}
+
+/* NAME:T:W (NAME may hold colons itself), or NAME[:T] for a reference. */
+static int sample_parse_layer(struct sample_stack *st, enum sample_layer_mode mode, char *arg,
+			      char *err, size_t errlen)
+{
+	struct sample_layer *l;
+	char *c2 = strrchr(arg, ':'), *c1;
+	double w;
+
+	if (st->count == SAMPLE_MAX_LAYERS) {
+		snprintf(err, errlen, "at most %d layers", SAMPLE_MAX_LAYERS);
+		return -EINVAL;
+	}
+	if (c2 == NULL || c2 == arg)
+		goto bad;
+	*c2 = '\0';
+	c1 = strrchr(arg, ':');
+	if (c1 == NULL || c1 == arg)
+		goto bad;
+	*c1 = '\0';
+	l = &st->layers[st->count];
+	memset(l, 0, sizeof *l);
+	l->mode = mode;
+	if (sample_parse_time(c1 + 1, &l->time) < 0 || sample_parse_time(c2 + 1, &w) < 0 ||
+	    !(w >= 0.0 && w <= 1.0))
+		goto bad;
+	l->weight = (float)w;
+	if (sample_is_file(arg)) {
+		if (asset_load_file(arg, 0, &st->files[st->count], err, errlen) < 0)
+			return -ENOENT;
+		l->asset = st->files[st->count];
+		l->asset_name = arg;
+	} else {
+		l->clip = arg;
+	}
+	l->mask_joints = st->mask_joints + st->mask_used;
+	l->mask_weights = st->mask_weights + st->mask_used;
+	st->count++;
+	return 0;
+bad:
+	snprintf(err, errlen, "--%s is CLIP:SECONDS:WEIGHT with the weight in [0, 1]",
+		 mode == SAMPLE_LAYER_ADDITIVE ? "additive" : "blend");
+	return -EINVAL;
+}
+
+static int sample_parse_mask(struct sample_stack *st, char *arg, char *err, size_t errlen)
+{
+	char *colon = strrchr(arg, ':');
+	double w = 1.0;
+
+	if (st->count == 0) {
+		snprintf(err, errlen, "--mask follows the --blend or --additive it limits");
+		return -EINVAL;
+	}
+	/* JOINT:W when what follows the last colon is a number. */
+	if (colon != NULL && colon != arg && sample_parse_time(colon + 1, &w) == 0) {
+		if (!(w >= 0.0 && w <= 1.0)) {
+			snprintf(err, errlen, "--mask %s: the weight is in [0, 1]", arg);
+			return -EINVAL;
+		}
+		*colon = '\0';
+	}
+	st->mask_joints[st->mask_used] = arg;
+	st->mask_weights[st->mask_used] = (float)w;
+	st->mask_used++;
+	st->layers[st->count - 1].mask_count++;
+	return 0;
+}
+
+static int sample_parse_ref(struct sample_stack *st, char *arg, char *err, size_t errlen)
+{
+	char *colon = strrchr(arg, ':');
+	struct sample_layer *l = st->count ? &st->layers[st->count - 1] : NULL;
+	double t = 0.0;
+
+	if (l == NULL || l->mode != SAMPLE_LAYER_ADDITIVE) {
+		snprintf(err, errlen, "--ref follows the --additive whose reference pose it names");
+		return -EINVAL;
+	}
+	if (colon != NULL && colon != arg && sample_parse_time(colon + 1, &t) == 0)
+		*colon = '\0';
+	l->ref_clip = arg;
+	l->ref_time = t;
+	return 0;
+}
+
 int offline_sample(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -215,18 +339,35 @@ int offline_sample(int argc, char **argv)
 		{ "loop", required_argument, NULL, 'l' },
 		{ "root-motion", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "blend", required_argument, NULL, 'b' },
+		{ "additive", required_argument, NULL, 'a' },
+		{ "mask", required_argument, NULL, 'k' },
+		{ "ref", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sample_request q = { 0 };
 	struct sample_result r;
+	struct sample_stack st = { .count = 0 };
 	struct asset *a = NULL, *mesh = NULL;
 	const char *mesh_path = NULL, *space = NULL;
 	char err[512];
 	int json = 0, have_time = 0, c, rc = 1;
 
+	st.mask_joints = calloc((size_t)argc + 1, sizeof *st.mask_joints);
+	st.mask_weights = calloc((size_t)argc + 1, sizeof *st.mask_weights);
+	if (st.mask_joints == NULL || st.mask_weights == NULL) {
+		fprintf(stderr, "animd sample: out of memory\n");
+		goto out;
+	}
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int lrc = 0;
+
 		switch (c) {
+		case 'b': lrc = sample_parse_layer(&st, SAMPLE_LAYER_OVERRIDE, optarg, err, sizeof err); break;
+		case 'a': lrc = sample_parse_layer(&st, SAMPLE_LAYER_ADDITIVE, optarg, err, sizeof err); break;
+		case 'k': lrc = sample_parse_mask(&st, optarg, err, sizeof err); break;
+		case 'f': lrc = sample_parse_ref(&st, optarg, err, sizeof err); break;
 		case 'm': mesh_path = optarg; break;
 		case 'c': q.clip = optarg; break;
 		case 's': space = optarg; break;
@@ -234,32 +375,45 @@ int offline_sample(int argc, char **argv)
 		case 't':
 			if (sample_parse_time(optarg, &q.time) < 0) {
 				fprintf(stderr, "animd sample: --time needs a number of seconds, not \"%s\"\n", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			have_time = 1;
 			break;
 		case 'l':
 			if (sample_loop_parse(optarg, &q.loop) < 0) {
 				fprintf(stderr, "animd sample: --loop is loop, once or pingpong, not \"%s\"\n", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			q.loop_set = 1;
 			break;
 		case 'r':
 			if (sample_root_motion_parse(optarg, &q.root_motion) < 0) {
 				fprintf(stderr, "animd sample: --root-motion is raw or in_place, not \"%s\"\n", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			break;
-		case 'h': sample_usage(stdout); return 0;
-		default: sample_usage(stderr); return EXIT_USAGE;
+		case 'h': sample_usage(stdout); rc = 0; goto out;
+		default: sample_usage(stderr); rc = EXIT_USAGE; goto out;
+		}
+		if (lrc == -ENOENT) {
+			fprintf(stderr, "%s\n", err);
+			goto out;
+		}
+		if (lrc < 0) {
+			fprintf(stderr, "animd sample: %s\n", err);
+			rc = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind != argc - 1 || !have_time) {
 		if (!have_time)
 			fprintf(stderr, "animd sample: --time is required\n");
 		sample_usage(stderr);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (asset_load_file(argv[optind], 0, &a, err, sizeof err) < 0 ||
 	    (mesh_path != NULL && asset_load_file(mesh_path, 0, &mesh, err, sizeof err) < 0)) {
@@ -268,6 +422,8 @@ int offline_sample(int argc, char **argv)
 	}
 	q.asset = a;
 	q.mesh = mesh;
+	q.layers = st.layers;
+	q.layer_count = st.count;
 	q.space = sample_default_space(a);
 	if (space != NULL && sample_space_parse(space, &q.space) < 0) {
 		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera or emitters, not \"%s\"\n", space);
@@ -286,6 +442,10 @@ int offline_sample(int argc, char **argv)
 	}
 	sample_result_free(&r);
 out:
+	for (uint32_t i = 0; i < st.count; i++)
+		asset_free(st.files[i]);
+	free(st.mask_joints);
+	free(st.mask_weights);
 	asset_free(a);
 	asset_free(mesh);
 	return rc;

@@ -175,6 +175,8 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 	const struct instance_events instance_events = {
 		.ended = events_instance_ended,
 		.stopped = events_instance_stopped,
+		.faded = events_instance_faded,
+		.layer_ended = events_layer_ended,
 		.ctx = &d->ctl,
 	};
 	int rc;

@@ -14,6 +14,15 @@
  *                     matrices (pose_local_to_skin: both in one pass)
  *   (separate calls)  the same with pose_local_to_model then
  *                     pose_model_to_skin
+ *   cross-fade 2 clips   64 joints: two clips sampled in playback order and
+ *                     blended (blend_override, the weight running 0 -> 1
+ *                     over a second, as a fade does), as an instance with
+ *                     one cross-fade evaluates it
+ *   4 layers          the same plus a masked override (half the joints)
+ *                     and an additive layer with its reference pose
+ *   ...+model+skin    each of those two with the model and skinning
+ *                     matrices, beside sample+model+skin: the cost of a
+ *                     stream's pose
  *
  * The figures come first with the kernels the library picks for this CPU
  * (AVX2+FMA where available), then with the baseline SSE2 ones.
@@ -28,12 +37,14 @@
  * frame (clip_bytes: exact, no allocator overhead).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "daemon/anim/blend.h"
 #include "daemon/anim/clip.h"
 #include "daemon/anim/pose.h"
 #include "daemon/anim/skeleton.h"
@@ -81,29 +92,20 @@ static vec3 random_dir(void)
 struct fixture {
 	struct skeleton *skel;
 	struct clip *clip;
-	struct transform *local;
+	struct clip *more[3];           /* the layers' clips */
+	struct transform *local, *layer, *ref;
+	float *mask;                    /* the masked layer's: half the joints */
 	mat34 *model, *skin;
 };
 
-static void fixture_init(struct fixture *fx, uint32_t n)
+/* A clip of n joints for the skeleton fixture_init makes. */
+static struct clip *bench_clip(uint32_t n)
 {
 	struct clip *c = calloc(1, sizeof *c);
-	struct skeleton *s = skeleton_new(n);
-	uint32_t spine = n / 8 > 4 ? n / 8 : 4;
 
-	if (!c || !s) {
+	if (!c) {
 		fprintf(stderr, "bench_pose: out of memory\n");
 		exit(1);
-	}
-	/* A spine chain, then limbs: chains of 4-8 joints hanging off a random
-	 * earlier joint. */
-	for (uint32_t i = 1; i < n; i++) {
-		if (i < spine)
-			s->parents[i] = (int32_t)i - 1;
-		else if (rnd() < 0.2)
-			s->parents[i] = (int32_t)(rnd() * i);
-		else
-			s->parents[i] = (int32_t)i - 1;
 	}
 	c->joint_count = n;
 	c->frame_count = FRAMES;
@@ -130,18 +132,61 @@ static void fixture_init(struct fixture *fx, uint32_t n)
 			x->s = vec3_make(1, 1, 1);
 		}
 	}
-	memcpy(s->rest, c->frames, n * sizeof *s->rest);
+	return c;
+}
+
+static void fixture_init(struct fixture *fx, uint32_t n)
+{
+	struct skeleton *s = skeleton_new(n);
+	uint32_t spine = n / 8 > 4 ? n / 8 : 4;
+
+	if (!s) {
+		fprintf(stderr, "bench_pose: out of memory\n");
+		exit(1);
+	}
+	/* A spine chain, then limbs: chains of 4-8 joints hanging off a random
+	 * earlier joint. */
+	for (uint32_t i = 1; i < n; i++) {
+		if (i < spine)
+			s->parents[i] = (int32_t)i - 1;
+		else if (rnd() < 0.2)
+			s->parents[i] = (int32_t)(rnd() * i);
+		else
+			s->parents[i] = (int32_t)i - 1;
+	}
+	fx->clip = bench_clip(n);
+	fx->more[0] = fx->more[1] = fx->more[2] = NULL;
+	memcpy(s->rest, fx->clip->frames, n * sizeof *s->rest);
 	if (skeleton_compute_bind(s) != 0) {
 		fprintf(stderr, "bench_pose: out of memory\n");
 		exit(1);
 	}
 	fx->skel = s;
-	fx->clip = c;
 	fx->local = malloc(n * sizeof *fx->local);
+	fx->layer = malloc(n * sizeof *fx->layer);
+	fx->ref = malloc(n * sizeof *fx->ref);
+	fx->mask = malloc(n * sizeof *fx->mask);
 	fx->model = malloc(n * sizeof *fx->model);
 	fx->skin = malloc(n * sizeof *fx->skin);
-	if (!fx->local || !fx->model || !fx->skin) {
+	if (!fx->local || !fx->layer || !fx->ref || !fx->mask || !fx->model || !fx->skin) {
 		fprintf(stderr, "bench_pose: out of memory\n");
+		exit(1);
+	}
+}
+
+/* The layers' clips, drawn after the main one's (so the figures of one
+ * clip see the same data as before there were layers), the additive
+ * layer's reference pose (its first frame) and the mask: the subtree of
+ * the joint half-way down the list. */
+static void fixture_layers(struct fixture *fx)
+{
+	uint32_t n = fx->clip->joint_count, root = n / 2;
+
+	for (int i = 0; i < 3; i++)
+		fx->more[i] = bench_clip(n);
+	memcpy(fx->ref, fx->more[2]->frames, n * sizeof *fx->ref);
+	if (blend_mask_build(fx->skel, 1, &root, NULL, fx->mask) != 0) {
+		fprintf(stderr, "bench_pose: bad mask\n");
 		exit(1);
 	}
 }
@@ -150,12 +195,17 @@ static void fixture_free(struct fixture *fx)
 {
 	skeleton_free(fx->skel);
 	clip_free(fx->clip);
+	for (int i = 0; i < 3; i++)
+		clip_free(fx->more[i]);
 	free(fx->local);
+	free(fx->layer);
+	free(fx->ref);
+	free(fx->mask);
 	free(fx->model);
 	free(fx->skin);
 }
 
-enum kind { PLAYBACK, RANDOM, FULL, FULL_SEPARATE };
+enum kind { PLAYBACK, RANDOM, FULL, FULL_SEPARATE, FADE2, LAYERS4, FADE2_FULL, LAYERS4_FULL };
 
 #define RANDOM_TIMES 4096
 static int64_t random_times[RANDOM_TIMES];
@@ -177,8 +227,21 @@ static float run(struct fixture *fx, enum kind k, long iters, int64_t *elapsed)
 			t = clip_map_time(c, *elapsed, LOOP_LOOP).t_ns;
 		}
 		clip_sample(c, t, fx->local);
+		if (k >= FADE2) {
+			/* A fade's weight runs 0 -> 1 over a second of playback. */
+			float w = (float)(*elapsed % NS_PER_SEC) / (float)NS_PER_SEC;
+
+			clip_sample(fx->more[0], t, fx->layer);
+			blend_override(fx->local, fx->layer, n, w, NULL);
+			if (k == LAYERS4 || k == LAYERS4_FULL) {
+				clip_sample(fx->more[1], t, fx->layer);
+				blend_override(fx->local, fx->layer, n, 0.7f, fx->mask);
+				clip_sample(fx->more[2], t, fx->layer);
+				blend_additive(fx->local, fx->layer, fx->ref, n, 0.5f, NULL);
+			}
+		}
 		sum += fx->local[i % n].r.x;
-		if (k == FULL) {
+		if (k == FULL || k == FADE2_FULL || k == LAYERS4_FULL) {
 			pose_local_to_skin(fx->skel, fx->local, fx->model, fx->skin);
 			sum += fx->skin[i % n].m[1][3];
 		} else if (k == FULL_SEPARATE) {
@@ -241,9 +304,36 @@ static void bench_level(void)
 		fixture_init(&fx, sizes[si]);
 		for (int i = 0; i < RANDOM_TIMES; i++)
 			random_times[i] = (int64_t)(rnd() * (double)fx.clip->duration_ns);
-		for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++)
+		double one = 0, full = 0;
+
+		for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++) {
+			double v = measure(&fx, figures[f].k);
+
+			if (figures[f].k == PLAYBACK)
+				one = v;
+			if (figures[f].k == FULL)
+				full = v;
 			printf("%s %4u joints: %6.1f ns/joint (median of %d)\n", figures[f].label,
-			       sizes[si], measure(&fx, figures[f].k), RUNS);
+			       sizes[si], v, RUNS);
+		}
+		/* Layers: the 64-joint instance. */
+		if (sizes[si] == 64) {
+			static const struct { enum kind k; const char *label; bool full; } layered[] = {
+				{ FADE2, "cross-fade 2 clips", false },
+				{ LAYERS4, "4 layers         ", false },
+				{ FADE2_FULL, "  +model+skin    ", true },
+				{ LAYERS4_FULL, "4 layers+model+skin", true },
+			};
+
+			fixture_layers(&fx);
+			for (size_t f = 0; f < sizeof layered / sizeof layered[0]; f++) {
+				double v = measure(&fx, layered[f].k);
+
+				printf("%s %4u joints: %6.1f ns/joint, %.2fx %s\n", layered[f].label,
+				       sizes[si], v, v / (layered[f].full ? full : one),
+				       layered[f].full ? "sample+model+skin" : "sample playback");
+			}
+		}
 		fixture_free(&fx);
 	}
 }

@@ -43,6 +43,8 @@ EVENT_FIELDS = {
     "instance.ended": {"instance", "asset", "clip", "time"},
     "instance.stopped": {"instance", "asset", "clip", "time", "reason", "message"},
     "server.stopping": set(),
+    "instance.faded": {"instance", "asset", "clip", "time"},
+    "layer.ended": {"instance", "layer", "clip", "time"},
 }
 
 failures = []
@@ -207,6 +209,20 @@ def wire(d):
     # Every event type.
     c.call("play", asset="idle.md5anim", mesh="walker.md5mesh", loop="once")
     c.event("instance.ended")
+    # A cross-fade ends with instance.faded, a layer faded out with layer.ended.
+    r = c.call("play", asset="walker.md5anim", mesh="walker.md5mesh")
+    inst = r[3]["instance"]
+    check(c.call("play", instance=inst, asset="idle.md5anim", fade=0.05)[2] is None,
+          "play on an instance")
+    c.event("instance.faded")
+    r = c.call("layer.add", instance=inst, mask=[{"joints": ["spine"], "weight": 0.5}])
+    check(r[2] is None and r[3]["layers"][0]["mask"] == [{"joint": "spine", "weight": 0.5}],
+          "layer.add")
+    layer = r[3]["layer"] if r[2] is None else 0
+    check(c.call("layer.set", instance=inst, layer=layer, weight=1.0)[2] is None, "layer.set")
+    check(c.call("layer.remove", instance=inst, layer=layer, fade=0.05)[2] is None,
+          "layer.remove")
+    c.event("layer.ended")
     path = os.path.join(d.assets, "walker.md5anim")
     with open(path) as f:
         good = f.read()

@@ -387,8 +387,9 @@ static void test_play_controls(void **state)
 /* ---- events ----------------------------------------------------------- */
 
 struct seen {
-	int count[ANIMC_EVENT_SERVER_STOPPING + 1];
+	int count[ANIMC_EVENT_LAYER_ENDED + 1];
 	uint64_t last_instance;
+	uint32_t last_layer;
 	char last_asset[256];
 	int calls;
 	int errors;
@@ -404,6 +405,7 @@ static void on_event(animc_client *c, const animc_event *ev, void *user)
 	(void)c;
 	s->count[ev->type]++;
 	s->last_instance = ev->instance;
+	s->last_layer = ev->layer;
 	snprintf(s->last_asset, sizeof s->last_asset, "%s", ev->asset ? ev->asset : "");
 }
 
@@ -458,6 +460,101 @@ static void test_events(void **state)
 	sleep_ms(100);
 	animc_client_process(fx->c);
 	assert_int_equal(s.count[ANIMC_EVENT_ASSET_RELOADED], 1);
+}
+
+/* animc_fade and the layer calls: the stack as the states report it, the
+ * events that end a fade and a layer, and the library's own checks. */
+static void test_fade_and_layers(void **state)
+{
+	struct fixture *fx = *state;
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_fade_opts fo = ANIMC_FADE_OPTS_INIT;
+	animc_layer_opts lo = ANIMC_LAYER_OPTS_INIT;
+	const char *joints[2] = { "spine", "l_thigh" };
+	const double weights[2] = { 0.5, 1.0 };
+	struct seen s = { 0 };
+	animc_instance *in;
+	uint32_t layer = 0, additive = 0;
+	uint64_t id;
+
+	animc_client_on_event(fx->c, on_event, &s);
+	expect_ok(fx->c, animc_subscribe(fx->c, ANIMC_EVENTS_ALL, NULL));
+	po.asset = "walker.md5anim";
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	id = in->id;
+	assert_int_equal(in->layer_count, 0);
+	animc_free(in);
+
+	/* A fade: a layer "fade" until it completes, then the new clip. */
+	fo.asset = "idle.md5anim";
+	fo.fade = 0.1;
+	expect_ok(fx->c, animc_fade(fx->c, id, &fo, &in));
+	assert_int_equal(in->layer_count, 1);
+	assert_string_equal(in->layers[0].mode, "fade");
+	assert_string_equal(in->layers[0].asset, "idle.md5anim");
+	assert_true(in->layers[0].target == 1.0);
+	assert_true(in->layers[0].fade_left > 0 && in->layers[0].fade_left <= 0.1);
+	animc_free(in);
+	wait_for(fx->c, &s.count[ANIMC_EVENT_INSTANCE_FADED], 1, 3000);
+	assert_int_equal(s.last_instance, id);
+	assert_string_equal(s.last_asset, "idle.md5anim");
+
+	/* A masked override layer and an additive one. */
+	lo.asset = "walker.md5anim";
+	lo.weight = 0.75;
+	lo.mask_count = 2;
+	lo.mask_joints = joints;
+	lo.mask_weights = weights;
+	expect_ok(fx->c, animc_layer_add(fx->c, id, &lo, &layer, &in));
+	assert_true(layer > 0);
+	assert_int_equal(in->layer_count, 1);
+	assert_int_equal(in->layers[0].id, layer);
+	assert_string_equal(in->layers[0].mode, "override");
+	assert_true(in->layers[0].weight == 0.75);
+	assert_int_equal(in->layers[0].mask_count, 2);
+	assert_string_equal(in->layers[0].mask_joints[0], "spine");
+	assert_true(in->layers[0].mask_weights[0] == 0.5);
+	assert_null(in->layers[0].reference_clip);
+	assert_string_equal(in->clip, "idle");
+	animc_free(in);
+	animc_layer_opts_init(&lo);
+	lo.asset = "walker.md5anim";
+	lo.mode = ANIMC_LAYER_ADDITIVE;
+	lo.reference_time = 0.5;
+	expect_ok(fx->c, animc_layer_add(fx->c, id, &lo, &additive, NULL));
+	expect_ok(fx->c, animc_layer_set(fx->c, id, layer, 0.25, 0, &in));
+	assert_int_equal(in->layer_count, 2);
+	assert_true(in->layers[0].weight == 0.25);
+	assert_string_equal(in->layers[1].mode, "additive");
+	assert_string_equal(in->layers[1].reference_clip, "walker");
+	assert_true(in->layers[1].reference_time == 0.5);
+	animc_free(in);
+
+	/* Removed at once, and fading out: then layer.ended. */
+	expect_ok(fx->c, animc_layer_remove(fx->c, id, additive, 0, &in));
+	assert_int_equal(in->layer_count, 1);
+	animc_free(in);
+	expect_ok(fx->c, animc_layer_remove(fx->c, id, layer, 0.05, &in));
+	assert_true(in->layers[0].removing);
+	animc_free(in);
+	wait_for(fx->c, &s.count[ANIMC_EVENT_LAYER_ENDED], 1, 3000);
+	assert_int_equal(s.last_layer, layer);
+	expect_ok(fx->c, animc_instances_list(fx->c, (animc_instance_list **)&in));
+	animc_free(in);
+
+	/* The daemon's refusals and the library's own. */
+	expect_server_error(fx->c, animc_layer_set(fx->c, id, layer, 1.0, 0, NULL),
+			    ANIMC_ERR_NOT_FOUND, "not_found", "no layer");
+	animc_layer_opts_init(&lo);
+	lo.weight = 3;
+	expect_server_error(fx->c, animc_layer_add(fx->c, id, &lo, NULL, NULL),
+			    ANIMC_ERR_BAD_REQUEST, "bad_request", "weight");
+	lo.weight = 1;
+	expect_server_error(fx->c, animc_layer_add(fx->c, 424242, &lo, NULL, NULL),
+			    ANIMC_ERR_NOT_FOUND, "not_found", "no instance");
+	assert_int_equal(animc_layer_remove(fx->c, id, 1, -1, NULL), -EINVAL);
+	fo.fade = -2;
+	assert_int_equal(animc_fade(fx->c, id, &fo, NULL), -EINVAL);
 }
 
 /* ---- non-blocking use ------------------------------------------------- */
@@ -992,6 +1089,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_controls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fade_and_layers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nonblocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_latest_next, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_x_vertices, setup, teardown),

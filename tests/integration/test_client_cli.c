@@ -293,7 +293,7 @@ static void test_help_everywhere(void **state)
 {
 	static const char *const cmds[] = { "status", "list", "info", "sample", "play", "watch",
 					    "events", "instances", "pause", "resume", "seek",
-					    "speed", "stop" };
+					    "speed", "stop", "layer" };
 	struct fixture *fx = *state;
 	struct run *r;
 	char want[64];
@@ -332,6 +332,40 @@ static void test_play_steered_from_stdin(void **state)
 	free(r);
 	r = run(fx, "quit\n", "play", "walker.md5anim", "--clip", "nope", NULL);
 	expect(r, 1, NULL, "not_found");
+	free(r);
+}
+
+/* Layers and cross-fades typed on play's input; the standalone `layer`
+ * reaches no other connection's instance. */
+static void test_play_layers_from_stdin(void **state)
+{
+	struct fixture *fx = *state;
+	struct run *r;
+
+	r = run(fx, "layer add --clip walker --mask spine:0.5,l_arm --weight 0.5\n"
+		"layer set 1 0.25\nplay idle.md5anim 0\nstate\nlayer remove 1\n"
+		"layer add walker.md5anim --additive --ref walker:0.5\nlayer add --mask nose\n"
+		"layer frobnicate\nplay - 0.2\nquit\n",
+		"--json", "play", "walker.md5anim", NULL);
+	expect(r, 0, "\"layers\":[{\"layer\":1,\"mode\":\"override\",\"asset\":\"walker.md5anim\","
+		   "\"clip\":\"walker\",\"weight\":0.5,", NULL);
+	expect(r, 0, "\"mask\":[{\"joint\":\"spine\",\"weight\":0.5},{\"joint\":\"l_arm\",\"weight\":1}]",
+	       NULL);
+	expect(r, 0, "\"weight\":0.25,", NULL);
+	/* The cut plays the idle pose; the layer above it stays. */
+	expect(r, 0, "\"clip\":\"idle\",", NULL);
+	expect(r, 0, "\"mode\":\"additive\"", NULL);
+	expect(r, 0, "{\"error\":{\"code\":\"not_found\",\"message\":\"mask[0]: no joint named", NULL);
+	expect(r, 0, "\"mode\":\"fade\"", "add, set or remove, not \"frobnicate\"");
+	free(r);
+	r = run(fx, NULL, "layer", "add", "1", "--clip", "walker", NULL);
+	expect(r, 1, NULL, "hint: instances belong to the connection");
+	free(r);
+	r = run(fx, NULL, "layer", "set", "1", NULL);
+	expect(r, 2, NULL, "missing argument");
+	free(r);
+	r = run(fx, NULL, "play", "walker.md5anim", "--fade", "-1", "--no-input", NULL);
+	expect(r, 2, NULL, "--fade is seconds");
 	free(r);
 }
 
@@ -549,6 +583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_everywhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_steered_from_stdin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_play_layers_from_stdin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_until_signal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_and_events_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_escaped, setup, teardown),

@@ -57,12 +57,15 @@ expect_match '^complete -F _animd animd$' "$TMP/out"
 ctl=$BUILD/animctl
 complete_words animctl pl;                    offers_only play "animctl pl"
 complete_words animctl ""
-for c in status list info sample play watch events instances pause resume seek speed stop; do
+for c in status list info sample play watch events instances pause resume seek speed stop layer; do
 	offers "$c" "animctl"
 done
 complete_words animctl --j;                   offers_only --json "animctl --j"
 complete_words animctl play --pi;             offers_only --pingpong "animctl play --pi"
 complete_words animctl play x --no;           offers_only --no-input "animctl play x --no"
+complete_words animctl play x --sy;           offers_only --sync "animctl play x --sy"
+complete_words animctl layer a;              offers_only add "animctl layer a"
+complete_words animctl layer add 1 --add;    offers_only --additive "animctl layer add 1 --add"
 complete_words animctl watch x --view "";     offers front "animctl watch x --view"
 complete_words animctl sample x --space em;   offers_only emitters "animctl sample x --space em"
 complete_words animctl sample x --loop p;     offers_only pingpong "animctl sample x --loop p"

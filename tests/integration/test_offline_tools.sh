@@ -159,6 +159,74 @@ expect_status 1 s "$demo/walker.md5anim" --mesh "$demo/walker.md5anim" --time 0
 expect_status 2 s "$demo/walker.md5anim" --time soon
 expect_status 2 s "$demo/walker.md5anim" --time 0 --space sideways
 
+# Layers (sample --blend, --mask, --additive, --ref): each stack against
+# the blend worked out here, in jq, from single-clip --space local samples
+# (blend.h's formulas: lerp, nlerp on the shortest hemisphere, additive
+# d = layer * ref^-1 applied before the pose's rotation).
+BLENDJQ='
+def lerp($a; $b; $w): [range(0; $a | length)] | map($a[.] * (1 - $w) + $b[.] * $w);
+def dot($a; $b): [range(0; 4)] | map($a[.] * $b[.]) | add;
+def unit($q): (dot($q; $q) | sqrt) as $n | $q | map(. / $n);
+def nlerp($a; $b; $w): (if dot($a; $b) < 0 then $b | map(-.) else $b end) as $c | unit(lerp($a; $c; $w));
+def qmul($a; $b): [$a[3]*$b[0] + $a[0]*$b[3] + $a[1]*$b[2] - $a[2]*$b[1], $a[3]*$b[1] - $a[0]*$b[2] + $a[1]*$b[3] + $a[2]*$b[0],
+	$a[3]*$b[2] + $a[0]*$b[1] - $a[1]*$b[0] + $a[2]*$b[3], $a[3]*$b[3] - $a[0]*$b[0] - $a[1]*$b[1] - $a[2]*$b[2]];
+def conj($q): [-$q[0], -$q[1], -$q[2], $q[3]];
+def over($p; $l; $w): {t: lerp($p.t; $l.t; $w), r: nlerp($p.r; $l.r; $w), s: lerp($p.s; $l.s; $w)};
+def add($p; $l; $ref; $w): qmul($l.r; conj($ref.r)) as $e | (if $e[3] < 0 then $e | map(-.) else $e end) as $d |
+	{t: [range(0; 3)] | map($p.t[.] + $w * ($l.t[.] - $ref.t[.])),
+	 r: qmul(nlerp([0, 0, 0, 1]; $d; $w); $p.r),
+	 s: [range(0; 3)] | map($p.s[.] * (1 + $w * ((if $ref.s[.] != 0 then $l.s[.] / $ref.s[.] else 1 end) - 1)))};
+def near($a; $b): [range(0; $a | length)] | all(($a[.] - $b[.]) | fabs < 2e-5);
+def same($x; $y): near($x.t; $y.t) and near($x.r; $y.r) and near($x.s; $y.s);
+'
+# Single clips: the walker at 0.3 and 0.6 and at its first frame, the
+# (still) idle pose.
+wm="--mesh $demo/walker.md5mesh"
+"$ANIMD" sample "$demo/walker.md5anim" $wm --time 0.3 --space local --json >"$TMP/b_w3.json" && ok || bad "sample walker 0.3"
+"$ANIMD" sample "$demo/walker.md5anim" $wm --time 0.6 --space local --json >"$TMP/b_w6.json" && ok || bad "sample walker 0.6"
+"$ANIMD" sample "$demo/walker.md5anim" $wm --time 0 --space local --json >"$TMP/b_w0.json" && ok || bad "sample walker 0"
+"$ANIMD" sample "$demo/idle.md5anim" $wm --time 0 --space local --json >"$TMP/b_idle.json" && ok || bad "sample idle"
+# An override of the idle pose, half, on the spine's subtree; the left leg
+# a quarter (a per-root weight); every other joint keeps the walk.
+expect_status 0 s "$demo/walker.md5anim" $wm --time 0.3 --blend "$demo/idle.md5anim:0:0.5" --mask spine --mask l_thigh:0.25 --space local
+expect_jq '(.layers | length) == 1 and (.layers[0] | .mode == "override" and (.asset | endswith("/idle.md5anim")) and .clip == null and .time == 0 and .weight == 0.5 and .mask == 2) and .bounds == null' "$TMP/out"
+jq -s '{got: .[0], w: .[1], i: .[2]}' "$TMP/out" "$TMP/b_w3.json" "$TMP/b_idle.json" >"$TMP/b_case.json"
+expect_jq "$BLENDJQ"'
+	. as $c | ({spine: 0.5, head: 0.5, l_arm: 0.5, r_arm: 0.5, l_thigh: 0.125, l_shin: 0.125}) as $m |
+	[range(0; 10)] | map($c.got.joints[.] as $g | $c.w.joints[.] as $w | $c.i.joints[.] as $i |
+		if $m[$g.name] then same($g; over($w; $i; $m[$g.name])) else $g == $w end) |
+	all and length == 10' "$TMP/b_case.json"
+# The difference is real: the masked spine moved, the walk alone differs.
+expect_jq '.got.joints[2].r != .w.joints[2].r' "$TMP/b_case.json"
+# Two layers bottom-up: the idle pose at 0.7 everywhere, then the walk at
+# 0.6 added at 0.5 against its first frame.
+expect_status 0 s "$demo/walker.md5anim" $wm --time 0.3 --blend "$demo/idle.md5anim:0:0.7" --additive "$demo/walker.md5anim:0.6:0.5" --space local
+jq -s '{got: .[0], w: .[1], i: .[2], a: .[3], ref: .[4]}' "$TMP/out" "$TMP/b_w3.json" "$TMP/b_idle.json" "$TMP/b_w6.json" "$TMP/b_w0.json" >"$TMP/b_case.json"
+expect_jq "$BLENDJQ"'
+	. as $c | [range(0; 10)] | map(over($c.w.joints[.]; $c.i.joints[.]; 0.7) as $p |
+		same($c.got.joints[.]; add($p; $c.a.joints[.]; $c.ref.joints[.]; 0.5))) | all' "$TMP/b_case.json"
+# A named reference pose (--ref): the walk at 0.6 over itself adds nothing.
+expect_status 0 s "$demo/walker.md5anim" $wm --time 0.3 --additive "$demo/walker.md5anim:0.6:1" --ref walker:0.6 --space local
+jq -s '{got: .[0], w: .[1]}' "$TMP/out" "$TMP/b_w3.json" >"$TMP/b_case.json"
+expect_jq "$BLENDJQ"'. as $c | [range(0; 10)] | map(same($c.got.joints[.]; $c.w.joints[.])) | all' "$TMP/b_case.json"
+# Clips of the same file by name (an M2's sequences), in model space too.
+expect_status 0 s "$demo/lantern.m2" --clip 0 --time 0.4 --blend 0:1.2:0.5 --space model
+expect_jq '.layers[0].clip == "0" and (.joints | length) > 0' "$TMP/out"
+# Refusals: a bad layer is a usage error (2), an unknown clip or joint, a
+# skeleton that does not fit, layers on a camera are errors (1).
+expect_status 2 s "$demo/walker.md5anim" --time 0 --blend walker:0:1.5
+expect_match 'CLIP:SECONDS:WEIGHT' "$TMP/err"
+expect_status 2 s "$demo/walker.md5anim" --time 0 --mask spine
+expect_status 2 s "$demo/walker.md5anim" --time 0 --blend walker:0:1 --ref walker
+expect_status 1 s "$demo/walker.md5anim" --time 0 --blend nope:0:1
+expect_match 'layer 0: .* has no clip named "nope"' "$TMP/err"
+expect_status 1 s "$demo/walker.md5anim" --time 0 --blend walker:0:1 --mask nose
+expect_match 'layer 0: mask: no joint named "nose"' "$TMP/err"
+expect_status 1 s "$demo/walker.md5anim" $wm --time 0 --blend "$TMP/renamed.md5anim:0:1"
+expect_match 'layer 0: .* does not fit' "$TMP/err"
+expect_status 1 s "$demo/orbit.md5camera" --time 0 --blend orbit:0:1
+expect_match 'is a camera' "$TMP/err"
+
 # A DirectX .x file (tests/fixtures/x/arm.x): skeleton, skinned mesh and a
 # keyed clip in one file; the lower bone turns 90 degrees about Z in 1 s.
 arm=tests/fixtures/x/arm.x

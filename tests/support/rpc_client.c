@@ -128,6 +128,14 @@ static void rpc_pack_params(msgpack_packer *pk, const char *fmt, va_list ap)
 			}
 			break;
 		}
+		case 'O': {
+			/* One value packed already (maps, nested arrays): its
+			 * bytes appended as they are (str_body writes raw). */
+			const msgpack_sbuffer *b = va_arg(ap, const msgpack_sbuffer *);
+
+			msgpack_pack_str_body(pk, b->data, b->size);
+			break;
+		}
 		default: msgpack_pack_nil(pk); break;
 		}
 		p = colon + 2;

@@ -53,7 +53,8 @@ void rpc_client_close(struct rpc_client *c);
  * Call a method.  `fmt` lists the named parameters as "key:T key:T ...",
  * T one of s (const char *), i (int64_t), u (uint64_t), d (double),
  * b (int as bool), n (nil, no vararg), S (NULL-terminated const char **
- * as an array of strings).  fmt NULL or "" sends an empty params array.
+ * as an array of strings), O (const msgpack_sbuffer * holding one value
+ * packed already: maps, nested arrays).  fmt NULL or "" sends an empty params array.
  * Returns 0 when a reply arrived (check reply->error), -errno on I/O
  * failure or timeout.  Free the reply with rpc_reply_free.
  */

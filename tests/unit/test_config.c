@@ -53,9 +53,11 @@ static void perturbed(struct config *cfg)
 		{ "socket.mode", "0600" },
 		{ "socket.group", "wheel" },
 		{ "streams.publish_rate_hz", "30" },
+		{ "playback.default_fade_ms", "250" },
 		{ "limits.max_message_bytes", "2M" },
 		{ "limits.max_connections", "3" },
 		{ "limits.max_instances_per_connection", "5" },
+		{ "limits.max_layers_per_instance", "3" },
 		{ "limits.max_streams_per_connection", "2" },
 		{ "limits.max_asset_bytes", "1G" },
 		{ "limits.max_output_bytes_per_connection", "16M" },
@@ -93,6 +95,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.max_message_bytes, 1 << 20);
 	assert_int_equal(c.max_connections, 64);
 	assert_int_equal(c.max_instances_per_connection, 1024);
+	assert_int_equal(c.max_layers_per_instance, 8);
+	assert_int_equal(c.default_fade_ms, 0);
 	assert_int_equal(c.max_streams_per_connection, 16);
 	assert_int_equal(c.max_asset_bytes, 256u << 20);
 	assert_int_equal(c.max_output_bytes_per_connection, 32u << 20);
@@ -187,10 +191,10 @@ static void test_error_unknown(void **state)
 	expect_error("[limits]\nmax_connections = 3\nfoo = 1\n",
 		     "t.ini:3: unknown key \"foo\" in [limits]");
 	expect_error("; x\n[limitz]\n",
-		     "t.ini:2: unknown section [limitz] (known: assets, socket, streams, limits, "
-		     "reload, log, xfile)");
+		     "t.ini:2: unknown section [limitz] (known: assets, socket, streams, playback, "
+		     "limits, reload, log, xfile)");
 	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits] (known: assets, socket, "
-				   "streams, limits, reload, log, xfile)");
+				   "streams, playback, limits, reload, log, xfile)");
 	/* The key exists, in another section. */
 	expect_error("[socket]\nlevel = info\n", "t.ini:2: unknown key \"level\" in [socket]");
 	expect_error("level = info\n", "t.ini:1: key \"level\" comes before any [section]");
@@ -457,6 +461,8 @@ static void test_flags_override(void **state)
 static void test_live_classification(void **state)
 {
 	const uint32_t live = CONFIG_BIT(CONFIG_PUBLISH_RATE_HZ) |
+			      CONFIG_BIT(CONFIG_PLAYBACK_FADE_MS) |
+			      CONFIG_BIT(CONFIG_MAX_LAYERS_PER_INSTANCE) |
 			      CONFIG_BIT(CONFIG_MAX_MESSAGE_BYTES) |
 			      CONFIG_BIT(CONFIG_MAX_CONNECTIONS) |
 			      CONFIG_BIT(CONFIG_MAX_INSTANCES_PER_CONNECTION) |

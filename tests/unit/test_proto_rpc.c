@@ -1293,6 +1293,73 @@ static void test_arg_strings(void **state)
 	argfix_end(&f);
 }
 
+/* Nested maps: bound for their own getters and finish, their errors named
+ * by place; an array of them; bad keys refused as at the top level. */
+static void test_arg_maps(void **state)
+{
+	struct argfix f;
+	struct rpc_args sub, subs[3];
+	double w = 0;
+	size_t n = 99;
+
+	(void)state;
+	ARG1(&f, "reference", (msgpack_pack_map(&f.o.pk, 2), put_str(&f.o, "clip"),
+			       put_str(&f.o, "idle"), put_str(&f.o, "time"),
+			       msgpack_pack_double(&f.o.pk, 0.5)));
+	assert_int_equal(rpc_args_map(&f.a, "reference", RPC_OPTIONAL, &sub), 1);
+	assert_int_equal(rpc_args_double(&sub, "time", RPC_REQUIRED, &w), 1);
+	assert_true(w == 0.5);
+	/* "clip" not asked for: the sub's finish names it and where it is. */
+	assert_int_equal(rpc_args_finish(&sub), -EINVAL);
+	assert_string_equal(f.err.message, "play: reference: unknown argument \"clip\"");
+	assert_int_equal(rpc_args_finish(&f.a), 0);
+	argfix_end(&f);
+
+	ARG1(&f, "mask", (msgpack_pack_array(&f.o.pk, 2),
+			  msgpack_pack_map(&f.o.pk, 1), put_str(&f.o, "weight"), msgpack_pack_double(&f.o.pk, 1),
+			  msgpack_pack_map(&f.o.pk, 1), put_str(&f.o, "weight"), put_str(&f.o, "heavy")));
+	assert_int_equal(rpc_args_maps(&f.a, "mask", RPC_REQUIRED, subs, 3, &n), 1);
+	assert_int_equal(n, 2);
+	assert_int_equal(rpc_args_double(&subs[0], "weight", RPC_REQUIRED, &w), 1);
+	assert_int_equal(rpc_args_finish(&subs[0]), 0);
+	assert_int_equal(rpc_args_double(&subs[1], "weight", RPC_REQUIRED, &w), -EINVAL);
+	assert_string_equal(f.err.message,
+			    "play: mask[1]: \"weight\" must be a number, got a string");
+	argfix_end(&f);
+
+	ARG1(&f, "mask", (msgpack_pack_array(&f.o.pk, 1), msgpack_pack_int(&f.o.pk, 3)));
+	n = 99;
+	assert_int_equal(rpc_args_maps(&f.a, "mask", RPC_REQUIRED, subs, 3, &n), -EINVAL);
+	assert_int_equal(n, 99);
+	expect_arg_error(&f, "play: \"mask\"[0] must be a map, got an integer");
+	argfix_end(&f);
+
+	ARG1(&f, "mask", (msgpack_pack_array(&f.o.pk, 4), msgpack_pack_map(&f.o.pk, 0),
+			  msgpack_pack_map(&f.o.pk, 0), msgpack_pack_map(&f.o.pk, 0),
+			  msgpack_pack_map(&f.o.pk, 0)));
+	assert_int_equal(rpc_args_maps(&f.a, "mask", RPC_REQUIRED, subs, 3, &n), -EINVAL);
+	expect_arg_error(&f, "play: \"mask\" has too many elements (4, at most 3)");
+	argfix_end(&f);
+
+	ARG1(&f, "reference", (msgpack_pack_map(&f.o.pk, 1), msgpack_pack_int(&f.o.pk, 1),
+			       msgpack_pack_int(&f.o.pk, 2)));
+	assert_int_equal(rpc_args_map(&f.a, "reference", RPC_REQUIRED, &sub), -EINVAL);
+	expect_arg_error(&f, "play: \"reference\": keys must be strings, got an integer");
+	argfix_end(&f);
+
+	ARG1(&f, "reference", (msgpack_pack_map(&f.o.pk, 2), put_str(&f.o, "t"),
+			       msgpack_pack_int(&f.o.pk, 1), put_str(&f.o, "t"),
+			       msgpack_pack_int(&f.o.pk, 2)));
+	assert_int_equal(rpc_args_map(&f.a, "reference", RPC_REQUIRED, &sub), -EINVAL);
+	expect_arg_error(&f, "play: \"reference\": key \"t\" given twice");
+	argfix_end(&f);
+
+	ARG1(&f, "reference", put_str(&f.o, "idle"));
+	assert_int_equal(rpc_args_map(&f.a, "reference", RPC_REQUIRED, &sub), -EINVAL);
+	expect_arg_error(&f, "play: \"reference\" must be a map, got a string");
+	argfix_end(&f);
+}
+
 static void test_arg_enum_mask(void **state)
 {
 	struct argfix f;
@@ -1626,6 +1693,7 @@ int main(void)
 		cmocka_unit_test(test_arg_bool),
 		cmocka_unit_test(test_arg_enum),
 		cmocka_unit_test(test_arg_strings),
+		cmocka_unit_test(test_arg_maps),
 		cmocka_unit_test(test_arg_enum_mask),
 		cmocka_unit_test(test_encode_response),
 		cmocka_unit_test(test_encode_error),

@@ -3,7 +3,8 @@
  * the daemon dispatches has a section, every section names a real method,
  * and every event type and error code is documented; the stats section's
  * table lists exactly the fields the daemon packs (method_stats_fields),
- * each with a type and a meaning.
+ * each with a type and a meaning, and so does the layer table of
+ * layer.add's (instance_pack_layer_fields).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "daemon/service/control/dispatch.h"
+#include "daemon/service/control/instance_pack.h"
 #include "proto/animd_proto.h"
 
 static char *doc;
@@ -138,24 +140,23 @@ static char *section_of(const char *name)
 	return text;
 }
 
-static bool stats_field_known(const char *name, size_t len)
+static bool field_known(const char *const *fields, const char *name, size_t len)
 {
-	for (size_t i = 0; method_stats_fields[i] != NULL; i++)
-		if (strlen(method_stats_fields[i]) == len &&
-		    strncmp(method_stats_fields[i], name, len) == 0)
+	for (size_t i = 0; fields[i] != NULL; i++)
+		if (strlen(fields[i]) == len && strncmp(fields[i], name, len) == 0)
 			return true;
 	return false;
 }
 
-static void test_stats_fields_documented(void **state)
+/* Every row "| `field` | type | meaning |" of the section of `method`
+ * names one of `fields` and has a type and a meaning, and every one of
+ * `fields` has its row. */
+static void check_field_table(const char *method, const char *const *fields)
 {
-	char *sec = section_of("stats");
-	unsigned rows = 0, fields = 0;
+	char *sec = section_of(method);
+	unsigned rows = 0, count = 0;
 
-	(void)state;
 	assert_non_null(sec);
-	/* Every row "| `field` | type | meaning |" names a field the daemon
-	 * packs, and has a type and a meaning. */
 	for (const char *line = sec; line != NULL; line = strchr(line, '\n')) {
 		const char *name, *tick, *type, *meaning;
 
@@ -165,9 +166,9 @@ static void test_stats_fields_documented(void **state)
 		name = line + 3;
 		tick = strchr(name, '`');
 		assert_non_null(tick);
-		if (!stats_field_known(name, (size_t)(tick - name)))
-			fail_msg("PROTOCOL.md's stats table lists %.*s, which the daemon does not send",
-				 (int)(tick - name), name);
+		if (!field_known(fields, name, (size_t)(tick - name)))
+			fail_msg("PROTOCOL.md's %s table lists %.*s, which the daemon does not send",
+				 method, (int)(tick - name), name);
 		type = strstr(tick, " | ");
 		assert_non_null(type);
 		meaning = strstr(type + 3, " | ");
@@ -176,17 +177,29 @@ static void test_stats_fields_documented(void **state)
 		assert_true(strlen(meaning) > 6 && meaning[3] != '|'); /* a meaning */
 		rows++;
 	}
-	/* And every field the daemon packs has its row. */
-	for (size_t i = 0; method_stats_fields[i] != NULL; i++) {
+	for (size_t i = 0; fields[i] != NULL; i++) {
 		char needle[96];
 
-		snprintf(needle, sizeof needle, "\n| `%s` |", method_stats_fields[i]);
+		snprintf(needle, sizeof needle, "\n| `%s` |", fields[i]);
 		if (strstr(sec, needle) == NULL)
-			fail_msg("PROTOCOL.md's stats table has no row for %s", method_stats_fields[i]);
-		fields++;
+			fail_msg("PROTOCOL.md's %s table has no row for %s", method, fields[i]);
+		count++;
 	}
-	assert_int_equal(rows, fields);
+	assert_int_equal(rows, count);
 	free(sec);
+}
+
+static void test_stats_fields_documented(void **state)
+{
+	(void)state;
+	check_field_table("stats", method_stats_fields);
+}
+
+/* The layer map of the instance state, in layer.add's section. */
+static void test_layer_fields_documented(void **state)
+{
+	(void)state;
+	check_field_table("layer.add", instance_pack_layer_fields);
 }
 
 int main(void)
@@ -196,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_every_heading_is_a_method),
 		cmocka_unit_test(test_events_and_errors_documented),
 		cmocka_unit_test(test_stats_fields_documented),
+		cmocka_unit_test(test_layer_fields_documented),
 	};
 
 	return cmocka_run_group_tests(tests, load_doc, free_doc);

@@ -66,6 +66,8 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 					   0, false),
 	[CONFIG_PUBLISH_RATE_HZ] = CONFIG_KEY("streams", "publish_rate_hz", CONFIG_TYPE_COUNT,
 					      publish_rate_hz, 1, 1000, true),
+	[CONFIG_PLAYBACK_FADE_MS] = CONFIG_KEY("playback", "default_fade_ms", CONFIG_TYPE_COUNT,
+					      default_fade_ms, 0, 60000, true),
 	[CONFIG_MAX_MESSAGE_BYTES] = CONFIG_KEY("limits", "max_message_bytes", CONFIG_TYPE_BYTES,
 						max_message_bytes, KIB, 64 * MIB, true),
 	[CONFIG_MAX_CONNECTIONS] = CONFIG_KEY("limits", "max_connections", CONFIG_TYPE_COUNT,
@@ -74,6 +76,9 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 							   CONFIG_TYPE_COUNT,
 							   max_instances_per_connection, 1,
 							   1048576, true),
+	[CONFIG_MAX_LAYERS_PER_INSTANCE] = CONFIG_KEY("limits", "max_layers_per_instance",
+						      CONFIG_TYPE_COUNT, max_layers_per_instance,
+						      1, 64, true),
 	[CONFIG_MAX_STREAMS_PER_CONNECTION] = CONFIG_KEY("limits", "max_streams_per_connection",
 							 CONFIG_TYPE_COUNT,
 							 max_streams_per_connection, 1, 1024,
@@ -102,10 +107,10 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 
 /* In file order; every config_keys[].section is one of these. */
 static const char *const config_sections[] = {
-	"assets", "socket", "streams", "limits", "reload", "log", "xfile",
+	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile",
 };
 #define CONFIG_SECTION_COUNT (sizeof config_sections / sizeof config_sections[0])
-#define CONFIG_SECTION_LIST "assets, socket, streams, limits, reload, log, xfile"
+#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile"
 
 /* Quoted values in messages: escaped like a log line (no newline reaches a
  * log), with '"' as \", and cut, so a 4 KiB garbage value gives a readable
@@ -171,6 +176,8 @@ void config_defaults(struct config *cfg)
 	cfg->max_message_bytes = CONFIG_DEFAULT_MAX_MESSAGE_BYTES;
 	cfg->max_connections = CONFIG_DEFAULT_MAX_CONNECTIONS;
 	cfg->max_instances_per_connection = CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION;
+	cfg->max_layers_per_instance = CONFIG_DEFAULT_MAX_LAYERS_PER_INSTANCE;
+	cfg->default_fade_ms = CONFIG_DEFAULT_PLAYBACK_FADE_MS;
 	cfg->max_streams_per_connection = CONFIG_DEFAULT_MAX_STREAMS_PER_CONNECTION;
 	cfg->max_asset_bytes = CONFIG_DEFAULT_MAX_ASSET_BYTES;
 	cfg->max_output_bytes_per_connection = CONFIG_DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION;

@@ -58,6 +58,8 @@
 #define CONFIG_DEFAULT_MAX_MESSAGE_BYTES ((size_t)1 << 20)
 #define CONFIG_DEFAULT_MAX_CONNECTIONS 64u
 #define CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION 1024u
+#define CONFIG_DEFAULT_MAX_LAYERS_PER_INSTANCE 8u
+#define CONFIG_DEFAULT_PLAYBACK_FADE_MS 0u
 #define CONFIG_DEFAULT_MAX_STREAMS_PER_CONNECTION 16u
 #define CONFIG_DEFAULT_MAX_ASSET_BYTES ((size_t)256 << 20)
 #define CONFIG_DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION ((size_t)32 << 20)
@@ -81,10 +83,15 @@ struct config {
 	/* [streams] */
 	uint32_t publish_rate_hz;               /* publish_rate_hz: ticked streams per second */
 
+	/* [playback] */
+	uint32_t default_fade_ms;               /* default_fade_ms: a play on an instance
+						   without "fade" (M2: its blend_ms) */
+
 	/* [limits] */
 	size_t max_message_bytes;               /* one msgpack-RPC message, either way */
 	uint32_t max_connections;               /* clients at once; more are refused */
 	uint32_t max_instances_per_connection;
+	uint32_t max_layers_per_instance;       /* layers and fades in one instance's stack */
 	uint32_t max_streams_per_connection;
 	size_t max_asset_bytes;                 /* largest asset file loaded */
 	size_t max_output_bytes_per_connection; /* buffered for a slow reader before
@@ -114,9 +121,11 @@ enum config_field {
 	CONFIG_SOCKET_MODE,
 	CONFIG_SOCKET_GROUP,
 	CONFIG_PUBLISH_RATE_HZ,
+	CONFIG_PLAYBACK_FADE_MS,
 	CONFIG_MAX_MESSAGE_BYTES,
 	CONFIG_MAX_CONNECTIONS,
 	CONFIG_MAX_INSTANCES_PER_CONNECTION,
+	CONFIG_MAX_LAYERS_PER_INSTANCE,
 	CONFIG_MAX_STREAMS_PER_CONNECTION,
 	CONFIG_MAX_ASSET_BYTES,
 	CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION,

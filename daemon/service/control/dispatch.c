@@ -25,6 +25,9 @@ static const method_fn handlers[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_STREAM_CLOSE] = method_stream_close,
 	[PROTO_METHOD_STATS] = method_stats,
 	[PROTO_METHOD_MONITOR] = method_monitor,
+	[PROTO_METHOD_LAYER_ADD] = method_layer_add,
+	[PROTO_METHOD_LAYER_SET] = method_layer_set,
+	[PROTO_METHOD_LAYER_REMOVE] = method_layer_remove,
 };
 
 /* Methods that answer later (or with a descriptor) on success: their

@@ -49,6 +49,9 @@ enum dispatch_result method_stream_open(struct session *, const struct rpc_reque
 enum dispatch_result method_stream_close(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 enum dispatch_result method_stats(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 enum dispatch_result method_monitor(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_layer_add(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_layer_set(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_layer_remove(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 
 /* Every field of the stats result, as PROTOCOL.md's table names them
  * ("streams[].ticks"), NULL-terminated: the unit test checks the document

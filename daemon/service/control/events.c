@@ -103,6 +103,33 @@ void events_instance_stopped(void *ctx, const struct instance *in, const char *r
 	events_instance(PROTO_EVENT_INSTANCE_STOPPED, in, reason, message);
 }
 
+void events_instance_faded(void *ctx, const struct instance *in)
+{
+	(void)ctx;
+	events_instance(PROTO_EVENT_INSTANCE_FADED, in, NULL, NULL);
+}
+
+void events_layer_ended(void *ctx, const struct instance *in, uint32_t layer, const char *clip)
+{
+	struct session *s = session_of_owner(in->owner);
+	struct rpc_out out = RPC_OUT_INIT;
+
+	(void)ctx;
+	rpc_put_event(&out, PROTO_EVENT_LAYER_ENDED, 4);
+	rpc_put_lit(&out, "instance");
+	rpc_put_uint(&out, in->id);
+	rpc_put_lit(&out, "layer");
+	rpc_put_uint(&out, layer);
+	rpc_put_lit(&out, "clip");
+	rpc_put_cstr(&out, clip);
+	rpc_put_lit(&out, "time");
+	rpc_put_double(&out, time_to_seconds(instance_time(in)));
+	if (!s->closing && (s->subscriptions & (UINT64_C(1) << PROTO_EVENT_LAYER_ENDED)) &&
+	    !rpc_out_failed(&out))
+		session_send(s, out.data, out.len);
+	rpc_out_free(&out);
+}
+
 void events_server_stopping(struct control *ctl)
 {
 	struct rpc_out out = RPC_OUT_INIT;

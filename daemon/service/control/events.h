@@ -21,6 +21,10 @@ void events_instance_ended(void *ctx, const struct instance *in);
 /* reason: a stable code (PROTOCOL.md); message: one line for people. */
 void events_instance_stopped(void *ctx, const struct instance *in, const char *reason,
 			     const char *message);
+/* instance.faded: a cross-fade completed; layer.ended: a layer faded out
+ * and is gone. */
+void events_instance_faded(void *ctx, const struct instance *in);
+void events_layer_ended(void *ctx, const struct instance *in, uint32_t layer, const char *clip);
 /* To every connection, subscribed or not: the daemon is shutting down. */
 void events_server_stopping(struct control *ctl);
 

@@ -116,6 +116,141 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 	return DISPATCH_DEFERRED;
 }
 
+/* The layers of a sample request, parsed: the strings they point at are
+ * copies (the request's are not NUL-terminated), freed together. */
+#define SAMPLE_RPC_MASK_JOINTS 64       /* per layer */
+#define SAMPLE_RPC_MASK_GROUPS 16       /* per layer */
+
+struct sample_stack {
+	struct sample_layer layers[SAMPLE_MAX_LAYERS];
+	const char *joints[SAMPLE_MAX_LAYERS][SAMPLE_RPC_MASK_JOINTS];
+	float weights[SAMPLE_MAX_LAYERS][SAMPLE_RPC_MASK_JOINTS];
+	char *owned[SAMPLE_MAX_LAYERS * (SAMPLE_RPC_MASK_JOINTS + 2)];
+	size_t owned_count;
+	size_t count;
+};
+
+static void sample_stack_free(struct sample_stack *st)
+{
+	for (size_t i = 0; i < st->owned_count; i++)
+		free(st->owned[i]);
+	free(st);
+}
+
+static const char *sample_stack_copy(struct sample_stack *st, const struct rpc_str *v)
+{
+	char *c = strndup(v->ptr, v->len);
+
+	if (c != NULL)
+		st->owned[st->owned_count++] = c;
+	return c;
+}
+
+/* One layer's mask groups. 0, or -1 with err. */
+static int sample_parse_mask(struct sample_stack *st, size_t i, struct rpc_args *groups,
+			     size_t ngroups, struct rpc_error *err)
+{
+	struct sample_layer *l = &st->layers[i];
+
+	for (size_t g = 0; g < ngroups; g++) {
+		struct rpc_str joints[SAMPLE_RPC_MASK_JOINTS];
+		size_t nj = 0;
+		double w = 1.0;
+
+		rpc_args_strings(&groups[g], "joints", RPC_REQUIRED, joints, SAMPLE_RPC_MASK_JOINTS,
+				 PROTO_MAX_ASSET_NAME_BYTES, &nj);
+		rpc_args_double(&groups[g], "weight", RPC_OPTIONAL, &w);
+		if (rpc_args_finish(&groups[g]) < 0)
+			return -1;
+		if (l->mask_count + nj > SAMPLE_RPC_MASK_JOINTS) {
+			rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+					 "sample: layers[%zu]: a mask names at most %d joints", i,
+					 SAMPLE_RPC_MASK_JOINTS);
+			return -1;
+		}
+		for (size_t k = 0; k < nj; k++) {
+			const char *name = sample_stack_copy(st, &joints[k]);
+
+			if (name == NULL) {
+				rpc_error_format(err, PROTO_ERR_INTERNAL, "sample: out of memory");
+				return -1;
+			}
+			st->joints[i][l->mask_count] = name;
+			st->weights[i][l->mask_count] = (float)w;
+			l->mask_count++;
+		}
+	}
+	l->mask_joints = st->joints[i];
+	l->mask_weights = st->weights[i];
+	return 0;
+}
+
+/* "layers": [{"clip"?, "asset"?, "time", "weight"?, "mode"?, "mask"?,
+ * "reference"?}, ...].  0, or -1 with err. */
+static int sample_parse_layers(struct session *s, struct rpc_args *maps, size_t n,
+			       struct sample_stack *st, struct rpc_error *err)
+{
+	static const char *const modes[2] = { "override", "additive" };
+
+	for (size_t i = 0; i < n; i++) {
+		struct sample_layer *l = &st->layers[i];
+		struct rpc_args groups[SAMPLE_RPC_MASK_GROUPS], ref;
+		struct rpc_str clip = { 0 }, asset = { 0 }, ref_clip = { 0 };
+		size_t ngroups = 0;
+		double weight = 1.0;
+		int mode = SAMPLE_LAYER_OVERRIDE, has_clip, has_asset, has_mask, has_ref;
+		int has_ref_clip = 0;
+		struct cache_info info;
+
+		has_clip = rpc_args_string(&maps[i], "clip", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES,
+					   &clip);
+		has_asset = rpc_args_string(&maps[i], "asset", RPC_OPTIONAL,
+					    PROTO_MAX_ASSET_NAME_BYTES, &asset);
+		rpc_args_double(&maps[i], "time", RPC_REQUIRED, &l->time);
+		rpc_args_double(&maps[i], "weight", RPC_OPTIONAL, &weight);
+		rpc_args_enum(&maps[i], "mode", RPC_OPTIONAL, modes, 2, &mode);
+		has_mask = rpc_args_maps(&maps[i], "mask", RPC_OPTIONAL, groups,
+					 SAMPLE_RPC_MASK_GROUPS, &ngroups);
+		has_ref = rpc_args_map(&maps[i], "reference", RPC_OPTIONAL, &ref);
+		if (has_ref == 1) {
+			has_ref_clip = rpc_args_string(&ref, "clip", RPC_OPTIONAL,
+						       PROTO_MAX_ASSET_NAME_BYTES, &ref_clip);
+			rpc_args_double(&ref, "time", RPC_OPTIONAL, &l->ref_time);
+			if (rpc_args_finish(&ref) < 0)
+				return -1;
+		}
+		if (rpc_args_finish(&maps[i]) < 0)
+			return -1;
+		if (!(weight >= 0 && weight <= 1)) {
+			rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+					 "sample: layers[%zu]: \"weight\" must be 0 to 1", i);
+			return -1;
+		}
+		if (has_ref == 1 && mode != SAMPLE_LAYER_ADDITIVE) {
+			rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+					 "sample: layers[%zu]: a \"reference\" is an additive layer's", i);
+			return -1;
+		}
+		l->mode = (enum sample_layer_mode)mode;
+		l->weight = (float)weight;
+		if (has_asset == 1) {
+			if (lookup_asset(s->ctl, "sample", &asset, &info, err) < 0)
+				return -1;
+			l->asset = info.asset;
+			l->asset_name = info.name;
+		}
+		if ((has_clip == 1 && (l->clip = sample_stack_copy(st, &clip)) == NULL) ||
+		    (has_ref_clip == 1 && (l->ref_clip = sample_stack_copy(st, &ref_clip)) == NULL)) {
+			rpc_error_format(err, PROTO_ERR_INTERNAL, "sample: out of memory");
+			return -1;
+		}
+		if (has_mask == 1 && sample_parse_mask(st, i, groups, ngroups, err) < 0)
+			return -1;
+	}
+	st->count = n;
+	return 0;
+}
+
 enum dispatch_result method_sample(struct session *s, const struct rpc_request *req,
 				   struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
@@ -125,7 +260,11 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	struct sample_request q = { 0 };
 	struct sample_result r;
 	char why[512];
-	int space = -1, loop = -1, root = ROOT_RAW, has_clip, has_mesh;
+	int space = -1, loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_layers;
+	struct rpc_args layer_maps[SAMPLE_MAX_LAYERS];
+	struct sample_stack *st;
+	size_t nlayers = 0;
+	enum dispatch_result res = DISPATCH_ERROR;
 
 	(void)req;
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
@@ -135,12 +274,23 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
 	rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
 	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
+	has_layers = rpc_args_maps(args, "layers", RPC_OPTIONAL, layer_maps, SAMPLE_MAX_LAYERS,
+				   &nlayers);
 	if (rpc_args_finish(args) < 0 || lookup_asset(s->ctl, "sample", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
+	st = calloc(1, sizeof *st);
+	if (st == NULL) {
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "sample: out of memory");
+		return DISPATCH_ERROR;
+	}
+	if (has_layers == 1 && sample_parse_layers(s, layer_maps, nlayers, st, err) < 0)
+		goto out;
+	q.layers = st->layers;
+	q.layer_count = (uint32_t)st->count;
 	q.asset = info.asset;
 	if (has_mesh == 1) {
 		if (lookup_asset(s->ctl, "sample", &mesh_name, &mesh_info, err) < 0)
-			return DISPATCH_ERROR;
+			goto out;
 		q.mesh = mesh_info.asset;
 	}
 	q.clip = has_clip == 1 ? clip : NULL;
@@ -153,18 +303,21 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 		break;
 	case -ENOENT:
 		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "sample: %s", why);
-		return DISPATCH_ERROR;
+		goto out;
 	case -ENOMEM:
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "sample: %s", why);
-		return DISPATCH_ERROR;
+		goto out;
 	case -EOPNOTSUPP:
 		rpc_error_format(err, PROTO_ERR_UNSUPPORTED, "sample: %s", why);
-		return DISPATCH_ERROR;
+		goto out;
 	default:
 		rpc_error_format(err, PROTO_ERR_ASSET_ERROR, "sample: %s", why);
-		return DISPATCH_ERROR;
+		goto out;
 	}
 	pose_pack(out, &q, info.name, &r);
 	sample_result_free(&r);
-	return DISPATCH_REPLY;
+	res = DISPATCH_REPLY;
+out:
+	sample_stack_free(st);
+	return res;
 }

@@ -5,17 +5,18 @@
 
 #include "daemon/assets/sampling.h"
 #include "daemon/service/control/dispatch.h"
+#include "daemon/service/control/instance_pack.h"
+#include "daemon/service/control/methods_play.h"
 #include "daemon/service/control/lookup.h"
 #include "daemon/service/playback/instances.h"
 #include "daemon/service/playback/streams.h"
+#include "daemon/service/base/clock.h"
+#include "daemon/service/base/config.h"
 #include "proto/rpc.h"
 
 
-/* Largest |time| a request may name: a century, far inside int64 ns. */
-#define PLAY_MAX_SECONDS 3.2e9
-#define PLAY_MAX_SPEED 1e6
 
-static int play_check_time(const char *method, const char *what, double v, struct rpc_error *err)
+int play_check_time(const char *method, const char *what, double v, struct rpc_error *err)
 {
 	if (fabs(v) <= PLAY_MAX_SECONDS)
 		return 0;
@@ -24,7 +25,7 @@ static int play_check_time(const char *method, const char *what, double v, struc
 	return -1;
 }
 
-static int play_check_speed(const char *method, double v, struct rpc_error *err)
+int play_check_speed(const char *method, double v, struct rpc_error *err)
 {
 	if (fabs(v) <= PLAY_MAX_SPEED)
 		return 0;
@@ -33,45 +34,147 @@ static int play_check_speed(const char *method, double v, struct rpc_error *err)
 	return -1;
 }
 
-static void instance_pack_str(struct rpc_out *out, const char *key, const char *value)
+struct instance *play_own_instance(struct session *s, const char *method,
+					  struct rpc_args *args, struct rpc_error *err,
+					  uint64_t id, int ok)
 {
-	rpc_put_cstr(out, key);
-	if (value != NULL)
-		rpc_put_cstr(out, value);
-	else
-		rpc_put_nil(out);
+	struct instance *in;
+
+	(void)args;
+	if (!ok)
+		return NULL;
+	in = instances_find(s->ctl->instances, id);
+	if (in == NULL || in->owner != &s->owns) {
+		rpc_error_format(err, PROTO_ERR_NOT_FOUND,
+				 in ? "%s: instance %llu belongs to another connection"
+				    : "%s: no instance %llu",
+				 method, (unsigned long long)id);
+		return NULL;
+	}
+	return in;
 }
 
-/* The map play and instances.list return for an instance. */
-static void instance_pack(const struct instance *in, struct rpc_out *out)
-{
-	struct clip_time ct = instance_clip_time(in);
 
-	rpc_put_map(out, in->stream ? 14 : 12);
-	rpc_put_lit(out, "instance");
-	rpc_put_uint(out, in->id);
-	instance_pack_str(out, "asset", in->asset_name);
-	instance_pack_str(out, "clip", in->clip_name);
-	instance_pack_str(out, "mesh", in->mesh_name);
-	instance_pack_str(out, "state", instance_state(in));
-	rpc_put_lit(out, "time");
-	rpc_put_double(out, time_to_seconds(instance_time(in)));
-	rpc_put_lit(out, "clip_time");
-	rpc_put_double(out, time_to_seconds(ct.t_ns));
-	rpc_put_lit(out, "duration");
-	rpc_put_double(out, time_to_seconds(instance_duration(in)));
-	rpc_put_lit(out, "speed");
-	rpc_put_double(out, in->clock.speed);
-	instance_pack_str(out, "loop", sample_loop_name(in->loop));
-	instance_pack_str(out, "root_motion", sample_root_motion_name(in->root_motion));
-	rpc_put_lit(out, "generation");
-	rpc_put_uint(out, in->generation);
-	if (in->stream != NULL) {
-		rpc_put_lit(out, "stream");
-		rpc_put_uint(out, stream_id(in->stream));
-		rpc_put_lit(out, "channel");
-		rpc_put_uint(out, in->channel);
+int play_check_fade(const char *method, double v, struct rpc_error *err)
+{
+	if (v >= 0 && v <= PLAY_MAX_FADE)
+		return 0;
+	rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "%s: \"fade\" must be 0 to %.0f seconds",
+			 method, PLAY_MAX_FADE);
+	return -1;
+}
+
+/* What a play on an instance asked for, validated. */
+struct play_onto {
+	struct cache_info info;         /* the asset (the instance's when not named) */
+	const struct clip *clip;
+	double speed, start, fade;
+	int loop;
+	bool has_start, has_fade, sync;
+};
+
+/* The default fade of a switch to clip c of asset a: an M2 sequence's
+ * blend_ms, else the configuration's. */
+static double play_default_fade(const struct control *ctl, const struct asset *a,
+				const struct clip *c)
+{
+	if (a->format == ASSET_FORMAT_M2 && a->sequences != NULL)
+		for (uint32_t i = 0; i < a->clip_count; i++)
+			if (a->clips[i] == c)
+				return a->sequences[i].blend_ms / 1000.0;
+	return ctl->cfg->default_fade_ms / 1000.0;
+}
+
+int play_check_fit(const char *method, const struct instance *in, const struct asset *a,
+		   const char *name, const struct clip *c, struct rpc_error *err)
+{
+	char why[256];
+
+	if (in->clip == NULL) {
+		rpc_error_format(err, PROTO_ERR_UNSUPPORTED,
+				 "%s: instance %llu plays a camera: only skeletal clips blend", method,
+				 (unsigned long long)in->id);
+		return -1;
 	}
+	if (a->skeleton != NULL && in->asset->skeleton != NULL && a != in->asset &&
+	    skeleton_check_binding(a->skeleton, in->asset->skeleton, why, sizeof why) < 0) {
+		rpc_error_format(err, PROTO_ERR_ASSET_ERROR, "%s: %s does not fit instance %llu: %s",
+				 method, name, (unsigned long long)in->id, why);
+		return -1;
+	}
+	/* An emitters stream's slots were sized for the instance's asset. */
+	if (a != in->asset && a->emitter_count != in->asset->emitter_count) {
+		rpc_error_format(err, PROTO_ERR_ASSET_ERROR,
+				 "%s: %s has %u particle emitters, instance %llu's asset %u", method,
+				 name, a->emitter_count, (unsigned long long)in->id,
+				 in->asset->emitter_count);
+		return -1;
+	}
+	if (c->joint_count != in->clip->joint_count) {
+		rpc_error_format(err, PROTO_ERR_ASSET_ERROR,
+				 "%s: clip \"%s\" has %u joints, instance %llu %u", method, c->name,
+				 c->joint_count, (unsigned long long)in->id, in->clip->joint_count);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where the clip on screen is, as a fraction of its length: the newest
+ * cross-fade's, else the base's. */
+static double play_phase(const struct instance *in)
+{
+	const struct clip *c = in->clip;
+	int64_t t;
+	struct clip_time ct;
+
+	if (in->fade_count > 0) {
+		const struct layer *l = in->layers[in->fade_count - 1];
+
+		c = l->clip;
+		t = playback_time(&l->clock, clock_now_ns());
+		ct = clip_map_time(c, t, l->loop);
+	} else {
+		ct = instance_clip_time(in);
+	}
+	return c->duration_ns > 0 ? (double)ct.t_ns / (double)c->duration_ns : 0.0;
+}
+
+/* play {"instance": id, ...}: cross-fade (or cut) the instance to a clip. */
+static enum dispatch_result play_onto(struct session *s, struct instance *in,
+				      struct play_onto *p, struct rpc_out *out,
+				      struct rpc_error *err)
+{
+	struct layer_spec spec = { .mode = LAYER_FADE, .weight = 1.0f };
+	double fade = p->has_fade ? p->fade : play_default_fade(s->ctl, p->info.asset, p->clip);
+	uint32_t id;
+	int rc;
+
+	if (fade > 0 && in->layer_count >= s->ctl->cfg->max_layers_per_instance) {
+		rpc_error_format(err, PROTO_ERR_LIMIT,
+				 "play: instance %llu already has %u layers "
+				 "(limits.max_layers_per_instance)",
+				 (unsigned long long)in->id, in->layer_count);
+		return DISPATCH_ERROR;
+	}
+	spec.asset_name = p->info.name;
+	spec.asset = p->info.asset;
+	spec.generation = p->info.generation;
+	spec.clip = p->clip;
+	spec.loop = p->loop >= 0 ? (enum loop_mode)p->loop : p->clip->loop;
+	spec.speed = p->speed;
+	spec.start_ns = time_from_seconds(p->start);
+	if (p->sync)
+		spec.start_ns = (int64_t)(play_phase(in) * (double)p->clip->duration_ns);
+	spec.fade_ns = time_from_seconds(fade);
+	rc = spec.fade_ns > 0 ? layers_push(in, &spec, &id) : instance_cut_to(in, &spec);
+	if (rc < 0) {
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "play: out of memory");
+		return DISPATCH_ERROR;
+	}
+	if (spec.fade_ns > 0)
+		instance_layers_changed(in);
+	instance_pack(in, out, 0);
+	return DISPATCH_REPLY;
 }
 
 enum dispatch_result method_play(struct session *s, const struct rpc_request *req,
@@ -82,24 +185,78 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	struct cache_info info, mesh_info = { 0 };
 	struct instance_spec spec = { .speed = 1.0 };
 	struct instance *in;
-	double start = 0;
-	uint64_t stream_no = 0;
+	double start = 0, fade = 0;
+	uint64_t stream_no = 0, onto = 0;
 	struct stream *st = NULL;
-	int loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_stream;
+	int loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_stream, has_asset, has_onto;
+	int has_fade, has_sync, has_start, has_root;
+	bool sync = false;
 	char why[256];
 
 	(void)req;
-	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
+	has_asset = rpc_args_string(args, "asset", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	has_clip = rpc_args_cstring(args, "clip", RPC_OPTIONAL, clip_name, sizeof clip_name);
 	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
 	rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
 	rpc_args_double(args, "speed", RPC_OPTIONAL, &spec.speed);
-	rpc_args_double(args, "start", RPC_OPTIONAL, &start);
-	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
+	has_start = rpc_args_double(args, "start", RPC_OPTIONAL, &start);
+	has_root = rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
 	has_stream = rpc_args_uint64(args, "stream", RPC_OPTIONAL, &stream_no);
+	has_onto = rpc_args_uint64(args, "instance", RPC_OPTIONAL, &onto);
+	has_fade = rpc_args_double(args, "fade", RPC_OPTIONAL, &fade);
+	has_sync = rpc_args_bool(args, "sync", RPC_OPTIONAL, &sync);
 	if (rpc_args_finish(args) < 0 || play_check_time("play", "start", start, err) < 0 ||
-	    play_check_speed("play", spec.speed, err) < 0)
+	    play_check_speed("play", spec.speed, err) < 0 ||
+	    (has_fade == 1 && play_check_fade("play", fade, err) < 0))
 		return DISPATCH_ERROR;
+	if (has_onto == 1) {
+		struct play_onto p = { .speed = spec.speed, .start = start, .fade = fade,
+				       .loop = loop, .has_start = has_start == 1,
+				       .has_fade = has_fade == 1, .sync = sync };
+
+		if (has_mesh == 1 || has_stream == 1 || has_root == 1) {
+			rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+					 "play: \"mesh\", \"stream\" and \"root_motion\" are the "
+					 "instance's: not with \"instance\"");
+			return DISPATCH_ERROR;
+		}
+		if (sync && has_start == 1) {
+			rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+					 "play: \"sync\" picks the start: not with \"start\"");
+			return DISPATCH_ERROR;
+		}
+		in = play_own_instance(s, "play", args, err, onto, 1);
+		if (in == NULL)
+			return DISPATCH_ERROR;
+		if (has_asset == 1) {
+			if (lookup_asset(s->ctl, "play", &name, &p.info, err) < 0)
+				return DISPATCH_ERROR;
+		} else {
+			p.info.name = in->asset_name;
+			p.info.asset = in->asset;
+			p.info.generation = in->generation;
+		}
+		p.clip = p.info.asset->clip_count > 0
+				 ? asset_find_clip(p.info.asset, has_clip == 1 ? clip_name : NULL)
+				 : NULL;
+		if (p.clip == NULL && in->clip != NULL) {
+			rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: %s has no clip named \"%s\"",
+					 p.info.name, clip_name);
+			return DISPATCH_ERROR;
+		}
+		if (play_check_fit("play", in, p.info.asset, p.info.name, p.clip, err) < 0)
+			return DISPATCH_ERROR;
+		return play_onto(s, in, &p, out, err);
+	}
+	if (has_fade == 1 || has_sync == 1) {
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+				 "play: \"fade\" and \"sync\" switch an existing \"instance\"");
+		return DISPATCH_ERROR;
+	}
+	if (has_asset != 1) {
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "play: missing required argument \"asset\"");
+		return DISPATCH_ERROR;
+	}
 	if (has_stream == 1 && (st = stream_find(s->ctl->streams, &s->owns, stream_no)) == NULL) {
 		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: no stream %llu on this connection",
 				 (unsigned long long)stream_no);
@@ -163,29 +320,8 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 			return DISPATCH_ERROR;
 		}
 	}
-	instance_pack(in, out);
+	instance_pack(in, out, 0);
 	return DISPATCH_REPLY;
-}
-
-/* The caller's own instance named by the "instance" argument. */
-static struct instance *play_own_instance(struct session *s, const char *method,
-					  struct rpc_args *args, struct rpc_error *err,
-					  uint64_t id, int ok)
-{
-	struct instance *in;
-
-	(void)args;
-	if (!ok)
-		return NULL;
-	in = instances_find(s->ctl->instances, id);
-	if (in == NULL || in->owner != &s->owns) {
-		rpc_error_format(err, PROTO_ERR_NOT_FOUND,
-				 in ? "%s: instance %llu belongs to another connection"
-				    : "%s: no instance %llu",
-				 method, (unsigned long long)id);
-		return NULL;
-	}
-	return in;
 }
 
 enum play_change { PLAY_PAUSE, PLAY_RESUME, PLAY_STOP };
@@ -207,7 +343,7 @@ static enum dispatch_result play_control(struct session *s, struct rpc_args *arg
 		instance_resume(in);
 	else
 		in->stopped = true;
-	instance_pack(in, out);
+	instance_pack(in, out, 0);
 	if (what == PLAY_STOP)
 		instances_destroy(in);
 	return DISPATCH_REPLY;
@@ -248,7 +384,7 @@ enum dispatch_result method_seek(struct session *s, const struct rpc_request *re
 	if (in == NULL || play_check_time("seek", "time", t, err) < 0)
 		return DISPATCH_ERROR;
 	instance_seek(in, time_from_seconds(t));
-	instance_pack(in, out);
+	instance_pack(in, out, 0);
 	return DISPATCH_REPLY;
 }
 
@@ -266,7 +402,7 @@ enum dispatch_result method_speed(struct session *s, const struct rpc_request *r
 	if (in == NULL || play_check_speed("speed", v, err) < 0)
 		return DISPATCH_ERROR;
 	instance_set_speed(in, v);
-	instance_pack(in, out);
+	instance_pack(in, out, 0);
 	return DISPATCH_REPLY;
 }
 
@@ -280,7 +416,7 @@ static int play_pack_one(struct instance *in, void *data)
 	struct list_ctx *ctx = data;
 
 	if (in->owner == &ctx->self->owns)
-		instance_pack(in, ctx->out);
+		instance_pack(in, ctx->out, 0);
 	return 0;
 }
 

@@ -98,7 +98,7 @@ static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
 void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *asset_name,
 	       const struct sample_result *r)
 {
-	uint32_t n = 6 + (r->clip ? 2 : 0) + (r->has_bounds ? 1 : 0);
+	uint32_t n = 6 + (r->clip ? 2 : 0) + (r->has_bounds ? 1 : 0) + (q->layer_count > 0);
 
 	rpc_put_map(out, n);
 	rpc_put_lit(out, "asset");
@@ -116,6 +116,27 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 		rpc_put_int(out, r->clip_time.cycles);
 		rpc_put_lit(out, "root_motion");
 		rpc_put_cstr(out, sample_root_motion_name(q->root_motion));
+	}
+	if (q->layer_count > 0) {
+		rpc_put_lit(out, "layers");
+		rpc_put_array(out, q->layer_count);
+		for (uint32_t i = 0; i < q->layer_count; i++) {
+			const struct sample_layer *l = &q->layers[i];
+
+			rpc_put_map(out, 6);
+			rpc_put_lit(out, "mode");
+			rpc_put_cstr(out, l->mode == SAMPLE_LAYER_ADDITIVE ? "additive" : "override");
+			rpc_put_lit(out, "asset");
+			rpc_put_cstr(out, l->asset_name ? l->asset_name : asset_name);
+			rpc_put_lit(out, "clip");
+			pack_str_or_nil(out, l->clip);
+			rpc_put_lit(out, "time");
+			rpc_put_double(out, l->time);
+			rpc_put_lit(out, "weight");
+			rpc_put_float(out, l->weight);
+			rpc_put_lit(out, "mask");
+			rpc_put_uint(out, l->mask_count);
+		}
 	}
 	if (r->has_bounds) {
 		rpc_put_lit(out, "bounds");

@@ -99,7 +99,8 @@ uint64_t instances_bytes(const struct instances *set)
 
 	for (const struct instance *in = set->first; in != NULL; in = in->all_next)
 		n += sizeof *in + instances_str_bytes(in->asset_name) +
-		     instances_str_bytes(in->clip_name) + instances_str_bytes(in->mesh_name);
+		     instances_str_bytes(in->clip_name) + instances_str_bytes(in->mesh_name) +
+		     layers_bytes(in);
 	return n;
 }
 
@@ -179,6 +180,98 @@ static void instance_arm(struct instance *in)
 	uv_timer_start(&in->end_timer, instance_end_fired, ms, 0);
 }
 
+static void instance_fade_fired(uv_timer_t *timer);
+
+/* (Re)schedule the fade timer for the stack's next fade end. */
+static void instance_arm_fade(struct instance *in)
+{
+	int64_t at = layers_next_deadline(in), now;
+	uint64_t ms;
+
+	uv_timer_stop(&in->fade_timer);
+	if (at == INT64_MAX)
+		return;
+	now = clock_now_ns();
+	ms = at <= now ? 0 : (uint64_t)((at - now + 999999) / 1000000);
+	uv_timer_start(&in->fade_timer, instance_fade_fired, ms, 0);
+}
+
+/*
+ * Every fade that has ended by now, bottom-up: a cross-fade becomes the
+ * base (instance.faded), a layer faded out goes (layer.ended), any other
+ * weight fade just stops.  An event may end the instance (its owner's
+ * connection closing), and then nothing more is done.
+ */
+static void instance_fade_fired(uv_timer_t *timer)
+{
+	struct instance *in = timer->data;
+	int64_t now = clock_now_ns();
+	bool changed = false;
+
+	for (uint32_t i = 0; i < in->layer_count; i++) {
+		struct layer *l = in->layers[i];
+
+		if (!l->fading || l->fade_end_ns > now)
+			continue;
+		l->fading = false;
+		l->from = l->to;
+		changed = true;
+		if (l->mode == LAYER_FADE) {
+			layers_promote(in, i);
+			instance_arm(in);
+			stream_publish_now(in);
+			if (in->set->events.faded != NULL)
+				in->set->events.faded(in->set->events.ctx, in);
+			if (in->destroyed)
+				return;
+			i = (uint32_t)-1;       /* the stack moved down: start over */
+			changed = false;
+		} else if (l->removing) {
+			uint32_t id = l->id;
+			char *clip = l->clip_name;      /* kept for the event */
+
+			l->clip_name = NULL;
+			layers_drop(in, i);
+			stream_publish_now(in);
+			if (in->set->events.layer_ended != NULL)
+				in->set->events.layer_ended(in->set->events.ctx, in, id, clip);
+			free(clip);
+			if (in->destroyed)
+				return;
+			i = (uint32_t)-1;
+			changed = false;
+		}
+	}
+	if (changed)
+		stream_publish_now(in);
+	instance_arm_fade(in);
+}
+
+void instance_layers_changed(struct instance *in)
+{
+	instance_arm(in);
+	instance_arm_fade(in);
+	stream_publish_now(in);
+}
+
+int instance_cut_to(struct instance *in, const struct layer_spec *spec)
+{
+	struct layer_spec cut = *spec;
+	uint32_t id;
+	int rc;
+
+	cut.mode = LAYER_FADE;
+	cut.weight = 1.0f;
+	cut.fade_ns = 0;
+	cut.mask_count = 0;
+	rc = layers_push(in, &cut, &id);
+	if (rc < 0)
+		return rc;
+	layers_promote(in, in->fade_count - 1);
+	instance_layers_changed(in);
+	return 0;
+}
+
 static void instance_end_fired(uv_timer_t *timer)
 {
 	struct instance *in = timer->data;
@@ -213,7 +306,11 @@ int instances_create(struct instances *set, struct playback_owner *owner,
 		free(in);
 		return -ENOMEM;
 	}
+	/* Cannot fail once the loop's first timer could be made. */
+	uv_timer_init(set->loop, &in->fade_timer);
+	in->open_handles = 2;
 	in->end_timer.data = in;
+	in->fade_timer.data = in;
 	in->set = set;
 	in->owner = owner;
 	in->id = ++set->next_id;
@@ -262,7 +359,8 @@ static void instance_closed(uv_handle_t *h)
 	struct instance *in = h->data;
 	struct instances *set = in->set;
 
-	free(in);
+	if (--in->open_handles == 0)
+		free(in);
 	set->closing_handles--;
 	instances_maybe_done(set);
 }
@@ -293,9 +391,11 @@ void instances_destroy(struct instance *in)
 	free(in->asset_name);
 	free(in->clip_name);
 	free(in->mesh_name);
+	layers_free_all(in);
 	in->asset = in->mesh = NULL;
-	set->closing_handles++;
+	set->closing_handles += 2;
 	uv_close((uv_handle_t *)&in->end_timer, instance_closed);
+	uv_close((uv_handle_t *)&in->fade_timer, instance_closed);
 }
 
 void instances_end_owner(struct instances *set, struct playback_owner *owner)
@@ -333,6 +433,7 @@ void instances_each(struct instances *set, int (*fn)(struct instance *in, void *
 void instance_pause(struct instance *in)
 {
 	playback_pause(&in->clock, clock_now_ns());
+	layers_pause(in, clock_now_ns());
 	instance_arm(in);
 	stream_publish_now(in);
 }
@@ -340,6 +441,7 @@ void instance_pause(struct instance *in)
 void instance_resume(struct instance *in)
 {
 	playback_resume(&in->clock, clock_now_ns());
+	layers_resume(in, clock_now_ns());
 	instance_arm(in);
 	stream_publish_now(in);
 }
@@ -385,7 +487,19 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 {
 	char why[256];
 	bool is_asset = strcmp(in->asset_name, name) == 0;
+	bool is_mesh = in->mesh_name != NULL && strcmp(in->mesh_name, name) == 0;
 	const struct asset *old = is_asset ? in->asset : in->mesh;
+	const char *code;
+
+	if (layers_use(in, name) &&
+	    layers_rebind(in, name, asset, generation, &code, why, sizeof why) < 0) {
+		instance_stop_with(in, code, "%s%s", why, "");
+		return;
+	}
+	if (!is_asset && !is_mesh) {
+		stream_publish_now(in);
+		return;
+	}
 	const struct clip *clip = in->clip;
 	const struct skeleton *anim_skel;
 
@@ -449,7 +563,8 @@ void instances_asset_changed(struct instances *set, const char *name, struct ass
 
 		next = in->all_next;
 		if (strcmp(in->asset_name, name) != 0 &&
-		    (in->mesh_name == NULL || strcmp(in->mesh_name, name) != 0))
+		    (in->mesh_name == NULL || strcmp(in->mesh_name, name) != 0) &&
+		    !layers_use(in, name))
 			continue;
 		instance_rebind(in, name, asset, generation);
 		/* A stopped event may have closed the owner's connection and

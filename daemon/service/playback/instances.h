@@ -19,6 +19,7 @@
 #include "daemon/anim/clip.h"
 #include "daemon/anim/playback.h"
 #include "daemon/assets/asset.h"
+#include "daemon/service/playback/layers.h"
 #include "daemon/service/playback/owner.h"
 
 struct instance {
@@ -43,6 +44,14 @@ struct instance {
 	char *clip_name;
 	char *mesh_name;                /* NULL when none */
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
+	/* The layer stack (layers.h), bottom-up: the first fade_count are
+	 * cross-fades.  NULL and 0 for a plain instance. */
+	struct layer **layers;
+	uint32_t layer_count;
+	uint32_t fade_count;
+	uint32_t next_layer_id;
+	uv_timer_t fade_timer;          /* armed for the next fade's end */
+	uint8_t open_handles;           /* end_timer and fade_timer until closed */
 	struct instance *next;          /* bucket chain */
 	struct instance *all_prev, *all_next;
 };
@@ -60,6 +69,10 @@ struct instance_events {
 	 * message one line for people.  The instance is destroyed after. */
 	void (*stopped)(void *ctx, const struct instance *in, const char *reason,
 			const char *message);
+	/* A cross-fade of play completed: the instance now plays its clip. */
+	void (*faded)(void *ctx, const struct instance *in);
+	/* A layer faded out by layer.remove is gone (clip: the one it played). */
+	void (*layer_ended)(void *ctx, const struct instance *in, uint32_t layer, const char *clip);
 	void *ctx;
 };
 
@@ -90,6 +103,13 @@ struct instance *instances_find(struct instances *set, uint64_t id);
 void instances_destroy(struct instance *in);
 /* End every instance an owner has (its connection closed). */
 void instances_end_owner(struct instances *set, struct playback_owner *owner);
+
+/* The stack changed (layers.h): re-arm the fade timer and publish. */
+void instance_layers_changed(struct instance *in);
+/* Replace the base clip now (a cut: a play on an instance without a
+ * fade): the stack's cross-fades go, the added layers stay.  spec as for
+ * layers_push (mode, weight, fade and mask unused).  0 or -ENOMEM. */
+int instance_cut_to(struct instance *in, const struct layer_spec *spec);
 
 /* Clock changes: each re-anchors and re-arms the end timer. */
 void instance_pause(struct instance *in);

@@ -64,6 +64,7 @@ struct stream {
 
 struct stream_scratch {
 	struct transform *local;
+	struct transform *layer;        /* a layer's clip, before it blends */
 	mat34 *model;
 	mat34 *skin;
 	uint32_t joints;                /* capacity of each */
@@ -202,7 +203,7 @@ static uint32_t stream_emitters(struct stream_scratch *sc, const struct instance
  * count. */
 static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 				const struct instance *in, const struct clip_time *ct,
-				int64_t global_ns, float *out)
+				int64_t global_ns, int64_t now, float *out)
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	const struct asset *mesh;
@@ -224,6 +225,8 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	} else {
 		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
 	}
+	if (in->layer_count > 0)
+		layers_apply(in, now, sc->local, sc->layer);
 	if (st->space == SPACE_LOCAL) {
 		for (uint32_t j = 0; j < skel->joint_count; j++) {
 			const struct transform *x = &sc->local[j];
@@ -238,7 +241,11 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	/* Model space is written straight into the slot; the other spaces
 	 * start from it in scratch. */
 	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
-	sample_local_to_model(skel, in->clip, sc->local, model);
+	/* A blend moves joints the base clip leaves still: no rest matrices. */
+	if (in->layer_count > 0)
+		pose_local_to_model(skel, sc->local, model);
+	else
+		sample_local_to_model(skel, in->clip, sc->local, model);
 	if (st->space == SPACE_MODEL)
 		return skel->joint_count;
 	if (st->space == SPACE_SKIN) {
@@ -306,7 +313,7 @@ static void stream_publish_begin(struct stream *st, struct stream_scratch *sc,
 	int64_t t = instance_time_at(in, now);
 	struct clip_time ct = instance_clip_time_of(in, t);
 	uint64_t n = st->published[in->channel]++;
-	uint32_t count = stream_evaluate(st, sc, in, &ct, t, sc->payload);
+	uint32_t count = stream_evaluate(st, sc, in, &ct, t, now, sc->payload);
 	struct animd_shm_slot *slot;
 
 	stream_publish_end(prev);
@@ -450,17 +457,21 @@ static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters,
 		}
 		if (joints > sc->joints) {
 			struct transform *l = realloc(sc->local, joints * sizeof *l);
+			struct transform *y;
 			mat34 *m, *k;
 
 			if (l != NULL)
 				sc->local = l;
+			y = realloc(sc->layer, joints * sizeof *y);
+			if (y != NULL)
+				sc->layer = y;
 			m = realloc(sc->model, joints * sizeof *m);
 			if (m != NULL)
 				sc->model = m;
 			k = realloc(sc->skin, joints * sizeof *k);
 			if (k != NULL)
 				sc->skin = k;
-			if (l == NULL || m == NULL || k == NULL)
+			if (l == NULL || y == NULL || m == NULL || k == NULL)
 				return -ENOMEM;
 			sc->joints = joints;
 		}
@@ -536,6 +547,7 @@ static void stream_timer_closed(uv_handle_t *h)
 	free(st->published);
 	for (unsigned i = 0; i < st->parts; i++) {
 		free(st->scratch[i].local);
+		free(st->scratch[i].layer);
 		free(st->scratch[i].model);
 		free(st->scratch[i].skin);
 		free(st->scratch[i].emitters);
