@@ -37,6 +37,11 @@ struct instance {
 	bool stopped;                   /* set just before a stop's last report */
 	bool destroyed;                 /* instances_destroy ran: freed on a later turn */
 	struct stream *stream;          /* where its poses are published, or NULL */
+	/* The layer stack (layers.h), bottom-up: the first fade_count are
+	 * cross-fades.  NULL and 0 for a plain instance. */
+	struct layer **layers;
+	uint32_t layer_count;
+	uint32_t fade_count;
 	uint64_t mesh_generation;
 	struct playback_owner *owner;
 	struct instances *set;
@@ -44,11 +49,6 @@ struct instance {
 	char *clip_name;
 	char *mesh_name;                /* NULL when none */
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
-	/* The layer stack (layers.h), bottom-up: the first fade_count are
-	 * cross-fades.  NULL and 0 for a plain instance. */
-	struct layer **layers;
-	uint32_t layer_count;
-	uint32_t fade_count;
 	uint32_t next_layer_id;
 	uv_timer_t fade_timer;          /* armed for the next fade's end */
 	uint8_t open_handles;           /* end_timer and fade_timer until closed */
