@@ -109,3 +109,53 @@ enum decimal_result decimal_parse(const char *s, size_t len, double *out)
 	*out = neg ? -v : v;
 	return DECIMAL_OK;
 }
+
+bool decimal_fast_prefix(const char *p, const char *end, const char **stop, double *out)
+{
+	uint64_t mant = 0;
+	int neg = 0, digits = 0, sig = 0, exp10 = 0, e = 0, eneg = 0, edigits = 0;
+	double v;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	for (; p < end && decimal_digit(*p); p++, digits++) {
+		if (mant == 0 && *p == '0')
+			continue;       /* leading zeros carry no digits */
+		if (++sig > 19)
+			return false;
+		mant = mant * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < end && *p == '.') {
+		for (p++; p < end && decimal_digit(*p); p++, digits++) {
+			exp10--;
+			if (mant == 0 && *p == '0')
+				continue;
+			if (++sig > 19)
+				return false;
+			mant = mant * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	if (digits == 0)
+		return false;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		for (; p < end && decimal_digit(*p); p++) {
+			if (++edigits > 4)
+				return false;
+			e = e * 10 + (*p - '0');
+		}
+		if (edigits == 0)
+			return false;
+		exp10 += eneg ? -e : e;
+	}
+	if (mant > (UINT64_C(1) << 53) || exp10 < -DECIMAL_EXACT_POW10 ||
+	    exp10 > DECIMAL_EXACT_POW10)
+		return false;
+	v = (double)mant;
+	v = exp10 < 0 ? v / decimal_pow10[-exp10] : v * decimal_pow10[exp10];
+	*out = neg ? -v : v;
+	*stop = p;
+	return true;
+}

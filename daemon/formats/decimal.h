@@ -15,6 +15,7 @@
 #ifndef ANIMD_DECIMAL_H
 #define ANIMD_DECIMAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum decimal_result {
@@ -25,6 +26,17 @@ enum decimal_result {
 };
 
 enum decimal_result decimal_parse(const char *s, size_t len, double *out);
+
+/*
+ * The fast path alone, for a tokenizer reading in place: the ordinary
+ * decimal that starts at p (not past end) and stops at the first byte that
+ * cannot continue it.  true with *stop just past it and *out its value
+ * (decimal_parse's, bit for bit); false, nothing set, when there is no
+ * number there or it needs strtod (more than 19 significant digits, an
+ * exponent of more than 4 digits or beyond 10^22, a mantissa above 2^53):
+ * the caller then reads the token its slow way.
+ */
+bool decimal_fast_prefix(const char *p, const char *end, const char **stop, double *out);
 
 /* 10^0 .. 10^22, every one an exact double: Clinger's fast path for a
  * reader that gathers the digits itself (x_text.c), which must then do

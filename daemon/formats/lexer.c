@@ -1,5 +1,7 @@
 #include "daemon/formats/lexer.h"
 
+#include "daemon/formats/decimal.h"
+
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -399,78 +401,17 @@ int lex_token_int(const struct lex_token *tok, int64_t *out)
 	return 0;
 }
 
-/*
- * Clinger's fast path: a decimal whose significant digits fit in 2^53 and
- * whose power of ten is within 10^22 is one exact integer times or divided
- * by one exact power of ten, so a single IEEE operation gives the correctly
- * rounded double -- the same double strtod returns, hence the same float.
- * Anything else (long mantissas, big exponents, odd syntax) is left to
- * strtod.  Reads the number at p (not past end); returns 1 with *stop just
- * past it when it handled it.
- */
-static int lex_fast_decimal(const char *p, const char *end, const char **stop, float *out)
-{
-	static const double pow10[] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
-	uint64_t mant = 0;
-	int neg = 0, digits = 0, sig = 0, exp10 = 0, e = 0, eneg = 0, edigits = 0;
-	double v;
-
-	if (p < end && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
-		if (mant == 0 && *p == '0')
-			continue;       /* leading zeros carry no digits */
-		if (++sig > 19)
-			return 0;
-		mant = mant * 10 + (uint64_t)(*p - '0');
-	}
-	if (p < end && *p == '.') {
-		for (p++; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
-			exp10--;
-			if (mant == 0 && *p == '0')
-				continue;
-			if (++sig > 19)
-				return 0;
-			mant = mant * 10 + (uint64_t)(*p - '0');
-		}
-	}
-	if (digits == 0)
-		return 0;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '-' || *p == '+'))
-			eneg = *p++ == '-';
-		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			if (++edigits > 4)
-				return 0;
-			e = e * 10 + (*p - '0');
-		}
-		if (edigits == 0)
-			return 0;
-		exp10 += eneg ? -e : e;
-	}
-	if (mant > (UINT64_C(1) << 53) || exp10 < -22 || exp10 > 22)
-		return 0;
-	v = (double)mant;
-	v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
-	*out = (float)(neg ? -v : v);
-	*stop = p;
-	return 1;
-}
-
-/* The fast path for a whole token. */
+/* A whole token through decimal.c's fast path (Clinger's: strtod's double, bit for
+ * bit, hence its float); anything else goes to strtod below. */
 static int lex_fast_float(const struct lex_token *tok, float *out)
 {
 	const char *stop;
-	float v;
+	double v;
 
-	if (!lex_fast_decimal(tok->text, tok->text + tok->len, &stop, &v) ||
+	if (!decimal_fast_prefix(tok->text, tok->text + tok->len, &stop, &v) ||
 	    stop != tok->text + tok->len)
 		return 0;
-	*out = v;
+	*out = (float)v;
 	return 1;
 }
 
@@ -479,6 +420,7 @@ int lex_try_float(struct lexer *lx, float *out)
 	const char *p = lx->p, *line_start = NULL, *stop;
 	uint32_t line = lx->line;
 	unsigned char c;
+	double v;
 
 	if (lx->has_ahead)
 		return 0;
@@ -490,7 +432,7 @@ int lex_try_float(struct lexer *lx, float *out)
 			break;
 		}
 	}
-	if (!lex_fast_decimal(p, lx->end, &stop, out))
+	if (!decimal_fast_prefix(p, lx->end, &stop, &v))
 		return 0;
 	if (stop < lx->end) {
 		c = (unsigned char)*stop;
@@ -506,6 +448,7 @@ int lex_try_float(struct lexer *lx, float *out)
 		lx->col += (uint32_t)(stop - lx->p);
 	}
 	lx->p = stop;
+	*out = (float)v;
 	return 1;
 }
 
