@@ -154,6 +154,9 @@ void print_event(struct ctl *ctl, const animc_event *ev);
  * then process the client.  0 to go on, or the exit code of a failure
  * (the connection lost: ctl_fail has said so). */
 int ctl_turn(struct ctl *ctl, int extra_fd, bool *extra_ready, bool *stop);
+/* Turns until *done (set by an event callback) or a terminating signal:
+ * EXIT_OK, or the exit code of a lost connection. */
+int ctl_turn_until(struct ctl *ctl, const bool *done);
 
 /* ---- term.c: signals and the terminal ----------------------------------- */
 

@@ -100,14 +100,5 @@ int cmd_events(struct ctl *ctl, int argc, char **argv)
 	rc = animc_subscribe(ctl->c, mask, NULL);
 	if (rc < 0)
 		return ctl_fail(ctl, NULL, rc);
-	while (!e.done) {
-		bool stop;
-
-		rc = ctl_turn(ctl, -1, NULL, &stop);
-		if (rc != 0)
-			return rc;
-		if (stop)
-			break;
-	}
-	return EXIT_OK;
+	return ctl_turn_until(ctl, &e.done);
 }

@@ -85,14 +85,5 @@ int cmd_monitor(struct ctl *ctl, int argc, char **argv)
 	/* Said once it is in force, on stderr: a script reading stdout may
 	 * start the clients it watches when it sees it. */
 	fprintf(stderr, "monitoring %s\n", animc_client_path(ctl->c));
-	while (!m.done) {
-		bool stop;
-
-		rc = ctl_turn(ctl, -1, NULL, &stop);
-		if (rc != 0)
-			return rc;
-		if (stop)
-			break;
-	}
-	return EXIT_OK;
+	return ctl_turn_until(ctl, &m.done);
 }

@@ -36,3 +36,17 @@ int ctl_turn(struct ctl *ctl, int extra_fd, bool *extra_ready, bool *stop)
 		*extra_ready = (fds[at].revents & (POLLIN | POLLHUP)) != 0;
 	return 0;
 }
+
+int ctl_turn_until(struct ctl *ctl, const bool *done)
+{
+	while (!*done) {
+		bool stop;
+		int rc = ctl_turn(ctl, -1, NULL, &stop);
+
+		if (rc != 0)
+			return rc;
+		if (stop)
+			break;
+	}
+	return EXIT_OK;
+}
