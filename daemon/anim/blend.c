@@ -3,13 +3,16 @@
  *
  * The portable functions say what is computed; the SSE2 ones compute the
  * same formulas four joints at a time and finish the last n % 4 joints
- * with the portable code.  SSE2 is part of the x86-64 base ISA, so no
- * dispatch is needed; blending costs a fraction of sampling (no search,
- * no polynomial), so AVX2 versions would not pay for their code.
+ * with the portable code.  SSE2 is part of the x86-64 base ISA; the
+ * override also has an AVX2 + FMA kernel (blend_avx2.c), chosen when
+ * math3d_simd_level() says so, because a cross-fade runs it on every joint
+ * of every fading instance.
  */
 #include "daemon/anim/blend.h"
+#include "daemon/anim/blend_simd.h"
 
 #include <errno.h>
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -276,6 +279,14 @@ void blend_override(struct transform *pose, const struct transform *layer, uint3
 
 	if (!mask && !(weight > 0.0f))
 		return;
+	if (!mask && weight >= 1.0f) {
+		memcpy(pose, layer, n * sizeof *pose);
+		return;
+	}
+#if defined(MATH3D_AVX2_DISPATCH)
+	if (math3d_simd_level() == MATH3D_SIMD_AVX2)
+		j = blend_override_avx2(pose, layer, n, weight, mask);
+#endif
 #if defined(__SSE2__)
 	for (; n - j >= 4; j += 4)
 		override4(pose + j, layer + j, weights4(weight, mask, j));

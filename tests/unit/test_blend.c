@@ -334,18 +334,23 @@ static void test_weights_not_summing_to_one(void **state)
 	}
 }
 
-/* The SSE2 functions against the portable ones: random poses, weights and
- * masks (with exact 0 and 1 entries), in place, every length up to 67. */
+/* The SIMD functions (SSE2, and AVX2 + FMA where the CPU has them) against
+ * the portable ones: random poses, weights and masks (with exact 0 and 1
+ * entries), in place, every length up to 67. */
 static void test_fast_vs_portable(void **state)
 {
 	enum { MAXN = 67 };
 	struct transform pose[MAXN], fast[MAXN], plain[MAXN], layer[MAXN], ref[MAXN];
 	float mask[MAXN];
+	enum math3d_simd best = math3d_simd_level();
 
 	(void)state;
-	for (int round = 0; round < 400; round++) {
+	for (int round = 0; round < 800; round++) {
 		uint32_t n = (uint32_t)round % (MAXN + 1);
 		float w = round % 5 == 0 ? 1.0f : rnd(0, 1.2f);
+
+		/* The first half at the CPU's best level, the second at the base. */
+		math3d_simd_limit(round < 400 ? best : MATH3D_SIMD_BASE);
 		const float *m = round % 3 == 0 ? NULL : mask;
 
 		for (uint32_t j = 0; j < n; j++) {
@@ -376,6 +381,7 @@ static void test_fast_vs_portable(void **state)
 				assert_same(&fast[j], &pose[j]);
 		}
 	}
+	math3d_simd_limit(best);
 }
 
 int main(void)
