@@ -172,6 +172,35 @@ void term_restore(void);
 /* The terminal's size (defaults 80x24). */
 void term_size(int *cols, int *rows);
 
+/* ---- watch_stack.c: the layer stack watch shows ------------------------- */
+
+#define WATCH_STACK_MAX 16
+struct watch_layer {
+	uint32_t id;
+	char mode[12];
+	char clip[64];
+	double weight, target, fade_left;       /* as reported at the snapshot */
+	bool removing, masked;
+};
+struct watch_stack {
+	char clip[64];                  /* the base clip */
+	size_t count;                   /* layers kept, bottom-up */
+	size_t total;                   /* the instance's layers */
+	struct watch_layer layers[WATCH_STACK_MAX];
+	double at;                      /* watch_now() of the snapshot */
+};
+/* Monotonic seconds. */
+double watch_now(void);
+void watch_stack_take(struct watch_stack *s, const animc_instance *in);
+/* Layer i's weight at `now`, its fade carried forward from the snapshot. */
+double watch_stack_weight(const struct watch_stack *s, size_t i, double now);
+/* Whether a fade is still running at `now` (by the snapshot). */
+bool watch_stack_fading(const struct watch_stack *s, double now);
+/* One line, bottom-up: "walk | fade run 0.42 -> 1 | override wave [mask] 0.50". */
+void watch_stack_text(const struct watch_stack *s, double now, char *out, size_t len);
+/* "clip" and "layers" keys into the object being written. */
+void watch_stack_json(struct json *j, const struct watch_stack *s, double now);
+
 /* ---- commands ----------------------------------------------------------- */
 
 int cmd_status(struct ctl *ctl, int argc, char **argv);

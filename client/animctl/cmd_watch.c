@@ -3,6 +3,8 @@
  * pose: in a terminal, a refreshing table of joints and a small orthographic
  * drawing of the skeleton (~30 frames a second, q or Ctrl-C quits);
  * otherwise (a pipe, --json or --frames) one line per published pose.
+ * Either way with the instance's layer stack (watch_stack.c): cross-fades
+ * started with n / p or --fade-to run on it while the pose moves.
  */
 #include "client/animctl/animctl.h"
 
@@ -40,6 +42,13 @@ struct watch {
 	float *ebuf;                    /* 24 floats per emitter */
 	size_t ebuf_floats;
 	uint32_t ecount;                /* emitters in the latest pose, 0 before one */
+	/* The stack, its clips to cycle through (the asset's: skel unless
+	 * a mesh was given) and the cross-fades' options. */
+	struct watch_stack stack;
+	bool stack_dirty;               /* an event said it changed: ask again */
+	animc_asset_info *anim;
+	double fade;
+	bool sync;
 	float hmin, hmax, vmin, vmax;   /* the drawing's extent so far */
 	bool have_extent;
 	char status[160];
@@ -49,15 +58,22 @@ static const char watch_help[] =
 	"usage: animctl watch ASSET [--clip NAME] [--mesh MESH] [--space model|local]\n"
 	"                     [--rate HZ] [--speed S] [--start T] [--loop|--once|--pingpong]\n"
 	"                     [--root-motion raw|in_place] [--view side|front|top]\n"
+	"                     [--fade S] [--sync] [--fade-to CLIP|ASSET]\n"
 	"                     [--frames N] [--reconnect] [--json]\n"
 	"Open a shared-memory stream, play ASSET into it and show the live pose.\n"
 	"In a terminal: a table of joints (name, parent, position) under a small\n"
 	"orthographic drawing of the skeleton that follows the root, refreshed about\n"
-	"30 times a second.  Keys: q quit, space pause/resume, r restart.  Ctrl-C\n"
-	"quits too; the terminal is restored either way.\n"
+	"30 times a second, and the instance's layer stack bottom-up (its clip, then\n"
+	"each layer's mode, clip and weight).  Keys: q quit, space pause/resume,\n"
+	"r restart, n / p cross-fade to the next / previous clip of ASSET over --fade\n"
+	"seconds (default the daemon's: M2 blend_ms, else playback.default_fade_ms;\n"
+	"--sync matches phases).  --fade-to cross-fades once at the start, to a clip\n"
+	"of ASSET or to another asset's first clip.  Ctrl-C quits too; the terminal\n"
+	"is restored either way.\n"
 	"When stdout is not a terminal, or with --json or --frames N, it prints one\n"
 	"line per published pose instead (every pose in order, with a count of any\n"
-	"it missed), N poses at most.  The instance ends when watch does.\n"
+	"it missed, and the stack), N poses at most.  The instance ends when watch\n"
+	"does.\n"
 	"An M2 with particle emitters also shows them (on/off, position, emission\n"
 	"rate, speed, lifespan), from a stream of the emitters space.\n";
 
@@ -210,7 +226,7 @@ static void watch_draw(struct watch *w)
 
 	term_size(&cols, &rows);
 	gw = cols - 2 < WATCH_W ? cols - 2 : WATCH_W;
-	gh = rows - 8 < WATCH_H ? rows - 8 : WATCH_H;
+	gh = rows - 9 < WATCH_H ? rows - 9 : WATCH_H;
 	if (gw < 10)
 		gw = 10;
 	if (gh < 4)
@@ -266,6 +282,12 @@ static void watch_draw(struct watch *w)
 	       w->info.flags & ANIMC_POSE_PAUSED ? "  [paused]" : "",
 	       w->info.flags & ANIMC_POSE_ENDED ? "  [ended]" : "");
 	printf("%s\x1b[K\n", w->status);
+	{
+		char line[512];
+
+		watch_stack_text(&w->stack, watch_now(), line, sizeof line);
+		printf("stack: %s\x1b[K\n", line);
+	}
 	printf("+");
 	for (int x = 0; x < gw; x++)
 		putchar('-');
@@ -279,7 +301,7 @@ static void watch_draw(struct watch *w)
 		putchar('-');
 	printf("+\x1b[K\n");
 	printf("%-3s %-16s %-16s %10s %10s %10s\x1b[K\n", "#", "JOINT", "PARENT", "X", "Y", "Z");
-	for (uint32_t j = 0; j < w->count && (int)j < rows - gh - 7; j++) {
+	for (uint32_t j = 0; j < w->count && (int)j < rows - gh - 8; j++) {
 		int32_t p = watch_parent(w, j);
 
 		name = j < w->skel->joint_count ? w->skel->joints[j].name : "?";
@@ -298,7 +320,8 @@ static void watch_draw(struct watch *w)
 		       e[12 + ANIMC_EMITTER_EMISSION_RATE], e[12 + ANIMC_EMITTER_EMISSION_SPEED],
 		       e[12 + ANIMC_EMITTER_LIFESPAN]);
 	}
-	printf("q quit  space pause/resume  r restart\x1b[K\x1b[J");
+	printf("q quit  space pause/resume  r restart  n/p fade to next/previous clip"
+	       "\x1b[K\x1b[J");
 	fflush(stdout);
 }
 
@@ -318,6 +341,7 @@ static void watch_print(struct watch *w, uint64_t dropped)
 		json_kuint(&j, "dropped", dropped);
 		json_kbool(&j, "paused", w->info.flags & ANIMC_POSE_PAUSED);
 		json_kbool(&j, "ended", w->info.flags & ANIMC_POSE_ENDED);
+		watch_stack_json(&j, &w->stack, watch_now());
 		json_key(&j, "joints");
 		json_arr(&j);
 		for (uint32_t k = 0; k < w->count; k++) {
@@ -359,6 +383,12 @@ static void watch_print(struct watch *w, uint64_t dropped)
 	printf("pose %" PRIu64 " clip_time %.3f", w->info.seq, w->info.clip_time);
 	if (dropped > 0)
 		printf(" dropped %" PRIu64, dropped);
+	if (w->stack.total > 0) {
+		char line[512];
+
+		watch_stack_text(&w->stack, watch_now(), line, sizeof line);
+		printf("  stack %s;", line);
+	}
 	for (uint32_t k = 0; k < w->count; k++)
 		printf("  %s %.2f %.2f %.2f",
 		       k < w->skel->joint_count ? escape_text(w->skel->joints[k].name) : "?",
@@ -384,6 +414,8 @@ static void watch_on_event(animc_client *c, const animc_event *ev, void *user)
 		return;
 	if (ev->type == ANIMC_EVENT_INSTANCE_ENDED)
 		snprintf(w->status, sizeof w->status, "ended at %.3f s", ev->time);
+	if (ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED)
+		w->stack_dirty = true;
 	if (ev->type == ANIMC_EVENT_INSTANCE_STOPPED) {
 		snprintf(w->status, sizeof w->status, "stopped by the daemon: %s",
 			 ev->reason ? escape_text(ev->reason) : "?");
@@ -398,6 +430,62 @@ static void watch_on_reconnect(animc_client *c, const animc_reconnect_info *info
 	(void)c;
 	snprintf(w->status, sizeof w->status, "reconnected to animd pid %u (%zu instance%s replayed)",
 		 info->server_pid, info->instance_count, info->instance_count == 1 ? "" : "s");
+}
+
+/* Cross-fade (the emitters' instance too) to `target`: a clip of ASSET, or
+ * another asset's first clip.  0 or the library's negative errno. */
+static int watch_fade(struct watch *w, const char *target)
+{
+	animc_fade_opts o = ANIMC_FADE_OPTS_INIT;
+	animc_instance *st = NULL;
+	bool is_clip = false;
+	int rc;
+
+	for (size_t i = 0; i < w->anim->clip_count && !is_clip; i++)
+		is_clip = strcmp(w->anim->clips[i].name, target) == 0;
+	if (is_clip)
+		o.clip = target;
+	else
+		o.asset = target;
+	o.fade = w->fade;
+	o.sync = w->sync;
+	rc = animc_fade(w->ctl->c, w->id, &o, &st);
+	if (rc == 0) {
+		watch_stack_take(&w->stack, st);
+		animc_free(st);
+		if (w->eid != 0)
+			rc = animc_fade(w->ctl->c, w->eid, &o, NULL);
+	}
+	return rc;
+}
+
+/* The clip `step` places after the one the instance plays (wrapping), or
+ * NULL when the asset has no other. */
+static const char *watch_next_clip(const struct watch *w, int step)
+{
+	size_t n = w->anim->clip_count, at = 0;
+
+	if (n < 2)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(w->anim->clips[i].name, w->stack.clip) == 0)
+			at = i;
+	return w->anim->clips[(at + n + (size_t)step) % n].name;
+}
+
+/* Ask for the stack again (after an event, and while fades run, so the
+ * carried-forward weights stay close to the daemon's). */
+static void watch_refresh_stack(struct watch *w)
+{
+	animc_instance_list *list = NULL;
+
+	if (animc_instances_list(w->ctl->c, &list) < 0)
+		return;
+	for (size_t i = 0; i < list->count; i++)
+		if (list->instances[i].id == w->id)
+			watch_stack_take(&w->stack, &list->instances[i]);
+	animc_free(list);
+	w->stack_dirty = false;
 }
 
 static void watch_key(struct watch *w, char k)
@@ -419,6 +507,14 @@ static void watch_key(struct watch *w, char k)
 		rc = animc_seek(w->ctl->c, w->id, 0, NULL);
 		if (rc == 0 && w->eid != 0)
 			rc = animc_seek(w->ctl->c, w->eid, 0, NULL);
+	} else if (k == 'n' || k == 'p') {
+		const char *to = watch_next_clip(w, k == 'n' ? 1 : -1);
+
+		if (to == NULL)
+			snprintf(w->status, sizeof w->status, "%s has no other clip to fade to",
+				 escape_text(w->anim->name));
+		else
+			rc = watch_fade(w, to);
 	}
 	if (rc < 0) {
 		const char *msg;
@@ -494,6 +590,9 @@ static int watch_loop(struct watch *w, bool tui)
 			term_restore();
 			return ctl_fail(w->ctl, NULL, rc);
 		}
+		if (w->stack_dirty || (watch_stack_fading(&w->stack, watch_now()) &&
+				       watch_now() - w->stack.at > 0.25))
+			watch_refresh_stack(w);
 		rc = watch_read(w, tui);
 		if (rc < 0 && rc != -ENOENT) {
 			term_restore();
@@ -538,16 +637,18 @@ static void watch_open_emitters(struct watch *w, animc_play_opts o, animc_stream
 
 int cmd_watch(struct ctl *ctl, int argc, char **argv)
 {
-	const char *pos[1], *space = NULL, *view = NULL, *frames = NULL, *reconnect = NULL;
+	const char *pos[1], *space = NULL, *view = NULL, *frames = NULL, *reconnect = NULL,
+		   *fade = NULL, *sync = NULL, *fade_to = NULL;
 	struct ctl_play_args a = { 0 };
 	const struct ctl_opt opts[] = {
 		CTL_PLAY_OPTS(a), { "space", true, &space }, { "view", true, &view },
 		{ "frames", true, &frames }, { "reconnect", false, &reconnect },
+		{ "fade", true, &fade }, { "sync", false, &sync }, { "fade-to", true, &fade_to },
 		{ NULL, false, NULL },
 	};
 	animc_play_opts o = ANIMC_PLAY_OPTS_INIT;
 	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
-	struct watch w = { .ctl = ctl, .space = ANIMC_SPACE_MODEL };
+	struct watch w = { .ctl = ctl, .space = ANIMC_SPACE_MODEL, .fade = ANIMC_FADE_DEFAULT };
 	animc_instance *st;
 	bool tui;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, watch_help), rc;
@@ -572,6 +673,13 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	}
 	if (frames != NULL && ctl_uint("watch", "--frames", frames, &w.max_frames) < 0)
 		return EXIT_USAGE;
+	if (fade != NULL) {
+		if (ctl_number("watch", "--fade", fade, &w.fade) < 0)
+			return EXIT_USAGE;
+		if (w.fade < 0)
+			return ctl_usage_error("watch", "--fade is seconds, at least 0");
+	}
+	w.sync = sync != NULL;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
 	rc = animc_assets_info(ctl->c, o.mesh ? o.mesh : o.asset, &w.skel);
@@ -585,6 +693,11 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	w.up = w.skel->up != NULL && strchr(w.skel->up, 'y') != NULL ? 1 : 2;
+	w.anim = w.skel;
+	if (o.mesh != NULL && (rc = animc_assets_info(ctl->c, o.asset, &w.anim)) < 0) {
+		animc_free(w.skel);
+		return ctl_fail(ctl, NULL, rc);
+	}
 	animc_client_on_event(ctl->c, watch_on_event, &w);
 	if (reconnect != NULL) {
 		animc_reconnect_opts ro = { .enabled = 1, .on_reconnect = watch_on_reconnect,
@@ -592,7 +705,7 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 
 		animc_client_set_reconnect(ctl->c, &ro);
 	}
-	rc = animc_subscribe(ctl->c, ANIMC_EVENTS_INSTANCES, NULL);
+	rc = animc_subscribe(ctl->c, ANIMC_EVENTS_INSTANCES | ANIMC_EVENTS_LAYERS, NULL);
 	so.space = w.space;
 	so.channels = 1;
 	so.max_elements = (uint32_t)w.skel->joint_count;
@@ -603,16 +716,25 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		rc = animc_play(ctl->c, &o, &st);
 	}
 	if (rc < 0) {
+		if (w.anim != w.skel)
+			animc_free(w.anim);
 		animc_free(w.skel);
 		return ctl_fail(ctl, NULL, rc);
 	}
 	w.id = st->id;
+	watch_stack_take(&w.stack, st);
 	if (w.skel->emitter_count > 0)
 		watch_open_emitters(&w, o, so);
 	snprintf(w.status, sizeof w.status, "%s clip %s, %.3f s, %s, speed %g, stream %" PRIu64,
 		 escape_text(st->state_name), st->clip ? escape_text(st->clip) : "-", st->duration,
 		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);
 	animc_free(st);
+	if (fade_to != NULL && (rc = watch_fade(&w, fade_to)) < 0) {
+		if (w.anim != w.skel)
+			animc_free(w.anim);
+		animc_free(w.skel);
+		return ctl_fail(ctl, NULL, rc);
+	}
 	w.buf_floats = animc_stream_pose_floats(w.stream);
 	w.buf = malloc(w.buf_floats * sizeof *w.buf);
 	w.pos = calloc(w.skel->joint_count, sizeof *w.pos);
@@ -625,6 +747,8 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	free(w.buf);
 	free(w.ebuf);
 	free(w.pos);
+	if (w.anim != w.skel)
+		animc_free(w.anim);
 	animc_free(w.skel);
 	return rc;
 }

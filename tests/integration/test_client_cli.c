@@ -394,6 +394,7 @@ static void test_watch_and_events_lines(void **state)
 	struct fixture *fx = *state;
 	char *args[] = { "events", "--count", "1", "--json", NULL };
 	char path[512], *text;
+	const char *last;
 	struct run *r;
 	struct child ch;
 	FILE *f;
@@ -409,6 +410,23 @@ static void test_watch_and_events_lines(void **state)
 	r = run(fx, NULL, "watch", "walker.md5anim", "--mesh", "walker.md5mesh", "--frames", "2",
 		"--space", "local", NULL);
 	expect(r, 0, "pose 1 clip_time", NULL);
+	free(r);
+	/* A cross-fade at the start: the stack shows it, then its end. */
+	r = run(fx, NULL, "watch", "walker.md5anim", "--fade-to", "idle.md5anim", "--fade", "0.2",
+		"--frames", "40", "--json", NULL);
+	expect(r, 0, "\"clip\":\"walker\",\"layers\":[{\"id\":1,\"mode\":\"fade\",\"clip\":\"idle\"",
+	       NULL);
+	last = r->out + strlen(r->out);
+	if (last > r->out)
+		last--;                 /* the last line's newline */
+	while (last > r->out && last[-1] != '\n')
+		last--;
+	if (strstr(last, "\"clip\":\"idle\",\"layers\":[]") == NULL)
+		fail_msg("the last pose is not idle's alone: %.300s", last);
+	free(r);
+	r = run(fx, NULL, "watch", "walker.md5anim", "--fade-to", "nothing.md5anim", "--frames", "1",
+		NULL);
+	expect(r, 1, NULL, "not_found");
 	free(r);
 	r = run(fx, NULL, "watch", "orbit.md5camera", "--frames", "1", NULL);
 	expect(r, 2, NULL, "no skeleton");
