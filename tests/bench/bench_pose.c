@@ -23,6 +23,8 @@
  *   ...+model+skin    each of those two with the model and skinning
  *                     matrices, beside sample+model+skin: the cost of a
  *                     stream's pose
+ *   The layered figures run alternately with their one-clip figure over 9
+ *   rounds (thread CPU time) and print the median ratio and its spread.
  *
  * The figures come first with the kernels the library picks for this CPU
  * (AVX2+FMA where available), then with the baseline SSE2 ones.
@@ -287,6 +289,64 @@ static double measure(struct fixture *fx, enum kind k)
 	return per[RUNS / 2];
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Iterations of kind k that take about RUN_SECONDS. */
+static long calibrate(struct fixture *fx, enum kind k, int64_t *elapsed)
+{
+	long iters = 16;
+	double t0, dt;
+
+	for (;;) {
+		t0 = cpu_now();
+		sink = run(fx, k, iters, elapsed);
+		dt = cpu_now() - t0;
+		if (dt > RUN_SECONDS / 10)
+			break;
+		iters *= 2;
+	}
+	return (long)((double)iters * RUN_SECONDS / dt) + 1;
+}
+
+/*
+ * A layered kind against its one-clip kind as a ratio inside one run: the
+ * two alternate over RATIO_ROUNDS rounds (thread CPU time), so the
+ * machine's state moves both alike; prints the layered figure and the
+ * median ratio with its spread over the rounds.
+ */
+#define RATIO_ROUNDS 9
+static void measure_ratio(struct fixture *fx, enum kind layered, enum kind one, const char *label,
+			  const char *one_label)
+{
+	double ratio[RATIO_ROUNDS], cost[RATIO_ROUNDS];
+	int64_t el_l = 0, el_o = 0;
+	long it_l = calibrate(fx, layered, &el_l), it_o = calibrate(fx, one, &el_o);
+	double per = 1e9 / (double)fx->clip->joint_count;
+
+	for (int r = 0; r < RATIO_ROUNDS; r++) {
+		double t0 = cpu_now(), tl, to;
+
+		sink = run(fx, layered, it_l, &el_l);
+		tl = (cpu_now() - t0) * per / (double)it_l;
+		t0 = cpu_now();
+		sink = run(fx, one, it_o, &el_o);
+		to = (cpu_now() - t0) * per / (double)it_o;
+		ratio[r] = tl / to;
+		cost[r] = tl;
+	}
+	qsort(ratio, RATIO_ROUNDS, sizeof ratio[0], cmp_double);
+	qsort(cost, RATIO_ROUNDS, sizeof cost[0], cmp_double);
+	printf("%s %4u joints: %6.1f ns/joint, %.2fx %s (median of %d alternating rounds, "
+	       "%.2f-%.2f)\n", label, fx->clip->joint_count, cost[RATIO_ROUNDS / 2],
+	       ratio[RATIO_ROUNDS / 2], one_label, RATIO_ROUNDS, ratio[0], ratio[RATIO_ROUNDS - 1]);
+}
+
 static void bench_level(void)
 {
 	static const uint32_t sizes[] = { 64, 256 };
@@ -304,15 +364,9 @@ static void bench_level(void)
 		fixture_init(&fx, sizes[si]);
 		for (int i = 0; i < RANDOM_TIMES; i++)
 			random_times[i] = (int64_t)(rnd() * (double)fx.clip->duration_ns);
-		double one = 0, full = 0;
-
 		for (size_t f = 0; f < sizeof figures / sizeof figures[0]; f++) {
 			double v = measure(&fx, figures[f].k);
 
-			if (figures[f].k == PLAYBACK)
-				one = v;
-			if (figures[f].k == FULL)
-				full = v;
 			printf("%s %4u joints: %6.1f ns/joint (median of %d)\n", figures[f].label,
 			       sizes[si], v, RUNS);
 		}
@@ -326,13 +380,10 @@ static void bench_level(void)
 			};
 
 			fixture_layers(&fx);
-			for (size_t f = 0; f < sizeof layered / sizeof layered[0]; f++) {
-				double v = measure(&fx, layered[f].k);
-
-				printf("%s %4u joints: %6.1f ns/joint, %.2fx %s\n", layered[f].label,
-				       sizes[si], v, v / (layered[f].full ? full : one),
-				       layered[f].full ? "sample+model+skin" : "sample playback");
-			}
+			for (size_t f = 0; f < sizeof layered / sizeof layered[0]; f++)
+				measure_ratio(&fx, layered[f].k, layered[f].full ? FULL : PLAYBACK,
+					      layered[f].label, layered[f].full ? "sample+model+skin"
+										: "sample playback");
 		}
 		fixture_free(&fx);
 	}
