@@ -264,6 +264,11 @@ static int m2_track_read_split(struct m2_ctx *c, uint64_t at, enum m2_value_type
 		      who->field);
 	if (rc < 0)
 		return rc;
+	if (t->global_sequence < 0 && times.count > m->sequence_count)
+		return m2_error(c, at + 4, "%s: %" PRIu32 " arrays of keys, but the model has %"
+				PRIu32 " sequences (one per sequence at most)",
+				m2_owner_name(who, name, sizeof name), times.count,
+				m->sequence_count);
 	if (type != M2_VALUE_NONE) {
 		rc = m2_array(c, at + 12, 8, &values, "%s %" PRIu32 " %s values", who->kind,
 			      who->index, who->field);
@@ -275,11 +280,6 @@ static int m2_track_read_split(struct m2_ctx *c, uint64_t at, enum m2_value_type
 					m2_owner_name(who, name, sizeof name), times.count,
 					values.count);
 	}
-	if (t->global_sequence < 0 && times.count > m->sequence_count)
-		return m2_error(c, at + 4, "%s: %" PRIu32 " arrays of keys, but the model has %"
-				PRIu32 " sequences (one per sequence at most)",
-				m2_owner_name(who, name, sizeof name), times.count,
-				m->sequence_count);
 	rc = m2_spend(c, (uint64_t)times.count * 16, at);
 	if (rc < 0)
 		return rc;
