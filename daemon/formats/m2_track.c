@@ -217,7 +217,8 @@ int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const 
 	m2_owner_name(&who, name, sizeof name);
 	if (t->value_type != M2_VALUE_NONE)
 		voff = bin_le32(t->seq_values + (size_t)s * 8 + 4);
-	rc = m2_spend(c, (uint64_t)n * (4 + t->key_bytes), in_model ? pair_at : toff);
+	rc = m2_spend(c, (uint64_t)n * (4 + t->key_bytes),
+		      in_model ? pair_at : toff < r->len ? toff : r->len);
 	if (rc < 0)
 		return rc;
 	for (int part = 0; part < (t->value_type != M2_VALUE_NONE ? 2 : 1); part++) {
