@@ -262,5 +262,9 @@ void m2w_demo_model(struct m2w_file *out);
  */
 void m2w_synth(struct m2w_file *out, uint32_t bones, uint32_t sequences,
 	       uint32_t keys_per_sequence, int shuffle);
+/* The same in another version's layout (0: 256); from 264 its view is
+ * the companion "00.skin". */
+void m2w_synth_version(struct m2w_file *out, uint32_t version, uint32_t bones,
+		       uint32_t sequences, uint32_t keys_per_sequence, int shuffle);
 
 #endif
