@@ -1,7 +1,7 @@
 /*
  * m2_layout.c - what differs between the M2 versions animd reads, as
  * data: one struct m2_layout per range of versions, and where each header
- * field is in it.  The facts and their sources are in FORMATS-M2.md
+ * field is in it.  The facts and their sources are in daemon/formats/FORMATS-M2.md
  * (wowdev.wiki M2 and M2/.skin; WoW Model Viewer's modelheaders.h and
  * animated.h; WMVx's M2Definitions.h and M2.cpp).
  */

@@ -10,6 +10,7 @@
  */
 #include "daemon/formats/m2_internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,20 @@ static int m2_track_run_times(const struct m2_ctx *c, const struct bin_reader *r
 	return 0;
 }
 
+/* "bone 3 rotation, sequence 2 values (in this .anim, ...)": only
+ * formatted for a message. */
+static const char *m2_seq_what(const struct m2_track *t, uint32_t s, int part, bool in_model,
+			       char *buf, size_t size)
+{
+	struct m2_owner who = { t->owner_kind, t->owner_index, t->owner_field };
+	char name[96];
+
+	snprintf(buf, size, "%s, sequence %" PRIu32 " %s%s", m2_owner_name(&who, name, sizeof name),
+		 s, part == 0 ? "timestamps" : "values",
+		 in_model ? "" : " (in this .anim, from the model's track)");
+	return buf;
+}
+
 int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const struct m2_track *t,
 			    uint32_t s, bool finite)
 {
@@ -214,7 +229,6 @@ int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const 
 
 	if (n == 0)
 		return 0;
-	m2_owner_name(&who, name, sizeof name);
 	if (t->value_type != M2_VALUE_NONE)
 		voff = bin_le32(t->seq_values + (size_t)s * 8 + 4);
 	rc = m2_spend(c, (uint64_t)n * (4 + t->key_bytes),
@@ -227,27 +241,43 @@ int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const 
 		uint64_t here = part == 0 ? pair_at
 				: (uint64_t)(t->seq_values + (size_t)s * 8 - m->data);
 
-		snprintf(what, sizeof what, "%s, sequence %" PRIu32 " %s%s", name, s,
-			 part == 0 ? "timestamps" : "values",
-			 in_model ? "" : " (in this .anim, from the model's track)");
 		if (in_model && off < c->header_bytes)
-			return bin_error(r, here, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside the 0x%x-byte "
-					 "header (data follows the header)", what, n, off, c->header_bytes);
+			return bin_error(r, here, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside "
+					 "the 0x%x-byte header (data follows the header)",
+					 m2_seq_what(t, s, part, in_model, what, sizeof what), n, off,
+					 c->header_bytes);
 		if (!bin_array_fits(r, off, n, size))
 			return bin_array_error(r, in_model ? here : (off < r->len ? off : r->len), n,
-					       off, size, what);
+					       off, size,
+					       m2_seq_what(t, s, part, in_model, what, sizeof what));
 	}
-	rc = m2_track_run_times(c, r, toff, n, name, s);
-	if (rc == 0 && finite && t->finite) {
+	/* Times in order, and (bone tracks) finite keys: the messages' names
+	 * are formatted only on failure. */
+	{
+		uint32_t prev = 0;
+
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t ms = bin_le32(r->data + toff + (uint64_t)k * 4);
+
+			if (ms < prev) {
+				rc = m2_track_run_times(c, r, toff, n,
+							m2_owner_name(&who, name, sizeof name), s);
+				return rc < 0 ? rc : -EINVAL;
+			}
+			prev = ms;
+		}
+	}
+	if (finite && t->finite) {
 		size_t floats = (size_t)n * t->key_bytes / 4;
 
 		for (size_t i = 0; i < floats; i++)
 			if ((bin_le32(r->data + voff + i * 4) & 0x7f800000u) == 0x7f800000u)
 				return bin_error(r, voff + i * 4, "%s, sequence %" PRIu32 ": key %zu "
-						 "holds a NaN or an infinity", name, s,
+						 "holds a NaN or an infinity",
+						 m2_owner_name(&who, name, sizeof name), s,
 						 i * 4 / t->key_bytes);
 	}
-	return rc;
+	return 0;
 }
 
 /* 264 and later: interpolation, global sequence, then two arrays of
