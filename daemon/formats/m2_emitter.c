@@ -201,6 +201,12 @@ int m2_emitter_read(struct m2_ctx *c)
 
 	m->emitter_count = b->count;
 	m->emitters = m2_alloc(c, b->count, sizeof *m->emitters);
+	/* The wowdev wiki: with global flag 0x200 (or past 271) emitters are
+	 * 492 bytes, a record no source animd follows lays out for 264. */
+	if (b->count > 0 && c->l->per_sequence && (m->global_flags & 0x200u))
+		return m2_error(c, M2_HDR_GLOBAL_FLAGS, "global flag 0x200 (the 492-byte particle "
+				"emitters of later versions) in a version %" PRIu32 " model: animd reads "
+				"the 476-byte emitters of 264", m->version);
 	for (uint32_t i = 0; i < b->count; i++) {
 		int rc = m2_emitter_one(c, b->data + (size_t)i * c->l->emitter_bytes, i,
 					&m->emitters[i]);
