@@ -445,6 +445,60 @@ static void test_v264_errors(void **state)
 	m2w_put32(&f, M2_V264_VIEW_COUNT, 101);
 	m2x_fails(&f, M2_V264_VIEW_COUNT, "101 views: their .skin files are numbered with two digits");
 	m2w_file_free(&f);
+	{
+		struct m2w_model d = *m2w_demo_description();
+
+		d.version = 264;
+		d.global_flags = 0x200;
+		m2w_build(&d, &f);
+		m2x_fails(&f, M2_HDR_GLOBAL_FLAGS, "global flag 0x200 (the 492-byte particle emitters");
+		m2w_file_free(&f);
+	}
+}
+
+/* The demo lantern (emitter, attachment, event, alias, global sequence,
+ * hermite and bezier tracks) in 260, 263 and 264: every part the parser
+ * reads comes out as 256's, the 264 emitter's parameters included. */
+static void test_demo_every_version(void **state)
+{
+	static const uint32_t versions[] = { 260, 263, 264 };
+	struct m2w_model d = *m2w_demo_description();
+	struct asset *base;
+
+	(void)state;
+	base = load_version(&d, 256, NULL);
+	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+		struct asset *a = load_version(&d, versions[i], NULL);
+
+		assert_int_equal(a->clip_count, base->clip_count);
+		assert_int_equal(a->emitter_count, 1);
+		assert_int_equal(a->emitters[0].emitter_type, base->emitters[0].emitter_type);
+		assert_int_equal(a->emitters[0].blend_mode, base->emitters[0].blend_mode);
+		for (uint32_t c = 0; c < a->clip_count; c++) {
+			static const double times[] = { 0, 0.3, 0.7, 1.9 };
+
+			assert_true(a->sequences[c].loaded);
+			for (size_t t = 0; t < 4; t++) {
+				struct sample_result r, rb;
+
+				sample(a, a->clips[c]->name, times[t], SPACE_EMITTERS, &r);
+				sample(base, base->clips[c]->name, times[t], SPACE_EMITTERS, &rb);
+				for (int p = 0; p < EMITTER_PARAMS; p++)
+					assert_near(r.emitter_states[0].param[p], rb.emitter_states[0].param[p]);
+				assert_near(r.emitter_states[0].enabled, rb.emitter_states[0].enabled);
+				for (int row = 0; row < 3; row++)
+					for (int col = 0; col < 4; col++)
+						if (fabs(r.emitter_states[0].m.m[row][col] -
+							 rb.emitter_states[0].m.m[row][col]) > 1e-4)
+							fail_msg("version %u clip %u t %g: emitter matrix",
+								 versions[i], c, times[t]);
+				sample_result_free(&r);
+				sample_result_free(&rb);
+			}
+		}
+		asset_free(a);
+	}
+	asset_free(base);
 }
 
 static void test_companion_names(void **state)
@@ -479,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_skin),
 		cmocka_unit_test(test_v264_errors),
 		cmocka_unit_test(test_companion_names),
+		cmocka_unit_test(test_demo_every_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
