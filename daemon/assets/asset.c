@@ -438,6 +438,40 @@ const struct clip *asset_find_clip(const struct asset *a, const char *name)
 	return name != NULL ? asset_find_sequence(a, name) : NULL;
 }
 
+const char *asset_clip_unloaded_reason(const struct asset *a, const char *name, char *buf,
+				       size_t size)
+{
+	uint32_t s = UINT32_MAX;
+
+	buf[0] = '\0';
+	if (a->sequences == NULL || name == NULL)
+		return buf;
+	if (name[0] == '#')
+		name++;
+	for (uint32_t i = 0; i < a->clip_count && s == UINT32_MAX; i++)
+		if (strcmp(a->clips[i]->name, name) == 0)
+			s = i;
+	if (s == UINT32_MAX || a->sequences[s].loaded)
+		return buf;
+	/* The sequence whose keys it plays has the companion. */
+	{
+		uint32_t keys = a->sequences[s].alias_of >= 0 ? (uint32_t)a->sequences[s].alias_of : s;
+
+		for (uint32_t i = 0; i < a->companion_count; i++) {
+			const struct asset_companion *c = &a->companions[i];
+
+			if (c->kind == ASSET_COMPANION_ANIM && c->index == keys) {
+				snprintf(buf, size, " (sequence %u is not loaded: %s %s)", s, c->name,
+					 c->status == ASSET_COMPANION_MISSING ? "is missing"
+									     : "was rejected");
+				return buf;
+			}
+		}
+	}
+	snprintf(buf, size, " (sequence %u is not loaded)", s);
+	return buf;
+}
+
 static size_t asset_str_bytes(const char *s)
 {
 	return s != NULL ? strlen(s) + 1 : 0;

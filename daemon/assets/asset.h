@@ -185,6 +185,12 @@ const struct asset *asset_own_mesh(const struct asset *a);
  * (the first sequence of animation id N) or "id=N.V" (its variation V). */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
 
+/* Why asset_find_clip found nothing, when the name is an M2 sequence that
+ * is not loaded: " (sequence 1 is not loaded: t0005-01.anim is missing)"
+ * into buf; "" otherwise.  Returns buf. */
+const char *asset_clip_unloaded_reason(const struct asset *a, const char *name, char *buf,
+				       size_t size);
+
 /* Shared ownership: a loaded asset starts with one reference and the last
  * unref frees it.  References are plain counts, taken and dropped on one
  * thread only (the daemon's loop thread): work handed to the thread pool

@@ -134,6 +134,7 @@ expect_match 'lantern2640001-00\.anim missing \(sequence 1 not loaded\)' "$TMP/o
 expect_status 0 "$ANIMD" inspect --json "$later/lantern264.m2"
 expect_jq '(.clips[1].loaded | not) and .clips[1].keys_in == "anim_missing" and .clips[0].loaded and .companions[1].status == "missing"' "$TMP/out"
 expect_status 1 "$ANIMD" sample "$later/lantern264.m2" --clip 1 --time 0
+expect_match 'has no clip named "1" \(sequence 1 is not loaded: .*lantern2640001-00\.anim is missing\)' "$TMP/err"
 expect_status 0 "$ANIMD" sample "$later/lantern264.m2" --clip 0 --time 0.5
 mv "$TMP/saved.anim" "$later/lantern2640001-00.anim"
 printf 'NIKS' | dd of="$later/lantern26400.skin" conv=notrunc 2>/dev/null
