@@ -1,6 +1,9 @@
 /*
- * m2.h - classic World of Warcraft M2 ("MD20", version 256; 257 accepted):
- * bytes in, a validated model out.
+ * m2.h - World of Warcraft M2 ("MD20"): classic 256 (257 accepted), The
+ * Burning Crusade's 260..263 and Wrath of the Lich King's 264 with its
+ * .skin and .anim companions (struct m2_layout below; the facts and their
+ * sources in daemon/formats/FORMATS-M2.md): bytes in, a validated model
+ * out.
  *
  * ZERO-COPY: the model points into the buffer it was parsed from (every
  * `const unsigned char *` below: track keys, lookup tables, the views'
@@ -21,7 +24,8 @@
  * What is validated (every failure: -EINVAL and a diag at the file offset
  * of the offending field, worded for a person: "bone 12 rotation:
  * interpolation 7 is not 0..3 ..."):
- *  - the 0x144-byte header: magic "MD20", version 256 or 257, every
+ *  - the header (0x144 bytes, 0x130 from 264): magic "MD20", a version
+ *    m2_layout_of knows, every
  *    {count, offset} pair (the blocks animd does not read as well) inside
  *    the file in 64-bit arithmetic and, when not empty, not inside the
  *    header; the name; files larger than M2_MAX_BYTES are refused;
