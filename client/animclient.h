@@ -461,6 +461,9 @@ typedef struct animc_clip_info {
 	uint32_t replay_min, replay_max;
 	uint32_t blend_ms;
 	int32_t alias_of;               /* the sequence whose keys it plays, or -1 */
+	/* M2: 0 when the sequence's keys are in a .anim file that is missing or
+	 * was rejected (listed, never played); 1 otherwise. */
+	int loaded;
 } animc_clip_info;
 
 typedef struct animc_mesh_info {

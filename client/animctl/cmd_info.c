@@ -299,6 +299,8 @@ static void info_text(const animc_asset_info *a)
 			       c->variation, c->flags, c->movespeed, c->blend_ms);
 			if (c->alias_of >= 0)
 				printf(", alias of %d", c->alias_of);
+			if (!c->loaded)
+				printf(", NOT LOADED (its .anim is missing or rejected)");
 		}
 		printf("%s\n", c->has_bounds ? ", bounds" : "");
 	}

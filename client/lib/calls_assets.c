@@ -138,6 +138,7 @@ static void info_clips(struct ac_parse *p, animc_asset_info *a, const msgpack_ob
 		clips[i].frequency = (int32_t)ac_obj_i64(p, o, "frequency", 0);
 		clips[i].blend_ms = (uint32_t)ac_obj_u64(p, o, "blend_ms", 0);
 		clips[i].alias_of = (int32_t)ac_obj_i64(p, o, "alias_of", -1);
+		clips[i].loaded = ac_obj_bool(p, o, "loaded", 1);
 		{
 			const msgpack_object *rp = ac_obj_get(o, "replay");
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/assets/asset_m2.h"
 #include "daemon/formats/m2.h"
 #include "daemon/formats/md5.h"
 #include "daemon/formats/x.h"
@@ -37,6 +38,10 @@ enum asset_format asset_detect(const char *name, const void *head, size_t len)
 		return ASSET_FORMAT_X;
 	if (strcasecmp(ext, "m2") == 0)
 		return ASSET_FORMAT_M2;
+	/* An M2's companions are part of their model, never assets (a .skin
+	 * starts "SKIN", an .anim with anything at all). */
+	if (strcasecmp(ext, "skin") == 0 || strcasecmp(ext, "anim") == 0)
+		return ASSET_FORMAT_UNKNOWN;
 	/* .x ("xof ") and M2 ("MD20") have magic numbers: files without a
 	 * telling extension are recognised by them. */
 	if (head != NULL && len >= 4 && memcmp(head, "xof ", 4) == 0)
@@ -103,6 +108,26 @@ static int asset_fail_diag(const char *name, const struct diag *d, int rc, char 
 static int asset_fail(const char *name, int rc, char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "%s: error: %s: %s", name, what, strerror(-rc));
+	return rc;
+}
+
+int asset_companion_stem(const char *name, char *out, size_t size)
+{
+	return m2_companion_stem(name, out, size);
+}
+
+int asset_read_companion_file(void *ctx, const char *name, char **buf, size_t *len, char *err,
+			      size_t errlen)
+{
+	size_t max = ctx != NULL ? *(const size_t *)ctx : 0;
+	struct stat st;
+	int fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), rc;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : asset_fail(name, -errno, err, errlen,
+							      "cannot open");
+	rc = asset_read_fd(fd, name, max, buf, len, &st, err, errlen);
+	close(fd);
 	return rc;
 }
 
@@ -221,38 +246,6 @@ static int asset_load_x(struct asset *a, const void *buf, size_t len,
 	return 0;
 }
 
-/* A classic M2: skeleton, one clip per sequence, the vertices with view
- * 0's triangles, particle emitters.  Right-handed, Z-up, as authored. */
-static int asset_load_m2(struct asset *a, const void *buf, size_t len, char *err, size_t errlen)
-{
-	struct m2_model *m = NULL;
-	struct m2_runtime r;
-	struct diag d = { 0 };
-	int rc = m2_parse(buf, len, &m, &d);
-
-	if (rc < 0)
-		return asset_fail_diag(a->name, &d, rc, err, errlen);
-	a->version = (int)m->version;
-	rc = m2_import(m, &r);
-	m2_model_free(m);
-	if (rc < 0)
-		return asset_fail(a->name, rc, err, errlen, "cannot convert model");
-	a->skeleton = r.skeleton;
-	a->joint_info = r.joints;
-	a->clip_count = r.clip_count;
-	a->clips = r.clips;
-	a->sequences = r.sequences;
-	a->mesh_count = r.mesh_count;
-	a->meshes = r.meshes;
-	a->emitter_count = r.emitter_count;
-	a->emitters = r.emitters;
-	a->global_count = r.global_count;
-	a->global_ns = r.global_ns;
-	a->shared_keys = r.global_keys;
-	a->shared_keys_bytes = r.global_keys_bytes;
-	return 0;
-}
-
 int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
 		      char *err, size_t errlen)
 {
@@ -287,7 +280,7 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		rc = asset_load_x(a, buf, len, opts, err, errlen);
 		break;
 	case ASSET_FORMAT_M2:
-		rc = asset_load_m2(a, buf, len, err, errlen);
+		rc = asset_m2_load(a, buf, len, opts, err, errlen);
 		break;
 	default:
 		rc = asset_load_md5camera(a, buf, len, err, errlen);
@@ -388,7 +381,12 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 	close(fd);
 	if (rc < 0)
 		return rc;
-	rc = asset_load_buffer(path, buf, len, out, err, errlen);
+	{
+		struct asset_options o = { .read_companion = asset_read_companion_file,
+					   .companion_ctx = &max_bytes };
+
+		rc = asset_load_buffer_with(path, buf, len, &o, out, err, errlen);
+	}
 	free(buf);
 	return rc;
 }
@@ -419,7 +417,7 @@ static const struct clip *asset_find_sequence(const struct asset *a, const char 
 		return NULL;
 	for (uint32_t i = 0; i < a->clip_count; i++)
 		if (a->sequences[i].id == id && (any_variation || a->sequences[i].variation == var))
-			return a->clips[i];
+			return a->sequences[i].loaded ? a->clips[i] : NULL;
 	return NULL;
 }
 
@@ -428,10 +426,50 @@ const struct clip *asset_find_clip(const struct asset *a, const char *name)
 	/* An M2 sequence is also "#N", as in path#N. */
 	if (name != NULL && name[0] == '#' && a->sequences != NULL)
 		name++;
+	/* An M2 sequence whose keys are in a missing or broken .anim is not
+	 * loaded: it is listed, never played. */
 	for (uint32_t i = 0; i < a->clip_count; i++)
-		if (name == NULL || strcmp(a->clips[i]->name, name) == 0)
-			return a->clips[i];
+		if (name == NULL || strcmp(a->clips[i]->name, name) == 0) {
+			if (a->sequences == NULL || a->sequences[i].loaded)
+				return a->clips[i];
+			if (name != NULL)
+				return NULL;
+		}
 	return name != NULL ? asset_find_sequence(a, name) : NULL;
+}
+
+const char *asset_clip_unloaded_reason(const struct asset *a, const char *name, char *buf,
+				       size_t size)
+{
+	uint32_t s = UINT32_MAX;
+
+	buf[0] = '\0';
+	if (a->sequences == NULL || name == NULL)
+		return buf;
+	if (name[0] == '#')
+		name++;
+	for (uint32_t i = 0; i < a->clip_count && s == UINT32_MAX; i++)
+		if (strcmp(a->clips[i]->name, name) == 0)
+			s = i;
+	if (s == UINT32_MAX || a->sequences[s].loaded)
+		return buf;
+	/* The sequence whose keys it plays has the companion. */
+	{
+		uint32_t keys = a->sequences[s].alias_of >= 0 ? (uint32_t)a->sequences[s].alias_of : s;
+
+		for (uint32_t i = 0; i < a->companion_count; i++) {
+			const struct asset_companion *c = &a->companions[i];
+
+			if (c->kind == ASSET_COMPANION_ANIM && c->index == keys) {
+				snprintf(buf, size, " (sequence %u is not loaded: %s %s)", s, c->name,
+					 c->status == ASSET_COMPANION_MISSING ? "is missing"
+									     : "was rejected");
+				return buf;
+			}
+		}
+	}
+	snprintf(buf, size, " (sequence %u is not loaded)", s);
+	return buf;
 }
 
 static size_t asset_str_bytes(const char *s)
@@ -473,6 +511,10 @@ void asset_memory(const struct asset *a, struct asset_memory *out)
 	for (uint32_t i = 0; i < a->emitter_count; i++)
 		out->emitters += emitter_bytes(&a->emitters[i]);
 	out->other = sizeof *a + asset_str_bytes(a->name) + asset_str_bytes(a->note);
+	out->other += (uint64_t)a->companion_count * sizeof *a->companions;
+	for (uint32_t i = 0; i < a->companion_count; i++)
+		out->other += asset_str_bytes(a->companions[i].name) +
+			      asset_str_bytes(a->companions[i].error);
 	out->total = out->skeleton + out->clips + out->meshes + out->camera + out->emitters +
 		     out->other;
 }
@@ -508,6 +550,11 @@ static void asset_destroy(struct asset *a)
 	free(a->emitters);
 	free(a->global_ns);
 	free(a->shared_keys);
+	for (uint32_t i = 0; i < a->companion_count; i++) {
+		free(a->companions[i].name);
+		free(a->companions[i].error);
+	}
+	free(a->companions);
 	free(a->name);
 	free(a->note);
 	free(a);

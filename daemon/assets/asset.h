@@ -52,6 +52,24 @@ struct asset_memory {
 	uint64_t total;         /* the sum */
 };
 
+/* A file an asset reads beside its own (M2 264: NAMEnn.skin for each view,
+ * NAMEaaaa-vv.anim for each sequence whose keys are not in the model). */
+enum asset_companion_kind { ASSET_COMPANION_SKIN, ASSET_COMPANION_ANIM };
+enum asset_companion_status {
+	ASSET_COMPANION_FOUND,          /* read and attached */
+	ASSET_COMPANION_MISSING,        /* no such file: that part is not loaded */
+	ASSET_COMPANION_BROKEN,         /* rejected (error says where): not loaded */
+};
+
+struct asset_companion {
+	char *name;                     /* as the asset's name gives it: "dir/NAME00.skin" */
+	uint8_t kind;                   /* enum asset_companion_kind */
+	uint8_t status;                 /* enum asset_companion_status */
+	uint32_t index;                 /* the view, or the sequence */
+	uint64_t bytes;                 /* its size when read */
+	char *error;                    /* BROKEN: "NAME00.skin: offset 0x..: error: ..." */
+};
+
 struct asset {
 	int refs;                       /* asset_ref / asset_unref; 1 after loading */
 	enum asset_format format;
@@ -85,6 +103,12 @@ struct asset {
 	int64_t *global_ns;                     /* their lengths */
 	void *shared_keys;                      /* keys every clip points at (owned) */
 	size_t shared_keys_bytes;               /* its size */
+	/* The companions looked for, in the order they were (views, then
+	 * sequences), and a hash of their names and bytes: a save of any of
+	 * them is a new version of the asset. */
+	uint32_t companion_count;
+	struct asset_companion *companions;
+	uint64_t companions_hash;
 
 	/* asset_memory's figures, worked out once loaded (the asset does not
 	 * change after): what the daemon's status adds up. */
@@ -102,10 +126,35 @@ const char *asset_format_name(enum asset_format f);
 int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
 		      char *err, size_t errlen);
 
+/*
+ * Reads a companion file (asset_companion) named `name` (the asset's
+ * folder and the companion's file name, as the asset's own name gives
+ * them).  0 with *buf malloc'd (the caller frees it) and *len; -ENOENT
+ * when there is no such file; any other negative errno with a one-line
+ * "name: error: ..." in err.  Called on the thread that loads.
+ */
+typedef int (*asset_read_companion_fn)(void *ctx, const char *name, char **buf, size_t *len,
+				       char *err, size_t errlen);
+
 /* What a loader may be told; zero fields mean the defaults. */
 struct asset_options {
 	uint32_t x_ticks_per_second;    /* .x files without AnimTicksPerSecond */
+	/* NULL: no companion is read (each is reported missing). */
+	asset_read_companion_fn read_companion;
+	void *companion_ctx;
 };
+
+/* The model a companion file belongs to: "dir/NAME" + ".m2" for
+ * "dir/NAME00.skin" and "dir/NAMEaaaa-vv.anim" into out (the caller
+ * tries the extension's spellings it needs).  0, or -EINVAL when name is
+ * no companion's.  Companions are never assets of their own
+ * (asset_detect says so). */
+int asset_companion_stem(const char *name, char *out, size_t size);
+
+/* Reads a companion from the file system, `name` a path: the reader
+ * asset_load_file uses (ctx: a size_t * limit, or NULL). */
+int asset_read_companion_file(void *ctx, const char *name, char **buf, size_t *len, char *err,
+			      size_t errlen);
 
 /* asset_load_buffer with options (NULL: the defaults). */
 int asset_load_buffer_with(const char *name, const void *buf, size_t len,
@@ -135,6 +184,12 @@ const struct asset *asset_own_mesh(const struct asset *a);
  * An M2 sequence (named by its index, "3") is also found as "#3", as "id=N"
  * (the first sequence of animation id N) or "id=N.V" (its variation V). */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
+
+/* Why asset_find_clip found nothing, when the name is an M2 sequence that
+ * is not loaded: " (sequence 1 is not loaded: t0005-01.anim is missing)"
+ * into buf; "" otherwise.  Returns buf. */
+const char *asset_clip_unloaded_reason(const struct asset *a, const char *name, char *buf,
+				       size_t size);
 
 /* Shared ownership: a loaded asset starts with one reference and the last
  * unref frees it.  References are plain counts, taken and dropped on one

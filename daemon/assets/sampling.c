@@ -205,9 +205,14 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		return rc;
 	if (a->clip_count > 0) {
 		clip = asset_find_clip(a, req->clip);
-		if (clip == NULL)
-			return sampling_fail(err, errlen, -ENOENT, "%s has no clip named \"%s\"",
-					     a->name, req->clip);
+		if (clip == NULL) {
+			char why[1200];
+
+			snprintf(err, errlen, "%s has no clip named \"%s\"%s", a->name,
+				 req->clip ? req->clip : "",
+				 asset_clip_unloaded_reason(a, req->clip, why, sizeof why));
+			return -ENOENT;
+		}
 	} else if (req->clip != NULL) {
 		return sampling_fail(err, errlen, -ENOENT, "%s has no clips (asked for \"%s\")",
 				     a->name, req->clip);

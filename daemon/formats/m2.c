@@ -16,47 +16,79 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every pair of the header: where, the size of one element, its name. */
+/* What a header pair's elements are, for their size in the layout. */
+enum m2_pair_size {
+	M2_SZ_FIXED,            /* `size` bytes in every version */
+	M2_SZ_SEQUENCE, M2_SZ_BONE, M2_SZ_ATTACHMENT, M2_SZ_EVENT, M2_SZ_EMITTER,
+	M2_SZ_COLOR, M2_SZ_TRANSPARENCY, M2_SZ_TEXTURE_ANIMATION, M2_SZ_LIGHT,
+	M2_SZ_CAMERA, M2_SZ_RIBBON,
+};
+
+/* Every pair of the header: where (by its version-256 offset), the size
+ * of one element, its name. */
 static const struct m2_header_pair {
 	uint16_t field;
+	uint8_t kind;
 	uint16_t size;
 	const char *name;
 } m2_pairs[] = {
-	{ M2_HDR_NAME, 1, "the model name" },
-	{ M2_HDR_GLOBAL_SEQUENCES, 4, "global sequences" },
-	{ M2_HDR_SEQUENCES, M2_SEQUENCE_BYTES, "sequences" },
-	{ M2_HDR_ANIMATION_LOOKUP, 2, "the animation lookup" },
-	{ M2_HDR_PLAYABLE_LOOKUP, 4, "the playable animation lookup" },
-	{ M2_HDR_BONES, M2_BONE_BYTES, "bones" },
-	{ M2_HDR_KEY_BONE_LOOKUP, 2, "the key-bone lookup" },
-	{ M2_HDR_VERTICES, M2_VERTEX_BYTES, "vertices" },
-	{ M2_HDR_VIEWS, M2_VIEW_BYTES, "views" },
-	{ M2_HDR_COLORS, 56, "colors" },
-	{ M2_HDR_TEXTURES, 16, "textures" },
-	{ M2_HDR_TRANSPARENCY, 28, "transparency" },
+	{ M2_HDR_NAME, M2_SZ_FIXED, 1, "the model name" },
+	{ M2_HDR_GLOBAL_SEQUENCES, M2_SZ_FIXED, 4, "global sequences" },
+	{ M2_HDR_SEQUENCES, M2_SZ_SEQUENCE, 0, "sequences" },
+	{ M2_HDR_ANIMATION_LOOKUP, M2_SZ_FIXED, 2, "the animation lookup" },
+	{ M2_HDR_PLAYABLE_LOOKUP, M2_SZ_FIXED, 4, "the playable animation lookup" },
+	{ M2_HDR_BONES, M2_SZ_BONE, 0, "bones" },
+	{ M2_HDR_KEY_BONE_LOOKUP, M2_SZ_FIXED, 2, "the key-bone lookup" },
+	{ M2_HDR_VERTICES, M2_SZ_FIXED, M2_VERTEX_BYTES, "vertices" },
+	{ M2_HDR_VIEWS, M2_SZ_FIXED, M2_VIEW_BYTES, "views" },
+	{ M2_HDR_COLORS, M2_SZ_COLOR, 0, "colors" },
+	{ M2_HDR_TEXTURES, M2_SZ_FIXED, 16, "textures" },
+	{ M2_HDR_TRANSPARENCY, M2_SZ_TRANSPARENCY, 0, "transparency" },
 	/* Always empty in the files the public tools describe; no source
 	 * gives the record's size, so each is taken as at least a byte. */
-	{ M2_HDR_TEXTURE_FLIPBOOKS, 1, "texture flipbooks" },
-	{ M2_HDR_TEXTURE_ANIMATIONS, 84, "texture animations" },
-	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, 2, "the replaceable texture lookup" },
-	{ M2_HDR_RENDER_FLAGS, 4, "render flags" },
-	{ M2_HDR_BONE_LOOKUP, 2, "the bone lookup" },
-	{ M2_HDR_TEXTURE_LOOKUP, 2, "the texture lookup" },
-	{ M2_HDR_TEXTURE_UNIT_LOOKUP, 2, "the texture unit lookup" },
-	{ M2_HDR_TRANSPARENCY_LOOKUP, 2, "the transparency lookup" },
-	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, 2, "the texture animation lookup" },
-	{ M2_HDR_BOUNDING_TRIANGLES, 2, "bounding triangles" },
-	{ M2_HDR_BOUNDING_VERTICES, 12, "bounding vertices" },
-	{ M2_HDR_BOUNDING_NORMALS, 12, "bounding normals" },
-	{ M2_HDR_ATTACHMENTS, M2_ATTACHMENT_BYTES, "attachments" },
-	{ M2_HDR_ATTACHMENT_LOOKUP, 2, "the attachment lookup" },
-	{ M2_HDR_EVENTS, M2_EVENT_BYTES, "events" },
-	{ M2_HDR_LIGHTS, 212, "lights" },
-	{ M2_HDR_CAMERAS, 124, "cameras" },
-	{ M2_HDR_CAMERA_LOOKUP, 2, "the camera lookup" },
-	{ M2_HDR_RIBBONS, 220, "ribbon emitters" },
-	{ M2_HDR_PARTICLE_EMITTERS, M2_EMITTER_BYTES, "particle emitters" },
+	{ M2_HDR_TEXTURE_FLIPBOOKS, M2_SZ_FIXED, 1, "texture flipbooks" },
+	{ M2_HDR_TEXTURE_ANIMATIONS, M2_SZ_TEXTURE_ANIMATION, 0, "texture animations" },
+	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, M2_SZ_FIXED, 2, "the replaceable texture lookup" },
+	{ M2_HDR_RENDER_FLAGS, M2_SZ_FIXED, 4, "render flags" },
+	{ M2_HDR_BONE_LOOKUP, M2_SZ_FIXED, 2, "the bone lookup" },
+	{ M2_HDR_TEXTURE_LOOKUP, M2_SZ_FIXED, 2, "the texture lookup" },
+	{ M2_HDR_TEXTURE_UNIT_LOOKUP, M2_SZ_FIXED, 2, "the texture unit lookup" },
+	{ M2_HDR_TRANSPARENCY_LOOKUP, M2_SZ_FIXED, 2, "the transparency lookup" },
+	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, M2_SZ_FIXED, 2, "the texture animation lookup" },
+	{ M2_HDR_BOUNDING_TRIANGLES, M2_SZ_FIXED, 2, "bounding triangles" },
+	{ M2_HDR_BOUNDING_VERTICES, M2_SZ_FIXED, 12, "bounding vertices" },
+	{ M2_HDR_BOUNDING_NORMALS, M2_SZ_FIXED, 12, "bounding normals" },
+	{ M2_HDR_ATTACHMENTS, M2_SZ_ATTACHMENT, 0, "attachments" },
+	{ M2_HDR_ATTACHMENT_LOOKUP, M2_SZ_FIXED, 2, "the attachment lookup" },
+	{ M2_HDR_EVENTS, M2_SZ_EVENT, 0, "events" },
+	{ M2_HDR_LIGHTS, M2_SZ_LIGHT, 0, "lights" },
+	{ M2_HDR_CAMERAS, M2_SZ_CAMERA, 0, "cameras" },
+	{ M2_HDR_CAMERA_LOOKUP, M2_SZ_FIXED, 2, "the camera lookup" },
+	{ M2_HDR_RIBBONS, M2_SZ_RIBBON, 0, "ribbon emitters" },
+	{ M2_HDR_PARTICLE_EMITTERS, M2_SZ_EMITTER, 0, "particle emitters" },
 };
+
+static uint32_t m2_pair_size(const struct m2_layout *l, const struct m2_header_pair *p)
+{
+	switch (p->kind) {
+	case M2_SZ_SEQUENCE: return l->sequence_bytes;
+	case M2_SZ_BONE: return l->bone_bytes;
+	case M2_SZ_ATTACHMENT: return l->attachment_bytes;
+	case M2_SZ_EVENT: return l->event_bytes;
+	case M2_SZ_EMITTER: return l->emitter_bytes;
+	case M2_SZ_COLOR: return l->colors_bytes;
+	case M2_SZ_TRANSPARENCY: return l->transparency_bytes;
+	case M2_SZ_TEXTURE_ANIMATION: return l->texture_animation_bytes;
+	case M2_SZ_LIGHT: return l->light_bytes;
+	case M2_SZ_CAMERA: return l->camera_bytes;
+	case M2_SZ_RIBBON: return l->ribbon_bytes;
+	default: return p->size;
+	}
+}
+
+/* From 260, global flag 0x8 adds one pair after the header's last
+ * (texture combiner combos, uint16 each: WMVx's blend map overrides). */
+#define M2_FLAG_COMBINER_COMBOS 0x8u
 
 /* The blocks the model keeps undecoded, and where. */
 static const struct {
@@ -111,17 +143,17 @@ int m2_array(const struct m2_ctx *c, uint64_t at, uint32_t size, struct m2_block
 	if (out->count == 0)
 		return 0;
 	if (bin_array_fits(&c->r, out->offset, out->count, size) &&
-	    out->offset >= M2_HEADER_BYTES) {
+	    out->offset >= c->header_bytes) {
 		out->data = c->r.data + out->offset;
 		return 0;
 	}
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof name, fmt, ap);
 	va_end(ap);
-	if (out->offset < M2_HEADER_BYTES)
+	if (out->offset < c->header_bytes)
 		return m2_error(c, at, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside the "
 				"0x%x-byte header (data follows the header)", name, out->count,
-				out->offset, M2_HEADER_BYTES);
+				out->offset, c->header_bytes);
 	return bin_array_error(&c->r, at, out->count, out->offset, size, name);
 }
 
@@ -207,7 +239,7 @@ static int m2_header(struct m2_ctx *c)
 	if (c->r.len < 4 || memcmp(p, "MD20", 4) != 0) {
 		if (c->r.len >= 4 && memcmp(p, "MD21", 4) == 0)
 			return m2_error(c, 0, "a chunked M2 (\"MD21\", Legion and later): animd "
-					"reads classic \"MD20\" models, versions 256 and 257");
+					"reads \"MD20\" models, versions 256 to 264");
 		if (c->r.len < 4)
 			return m2_error(c, 0, "%zu bytes: too short for the \"MD20\" magic",
 					c->r.len);
@@ -217,20 +249,61 @@ static int m2_header(struct m2_ctx *c)
 	if (c->r.len < 8)
 		return m2_error(c, 4, "the file ends inside the version (%zu bytes)", c->r.len);
 	version = bin_le32(p + M2_HDR_VERSION);
-	if (version != 256 && version != 257)
+	c->l = m2_layout_of(version);
+	if (c->l == NULL)
 		return m2_error(c, M2_HDR_VERSION, "unsupported M2 version %" PRIu32
-				" (animd reads 256 and 257)", version);
-	if (c->r.len < M2_HEADER_BYTES)
+				" (animd reads 256, 257, 260 to 263 and 264)", version);
+	c->header_bytes = c->l->header_bytes;
+	if (c->r.len < c->header_bytes)
 		return m2_error(c, c->r.len, "the file ends at 0x%zx, inside the 0x%x-byte header",
-				c->r.len, M2_HEADER_BYTES);
-	for (size_t i = 0; i < sizeof m2_pairs / sizeof m2_pairs[0]; i++) {
-		const struct m2_header_pair *hp = &m2_pairs[i];
-		int rc = m2_array(c, hp->field, hp->size, &c->hdr[hp->field / 4], "%s", hp->name);
+				c->r.len, c->header_bytes);
+	if (version >= 260 && (bin_le32(p + M2_HDR_GLOBAL_FLAGS) & M2_FLAG_COMBINER_COMBOS)) {
+		/* One more pair: the header is 8 bytes longer. */
+		struct m2_block b;
+		int rc;
 
+		c->header_bytes += 8;
+		if (c->r.len < c->header_bytes)
+			return m2_error(c, c->r.len, "the file ends at 0x%zx, inside the 0x%x-byte "
+					"header (global flag 0x8 adds the texture combiner "
+					"combos)", c->r.len, c->header_bytes);
+		rc = m2_array(c, c->header_bytes - 8, 2, &b, "texture combiner combos");
 		if (rc < 0)
 			return rc;
 	}
+	for (size_t i = 0; i < sizeof m2_pairs / sizeof m2_pairs[0]; i++) {
+		const struct m2_header_pair *hp = &m2_pairs[i];
+		uint32_t at = m2_layout_field(c->l, (enum m2_header_field)hp->field);
+		int rc;
+
+		if (at == 0)
+			continue;       /* not in this version: an empty block */
+		rc = m2_array(c, at, m2_pair_size(c->l, hp), &c->hdr[hp->field / 4], "%s",
+			      hp->name);
+		if (rc < 0)
+			return rc;
+	}
+	if (c->l->external_views) {
+		uint32_t n = bin_le32(p + M2_V264_VIEW_COUNT);
+
+		if (n > M2_MAX_SKINS)
+			return m2_error(c, M2_V264_VIEW_COUNT, "%" PRIu32 " views: their .skin files "
+					"are numbered with two digits, 00 to %u", n,
+					M2_MAX_SKINS - 1);
+		/* The views' count, with no array: its data stays NULL. */
+		c->hdr[M2_HDR_VIEWS / 4].count = n;
+	}
 	return 0;
+}
+
+/* Tracks the model decodes: three per bone, one per attachment and
+ * event, eleven per emitter. */
+static uint64_t m2_track_slots(const struct m2_ctx *c)
+{
+	return 3ull * m2_header_block(c, M2_HDR_BONES)->count +
+	       m2_header_block(c, M2_HDR_ATTACHMENTS)->count +
+	       m2_header_block(c, M2_HDR_EVENTS)->count +
+	       (M2_EMIT_PARAMS + 1ull) * m2_header_block(c, M2_HDR_PARTICLE_EMITTERS)->count;
 }
 
 /* Everything m2_alloc will be asked for, in 64 bits: the counts are
@@ -259,7 +332,7 @@ static uint64_t m2_arena_size(const struct m2_ctx *c)
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		total += ((m2_header_block(c, parts[i].field)->count + 1) * parts[i].size + 15) &
 			 ~(uint64_t)15;
-	return total;
+	return total + ((uint64_t)m2_track_slots(c) + 1) * sizeof(struct m2_track *) + 16;
 }
 
 /* The bounding floats, the flags and the name. */
@@ -270,16 +343,21 @@ static void m2_header_values(struct m2_ctx *c)
 	struct m2_model *m = c->m;
 	size_t n;
 
+	const unsigned char *bounds = p + m2_layout_field(c->l, M2_HDR_BOUNDS);
+
 	m->version = bin_le32(p + M2_HDR_VERSION);
+	m->layout = c->l;
+	m->data = p;
+	m->data_len = c->r.len;
 	m->global_flags = bin_le32(p + M2_HDR_GLOBAL_FLAGS);
 	for (int i = 0; i < 3; i++) {
-		m->bounds_min[i] = bin_lef32(p + M2_HDR_BOUNDS + 4 * i);
-		m->bounds_max[i] = bin_lef32(p + M2_HDR_BOUNDS + 12 + 4 * i);
-		m->collision_min[i] = bin_lef32(p + M2_HDR_BOUNDS + 28 + 4 * i);
-		m->collision_max[i] = bin_lef32(p + M2_HDR_BOUNDS + 40 + 4 * i);
+		m->bounds_min[i] = bin_lef32(bounds + 4 * i);
+		m->bounds_max[i] = bin_lef32(bounds + 12 + 4 * i);
+		m->collision_min[i] = bin_lef32(bounds + 28 + 4 * i);
+		m->collision_max[i] = bin_lef32(bounds + 40 + 4 * i);
 	}
-	m->bounds_radius = bin_lef32(p + M2_HDR_BOUNDS + 24);
-	m->collision_radius = bin_lef32(p + M2_HDR_BOUNDS + 52);
+	m->bounds_radius = bin_lef32(bounds + 24);
+	m->collision_radius = bin_lef32(bounds + 52);
 	/* The stored length counts the terminating NUL; a name without one
 	 * is taken whole, one with bytes after its NUL ends at the NUL. */
 	m->name = m2_alloc(c, (size_t)name->count + 1, 1);
@@ -314,6 +392,8 @@ int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d
 	c.m = m2_alloc(&c, 1, sizeof *c.m);
 	c.budget = (uint64_t)len * M2_SHARE_FACTOR + M2_SHARE_SLACK;
 	m2_header_values(&c);
+	c.track_slots = (uint32_t)m2_track_slots(&c);
+	c.m->tracks = m2_alloc(&c, (size_t)c.track_slots + 1, sizeof *c.m->tracks);
 	rc = m2_sequence_read(&c);
 	if (rc == 0)
 		rc = m2_bone_read(&c);
@@ -327,6 +407,8 @@ int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d
 		rc = m2_view_read(&c);
 	if (rc == 0)
 		rc = m2_emitter_read(&c);
+	if (rc == 0)
+		m2_sequence_data(&c);
 	if (rc < 0) {
 		free(c.arena);
 		return rc;

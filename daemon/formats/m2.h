@@ -1,6 +1,9 @@
 /*
- * m2.h - classic World of Warcraft M2 ("MD20", version 256; 257 accepted):
- * bytes in, a validated model out.
+ * m2.h - World of Warcraft M2 ("MD20"): classic 256 (257 accepted), The
+ * Burning Crusade's 260..263 and Wrath of the Lich King's 264 with its
+ * .skin and .anim companions (struct m2_layout below; the facts and their
+ * sources in daemon/formats/FORMATS-M2.md): bytes in, a validated model
+ * out.
  *
  * ZERO-COPY: the model points into the buffer it was parsed from (every
  * `const unsigned char *` below: track keys, lookup tables, the views'
@@ -21,7 +24,8 @@
  * What is validated (every failure: -EINVAL and a diag at the file offset
  * of the offending field, worded for a person: "bone 12 rotation:
  * interpolation 7 is not 0..3 ..."):
- *  - the 0x144-byte header: magic "MD20", version 256 or 257, every
+ *  - the header (0x144 bytes, 0x130 from 264): magic "MD20", a version
+ *    m2_layout_of knows, every
  *    {count, offset} pair (the blocks animd does not read as well) inside
  *    the file in 64-bit arithmetic and, when not empty, not inside the
  *    header; the name; files larger than M2_MAX_BYTES are refused;
@@ -113,6 +117,61 @@ enum m2_header_field {
 	M2_HDR_PARTICLE_EMITTERS = 0x13c,
 };
 
+/*
+ * Versions.  The classic layout is 256 (257 accepted); The Burning
+ * Crusade's 260..263 keep it but give bones a 32-bit name hash (112
+ * bytes) and store rotations as four int16 (m2_quat16_decode); Wrath of
+ * the Lich King's 264 drops the playable-animation lookup, the inline
+ * views (their number stays in the header; the views are NAME00.skin ...
+ * files beside the model) and the texture flipbooks (a 0x130-byte
+ * header), gives sequences a duration instead of a window on a shared
+ * timeline (64 bytes) and tracks arrays of per-sequence key arrays (20
+ * bytes, no ranges), whose keys for a sequence without flag 0x20 live in
+ * an external NAMEaaaa-vv.anim file.  Every size and offset that differs
+ * is in struct m2_layout, chosen once from the version; nothing else in
+ * the reader asks for the version.  Anything else: "unsupported M2
+ * version N".
+ */
+#define M2_VERSION_MIN 256u
+#define M2_VERSION_MAX 264u
+
+struct m2_layout {
+	uint32_t version_min, version_max;
+	uint32_t header_bytes;          /* 0x144, or 0x130 from 264 */
+	uint32_t sequence_bytes;        /* 68, 64 */
+	uint32_t bone_bytes;            /* 108, 112 (name hash), 88 */
+	uint32_t bone_tracks_at;        /* 12, or 16 after the name hash */
+	uint32_t track_bytes;           /* 28 (ranges), 20 */
+	uint32_t track_base_bytes;      /* a track without values: 20, 12 */
+	uint32_t attachment_bytes;      /* 48, 40 */
+	uint32_t event_bytes;           /* 44, 36 */
+	uint32_t emitter_bytes;         /* 0x1F8, 0x1DC */
+	uint32_t submesh_bytes;         /* 32, 48 from 260 */
+	uint32_t colors_bytes, transparency_bytes, texture_animation_bytes;
+	uint32_t light_bytes, camera_bytes, ribbon_bytes;
+	bool quat16;                    /* rotations are 4 x int16 */
+	bool per_sequence;              /* sequences have a duration, tracks
+					   per-sequence arrays, keys may be in
+					   .anim files */
+	bool external_views;            /* views in .skin files: the header
+					   holds only their number */
+	bool emitter_u8_types;          /* 263: blend mode and emitter type are
+					   bytes, then a uint16 color index */
+};
+
+/* The layout of a version, or NULL when animd does not read it. */
+const struct m2_layout *m2_layout_of(uint32_t version);
+
+/* Where header field f (named by its version-256 offset) is in layout l,
+ * or 0 when the version has no such field (the playable lookup, the
+ * texture flipbooks and the views' pair from 264: the views' count alone
+ * is at m2_layout_views_count_at). */
+uint32_t m2_layout_field(const struct m2_layout *l, enum m2_header_field f);
+#define M2_V264_VIEW_COUNT 0x044u       /* uint32: the number of .skin files */
+
+/* Most .skin files a model may name: they are numbered with two digits. */
+#define M2_MAX_SKINS 100u
+
 /* Record sizes of version 256. */
 #define M2_SEQUENCE_BYTES 68u
 #define M2_BONE_BYTES 108u
@@ -148,7 +207,21 @@ enum m2_value_type {
 	M2_VALUE_VEC3,          /* 3 floats */
 	M2_VALUE_QUAT,          /* 4 floats x, y, z, w */
 	M2_VALUE_U8,            /* 1 byte (on/off tracks) */
+	M2_VALUE_QUAT16,        /* 4 x int16 x, y, z, w (260 and later), read as
+				   floats through m2_quat16_decode */
 };
+
+/*
+ * One component of a compressed quaternion (260 and later) as a float:
+ * (v < 0 ? v + 32768 : v - 32767) / 32767, WoW Model Viewer's
+ * Quat16ToQuat32 (animated.h), which WMVx keeps.  So -32768 and 32767 are
+ * 0, -1 is +1 and 0 is -1: the stored value is offset, not a plain
+ * fraction.
+ */
+static inline float m2_quat16_decode(int16_t v)
+{
+	return (float)(v < 0 ? (int32_t)v + 32768 : (int32_t)v - 32767) / 32767.0f;
+}
 
 /*
  * One animated value: 28 bytes in the file, `uint16 interpolation, int16
@@ -165,11 +238,11 @@ enum m2_value_type {
  * nothing for evaluation.
  */
 struct m2_track {
-	uint32_t offset;                /* of the 28-byte record in the file */
+	uint32_t offset;                /* of the record in the file */
 	uint16_t interpolation;         /* enum m2_interp */
 	int16_t global_sequence;        /* -1, or an index into global_sequences */
 	uint8_t value_type;             /* enum m2_value_type */
-	uint8_t value_bytes;            /* of one value: 4, 12, 16 or 1 (0: NONE) */
+	uint8_t value_bytes;            /* of one value: 4, 12, 16, 1 or 8 (0: NONE) */
 	uint16_t key_bytes;             /* between keys: value_bytes, 3x that for
 					   hermite and bezier */
 	uint32_t range_count;           /* 0, or sequence_count (global: any) */
@@ -177,6 +250,19 @@ struct m2_track {
 	const unsigned char *ranges;    /* range_count x {uint32 first, last} */
 	const unsigned char *times;     /* key_count x uint32 ms, non-decreasing */
 	const unsigned char *values;    /* key_count x key_bytes (NULL if NONE) */
+	/* 264 and later (key_count and range_count 0): seq_count pairs of
+	 * {count, offset} for timestamps and for values, one per sequence
+	 * (a global-sequence track plays pair 0), in the model's buffer; the
+	 * arrays they point at are in the buffer of that sequence's keys
+	 * (struct m2_sequence data: the model, or its .anim file). */
+	uint32_t seq_count;
+	const unsigned char *seq_times;
+	const unsigned char *seq_values;
+	/* Who owns it, for messages: "bone 3 rotation". */
+	const char *owner_kind;
+	const char *owner_field;
+	uint32_t owner_index;
+	bool finite;                    /* its floats must be finite (bone tracks) */
 };
 
 /* Parts of a hermite or bezier key. */
@@ -185,6 +271,45 @@ enum m2_key_part {
 	M2_KEY_IN_TANGENT = 1,
 	M2_KEY_OUT_TANGENT = 2,
 };
+
+/* The keys one sequence plays of a track, in whichever buffer holds
+ * them: count timestamps (ms, non-decreasing) at times and count keys of
+ * key_bytes at values; start_ms is what to subtract from a timestamp to
+ * get the time in the sequence. */
+struct m2_keys {
+	uint32_t count;
+	uint32_t start_ms;
+	const unsigned char *times;
+	const unsigned char *values;
+};
+
+static inline uint32_t m2_keys_time(const struct m2_keys *k, uint32_t i)
+{
+	return bin_le32(k->times + (size_t)i * 4);
+}
+
+/* Key i's value (or part) as floats: 1, 3 or 4 by value_type; QUAT16
+ * decoded (m2_quat16_decode). */
+static inline void m2_keys_floats(const struct m2_track *t, const struct m2_keys *k, uint32_t i,
+				  enum m2_key_part part, float *out)
+{
+	const unsigned char *p = k->values + (size_t)i * t->key_bytes + (size_t)part * t->value_bytes;
+
+	if (t->value_type == M2_VALUE_QUAT16) {
+		for (unsigned c = 0; c < 4; c++)
+			out[c] = m2_quat16_decode(bin_les16(p + 2 * c));
+		return;
+	}
+	for (unsigned c = 0; c < t->value_bytes / 4u; c++)
+		out[c] = bin_lef32(p + 4 * c);
+}
+
+static inline uint8_t m2_keys_u8(const struct m2_track *t, const struct m2_keys *k, uint32_t i,
+				 enum m2_key_part part)
+{
+	return k->values[(size_t)i * t->key_bytes + (size_t)part];
+}
+
 
 static inline uint32_t m2_track_time(const struct m2_track *t, uint32_t k)
 {
@@ -205,10 +330,9 @@ static inline void m2_track_range(const struct m2_track *t, uint32_t s, uint32_t
 static inline void m2_track_floats(const struct m2_track *t, uint32_t k, enum m2_key_part part,
 				   float *out)
 {
-	const unsigned char *p = t->values + (size_t)k * t->key_bytes + (size_t)part * t->value_bytes;
+	struct m2_keys all = { t->key_count, 0, t->times, t->values };
 
-	for (unsigned i = 0; i < t->value_bytes / 4u; i++)
-		out[i] = bin_lef32(p + 4 * i);
+	m2_keys_floats(t, &all, k, part, out);
 }
 
 /* Key k's value of a U8 track. */
@@ -234,6 +358,19 @@ struct m2_model;
 void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
 		   uint32_t *first, uint32_t *end);
 
+/*
+ * The keys sequence s plays of track t, whatever the version: through
+ * its alias chain, then for 256..263 m2_track_keys' run of the shared
+ * timeline (start_ms the window's start; a global-sequence track: all
+ * keys, start 0), for 264 and later the sequence's own array (a
+ * global-sequence track: array 0, in the model).  No keys (count 0) when
+ * the sequence's keys are in an .anim file that was not attached
+ * (m2_attach_anim).  s must be below the model's sequence_count unless
+ * the track is on a global sequence.
+ */
+void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+			    struct m2_keys *out);
+
 /* ---- sequences ---- */
 
 #define M2_SEQ_LOOPING 0x20u    /* FORMATS.md; (the wowdev wiki reads 0x20 as
@@ -258,7 +395,26 @@ struct m2_sequence {
 	uint32_t alias_target;          /* the sequence whose keys and window this
 					   one plays: itself, or the end of its
 					   alias chain (never an alias) */
+	/* 264 and later store a duration: start_ms is then 0 and end_ms the
+	 * duration, so every sequence is a window all the same. */
+	/* Where its keys are (264: flag 0x20 says the model; otherwise its
+	 * .anim file, when any track has keys for it). */
+	uint8_t data;                   /* enum m2_sequence_data */
+	const unsigned char *keys_base; /* the buffer its keys' offsets are in */
+	size_t keys_len;
 };
+
+enum m2_sequence_data {
+	M2_SEQ_DATA_MODEL,              /* in the model (every sequence before 264) */
+	M2_SEQ_DATA_NONE,               /* 264, no 0x20, but no track has keys for
+					   it: nothing to load */
+	M2_SEQ_DATA_ANIM_MISSING,       /* its .anim file is needed, not attached */
+	M2_SEQ_DATA_ANIM,               /* attached: keys in its .anim file */
+	M2_SEQ_DATA_ANIM_BROKEN,        /* its .anim file was rejected */
+};
+
+/* 264: the sequence's keys are in the model (else in NAMEaaaa-vv.anim). */
+#define M2_SEQ_IN_MODEL 0x20u
 
 /* ---- bones ---- */
 
@@ -272,8 +428,9 @@ struct m2_bone {
 	uint32_t flags;                 /* all bits as stored: M2_BONE_* */
 	int16_t parent;                 /* -1, or a bone (never itself) */
 	uint16_t submesh;
+	uint32_t name_hash;             /* 260 and later: a CRC of the bone's name */
 	struct m2_track translation;    /* VEC3 */
-	struct m2_track rotation;       /* QUAT x, y, z, w */
+	struct m2_track rotation;       /* QUAT x, y, z, w; QUAT16 from 260 */
 	struct m2_track scale;          /* VEC3 */
 	float pivot[3];
 	uint32_t depth;                 /* 0 for a root, parent's + 1 */
@@ -304,7 +461,10 @@ struct m2_vertex {
  *   texture units   24 bytes each, bounds only
  */
 struct m2_view {
-	uint32_t offset;                /* of the 44-byte record */
+	uint32_t offset;                /* of the 44-byte record (a .skin: of its
+					   header, 0) */
+	bool loaded;                    /* false: a .skin file not attached */
+	uint32_t submesh_bytes;         /* 32, or 48 from 260 */
 	uint32_t vertex_count;
 	uint32_t triangle_count;        /* corners / 3 */
 	uint32_t property_count;
@@ -406,8 +566,17 @@ struct m2_emitter {
 	const unsigned char *model_name;
 	uint32_t recursion_name_bytes;
 	const unsigned char *recursion_name;
-	int16_t blend_mode;             /* 0x028 */
-	int16_t emitter_type;           /* 0x02A: 1 plane, 2 sphere, 3 spline */
+	int16_t blend_mode;             /* 0x028 (263 and later: a byte) */
+	int16_t emitter_type;           /* 0x02A: 1 plane, 2 sphere, 3 spline (263
+					   and later: a byte at 0x029) */
+	uint16_t color_index;           /* 263 and later: 0x02A */
+	/* 264 and later (M2ParticleOld of 476 bytes): what replaced the
+	 * static colors, sizes and tiles, and the variations.  The colors,
+	 * sizes, tiles and midpoint above are then 0 (the record has tracks
+	 * of fixed-point keys instead, bounds-checked only). */
+	float lifespan_vary, emission_rate_vary;
+	float scale_vary[2];
+	float base_spin, base_spin_vary, spin_vary;
 	int16_t particle_type;          /* 0x02C: 0 normal, 1 quad to origin, 2 */
 	int16_t tile_rotation;          /* 0x02E: -1, 0, 1 */
 	int16_t rows, columns;          /* 0x030, 0x032: texture tiles */
@@ -451,7 +620,8 @@ struct m2_block {
 };
 
 struct m2_model {
-	uint32_t version;               /* 256 or 257 */
+	uint32_t version;               /* 256, 257, 260..263 or 264 */
+	const struct m2_layout *layout;
 	char *name;                     /* NUL-terminated copy: the stored name up
 					   to its first NUL (which the stored
 					   length usually includes) */
@@ -483,8 +653,15 @@ struct m2_model {
 	struct m2_vertex *vertices;
 	uint32_t unweighted_vertex_count;       /* weights summing to 0 */
 
-	uint32_t view_count;
-	struct m2_view *views;
+	uint32_t view_count;            /* 264: the number of .skin files */
+	struct m2_view *views;          /* 264: loaded once attached */
+
+	/* Every track decoded (bones, attachments, events, emitters), for
+	 * m2_attach_anim. */
+	uint32_t track_count;
+	struct m2_track **tracks;
+	const unsigned char *data;      /* the model's buffer */
+	size_t data_len;
 
 	uint32_t attachment_count;
 	struct m2_attachment *attachments;
@@ -525,5 +702,42 @@ int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d
 
 /* Accepts NULL. */
 void m2_model_free(struct m2_model *m);
+
+/* ---- companions (264 and later) ---- */
+
+/* "NAME00.skin" for view i of the model file `model` ("dir/NAME.m2"):
+ * the name without its extension, then two digits.  0, or -ENAMETOOLONG. */
+int m2_skin_name(const char *model, uint32_t i, char *out, size_t size);
+/* "NAME0060-00.anim": four digits of the animation id, two of the
+ * variation. */
+int m2_anim_name(const char *model, uint32_t id, uint32_t variation, char *out, size_t size);
+/* The model stem a companion name belongs to ("dir/NAME" for
+ * "dir/NAME00.skin" or "dir/NAME0060-00.anim"), or -EINVAL when the name
+ * is no companion's. */
+int m2_companion_stem(const char *name, char *out, size_t size);
+
+/*
+ * Attach the .skin of view i (i < view_count, 264 and later): data holds
+ * the file ("SKIN", then five {count, offset} arrays relative to the
+ * file's start and the largest bone count).  Checked like an inline view
+ * (every vertex-list entry a model vertex, whole triangles naming entries
+ * of the list; submeshes (48 bytes), texture units and properties bounds
+ * only).  0: views[i] points into data (keep it alive while the model
+ * is); -EINVAL with d at the .skin's offset: the view stays unloaded.
+ */
+int m2_attach_skin(struct m2_model *m, uint32_t i, const void *data, size_t len,
+		   struct diag *d);
+
+/*
+ * Attach the .anim of sequence s (its data M2_SEQ_DATA_ANIM_MISSING): a
+ * pre-Legion .anim is raw key data, and every track's arrays for s hold
+ * offsets into it.  Each is checked as in the model (inside the file,
+ * timestamps in order, bone keys finite).  0: the sequence's keys are
+ * read from data (keep it alive while the model is); -EINVAL with d at
+ * the .anim's offset: the sequence is M2_SEQ_DATA_ANIM_BROKEN.  A chunked
+ * Legion .anim ("AFM2") is refused.
+ */
+int m2_attach_anim(struct m2_model *m, uint32_t s, const void *data, size_t len,
+		   struct diag *d);
 
 #endif

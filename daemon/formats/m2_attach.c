@@ -1,6 +1,6 @@
 /*
  * m2_attach.c - what hangs on bones besides emitters: attachment points
- * (48 bytes: id, bone, position, an on/off track saying whether the
+ * (48 bytes, 40 from 264: id, bone, position, an on/off track saying whether the
  * attached model animates), their lookup by attachment id, and events
  * (44 bytes: a four-character id such as "$DTH", data, bone, position,
  * and a track of timestamps alone, each of which fires the event).
@@ -56,7 +56,7 @@ int m2_attach_read(struct m2_ctx *c)
 	m->attachment_count = a->count;
 	m->attachments = m2_alloc(c, a->count, sizeof *m->attachments);
 	for (uint32_t i = 0; i < a->count; i++) {
-		rc = m2_attach_one(c, a->data + (size_t)i * M2_ATTACHMENT_BYTES, i,
+		rc = m2_attach_one(c, a->data + (size_t)i * c->l->attachment_bytes, i,
 				   &m->attachments[i]);
 		if (rc < 0)
 			return rc;
@@ -68,7 +68,7 @@ int m2_attach_read(struct m2_ctx *c)
 	m->event_count = e->count;
 	m->events = m2_alloc(c, e->count, sizeof *m->events);
 	for (uint32_t i = 0; i < e->count; i++) {
-		rc = m2_attach_event(c, e->data + (size_t)i * M2_EVENT_BYTES, i, &m->events[i]);
+		rc = m2_attach_event(c, e->data + (size_t)i * c->l->event_bytes, i, &m->events[i]);
 		if (rc < 0)
 			return rc;
 	}

@@ -33,6 +33,87 @@ static void m2_emitter_floats(const unsigned char *p, float *out, int n)
 		out[k] = bin_lef32(p + 4 * k);
 }
 
+/* Where the ten parameter tracks are in a 264 record: two floats (the
+ * lifespan's and the emission rate's variation) sit between them. */
+static const uint16_t m2_emitter_264_params[M2_EMIT_PARAMS] = {
+	0x034, 0x048, 0x05c, 0x070, 0x084, 0x098, 0x0b0, 0x0c8, 0x0dc, 0x0f0,
+};
+
+/* The five fixed-point tracks of a 264 record (M2PartTrack: an array of
+ * fixed16 times, an array of values): where, value size, name.  Bounds
+ * only. */
+static const struct {
+	uint16_t at, value_bytes;
+	const char *name;
+} m2_emitter_264_parts[] = {
+	{ 0x104, 12, "color track" },
+	{ 0x114, 2, "alpha track" },
+	{ 0x124, 8, "scale track" },
+	{ 0x13c, 2, "head cell track" },
+	{ 0x14c, 2, "tail cell track" },
+};
+
+/* A 264 emitter (476 bytes, WMVx's ModelParticleEmitterM2 for 264): the
+ * same head as 263, then the tracks of 20 bytes with two variations
+ * between them, fixed-point tracks where the static colors, sizes and
+ * tiles were, and four spin values where there was one. */
+static int m2_emitter_264(struct m2_ctx *c, const unsigned char *p, uint32_t i,
+			  struct m2_emitter *e, struct m2_owner *who)
+{
+	uint64_t at = (uint64_t)(p - c->r.data);
+	struct m2_block b;
+	int rc;
+
+	for (int k = 0; k < M2_EMIT_PARAMS; k++) {
+		who->field = m2_emitter_names[k];
+		rc = m2_track_read(c, at + m2_emitter_264_params[k], M2_VALUE_FLOAT, false, who,
+				   &e->params[k]);
+		if (rc < 0)
+			return rc;
+	}
+	e->lifespan_vary = bin_lef32(p + 0x0ac);
+	e->emission_rate_vary = bin_lef32(p + 0x0c4);
+	for (size_t k = 0; k < sizeof m2_emitter_264_parts / sizeof m2_emitter_264_parts[0]; k++) {
+		uint16_t o = m2_emitter_264_parts[k].at;
+
+		rc = m2_array(c, at + o, 2, &b, "particle emitter %" PRIu32 " %s times", i,
+			      m2_emitter_264_parts[k].name);
+		if (rc == 0)
+			rc = m2_array(c, at + o + 8, m2_emitter_264_parts[k].value_bytes, &b,
+				      "particle emitter %" PRIu32 " %s values", i,
+				      m2_emitter_264_parts[k].name);
+		if (rc < 0)
+			return rc;
+	}
+	m2_emitter_floats(p + 0x134, e->scale_vary, 2);
+	e->tail_length = bin_lef32(p + 0x15c);
+	e->twinkle_speed = bin_lef32(p + 0x160);
+	e->twinkle_percent = bin_lef32(p + 0x164);
+	e->twinkle_scale_min = bin_lef32(p + 0x168);
+	e->twinkle_scale_max = bin_lef32(p + 0x16c);
+	e->burst_multiplier = bin_lef32(p + 0x170);
+	e->slowdown = bin_lef32(p + 0x174);
+	e->base_spin = bin_lef32(p + 0x178);
+	e->base_spin_vary = bin_lef32(p + 0x17c);
+	e->rotation = bin_lef32(p + 0x180);
+	e->spin_vary = bin_lef32(p + 0x184);
+	m2_emitter_floats(p + 0x188, e->tumble_min, 3);
+	m2_emitter_floats(p + 0x194, e->tumble_max, 3);
+	m2_emitter_floats(p + 0x1a0, e->wind_vector, 3);
+	e->wind_time = bin_lef32(p + 0x1ac);
+	e->follow_speed1 = bin_lef32(p + 0x1b0);
+	e->follow_scale1 = bin_lef32(p + 0x1b4);
+	e->follow_speed2 = bin_lef32(p + 0x1b8);
+	e->follow_scale2 = bin_lef32(p + 0x1bc);
+	rc = m2_array(c, at + 0x1c0, 12, &b, "particle emitter %" PRIu32 " spline points", i);
+	if (rc < 0)
+		return rc;
+	e->spline_point_count = b.count;
+	e->spline_points = b.data;
+	who->field = "enabled";
+	return m2_track_read(c, at + 0x1c8, M2_VALUE_U8, false, who, &e->enabled);
+}
+
 static int m2_emitter_one(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 			  struct m2_emitter *e)
 {
@@ -61,12 +142,20 @@ static int m2_emitter_one(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 		return rc;
 	e->recursion_name_bytes = b.count;
 	e->recursion_name = b.data;
-	e->blend_mode = bin_les16(p + 0x28);
-	e->emitter_type = bin_les16(p + 0x2a);
+	if (c->l->emitter_u8_types) {
+		e->blend_mode = p[0x28];
+		e->emitter_type = p[0x29];
+		e->color_index = bin_le16(p + 0x2a);
+	} else {
+		e->blend_mode = bin_les16(p + 0x28);
+		e->emitter_type = bin_les16(p + 0x2a);
+	}
 	e->particle_type = bin_les16(p + 0x2c);
 	e->tile_rotation = bin_les16(p + 0x2e);
 	e->rows = bin_les16(p + 0x30);
 	e->columns = bin_les16(p + 0x32);
+	if (c->l->per_sequence)
+		return m2_emitter_264(c, p, i, e, &who);
 	for (int k = 0; k < M2_EMIT_PARAMS; k++) {
 		who.field = m2_emitter_names[k];
 		rc = m2_track_read(c, at + 0x34 + (uint64_t)M2_TRACK_BYTES * k, M2_VALUE_FLOAT,
@@ -112,8 +201,14 @@ int m2_emitter_read(struct m2_ctx *c)
 
 	m->emitter_count = b->count;
 	m->emitters = m2_alloc(c, b->count, sizeof *m->emitters);
+	/* The wowdev wiki: with global flag 0x200 (or past 271) emitters are
+	 * 492 bytes, a record no source animd follows lays out for 264. */
+	if (b->count > 0 && c->l->per_sequence && (m->global_flags & 0x200u))
+		return m2_error(c, M2_HDR_GLOBAL_FLAGS, "global flag 0x200 (the 492-byte particle "
+				"emitters of later versions) in a version %" PRIu32 " model: animd reads "
+				"the 476-byte emitters of 264", m->version);
 	for (uint32_t i = 0; i < b->count; i++) {
-		int rc = m2_emitter_one(c, b->data + (size_t)i * M2_EMITTER_BYTES, i,
+		int rc = m2_emitter_one(c, b->data + (size_t)i * c->l->emitter_bytes, i,
 					&m->emitters[i]);
 
 		if (rc < 0)

@@ -29,6 +29,9 @@
 struct m2_ctx {
 	struct bin_reader r;
 	struct m2_model *m;
+	const struct m2_layout *l;
+	uint32_t header_bytes;          /* arrays start at or after it */
+	uint32_t track_slots;           /* room in m->tracks */
 	/* The header's {count, offset} pairs, checked, by field offset / 4. */
 	struct m2_block hdr[M2_HEADER_BYTES / 4];
 	/* The model's allocation, handed out front to back. */
@@ -87,11 +90,22 @@ const char *m2_owner_name(const struct m2_owner *w, char *buf, size_t size);
 int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
 		  const struct m2_owner *who, struct m2_track *t);
 
+/* 264 and later: check sequence s's arrays of track t against the
+ * buffer of reader r (the model's, or an .anim's), whose reports locate
+ * errors in that file.  finite as for m2_track_read. */
+int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const struct m2_track *t,
+			    uint32_t s, bool finite);
+/* Which sequences need an .anim (264 and later), once every track is read. */
+void m2_sequence_data(struct m2_ctx *c);
+
 int m2_sequence_read(struct m2_ctx *c);
 int m2_sequence_lookups(struct m2_ctx *c);
 int m2_bone_read(struct m2_ctx *c);
 int m2_vertex_read(struct m2_ctx *c);
 int m2_view_read(struct m2_ctx *c);
+/* A view's five arrays and bone count at `at` of reader c->r (a .skin's
+ * header at 4, or an inline view), checked against the model. */
+int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_view *v);
 int m2_attach_read(struct m2_ctx *c);
 int m2_emitter_read(struct m2_ctx *c);
 

@@ -14,12 +14,66 @@
 #define M2_SEQ_UNRESOLVED UINT32_MAX
 #define M2_SEQ_ON_PATH (UINT32_MAX - 1)
 
+/* The checks every version shares, on a decoded sequence at file offset
+ * at; next and alias are the offsets of those fields in the record. */
+static int m2_sequence_check(struct m2_ctx *c, uint64_t at, uint32_t i, const struct m2_sequence *s,
+			     uint32_t next, uint32_t alias)
+{
+	uint32_t n = c->m->sequence_count;
+
+	if (s->next_variation < -1 || (s->next_variation >= 0 && (uint32_t)s->next_variation >= n))
+		return m2_error(c, at + next, "sequence %" PRIu32 " names sequence %d as its next "
+				"variation, but the model has %" PRIu32 " sequences (-1: none)", i,
+				s->next_variation, n);
+	if (s->flags & M2_SEQ_ALIAS) {
+		if (s->alias_next >= n)
+			return m2_error(c, at + alias, "sequence %" PRIu32 " is an alias (flag 0x40) "
+					"of sequence %u, but the model has %" PRIu32 " sequences", i,
+					s->alias_next, n);
+		if (s->alias_next == i)
+			return m2_error(c, at + alias, "sequence %" PRIu32 " is an alias (flag 0x40) "
+					"of itself", i);
+	}
+	return 0;
+}
+
+/* 264 and later, 64 bytes: a duration where the window was.  The window
+ * is then [0, duration]. */
+static int m2_sequence_decode_264(struct m2_ctx *c, const unsigned char *p, uint32_t i,
+				  struct m2_sequence *s)
+{
+	uint64_t at = (uint64_t)(p - c->r.data);
+
+	s->id = bin_le16(p);
+	s->variation = bin_le16(p + 2);
+	s->start_ms = 0;
+	s->end_ms = bin_le32(p + 4);
+	s->movespeed = bin_lef32(p + 8);
+	s->flags = bin_le32(p + 12);
+	s->frequency = bin_les16(p + 16);
+	s->pad = bin_le16(p + 18);
+	s->replay_min = bin_le32(p + 20);
+	s->replay_max = bin_le32(p + 24);
+	s->blend_ms = bin_le32(p + 28);
+	for (int k = 0; k < 3; k++) {
+		s->box_min[k] = bin_lef32(p + 32 + 4 * k);
+		s->box_max[k] = bin_lef32(p + 44 + 4 * k);
+	}
+	s->radius = bin_lef32(p + 56);
+	s->next_variation = bin_les16(p + 60);
+	s->alias_next = bin_le16(p + 62);
+	s->alias_target = M2_SEQ_UNRESOLVED;
+	return m2_sequence_check(c, at, i, s, 60, 62);
+}
+
 static int m2_sequence_decode(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 			      struct m2_sequence *s)
 {
 	uint64_t at = (uint64_t)(p - c->r.data);
 	uint32_t n = c->m->sequence_count;
 
+	if (c->l->per_sequence)
+		return m2_sequence_decode_264(c, p, i, s);
 	s->id = bin_le16(p);
 	s->variation = bin_le16(p + 2);
 	s->start_ms = bin_le32(p + 4);
@@ -42,20 +96,8 @@ static int m2_sequence_decode(struct m2_ctx *c, const unsigned char *p, uint32_t
 	if (s->end_ms < s->start_ms)
 		return m2_error(c, at + 8, "sequence %" PRIu32 " ends at %" PRIu32 " ms, before it "
 				"starts at %" PRIu32 " ms", i, s->end_ms, s->start_ms);
-	if (s->next_variation < -1 || (s->next_variation >= 0 && (uint32_t)s->next_variation >= n))
-		return m2_error(c, at + 64, "sequence %" PRIu32 " names sequence %d as its next "
-				"variation, but the model has %" PRIu32 " sequences (-1: none)", i,
-				s->next_variation, n);
-	if (s->flags & M2_SEQ_ALIAS) {
-		if (s->alias_next >= n)
-			return m2_error(c, at + 66, "sequence %" PRIu32 " is an alias (flag 0x40) of "
-					"sequence %u, but the model has %" PRIu32 " sequences", i,
-					s->alias_next, n);
-		if (s->alias_next == i)
-			return m2_error(c, at + 66, "sequence %" PRIu32 " is an alias (flag 0x40) of "
-					"itself", i);
-	}
-	return 0;
+	(void)n;
+	return m2_sequence_check(c, at, i, s, 64, 66);
 }
 
 /* "2 -> 5 -> 2" (at most a dozen steps, then "..."). */
@@ -90,7 +132,8 @@ static int m2_sequence_aliases(struct m2_ctx *c)
 		for (;;) {
 			if (seq[j].alias_target == M2_SEQ_ON_PATH) {
 				m2_sequence_chain(seq, i, chain, sizeof chain);
-				return m2_error(c, b->offset + (uint64_t)i * M2_SEQUENCE_BYTES + 66,
+				return m2_error(c, b->offset + (uint64_t)i * c->l->sequence_bytes +
+						c->l->sequence_bytes - 2,
 						"sequence %" PRIu32 " is an alias (flag 0x40) whose "
 						"chain %s never reaches a sequence that is not an alias",
 						i, chain);
@@ -125,13 +168,43 @@ int m2_sequence_read(struct m2_ctx *c)
 	m->sequence_count = b->count;
 	m->sequences = m2_alloc(c, b->count, sizeof *m->sequences);
 	for (uint32_t i = 0; i < b->count; i++) {
-		int rc = m2_sequence_decode(c, b->data + (size_t)i * M2_SEQUENCE_BYTES, i,
+		int rc = m2_sequence_decode(c, b->data + (size_t)i * c->l->sequence_bytes, i,
 					    &m->sequences[i]);
 
 		if (rc < 0)
 			return rc;
 	}
 	return m2_sequence_aliases(c);
+}
+
+void m2_sequence_data(struct m2_ctx *c)
+{
+	struct m2_model *m = c->m;
+
+	for (uint32_t s = 0; s < m->sequence_count; s++) {
+		struct m2_sequence *q = &m->sequences[s];
+
+		q->data = M2_SEQ_DATA_MODEL;
+		q->keys_base = m->data;
+		q->keys_len = m->data_len;
+		if (!c->l->per_sequence || (q->flags & M2_SEQ_IN_MODEL))
+			continue;
+		q->keys_base = NULL;
+		q->keys_len = 0;
+		q->data = M2_SEQ_DATA_NONE;
+		/* An alias plays its target's keys: its own need nothing. */
+		if (q->alias_target != s)
+			continue;
+		for (uint32_t k = 0; k < m->track_count; k++) {
+			const struct m2_track *t = m->tracks[k];
+
+			if (t->global_sequence < 0 && s < t->seq_count &&
+			    bin_le32(t->seq_times + (size_t)s * 8) > 0) {
+				q->data = M2_SEQ_DATA_ANIM_MISSING;
+				break;
+			}
+		}
+	}
 }
 
 int m2_sequence_lookups(struct m2_ctx *c)

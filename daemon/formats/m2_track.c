@@ -10,7 +10,9 @@
  */
 #include "daemon/formats/m2_internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static const uint8_t m2_track_value_bytes[] = {
@@ -19,6 +21,7 @@ static const uint8_t m2_track_value_bytes[] = {
 	[M2_VALUE_VEC3] = 12,
 	[M2_VALUE_QUAT] = 16,
 	[M2_VALUE_U8] = 1,
+	[M2_VALUE_QUAT16] = 8,
 };
 
 /* Every range inside the keys, first <= last; {0, 0} when there are none
@@ -92,14 +95,13 @@ static int m2_track_finite(const struct m2_ctx *c, const struct m2_track *t, uin
 	return 0;
 }
 
-int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
-		  const struct m2_owner *who, struct m2_track *t)
+/* The two leading fields, the same in every version. */
+static int m2_track_head(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
+			 const struct m2_owner *who, struct m2_track *t)
 {
 	const unsigned char *p = c->r.data + at;
 	const struct m2_model *m = c->m;
-	struct m2_block ranges, times, values = { 0 };
 	char name[96];
-	int rc;
 
 	memset(t, 0, sizeof *t);
 	t->offset = (uint32_t)at;
@@ -107,6 +109,10 @@ int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool f
 	t->global_sequence = bin_les16(p + 2);
 	t->value_type = (uint8_t)type;
 	t->value_bytes = m2_track_value_bytes[type];
+	t->owner_kind = who->kind;
+	t->owner_field = who->field;
+	t->owner_index = who->index;
+	t->finite = finite && type != M2_VALUE_QUAT16 && type != M2_VALUE_U8 && type != M2_VALUE_NONE;
 	if (t->interpolation > M2_INTERP_MAX)
 		return m2_error(c, at, "%s: interpolation %u is not 0..3 (0 step, 1 linear, "
 				"2 hermite, 3 bezier)", m2_owner_name(who, name, sizeof name),
@@ -120,6 +126,17 @@ int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool f
 		return m2_error(c, at + 2, "%s: global sequence %d does not exist (the model has %"
 				PRIu32 ")", m2_owner_name(who, name, sizeof name),
 				t->global_sequence, m->global_sequence_count);
+	return 0;
+}
+
+static int m2_track_read_ranged(struct m2_ctx *c, uint64_t at, enum m2_value_type type,
+				const struct m2_owner *who, struct m2_track *t)
+{
+	const unsigned char *p = c->r.data + at;
+	const struct m2_model *m = c->m;
+	struct m2_block ranges, times, values = { 0 };
+	char name[96];
+	int rc;
 
 	rc = m2_array(c, at + 4, 8, &ranges, "%s %" PRIu32 " %s ranges", who->kind, who->index,
 		      who->field);
@@ -158,9 +175,178 @@ int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool f
 	rc = m2_track_ranges(c, t, &ranges, who);
 	if (rc == 0)
 		rc = m2_track_times(c, t, times.offset, who);
-	if (rc == 0 && finite && t->key_count > 0)
+	if (rc == 0 && t->finite && t->key_count > 0)
 		rc = m2_track_finite(c, t, values.offset, who);
 	return rc;
+}
+
+/* The timestamps of one run of keys, non-decreasing: times at buffer
+ * offset base of reader r. */
+static int m2_track_run_times(const struct m2_ctx *c, const struct bin_reader *r, uint64_t base,
+			      uint32_t n, const char *name, uint32_t s)
+{
+	uint32_t prev = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t ms = bin_le32(r->data + base + (uint64_t)k * 4);
+
+		if (ms < prev)
+			return bin_error(r, base + (uint64_t)k * 4, "%s, sequence %" PRIu32 ": key %"
+					 PRIu32 " at %" PRIu32 " ms comes before key %" PRIu32 " at %"
+					 PRIu32 " ms (timestamps must not go back)", name, s, k, ms,
+					 k - 1, prev);
+		prev = ms;
+	}
+	(void)c;
+	return 0;
+}
+
+/* "bone 3 rotation, sequence 2 values (in this .anim, ...)": only
+ * formatted for a message. */
+static const char *m2_seq_what(const struct m2_track *t, uint32_t s, int part, bool in_model,
+			       char *buf, size_t size)
+{
+	struct m2_owner who = { t->owner_kind, t->owner_index, t->owner_field };
+	char name[96];
+
+	snprintf(buf, size, "%s, sequence %" PRIu32 " %s%s", m2_owner_name(&who, name, sizeof name),
+		 s, part == 0 ? "timestamps" : "values",
+		 in_model ? "" : " (in this .anim, from the model's track)");
+	return buf;
+}
+
+int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const struct m2_track *t,
+			    uint32_t s, bool finite)
+{
+	const struct m2_model *m = c->m;
+	const unsigned char *tp = t->seq_times + (size_t)s * 8;
+	uint32_t n = bin_le32(tp), toff = bin_le32(tp + 4), voff = 0;
+	uint64_t pair_at = (uint64_t)(tp - m->data);
+	bool in_model = r->data == m->data;
+	char name[96], what[200];
+	struct m2_owner who = { t->owner_kind, t->owner_index, t->owner_field };
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (t->value_type != M2_VALUE_NONE)
+		voff = bin_le32(t->seq_values + (size_t)s * 8 + 4);
+	rc = m2_spend(c, (uint64_t)n * (4 + t->key_bytes),
+		      in_model ? pair_at : toff < r->len ? toff : r->len);
+	if (rc < 0)
+		return rc;
+	for (int part = 0; part < (t->value_type != M2_VALUE_NONE ? 2 : 1); part++) {
+		uint32_t off = part == 0 ? toff : voff;
+		uint32_t size = part == 0 ? 4 : t->key_bytes;
+		uint64_t here = part == 0 ? pair_at
+				: (uint64_t)(t->seq_values + (size_t)s * 8 - m->data);
+
+		if (in_model && off < c->header_bytes)
+			return bin_error(r, here, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside "
+					 "the 0x%x-byte header (data follows the header)",
+					 m2_seq_what(t, s, part, in_model, what, sizeof what), n, off,
+					 c->header_bytes);
+		if (!bin_array_fits(r, off, n, size))
+			return bin_array_error(r, in_model ? here : (off < r->len ? off : r->len), n,
+					       off, size,
+					       m2_seq_what(t, s, part, in_model, what, sizeof what));
+	}
+	/* Times in order, and (bone tracks) finite keys: the messages' names
+	 * are formatted only on failure. */
+	{
+		uint32_t prev = 0;
+
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t ms = bin_le32(r->data + toff + (uint64_t)k * 4);
+
+			if (ms < prev) {
+				rc = m2_track_run_times(c, r, toff, n,
+							m2_owner_name(&who, name, sizeof name), s);
+				return rc < 0 ? rc : -EINVAL;
+			}
+			prev = ms;
+		}
+	}
+	if (finite && t->finite) {
+		size_t floats = (size_t)n * t->key_bytes / 4;
+
+		for (size_t i = 0; i < floats; i++)
+			if ((bin_le32(r->data + voff + i * 4) & 0x7f800000u) == 0x7f800000u)
+				return bin_error(r, voff + i * 4, "%s, sequence %" PRIu32 ": key %zu "
+						 "holds a NaN or an infinity",
+						 m2_owner_name(&who, name, sizeof name), s,
+						 i * 4 / t->key_bytes);
+	}
+	return 0;
+}
+
+/* 264 and later: interpolation, global sequence, then two arrays of
+ * per-sequence {count, offset} pairs (one for events, which have no
+ * values). */
+static int m2_track_read_split(struct m2_ctx *c, uint64_t at, enum m2_value_type type,
+			       const struct m2_owner *who, struct m2_track *t)
+{
+	const struct m2_model *m = c->m;
+	struct m2_block times, values = { 0 };
+	char name[96];
+	int rc;
+
+	rc = m2_array(c, at + 4, 8, &times, "%s %" PRIu32 " %s timestamps", who->kind, who->index,
+		      who->field);
+	if (rc < 0)
+		return rc;
+	if (t->global_sequence < 0 && times.count > m->sequence_count)
+		return m2_error(c, at + 4, "%s: %" PRIu32 " arrays of keys, but the model has %"
+				PRIu32 " sequences (one per sequence at most)",
+				m2_owner_name(who, name, sizeof name), times.count,
+				m->sequence_count);
+	if (type != M2_VALUE_NONE) {
+		rc = m2_array(c, at + 12, 8, &values, "%s %" PRIu32 " %s values", who->kind,
+			      who->index, who->field);
+		if (rc < 0)
+			return rc;
+		if (values.count != times.count)
+			return m2_error(c, at + 12, "%s: %" PRIu32 " arrays of timestamps but %" PRIu32
+					" of values (one of each per sequence)",
+					m2_owner_name(who, name, sizeof name), times.count,
+					values.count);
+	}
+	rc = m2_spend(c, (uint64_t)times.count * 16, at);
+	if (rc < 0)
+		return rc;
+	t->seq_count = times.count;
+	t->seq_times = times.data;
+	t->seq_values = values.data;
+	for (uint32_t s = 0; s < times.count; s++) {
+		const unsigned char *tp = times.data + (size_t)s * 8;
+		bool in_model = t->global_sequence >= 0 ? s == 0
+			: (m->sequences[s].flags & M2_SEQ_IN_MODEL) != 0;
+
+		if (type != M2_VALUE_NONE && bin_le32(tp) != bin_le32(values.data + (size_t)s * 8))
+			return m2_error(c, values.offset + (uint64_t)s * 8, "%s, sequence %" PRIu32
+					": %" PRIu32 " timestamps but %" PRIu32 " values (one value "
+					"per timestamp)", m2_owner_name(who, name, sizeof name), s,
+					bin_le32(tp), bin_le32(values.data + (size_t)s * 8));
+		if (!in_model)
+			continue;       /* in an .anim, or (global) never played */
+		rc = m2_track_check_sequence(c, &c->r, t, s, true);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool finite,
+		  const struct m2_owner *who, struct m2_track *t)
+{
+	int rc = m2_track_head(c, at, type, finite, who, t);
+
+	if (rc < 0)
+		return rc;
+	if (c->track_slots > c->m->track_count)
+		c->m->tracks[c->m->track_count++] = t;
+	return c->l->per_sequence ? m2_track_read_split(c, at, type, who, t)
+				  : m2_track_read_ranged(c, at, type, who, t);
 }
 
 /* The first key in [lo, hi) whose time is above ms (after_equal: at or
@@ -203,4 +389,41 @@ void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t 
 	}
 	*first = lo;
 	*end = hi;
+}
+
+void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+			    struct m2_keys *out)
+{
+	const unsigned char *base;
+	uint32_t idx;
+
+	memset(out, 0, sizeof *out);
+	if (!m->layout->per_sequence) {
+		uint32_t first, end;
+
+		if (t->key_count == 0)
+			return;
+		m2_track_keys(m, t, s, &first, &end);
+		out->count = end - first;
+		out->times = t->times + (size_t)first * 4;
+		out->values = t->values != NULL ? t->values + (size_t)first * t->key_bytes : NULL;
+		if (t->global_sequence < 0)
+			out->start_ms = m->sequences[m->sequences[s].alias_target].start_ms;
+		return;
+	}
+	if (t->global_sequence >= 0) {
+		idx = 0;
+		base = m->data;
+	} else {
+		idx = m->sequences[s].alias_target;
+		base = m->sequences[idx].keys_base;
+	}
+	if (idx >= t->seq_count || base == NULL)
+		return;
+	out->count = bin_le32(t->seq_times + (size_t)idx * 8);
+	if (out->count == 0)
+		return;
+	out->times = base + bin_le32(t->seq_times + (size_t)idx * 8 + 4);
+	if (t->seq_values != NULL)
+		out->values = base + bin_le32(t->seq_values + (size_t)idx * 8 + 4);
 }

@@ -10,20 +10,21 @@
 
 #include <inttypes.h>
 
-static int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_view *v)
+int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_view *v)
 {
 	const struct m2_model *m = c->m;
 	struct m2_block list, corners, props, subs, units;
 	int rc;
 
 	v->offset = (uint32_t)at;
+	v->submesh_bytes = c->l->submesh_bytes;
 	rc = m2_array(c, at, 2, &list, "view %" PRIu32 " vertex list", i);
 	if (rc == 0)
 		rc = m2_array(c, at + 8, 2, &corners, "view %" PRIu32 " triangle list", i);
 	if (rc == 0)
 		rc = m2_array(c, at + 16, 4, &props, "view %" PRIu32 " properties", i);
 	if (rc == 0)
-		rc = m2_array(c, at + 24, M2_SUBMESH_BYTES, &subs, "view %" PRIu32 " submeshes", i);
+		rc = m2_array(c, at + 24, v->submesh_bytes, &subs, "view %" PRIu32 " submeshes", i);
 	if (rc == 0)
 		rc = m2_array(c, at + 32, M2_TEXTURE_UNIT_BYTES, &units,
 			      "view %" PRIu32 " texture units", i);
@@ -47,6 +48,7 @@ static int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_v
 	v->texture_unit_count = units.count;
 	v->texture_units = units.data;
 	v->bone_count_max = bin_le32(c->r.data + at + 40);
+	v->loaded = true;
 	for (uint32_t k = 0; k < list.count; k++) {
 		uint32_t vi = bin_le16(list.data + (size_t)k * 2);
 
@@ -74,6 +76,8 @@ int m2_view_read(struct m2_ctx *c)
 
 	m->view_count = b->count;
 	m->views = m2_alloc(c, b->count, sizeof *m->views);
+	if (c->l->external_views)
+		return 0;       /* m2_attach_skin */
 	for (uint32_t i = 0; i < b->count; i++) {
 		int rc = m2_view_decode(c, b->offset + (uint64_t)i * M2_VIEW_BYTES, i, &m->views[i]);
 
@@ -85,7 +89,7 @@ int m2_view_read(struct m2_ctx *c)
 
 void m2_view_submesh(const struct m2_view *v, uint32_t i, struct m2_submesh *out)
 {
-	const unsigned char *p = v->submeshes + (size_t)i * M2_SUBMESH_BYTES;
+	const unsigned char *p = v->submeshes + (size_t)i * v->submesh_bytes;
 
 	out->id = bin_le16(p);
 	out->level = bin_le16(p + 2);

@@ -9,10 +9,11 @@
 #define M2I_CHANNELS 3                  /* translation, rotation, scale */
 #define M2I_EMITTER_TRACKS (EMITTER_PARAMS + 1)
 
-/* Which keys of a track one sequence plays: [first, first + count). */
+/* Which keys of a track one sequence plays (formats/m2.h, struct m2_keys:
+ * wherever the version keeps them), and the clock they run on. */
 struct m2i_keys {
-	uint32_t first, count;
-	uint32_t start_ms;              /* subtracted from key times (0: global) */
+	struct m2_keys k;
+	uint32_t count;
 	uint16_t global;                /* track.global */
 };
 
@@ -37,7 +38,8 @@ static uint8_t m2i_width(const struct m2_track *tr)
 {
 	switch (tr->value_type) {
 	case M2_VALUE_VEC3: return 3;
-	case M2_VALUE_QUAT: return 4;
+	case M2_VALUE_QUAT:
+	case M2_VALUE_QUAT16: return 4;
 	case M2_VALUE_FLOAT:
 	case M2_VALUE_U8: return 1;
 	default: return 0;
@@ -49,25 +51,20 @@ static uint32_t m2i_parts(const struct m2_track *tr)
 	return tr->interpolation == M2_INTERP_HERMITE || tr->interpolation == M2_INTERP_BEZIER ? 3 : 1;
 }
 
-/* The keys sequence `seq` plays of tr (formats/m2.h, m2_track_keys: its
- * alias target's range, narrowed to its window), at clip time
+/* The keys sequence `seq` plays of tr (m2_track_sequence_keys: its alias
+ * target's, in whichever buffer and layout the version has), at clip time
  * (ms - start); a global-sequence track's, all of them, on its clock. */
 static struct m2i_keys m2i_select(const struct m2_model *m, const struct m2_track *tr,
 				  uint32_t seq)
 {
 	struct m2i_keys k = { 0 };
-	uint32_t end;
 
-	if (tr->key_count == 0 || m2i_width(tr) == 0)
+	if (m2i_width(tr) == 0)
 		return k;
-	if (tr->global_sequence >= 0) {
-		k.count = tr->key_count;
+	m2_track_sequence_keys(m, tr, seq, &k.k);
+	k.count = k.k.count;
+	if (tr->global_sequence >= 0)
 		k.global = (uint16_t)(tr->global_sequence + 1);
-		return k;
-	}
-	m2_track_keys(m, tr, seq, &k.first, &end);
-	k.count = end - k.first;
-	k.start_ms = m->sequences[m->sequences[seq].alias_target].start_ms;
 	return k;
 }
 
@@ -92,23 +89,22 @@ static void m2i_fill(const struct m2_track *tr, const struct m2i_keys *k, const 
 	if (k->count == 0)
 		return;         /* a track without keys: no values to point into */
 	for (uint32_t i = 0; i < k->count; i++)
-		(*times)[i] = ((int64_t)m2_track_time(tr, k->first + i) - k->start_ms) * 1000000;
+		(*times)[i] = ((int64_t)m2_keys_time(&k->k, i) - k->k.start_ms) * 1000000;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* Float keys are the file's bytes as they are: one copy. */
-	if (tr->value_type != M2_VALUE_U8 && tr->key_bytes == w * parts * sizeof(float))
-		memcpy(*values, tr->values + (size_t)k->first * tr->key_bytes,
-		       (size_t)k->count * tr->key_bytes);
+	if (tr->value_type != M2_VALUE_U8 && tr->value_type != M2_VALUE_QUAT16 &&
+	    tr->key_bytes == w * parts * sizeof(float))
+		memcpy(*values, k->k.values, (size_t)k->count * tr->key_bytes);
 	else
 #endif
 		for (uint32_t i = 0; i < k->count; i++)
 			for (uint32_t p = 0; p < parts; p++) {
-				uint32_t key = k->first + i;
 				float *v = *values + (size_t)i * w * parts + p * w;
 
 				if (tr->value_type == M2_VALUE_U8)
-					*v = (float)m2_track_u8(tr, key, (enum m2_key_part)p);
+					*v = (float)m2_keys_u8(tr, &k->k, i, (enum m2_key_part)p);
 				else
-					m2_track_floats(tr, key, (enum m2_key_part)p, v);
+					m2_keys_floats(tr, &k->k, i, (enum m2_key_part)p, v);
 			}
 	for (uint32_t i = 0; i < k->count && fix != NULL; i++) {
 		float *v = *values + (size_t)i * w * parts;
@@ -323,6 +319,9 @@ static void m2i_sequence_info(const struct m2_model *m, uint32_t s, struct m2_se
 	o->blend_ms = q->blend_ms;
 	o->alias_of = q->alias_target != s ? (int32_t)q->alias_target : -1;
 	o->next_variation = q->next_variation;
+	o->data = m->sequences[q->alias_target].data;
+	o->loaded = o->data == M2_SEQ_DATA_MODEL || o->data == M2_SEQ_DATA_NONE ||
+		    o->data == M2_SEQ_DATA_ANIM;
 }
 
 /* ---- skeleton, mesh, emitters ------------------------------------------ */
@@ -401,7 +400,7 @@ static int m2i_skeleton(struct m2i *x)
 static int m2i_mesh(struct m2i *x)
 {
 	const struct m2_model *m = x->m;
-	const struct m2_view *v = m->view_count > 0 ? &m->views[0] : NULL;
+	const struct m2_view *v = m->view_count > 0 && m->views[0].loaded ? &m->views[0] : NULL;
 	struct mesh *me;
 	uint32_t inf = 0;
 

@@ -27,6 +27,7 @@
 #ifndef ANIMD_M2_IMPORT_H
 #define ANIMD_M2_IMPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,11 @@ struct m2_sequence_info {
 	uint32_t blend_ms;
 	int32_t alias_of;               /* the sequence whose keys it plays, or -1 */
 	int32_t next_variation;         /* -1 or a sequence */
+	uint8_t data;                   /* enum m2_sequence_data of the sequence whose
+					   keys it plays */
+	bool loaded;                    /* its keys are there (in the model, or
+					   in an attached .anim); false: its clip is
+					   the rest pose and must not be played */
 };
 
 /* Per runtime joint: what the file says beyond the skeleton. */

@@ -127,6 +127,26 @@ static void check_report(const struct check_state *st, const char *path,
 	json_out_print(o, stdout);
 }
 
+/* A rejected companion (an M2's .skin or .anim) fails the check, one
+ * line each, located in the companion; a missing one is only the
+ * summary's note (the model loads without that part).  The number
+ * rejected. */
+static unsigned check_companions(struct check_state *st, const struct asset *a)
+{
+	unsigned bad = 0;
+
+	for (uint32_t i = 0; i < a->companion_count; i++) {
+		const struct asset_companion *c = &a->companions[i];
+
+		if (c->status != ASSET_COMPANION_BROKEN)
+			continue;
+		if (bad++ == 0)
+			st->failed++;
+		check_report(st, c->name, a, c->error, NULL);
+	}
+	return bad;
+}
+
 static void check_file(struct check_state *st, const char *path)
 {
 	struct asset *a = NULL;
@@ -144,7 +164,7 @@ static void check_file(struct check_state *st, const char *path)
 		snprintf(line, sizeof line, "%s: error: does not fit mesh %s: %s", path,
 			 st->mesh->name, what);
 		check_report(st, path, a, line, NULL);
-	} else {
+	} else if (check_companions(st, a) == 0) {
 		check_describe(a, what, sizeof what);
 		check_report(st, path, a, NULL, what);
 	}

@@ -121,6 +121,7 @@ static json_t *inspect_json(const struct asset *a)
 			json_array_append_new(emitters, m2_json_emitter(a, i));
 		json_object_set_new(root, "global_sequences", globals);
 		json_object_set_new(root, "emitters", emitters);
+		json_object_set_new(root, "companions", m2_json_companions(a));
 	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
 	json_object_set_new(root, "note", json_out_string_or_null(a->note));
@@ -146,6 +147,17 @@ static void inspect_text(const struct asset *a)
 		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
 	if (a->note != NULL)
 		printf("note     %s\n", a->note);
+	for (uint32_t i = 0; i < a->companion_count; i++) {
+		const struct asset_companion *cp = &a->companions[i];
+
+		printf("companion %s: %s, %s %u", cp->name, m2_json_companion_status(cp->status),
+		       cp->kind == ASSET_COMPANION_SKIN ? "view" : "sequence", cp->index);
+		if (cp->status == ASSET_COMPANION_FOUND)
+			printf(", %llu bytes", (unsigned long long)cp->bytes);
+		if (cp->error != NULL)
+			printf(": %s", cp->error);
+		printf("\n");
+	}
 	if (a->skeleton != NULL) {
 		const struct skeleton *s = a->skeleton;
 
@@ -177,6 +189,8 @@ static void inspect_text(const struct asset *a)
 			       q->frequency, q->replay_min, q->replay_max, q->blend_ms);
 			if (q->alias_of >= 0)
 				printf(", alias of %d", q->alias_of);
+			printf(", keys in %s%s", m2_json_keys_in(q->data),
+			       q->loaded ? "" : ", NOT LOADED");
 		}
 		printf("%s, %zu bytes", c->bounds ? ", bounds" : "", clip_bytes(c));
 		if (clip_index_bytes(c) > 0)

@@ -18,6 +18,43 @@ void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const stru
 							     : json_null());
 	json_object_set_new(clip, "next_variation", s->next_variation >= 0
 						    ? json_integer(s->next_variation) : json_null());
+	json_object_set_new(clip, "loaded", json_boolean(s->loaded));
+	json_object_set_new(clip, "keys_in", json_string(m2_json_keys_in(s->data)));
+}
+
+const char *m2_json_keys_in(uint8_t data)
+{
+	switch (data) {
+	case M2_SEQ_DATA_MODEL: return "model";
+	case M2_SEQ_DATA_NONE: return "none";
+	case M2_SEQ_DATA_ANIM: return "anim";
+	case M2_SEQ_DATA_ANIM_MISSING: return "anim_missing";
+	default: return "anim_rejected";
+	}
+}
+
+const char *m2_json_companion_status(uint8_t status)
+{
+	return status == ASSET_COMPANION_FOUND ? "found"
+	       : status == ASSET_COMPANION_MISSING ? "missing" : "rejected";
+}
+
+json_t *m2_json_companions(const struct asset *a)
+{
+	json_t *list = json_array();
+
+	for (uint32_t i = 0; i < a->companion_count; i++) {
+		const struct asset_companion *c = &a->companions[i];
+
+		json_array_append_new(list, json_pack(
+			"{s:s, s:s, s:s, s:I, s:I, s:o}", "name", c->name,
+			"kind", c->kind == ASSET_COMPANION_SKIN ? "skin" : "anim",
+			"status", m2_json_companion_status(c->status),
+			c->kind == ASSET_COMPANION_SKIN ? "view" : "sequence", (json_int_t)c->index,
+			"bytes", (json_int_t)c->bytes,
+			"error", json_out_string_or_null(c->error)));
+	}
+	return list;
 }
 
 void m2_json_joint(json_t *joint, const struct m2_joint_info *j)

@@ -13,6 +13,14 @@
 /* Add a sequence's fields (id, variation, flags, movespeed, frequency,
  * replay, blend_ms, alias_of, next_variation, looping) to a clip's object. */
 void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const struct clip *c);
+/* "model", "none", "anim", "anim_missing", "anim_rejected": where a
+ * sequence's keys are (enum m2_sequence_data). */
+const char *m2_json_keys_in(uint8_t data);
+/* "found", "missing", "rejected". */
+const char *m2_json_companion_status(uint8_t status);
+/* [{"name", "kind": "skin"|"anim", "status", "view"|"sequence", "bytes",
+ * "error"}] of the companions looked for. */
+json_t *m2_json_companions(const struct asset *a);
 /* Add a joint's file fields (bone, flags, billboard, key_bone_id). */
 void m2_json_joint(json_t *joint, const struct m2_joint_info *j);
 /* Emitter i's static fields: {"index", "bone", "position", "type", ...}. */

@@ -8,6 +8,13 @@
  * indices, view lists and triangles, lookups and emitter bones in range;
  * every bounds-only block readable to its last byte.  A rejected file must
  * come with a message located inside the file.
+ *
+ * Versions 260..264 too, and 264's companions: an input that starts
+ * "M2PK" is a pack (uint32 count, then count x {uint32 length, bytes}):
+ * the first blob is the .m2, the others the .skin and .anim files in the
+ * order the loader asks for them (views, then sequences).  Each is
+ * attached (m2_attach_skin, m2_attach_anim) and everything the model then
+ * points at is read again; the asset load gets them through its reader.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -40,8 +47,29 @@ static void check_track(const struct m2_model *m, const struct m2_track *t)
 			abort();
 	}
 	for (uint32_t s = 0; s < m->sequence_count && s < 64; s++) {
-		uint32_t first, end;
+		struct m2_keys k;
+		uint32_t first, end, before = 0;
 
+		m2_track_sequence_keys(m, t, s, &k);
+		for (uint32_t i = 0; i < k.count; i++) {
+			unsigned parts = t->value_bytes ? t->key_bytes / t->value_bytes : 0;
+
+			if (m2_keys_time(&k, i) < before)
+				abort();
+			before = m2_keys_time(&k, i);
+			for (unsigned p = 0; p < parts; p++) {
+				if (t->value_type == M2_VALUE_U8) {
+					sink += m2_keys_u8(t, &k, i, p);
+				} else {
+					float v[4];
+
+					m2_keys_floats(t, &k, i, p, v);
+					sink += (uint32_t)(v[0] == v[0]);
+				}
+			}
+		}
+		if (m->layout->per_sequence)
+			continue;
 		m2_track_keys(m, t, s, &first, &end);
 		if (first > end || end > t->key_count ||
 		    (t->key_count > 0 && t->range_count > 0 && t->global_sequence < 0 && first == end))
@@ -100,7 +128,8 @@ static void check_bones(const struct m2_model *m)
 		check_track(m, &b->translation);
 		check_track(m, &b->rotation);
 		check_track(m, &b->scale);
-		if (b->translation.value_type != M2_VALUE_VEC3 || b->rotation.value_type != M2_VALUE_QUAT)
+		if (b->translation.value_type != M2_VALUE_VEC3 ||
+		    b->rotation.value_type != (m->layout->quat16 ? M2_VALUE_QUAT16 : M2_VALUE_QUAT))
 			abort();
 	}
 	free(pos);
@@ -119,7 +148,7 @@ static void check_lookup(const struct m2_block *b, uint32_t stride, int is_signe
 
 static void check_model(const struct m2_model *m)
 {
-	if (m->name == NULL || (m->version != 256 && m->version != 257))
+	if (m->name == NULL || m->layout == NULL || m2_layout_of(m->version) != m->layout)
 		abort();
 	sink += (uint32_t)strlen(m->name);
 	for (uint32_t i = 0; i < m->sequence_count; i++) {
@@ -154,6 +183,8 @@ static void check_model(const struct m2_model *m)
 	for (uint32_t i = 0; i < m->view_count; i++) {
 		const struct m2_view *v = &m->views[i];
 
+		if (!v->loaded)
+			continue;
 		for (uint32_t k = 0; k < v->vertex_count; k++)
 			if (m2_view_vertex(v, k) >= m->vertex_count)
 				abort();
@@ -175,6 +206,8 @@ static void check_model(const struct m2_model *m)
 			sink += v->properties[(size_t)v->property_count * 4 - 1];
 		if (v->texture_unit_count)
 			sink += v->texture_units[(size_t)v->texture_unit_count * 24 - 1];
+		if (v->submesh_count)
+			sink += v->submeshes[(size_t)v->submesh_count * v->submesh_bytes - 1];
 	}
 	for (uint32_t i = 0; i < m->attachment_count; i++) {
 		if (m->attachments[i].bone >= m->bone_count)
@@ -201,11 +234,11 @@ static void check_model(const struct m2_model *m)
 		if (e->spline_point_count)
 			sink += e->spline_points[(size_t)e->spline_point_count * 12 - 1];
 	}
-	check_block(&m->colors, 56);
+	check_block(&m->colors, m->layout->colors_bytes);
 	check_block(&m->textures, 16);
-	check_block(&m->transparency, 28);
+	check_block(&m->transparency, m->layout->transparency_bytes);
 	check_block(&m->texture_flipbooks, 1);
-	check_block(&m->texture_animations, 84);
+	check_block(&m->texture_animations, m->layout->texture_animation_bytes);
 	check_block(&m->replaceable_texture_lookup, 2);
 	check_block(&m->render_flags, 4);
 	check_block(&m->texture_lookup, 2);
@@ -215,26 +248,115 @@ static void check_model(const struct m2_model *m)
 	check_block(&m->bounding_triangles, 2);
 	check_block(&m->bounding_vertices, 12);
 	check_block(&m->bounding_normals, 12);
-	check_block(&m->lights, 212);
-	check_block(&m->cameras, 124);
+	check_block(&m->lights, m->layout->light_bytes);
+	check_block(&m->cameras, m->layout->camera_bytes);
 	check_block(&m->camera_lookup, 2);
-	check_block(&m->ribbons, 220);
+	check_block(&m->ribbons, m->layout->ribbon_bytes);
+}
+
+/* A pack's blobs. */
+#define PACK_MAX 16
+struct pack {
+	uint32_t count;
+	const uint8_t *blob[PACK_MAX];
+	size_t len[PACK_MAX];
+	uint32_t next;                  /* the companion the reader hands out next */
+};
+
+static void unpack(const uint8_t *data, size_t size, struct pack *p)
+{
+	size_t at = 8;
+	uint32_t n;
+
+	memset(p, 0, sizeof p[0]);
+	if (size < 8 || memcmp(data, "M2PK", 4) != 0) {
+		p->count = 1;
+		p->blob[0] = data;
+		p->len[0] = size;
+		return;
+	}
+	n = bin_le32(data + 4);
+	for (uint32_t i = 0; i < n && i < PACK_MAX && at + 4 <= size; i++) {
+		size_t len = bin_le32(data + at);
+
+		at += 4;
+		if (len > size - at)
+			len = size - at;
+		p->blob[p->count] = data + at;
+		p->len[p->count++] = len;
+		at += len;
+	}
+}
+
+/* Companions from the pack, in the order asked for; exact-size copies so
+ * ASan sees a read past their ends. */
+static int read_pack(void *ctx, const char *name, char **buf, size_t *len, char *err,
+		     size_t errlen)
+{
+	struct pack *p = ctx;
+	uint32_t i = ++p->next;
+
+	(void)name;
+	(void)err;
+	(void)errlen;
+	if (i >= p->count)
+		return -ENOENT;
+	*buf = malloc(p->len[i] ? p->len[i] : 1);
+	if (*buf == NULL)
+		return -ENOMEM;
+	memcpy(*buf, p->blob[i], p->len[i]);
+	*len = p->len[i];
+	return 0;
+}
+
+/* Attach the pack's companions to m as the loader would (views, then the
+ * sequences that need an .anim), each failure located inside its blob. */
+static void attach_pack(struct m2_model *m, const struct pack *p)
+{
+	uint32_t b = 1;
+
+	if (!m->layout->per_sequence)
+		return;
+	for (uint32_t i = 0; i < m->view_count && b < p->count; i++, b++) {
+		struct diag d = { 0 };
+
+		if (m2_attach_skin(m, i, p->blob[b], p->len[b], &d) < 0 &&
+		    (!d.set || d.offset > p->len[b] || m->views[i].loaded))
+			abort();
+	}
+	for (uint32_t s = 0; s < m->sequence_count && b < p->count; s++) {
+		struct diag d = { 0 };
+
+		if (m->sequences[s].data != M2_SEQ_DATA_ANIM_MISSING)
+			continue;
+		if (m2_attach_anim(m, s, p->blob[b], p->len[b], &d) < 0) {
+			if (!d.set || d.offset > p->len[b] ||
+			    m->sequences[s].data != M2_SEQ_DATA_ANIM_BROKEN)
+				abort();
+		} else if (m->sequences[s].data != M2_SEQ_DATA_ANIM) {
+			abort();
+		}
+		b++;
+	}
 }
 
 /* A model that parses also imports and samples, in every space, at a few
  * times of its first clips (negative, inside, past the end, huge). */
-static void sample_model(const uint8_t *data, size_t size)
+static void sample_model(const uint8_t *data, size_t size, struct pack *p)
 {
 	static const double times[] = { -0.7, 0, 0.25, 3.5, 1e7 };
+	struct asset_options o = { .read_companion = read_pack, .companion_ctx = p };
 	struct asset *a = NULL;
 	char err[256];
 
-	if (asset_load_buffer("fuzz.m2", data, size, &a, err, sizeof err) != 0)
+	p->next = 0;
+	if (asset_load_buffer_with("fuzz.m2", data, size, &o, &a, err, sizeof err) != 0)
 		abort();                /* what parses must import */
 	for (uint32_t c = 0; c < a->clip_count && c < 3; c++)
 		for (size_t t = 0; t < sizeof times / sizeof times[0]; t++)
 			for (int sp = SPACE_LOCAL; sp < SAMPLE_SPACE_COUNT; sp++) {
 				struct sample_request q = { .asset = a, .clip = a->clips[c]->name,
+							    /* not loaded: not found, an error */
 							    .time = times[t],
 							    .space = (enum sample_space)sp };
 				struct sample_result r;
@@ -251,12 +373,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct m2_model *m = (struct m2_model *)1;
 	struct diag d = { 0 };
-	int rc = m2_parse(data, size, &m, &d);
+	struct pack p;
+	int rc;
 
+	unpack(data, size, &p);
+	data = p.blob[0];
+	size = p.len[0];
+	rc = m2_parse(data, size, &m, &d);
 	if (rc == 0) {
 		check_model(m);
+		attach_pack(m, &p);
+		check_model(m);
 		m2_model_free(m);
-		sample_model(data, size);
+		sample_model(data, size, &p);
 	} else if (m != NULL || (rc != -EINVAL && rc != -ENOMEM) ||
 		   (rc == -EINVAL && (!d.set || d.line != 0 || d.offset > size))) {
 		abort();

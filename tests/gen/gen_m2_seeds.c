@@ -4,8 +4,13 @@
  * the demo lantern, aligned and not; a header alone; version 257; a small
  * synthetic skeleton stored children first; every interpolation with
  * global-sequence tracks and given ranges; an emitter with file names and
- * spline points; unweighted vertices and a view of two triangles.
+ * spline points; unweighted vertices and a view of two triangles.  Then
+ * the same descriptions in The Burning Crusade's layout (260, 263) and in
+ * 264's, each 264 file also as a pack with its .skin and .anim companions
+ * (fuzz_m2.c: "M2PK", a count, then {length, bytes} blobs: the .m2, the
+ * .skin files, the .anim files in the order the loader asks for them).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +31,67 @@ static int seed_write(const char *dir, const char *name, const struct m2w_file *
 	return 0;
 }
 
+static void pack_u32(FILE *out, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 24) };
+
+	fwrite(b, 1, 4, out);
+}
+
+/* The .m2 and its companions in one fuzz input: views first, then the
+ * .anim files by sequence, as the loader asks for them. */
+static int seed_pack(const char *dir, const char *name, const struct m2w_file *f)
+{
+	char path[4096];
+	FILE *out;
+
+	snprintf(path, sizeof path, "%s/%s.m2", dir, name);
+	out = fopen(path, "wb");
+	if (out == NULL)
+		return -1;
+	fwrite("M2PK", 1, 4, out);
+	pack_u32(out, 1 + f->companion_count);
+	pack_u32(out, (uint32_t)f->len);
+	fwrite(f->buf, 1, f->len, out);
+	for (int anims = 0; anims < 2; anims++)
+		for (uint32_t i = 0; i < f->companion_count; i++) {
+			const struct m2w_companion *c = &f->companions[i];
+
+			if ((strstr(c->suffix, ".anim") != NULL) != anims)
+				continue;
+			pack_u32(out, (uint32_t)c->len);
+			fwrite(c->buf, 1, c->len, out);
+		}
+	return fclose(out) == 0 ? 0 : -1;
+}
+
+/* A description in 256 and in the later layouts: NAME, NAME-v260,
+ * NAME-v263, NAME-v264 and NAME-v264-pack. */
 static int seed_model(const char *dir, const char *name, const struct m2w_model *m)
 {
+	static const uint32_t later[] = { 260, 263, 264 };
+	struct m2w_model v = *m;
 	struct m2w_file f;
+	char vname[128];
 	int rc;
 
 	m2w_build(m, &f);
 	rc = seed_write(dir, name, &f);
 	m2w_file_free(&f);
+	if (m->version != 0)
+		return rc;
+	for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
+		v.version = later[i];
+		m2w_build(&v, &f);
+		snprintf(vname, sizeof vname, "%s-v%u", name, later[i]);
+		rc |= seed_write(dir, vname, &f);
+		if (f.companion_count > 0) {
+			snprintf(vname, sizeof vname, "%s-v%u-pack", name, later[i]);
+			rc |= seed_pack(dir, vname, &f);
+		}
+		m2w_file_free(&f);
+	}
 	return rc;
 }
 

@@ -104,6 +104,45 @@ printf 'MD20\001\002\000\000' | head -c 8 >"$TMP/v.m2"; head -c 400 /dev/zero >>
 expect_status 1 "$ANIMD" check "$TMP/v.m2"
 expect_match 'unsupported M2 version' "$TMP/out"
 
+# Issue 16: the lantern in 260's layout, and in 264's with its .skin and
+# its "Closed" sequence in an .anim: the same poses as 256's; a missing
+# .anim leaves only that sequence out; a broken .skin fails check with a
+# line located in it.
+later=$TMP/later
+mkdir -p "$later"
+"$BUILD/gen/gen_m2_versions" "$later" || { echo "gen_m2_versions failed"; exit 1; }
+expect_status 0 "$ANIMD" check -v "$later"
+expect_match 'lantern264\.m2: ok' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$later/lantern264.m2"
+cp "$TMP/out" "$TMP/m2v264.json"
+expect_jq '.version == 264 and (.companions | length) == 2 and ([.companions[].status] | unique) == ["found"]' "$TMP/m2v264.json"
+expect_jq '.companions[0].kind == "skin" and .companions[1].kind == "anim" and .companions[1].sequence == 1' "$TMP/m2v264.json"
+expect_jq '.clips[1].loaded and .clips[1].keys_in == "anim" and .clips[0].keys_in == "model" and .meshes[0].triangle_count == 24' "$TMP/m2v264.json"
+for v in 260 264; do
+	expect_status 0 "$ANIMD" sample "$later/lantern$v.m2" --time 0.7 --space vertices --json
+	cp "$TMP/out" "$TMP/v$v.json"
+done
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space vertices --json
+cp "$TMP/out" "$TMP/v256.json"
+for v in 260 264; do
+	jq -e --slurpfile a "$TMP/v256.json" '[.meshes[0].positions, $a[0].meshes[0].positions] | transpose | map(transpose | map(.[0] - .[1] | fabs) | max) | max < 1e-4' "$TMP/v$v.json" >/dev/null && ok ||
+		bad "version $v's vertices differ from 256's"
+done
+mv "$later/lantern2640001-00.anim" "$TMP/saved.anim"
+expect_status 0 "$ANIMD" check -v "$later/lantern264.m2"
+expect_match 'lantern2640001-00\.anim missing \(sequence 1 not loaded\)' "$TMP/out"
+expect_status 0 "$ANIMD" inspect --json "$later/lantern264.m2"
+expect_jq '(.clips[1].loaded | not) and .clips[1].keys_in == "anim_missing" and .clips[0].loaded and .companions[1].status == "missing"' "$TMP/out"
+expect_status 1 "$ANIMD" sample "$later/lantern264.m2" --clip 1 --time 0
+expect_match 'has no clip named "1" \(sequence 1 is not loaded: .*lantern2640001-00\.anim is missing\)' "$TMP/err"
+expect_status 0 "$ANIMD" sample "$later/lantern264.m2" --clip 0 --time 0.5
+mv "$TMP/saved.anim" "$later/lantern2640001-00.anim"
+printf 'NIKS' | dd of="$later/lantern26400.skin" conv=notrunc 2>/dev/null
+expect_status 1 "$ANIMD" check "$later"
+expect_match 'lantern26400\.skin: offset 0x0: error: not a \.skin file' "$TMP/out"
+expect_status 1 "$ANIMD" check --json "$later/lantern264.m2"
+expect_jq 'select(.path | endswith("00.skin")) | .ok == false and .error.offset == 0' "$TMP/out"
+
 # .x as Direct3D draws it: a sheared frame kept exact, its local t, r, s
 # flagged as only the matrix's split; a bent arm's skinned normals and its
 # materials with their triangles.

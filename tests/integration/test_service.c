@@ -903,6 +903,114 @@ static void test_m2_asset(void **state)
 	m2w_file_free(&f);
 }
 
+/* Issue 16: a 264 model whose views are in NAME00.skin and whose
+ * sequence 1 keeps its keys in NAME0005-01.anim.  The companions are not
+ * assets of their own; a save of either reloads the model; a broken .anim
+ * leaves only its sequence not loaded (listed, refused by play), and the
+ * next good save brings it back. */
+static const uint32_t wk_t[] = { 0, 1000, 2000, 3000 };
+static const float wk_v[] = { 0, 0, 0, 2, 0, 0, 10, 0, 0, 20, 0, 0 };
+
+static bool clip_loaded(struct fixture *fx, const char *asset, uint32_t clip)
+{
+	const msgpack_object *clips, *o;
+	struct rpc_reply r;
+	bool loaded;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.info", "asset:s", asset), 0);
+	expect_ok(&r);
+	clips = rpc_get(r.result, "clips");
+	assert_true(clip < clips->via.array.size);
+	o = rpc_get(&clips->via.array.ptr[clip], "loaded");
+	assert_non_null(o);
+	assert_int_equal(o->type, MSGPACK_OBJECT_BOOLEAN);
+	loaded = o->via.boolean;
+	assert_int_equal(rpc_get(r.result, "companions")->via.array.size, 2);
+	rpc_reply_free(&r);
+	return loaded;
+}
+
+static void test_m2_companions_reload(void **state)
+{
+	struct fixture *fx = *state;
+	struct m2w_sequence seq[2] = {
+		{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_LOOPING, .next_variation = -1 },
+		{ .id = 5, .variation = 1, .start_ms = 2000, .end_ms = 3000, .next_variation = -1 },
+	};
+	struct m2w_bone bone = { .key_bone_id = -1, .parent = -1,
+				 .t = { .interpolation = M2_INTERP_LINEAR, .count = 4, .times = wk_t,
+					.values = wk_v } };
+	struct m2w_vertex v[3] = { { .weights = { 255 } }, { .position = { 1 }, .weights = { 255 } },
+				   { .position = { 0, 1 }, .weights = { 255 } } };
+	uint16_t list[3] = { 0, 1, 2 }, corners[3] = { 0, 1, 2 };
+	struct m2w_view view = { .vertex_count = 3, .vertices = list, .corner_count = 3,
+				 .corners = corners };
+	struct m2w_model m = { .version = 264, .sequence_count = 2, .sequences = seq,
+			       .bone_count = 1, .bones = &bone, .vertex_count = 3, .vertices = v,
+			       .view_count = 1, .views = &view };
+	struct m2w_companion *anim, *skin;
+	struct m2w_file f;
+	struct rpc_reply r;
+	char path[1024];
+	int64_t gen;
+	struct rpc_event ev;
+
+	m2w_build(&m, &f);
+	anim = m2w_companion(&f, "0005-01.anim");
+	skin = m2w_companion(&f, "00.skin");
+	assert_non_null(anim);
+	assert_non_null(skin);
+	subscribe_assets(fx);
+	/* Companions first, then the model: one load with everything. */
+	asset_path(fx, "wk0005-01.anim", path, sizeof path);
+	write_file(path, (const char *)anim->buf, anim->len);
+	asset_path(fx, "wk00.skin", path, sizeof path);
+	write_file(path, (const char *)skin->buf, skin->len);
+	asset_path(fx, "wk.m2", path, sizeof path);
+	write_file(path, (const char *)f.buf, f.len);
+	expect_event(fx, "asset.loaded", "wk.m2", NULL);
+	assert_true(clip_loaded(fx, "wk.m2", 1));
+	assert_int_equal(rpc_client_call(&fx->c, &r, "assets.info", "asset:s", "wk00.skin"), 0);
+	expect_error(&r, "not_found", NULL);
+	rpc_reply_free(&r);
+
+	/* A broken save of the .anim: the model reloads, sequence 1 is not
+	 * loaded and cannot be played; sequence 0 plays. */
+	asset_path(fx, "wk0005-01.anim", path, sizeof path);
+	write_file(path, (const char *)anim->buf, anim->len - 4);
+	expect_event(fx, "asset.reloaded", "wk.m2", &ev);
+	assert_int_equal(rpc_get_i64(ev.body, "generation", &gen), 0);
+	assert_int_equal(gen, 2);
+	rpc_event_free(&ev);
+	assert_false(clip_loaded(fx, "wk.m2", 1));
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s clip:s", "wk.m2", "1"), 0);
+	expect_error(&r, "not_found", "(sequence 1 is not loaded: wk0005-01.anim was rejected)");
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s clip:s", "wk.m2", "0"), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+
+	/* The good .anim again: reloaded, sequence 1 back. */
+	write_file(path, (const char *)anim->buf, anim->len);
+	expect_event(fx, "asset.reloaded", "wk.m2", NULL);
+	assert_true(clip_loaded(fx, "wk.m2", 1));
+
+	/* A save of the .skin (the triangle turned): reloaded too. */
+	{
+		uint32_t tri = (uint32_t)skin->buf[16] | (uint32_t)skin->buf[17] << 8;
+
+		skin->buf[tri] = 1;
+		skin->buf[tri + 2] = 0;
+	}
+	asset_path(fx, "wk00.skin", path, sizeof path);
+	write_file(path, (const char *)skin->buf, skin->len);
+	expect_event(fx, "asset.reloaded", "wk.m2", &ev);
+	assert_int_equal(rpc_get_i64(ev.body, "generation", &gen), 0);
+	assert_int_equal(gen, 4);
+	rpc_event_free(&ev);
+	m2w_file_free(&f);
+}
+
 /* ---- start-up and shutdown ---------------------------------------- */
 
 static void test_refuses_live_socket_and_reloads_config(void **state)
@@ -958,6 +1066,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_broken_save_keeps_last_good, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_removed_and_reload_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x_asset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_m2_companions_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_m2_asset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_live_socket_and_reloads_config, setup, teardown),
 		cmocka_unit_test(test_bad_config_refuses_to_start),

@@ -1,86 +1,130 @@
 /*
- * m2_writer.c - the layout half of m2_writer.h: the 0x144-byte header
- * first, then every array after it in header order, a record array
- * reserved before the arrays its records point at, each record written
- * once those are placed.
+ * m2_writer.c - the layout half of m2_writer.h: the header first, then
+ * every array after it in header order, a record array reserved before
+ * the arrays its records point at, each record written once those are
+ * placed.  Sizes and offsets that differ by version come from the
+ * reader's struct m2_layout; from 264 the views go to .skin files and the
+ * keys of sequences without flag 0x20 to .anim files, each a buffer of its
+ * own.
  */
 #include "tests/support/m2_writer.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct m2w {
-	const struct m2w_model *m;
+struct m2w_buf {
 	unsigned char *p;
 	size_t len, cap;
+	unsigned misalign;
 };
 
-/* n zero bytes at the end, their offset aligned to the model's misalign
- * remainder mod 4. */
-static uint32_t m2w_reserve(struct m2w *w, size_t n)
-{
-	size_t at = w->len;
+struct m2w {
+	const struct m2w_model *m;
+	const struct m2_layout *l;
+	struct m2w_buf b;               /* the model */
+	struct m2w_buf *anims;          /* per sequence (264), allocated on use */
+};
 
-	while (at % 4 != w->m->misalign % 4)
+static void m2w_oom(void)
+{
+	fprintf(stderr, "m2_writer: out of memory\n");
+	abort();
+}
+
+/* n zero bytes at the end, their offset aligned to the misalign
+ * remainder mod 4. */
+static uint32_t m2w_reserve_in(struct m2w_buf *b, size_t n)
+{
+	size_t at = b->len;
+
+	while (at % 4 != b->misalign % 4)
 		at++;
-	if (at + n > w->cap) {
-		size_t cap = w->cap ? w->cap : 4096;
+	if (at + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
 
 		while (cap < at + n)
 			cap *= 2;
-		w->p = realloc(w->p, cap);
-		if (w->p == NULL) {
-			fprintf(stderr, "m2_writer: out of memory\n");
-			abort();
-		}
-		memset(w->p + w->cap, 0, cap - w->cap);
-		w->cap = cap;
+		b->p = realloc(b->p, cap);
+		if (b->p == NULL)
+			m2w_oom();
+		memset(b->p + b->cap, 0, cap - b->cap);
+		b->cap = cap;
 	}
-	w->len = at + n;
+	b->len = at + n;
 	return (uint32_t)at;
 }
 
-static void m2w_u16(struct m2w *w, size_t at, uint16_t v)
+static void m2w_u16b(struct m2w_buf *b, size_t at, uint16_t v)
 {
-	w->p[at] = (unsigned char)v;
-	w->p[at + 1] = (unsigned char)(v >> 8);
+	b->p[at] = (unsigned char)v;
+	b->p[at + 1] = (unsigned char)(v >> 8);
 }
 
-static void m2w_u32(struct m2w *w, size_t at, uint32_t v)
+static void m2w_u32b(struct m2w_buf *b, size_t at, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
-		w->p[at + i] = (unsigned char)(v >> (8 * i));
+		b->p[at + i] = (unsigned char)(v >> (8 * i));
 }
 
-static void m2w_f32(struct m2w *w, size_t at, float f)
+static void m2w_floatsb(struct m2w_buf *b, size_t at, const float *f, int n)
 {
-	uint32_t u;
+	for (int i = 0; i < n; i++) {
+		uint32_t u;
 
-	memcpy(&u, &f, 4);
-	m2w_u32(w, at, u);
+		memcpy(&u, &f[i], 4);
+		m2w_u32b(b, at + 4 * (size_t)i, u);
+	}
 }
 
-static void m2w_floats(struct m2w *w, size_t at, const float *f, int n)
-{
-	for (int i = 0; i < n; i++)
-		m2w_f32(w, at + 4 * (size_t)i, f[i]);
-}
-
-/* A {count, offset} pair at `at` for count elements of size bytes:
- * returns where the (zeroed) elements are, 0 for none. */
-static uint32_t m2w_array(struct m2w *w, size_t at, uint32_t count, size_t size)
+static uint32_t m2w_arrayb(struct m2w_buf *pairs, struct m2w_buf *data, size_t at, uint32_t count,
+			   size_t size)
 {
 	uint32_t off = 0;
 
 	if (count > 0)
-		off = m2w_reserve(w, (size_t)count * size);
-	m2w_u32(w, at, count);
-	m2w_u32(w, at + 4, off);
+		off = m2w_reserve_in(data, (size_t)count * size);
+	m2w_u32b(pairs, at, count);
+	m2w_u32b(pairs, at + 4, off);
 	return off;
 }
 
-/* The key range of one sequence window, as M2W_RANGES_AUTO says. */
+/* The model's own buffer. */
+static void m2w_u16(struct m2w *w, size_t at, uint16_t v) { m2w_u16b(&w->b, at, v); }
+static void m2w_u32(struct m2w *w, size_t at, uint32_t v) { m2w_u32b(&w->b, at, v); }
+static void m2w_f32(struct m2w *w, size_t at, float f) { m2w_floatsb(&w->b, at, &f, 1); }
+static void m2w_floats(struct m2w *w, size_t at, const float *f, int n)
+{
+	m2w_floatsb(&w->b, at, f, n);
+}
+static uint32_t m2w_array(struct m2w *w, size_t at, uint32_t count, size_t size)
+{
+	return m2w_arrayb(&w->b, &w->b, at, count, size);
+}
+
+/* Header field f (its version-256 offset) in this version. */
+static uint32_t m2w_hdr(const struct m2w *w, enum m2_header_field f)
+{
+	return m2_layout_field(w->l, f);
+}
+
+int16_t m2w_quat16_encode(float f)
+{
+	long v = lroundf(f * 32767.0f);
+
+	if (v > 32767)
+		v = 32767;
+	if (v < -32767)
+		v = -32767;
+	/* decode: s < 0 ? s + 32768 : s - 32767.  A value >= 0 comes from a
+	 * negative s (0 from -32768), a negative one from s >= 0. */
+	return (int16_t)(v >= 0 ? v - 32768 : v + 32767);
+}
+
+/* The keys [first, last] the 256 reader plays for sequence s of track t
+ * (m2_track_keys), as the writer's ranges say. */
 static void m2w_auto_range(const struct m2w_track *t, const struct m2w_sequence *s,
 			   uint32_t *first, uint32_t *last)
 {
@@ -101,39 +145,171 @@ static void m2w_auto_range(const struct m2w_track *t, const struct m2w_sequence 
 	*last = l;
 }
 
-/* A track record at `at` (28 bytes, or 20 when width is 0: timestamps
- * only) and its arrays.  width: floats per value, or -1 for bytes. */
-static void m2w_track(struct m2w *w, size_t at, const struct m2w_track *t, int width)
+static uint32_t m2w_range_count(const struct m2w *w, const struct m2w_track *t)
 {
-	const struct m2w_model *m = w->m;
-	uint32_t nranges = 0, off;
-	int per_key = t->interpolation == M2_INTERP_HERMITE || t->interpolation == M2_INTERP_BEZIER ? 3 : 1;
-
-	m2w_u16(w, at, t->interpolation);
-	m2w_u16(w, at + 2, (uint16_t)(t->global - 1));
 	switch (t->ranges) {
 	case M2W_RANGES_AUTO:
 	case M2W_RANGES_ALL:
-		nranges = t->global ? 0 : m->sequence_count;
-		break;
-	case M2W_RANGES_NONE:
-		break;
+		return t->global ? 0 : w->m->sequence_count;
 	case M2W_RANGES_GIVEN:
-		nranges = t->range_count;
-		break;
+		return t->range_count;
+	default:
+		return 0;
+	}
+}
+
+static void m2w_range(const struct m2w *w, const struct m2w_track *t, uint32_t s, uint32_t *first,
+		      uint32_t *last)
+{
+	*first = *last = 0;
+	if (t->ranges == M2W_RANGES_GIVEN) {
+		*first = t->given[2 * s];
+		*last = t->given[2 * s + 1];
+	} else if (t->count > 0 && t->ranges == M2W_RANGES_ALL) {
+		*last = t->count - 1;
+	} else if (t->count > 0) {
+		m2w_auto_range(t, &w->m->sequences[s], first, last);
+	}
+}
+
+/* Bytes of one key's values: width floats (4 bytes, or 2 when packed
+ * quaternions), -1 a byte; 3 parts for hermite and bezier. */
+static size_t m2w_key_bytes(const struct m2w *w, const struct m2w_track *t, int width)
+{
+	int parts = t->interpolation == M2_INTERP_HERMITE || t->interpolation == M2_INTERP_BEZIER ? 3 : 1;
+
+	if (width < 0)
+		return (size_t)parts;
+	if (width == 4 && w->l->quat16)
+		return (size_t)parts * 8;
+	return (size_t)parts * (size_t)width * 4;
+}
+
+/* Keys k .. k + n - 1 of t at offset off of buffer b. */
+static void m2w_values(const struct m2w *w, struct m2w_buf *b, size_t off, const struct m2w_track *t,
+		       int width, uint32_t k, uint32_t n)
+{
+	size_t kb = m2w_key_bytes(w, t, width);
+	size_t per = width < 0 ? kb : width == 4 && w->l->quat16 ? kb / 2 : kb / 4;
+
+	for (uint32_t i = 0; i < n; i++) {
+		size_t at = off + (size_t)i * kb;
+
+		if (width < 0) {
+			if (t->bytes != NULL)
+				memcpy(b->p + at, t->bytes + (size_t)(k + i) * kb, kb);
+		} else if (width == 4 && w->l->quat16) {
+			for (size_t c = 0; c < per; c++) {
+				int16_t v = t->packed != NULL ? t->packed[(size_t)(k + i) * per + c]
+					    : t->values != NULL
+					    ? m2w_quat16_encode(t->values[(size_t)(k + i) * per + c]) : 0;
+
+				m2w_u16b(b, at + 2 * c, (uint16_t)v);
+			}
+		} else if (t->values != NULL) {
+			m2w_floatsb(b, at, t->values + (size_t)(k + i) * per, (int)per);
+		}
+	}
+}
+
+static struct m2w_buf *m2w_anim(struct m2w *w, uint32_t s)
+{
+	if (w->anims == NULL) {
+		w->anims = calloc((size_t)w->m->sequence_count + 1, sizeof *w->anims);
+		if (w->anims == NULL)
+			m2w_oom();
+	}
+	if (w->anims[s].p == NULL) {
+		w->anims[s].misalign = w->m->misalign;
+		m2w_reserve_in(&w->anims[s], 0);
+		w->anims[s].len = 0;
+	}
+	return &w->anims[s];
+}
+
+/* 264 and later: per sequence, the keys the 256 reader would play. */
+static void m2w_track_split(struct m2w *w, size_t at, const struct m2w_track *t, int width)
+{
+	const struct m2w_model *m = w->m;
+	uint32_t n = t->global ? 1 : t->count > 0 || t->ranges == M2W_RANGES_GIVEN ? m->sequence_count : 0;
+	uint32_t tp, vp = 0;
+	size_t kb = width != 0 ? m2w_key_bytes(w, t, width) : 0;
+
+	if (t->ranges == M2W_RANGES_GIVEN && !t->global)
+		n = t->range_count;
+	if (t->count == 0 && t->ranges != M2W_RANGES_GIVEN)
+		n = 0;
+	tp = m2w_array(w, at + 4, n, 8);
+	if (width != 0)
+		vp = m2w_array(w, at + 12, n, 8);
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t first = 0, last = 0, k, cnt, start = 0, off;
+		struct m2w_buf *b = &w->b;
+
+		if (t->global) {
+			cnt = t->count;
+			k = 0;
+		} else {
+			const struct m2w_sequence *q = s < m->sequence_count ? &m->sequences[s] : NULL;
+
+			if (m2w_range_count(w, t) > 0) {
+				m2w_range(w, t, s, &first, &last);
+				k = first;
+				cnt = t->count > 0 ? last - first + 1 : 0;
+				/* Narrowed to the window, as m2_track_keys does. */
+				if (q != NULL && cnt > 0) {
+					uint32_t a = first, e = last + 1;
+
+					while (a < e && t->times[a] < q->start_ms)
+						a++;
+					while (e > a && t->times[e - 1] > q->end_ms)
+						e--;
+					if (a < e) {
+						k = a;
+						cnt = e - a;
+					}
+				}
+			} else {
+				k = 0;
+				cnt = t->count;
+			}
+			if (q != NULL) {
+				start = q->start_ms;
+				if (!(q->flags & M2_SEQ_IN_MODEL))
+					b = m2w_anim(w, s);
+			}
+		}
+		off = m2w_arrayb(&w->b, b, tp + 8 * (size_t)s, cnt, 4);
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t tm = t->times[k + i];
+
+			m2w_u32b(b, off + 4 * (size_t)i, tm > start ? tm - start : 0);
+		}
+		if (width != 0) {
+			off = m2w_arrayb(&w->b, b, vp + 8 * (size_t)s, cnt, kb);
+			m2w_values(w, b, off, t, width, k, cnt);
+		}
+	}
+}
+
+/* A track record at `at` (28 bytes, or 20 when width is 0: timestamps
+ * only; 20 and 12 from 264) and its arrays.  width: floats per value, or
+ * -1 for bytes. */
+static void m2w_track(struct m2w *w, size_t at, const struct m2w_track *t, int width)
+{
+	uint32_t nranges = m2w_range_count(w, t), off;
+
+	m2w_u16(w, at, t->interpolation);
+	m2w_u16(w, at + 2, (uint16_t)(t->global - 1));
+	if (w->l->per_sequence) {
+		m2w_track_split(w, at, t, width);
+		return;
 	}
 	off = m2w_array(w, at + 4, nranges, 8);
 	for (uint32_t s = 0; s < nranges; s++) {
-		uint32_t first = 0, last = 0;
+		uint32_t first, last;
 
-		if (t->ranges == M2W_RANGES_GIVEN) {
-			first = t->given[2 * s];
-			last = t->given[2 * s + 1];
-		} else if (t->count > 0 && t->ranges == M2W_RANGES_ALL) {
-			last = t->count - 1;
-		} else if (t->count > 0) {
-			m2w_auto_range(t, &m->sequences[s], &first, &last);
-		}
+		m2w_range(w, t, s, &first, &last);
 		m2w_u32(w, off + 8 * (size_t)s, first);
 		m2w_u32(w, off + 8 * (size_t)s + 4, last);
 	}
@@ -142,15 +318,8 @@ static void m2w_track(struct m2w *w, size_t at, const struct m2w_track *t, int w
 		m2w_u32(w, off + 4 * (size_t)k, t->times[k]);
 	if (width == 0)
 		return;
-	if (width < 0) {
-		off = m2w_array(w, at + 20, t->count, (size_t)per_key);
-		if (t->count > 0 && t->bytes != NULL)
-			memcpy(w->p + off, t->bytes, (size_t)t->count * (size_t)per_key);
-		return;
-	}
-	off = m2w_array(w, at + 20, t->count, (size_t)per_key * (size_t)width * 4);
-	if (t->values != NULL)
-		m2w_floats(w, off, t->values, (int)(t->count * (uint32_t)per_key * (uint32_t)width));
+	off = m2w_array(w, at + 20, t->count, m2w_key_bytes(w, t, width));
+	m2w_values(w, &w->b, off, t, width, 0, t->count);
 }
 
 static void m2w_string(struct m2w *w, size_t at, const char *s)
@@ -162,74 +331,94 @@ static void m2w_string(struct m2w *w, size_t at, const char *s)
 		return;
 	}
 	off = m2w_array(w, at, (uint32_t)strlen(s) + 1, 1);
-	memcpy(w->p + off, s, strlen(s) + 1);
+	memcpy(w->b.p + off, s, strlen(s) + 1);
 }
 
-static void m2w_i16s(struct m2w *w, size_t at, uint32_t count, const void *v, size_t width)
+static void m2w_i16sb(struct m2w_buf *pairs, struct m2w_buf *data, size_t at, uint32_t count,
+		      const void *v, size_t width)
 {
-	uint32_t off = m2w_array(w, at, count, 2 * width);
+	uint32_t off = m2w_arrayb(pairs, data, at, count, 2 * width);
 
 	for (size_t i = 0; i < count * width; i++) {
 		uint16_t x;
 
 		memcpy(&x, (const unsigned char *)v + 2 * i, 2);
-		m2w_u16(w, off + 2 * i, x);
+		m2w_u16b(data, off + 2 * i, x);
 	}
+}
+
+static void m2w_i16s(struct m2w *w, enum m2_header_field f, uint32_t count, const void *v,
+		     size_t width)
+{
+	uint32_t at = m2w_hdr(w, f);
+
+	if (at != 0)
+		m2w_i16sb(&w->b, &w->b, at, count, v, width);
 }
 
 static void m2w_sequences(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t off = m2w_array(w, M2_HDR_SEQUENCES, m->sequence_count, M2_SEQUENCE_BYTES);
+	uint32_t size = w->l->sequence_bytes;
+	uint32_t off = m2w_array(w, m2w_hdr(w, M2_HDR_SEQUENCES), m->sequence_count, size);
 
 	out->sequences = off;
 	for (uint32_t i = 0; i < m->sequence_count; i++) {
 		const struct m2w_sequence *s = &m->sequences[i];
-		size_t p = off + (size_t)i * M2_SEQUENCE_BYTES;
+		size_t p = off + (size_t)i * size;
+		size_t d = 0;
 
 		m2w_u16(w, p, s->id);
 		m2w_u16(w, p + 2, s->variation);
-		m2w_u32(w, p + 4, s->start_ms);
-		m2w_u32(w, p + 8, s->end_ms);
-		m2w_f32(w, p + 12, s->movespeed);
-		m2w_u32(w, p + 16, s->flags);
-		m2w_u16(w, p + 20, (uint16_t)s->frequency);
-		m2w_u32(w, p + 24, s->replay_min);
-		m2w_u32(w, p + 28, s->replay_max);
-		m2w_u32(w, p + 32, s->blend_ms);
-		m2w_floats(w, p + 36, s->box_min, 3);
-		m2w_floats(w, p + 48, s->box_max, 3);
-		m2w_f32(w, p + 60, s->radius);
-		m2w_u16(w, p + 64, (uint16_t)s->next_variation);
-		m2w_u16(w, p + 66, s->alias_next);
+		if (w->l->per_sequence) {
+			m2w_u32(w, p + 4, s->end_ms - s->start_ms);
+			d = 4;
+		} else {
+			m2w_u32(w, p + 4, s->start_ms);
+			m2w_u32(w, p + 8, s->end_ms);
+		}
+		m2w_f32(w, p + 12 - d, s->movespeed);
+		m2w_u32(w, p + 16 - d, s->flags);
+		m2w_u16(w, p + 20 - d, (uint16_t)s->frequency);
+		m2w_u32(w, p + 24 - d, s->replay_min);
+		m2w_u32(w, p + 28 - d, s->replay_max);
+		m2w_u32(w, p + 32 - d, s->blend_ms);
+		m2w_floats(w, p + 36 - d, s->box_min, 3);
+		m2w_floats(w, p + 48 - d, s->box_max, 3);
+		m2w_f32(w, p + 60 - d, s->radius);
+		m2w_u16(w, p + 64 - d, (uint16_t)s->next_variation);
+		m2w_u16(w, p + 66 - d, s->alias_next);
 	}
 }
 
 static void m2w_bones(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t off = m2w_array(w, M2_HDR_BONES, m->bone_count, M2_BONE_BYTES);
+	uint32_t size = w->l->bone_bytes, tr = w->l->bone_tracks_at, step = w->l->track_bytes;
+	uint32_t off = m2w_array(w, m2w_hdr(w, M2_HDR_BONES), m->bone_count, size);
 
 	out->bones = off;
 	for (uint32_t i = 0; i < m->bone_count; i++) {
 		const struct m2w_bone *b = &m->bones[i];
-		size_t p = off + (size_t)i * M2_BONE_BYTES;
+		size_t p = off + (size_t)i * size;
 
 		m2w_u32(w, p, (uint32_t)b->key_bone_id);
 		m2w_u32(w, p + 4, b->flags);
 		m2w_u16(w, p + 8, (uint16_t)b->parent);
 		m2w_u16(w, p + 10, b->submesh);
-		m2w_track(w, p + 12, &b->t, 3);
-		m2w_track(w, p + 40, &b->r, 4);
-		m2w_track(w, p + 68, &b->s, 3);
-		m2w_floats(w, p + 96, b->pivot, 3);
+		if (tr > 12)
+			m2w_u32(w, p + 12, 0x9e370000u + i);
+		m2w_track(w, p + tr, &b->t, 3);
+		m2w_track(w, p + tr + step, &b->r, 4);
+		m2w_track(w, p + tr + 2 * step, &b->s, 3);
+		m2w_floats(w, p + tr + 3 * step, b->pivot, 3);
 	}
 }
 
 static void m2w_vertices(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t off = m2w_array(w, M2_HDR_VERTICES, m->vertex_count, M2_VERTEX_BYTES);
+	uint32_t off = m2w_array(w, m2w_hdr(w, M2_HDR_VERTICES), m->vertex_count, M2_VERTEX_BYTES);
 
 	out->vertices = off;
 	for (uint32_t i = 0; i < m->vertex_count; i++) {
@@ -237,59 +426,102 @@ static void m2w_vertices(struct m2w *w, struct m2w_file *out)
 		size_t p = off + (size_t)i * M2_VERTEX_BYTES;
 
 		m2w_floats(w, p, v->position, 3);
-		memcpy(w->p + p + 12, v->weights, 4);
-		memcpy(w->p + p + 16, v->bones, 4);
+		memcpy(w->b.p + p + 12, v->weights, 4);
+		memcpy(w->b.p + p + 16, v->bones, 4);
 		m2w_floats(w, p + 20, v->normal, 3);
 		m2w_floats(w, p + 32, v->uv[0], 2);
 		m2w_floats(w, p + 40, v->uv[1], 2);
 	}
 }
 
+/* One view's five arrays and bone count at `at` of `pairs`, their data in
+ * `data` (the model, or its .skin). */
+static void m2w_view(struct m2w *w, struct m2w_buf *pairs, struct m2w_buf *data, size_t at,
+		     const struct m2w_view *v)
+{
+	uint32_t sb = w->l->submesh_bytes, a;
+
+	m2w_i16sb(pairs, data, at, v->vertex_count, v->vertices, 1);
+	m2w_i16sb(pairs, data, at + 8, v->corner_count, v->corners, 1);
+	m2w_arrayb(pairs, data, at + 16, v->property_count, 4);
+	a = m2w_arrayb(pairs, data, at + 24, v->submesh_count, sb);
+	for (uint32_t k = 0; k < v->submesh_count; k++) {
+		const struct m2_submesh *s = &v->submeshes[k];
+		size_t q = a + (size_t)k * sb;
+
+		m2w_u16b(data, q, s->id);
+		m2w_u16b(data, q + 2, s->level);
+		m2w_u16b(data, q + 4, s->vertex_start);
+		m2w_u16b(data, q + 6, s->vertex_count);
+		m2w_u16b(data, q + 8, s->corner_start);
+		m2w_u16b(data, q + 10, s->corner_count);
+		m2w_u16b(data, q + 12, s->bone_count);
+		m2w_u16b(data, q + 14, s->bone_start);
+		m2w_u16b(data, q + 16, s->bone_influences);
+		m2w_u16b(data, q + 18, s->root_bone);
+		m2w_floatsb(data, q + 20, s->center, 3);
+	}
+	m2w_arrayb(pairs, data, at + 32, v->texture_unit_count, M2_TEXTURE_UNIT_BYTES);
+	m2w_u32b(pairs, at + 40, v->bone_count_max);
+}
+
+static void m2w_add_companion(struct m2w_file *out, const char *suffix, struct m2w_buf *b,
+			      uint32_t index)
+{
+	struct m2w_companion *c;
+
+	if (out->companion_count == M2W_MAX_COMPANIONS) {
+		fprintf(stderr, "m2_writer: more than %d companions\n", M2W_MAX_COMPANIONS);
+		abort();
+	}
+	c = &out->companions[out->companion_count++];
+	snprintf(c->suffix, sizeof c->suffix, "%s", suffix);
+	c->buf = b->p;
+	c->len = b->len;
+	c->index = index;
+	if (c->buf == NULL) {
+		c->buf = malloc(1);
+		if (c->buf == NULL)
+			m2w_oom();
+	}
+}
+
 static void m2w_views(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t off = m2w_array(w, M2_HDR_VIEWS, m->view_count, M2_VIEW_BYTES);
+	uint32_t off;
 
-	out->views = off;
-	for (uint32_t i = 0; i < m->view_count; i++) {
-		const struct m2w_view *v = &m->views[i];
-		size_t p = off + (size_t)i * M2_VIEW_BYTES;
-		uint32_t a;
+	if (w->l->external_views) {
+		m2w_u32(w, M2_V264_VIEW_COUNT, m->view_count);
+		for (uint32_t i = 0; i < m->view_count; i++) {
+			struct m2w_buf skin = { .misalign = m->misalign };
+			char suffix[32];
 
-		m2w_i16s(w, p, v->vertex_count, v->vertices, 1);
-		m2w_i16s(w, p + 8, v->corner_count, v->corners, 1);
-		m2w_array(w, p + 16, v->property_count, 4);
-		a = m2w_array(w, p + 24, v->submesh_count, M2_SUBMESH_BYTES);
-		for (uint32_t k = 0; k < v->submesh_count; k++) {
-			const struct m2_submesh *s = &v->submeshes[k];
-			size_t q = a + (size_t)k * M2_SUBMESH_BYTES;
-
-			m2w_u16(w, q, s->id);
-			m2w_u16(w, q + 2, s->level);
-			m2w_u16(w, q + 4, s->vertex_start);
-			m2w_u16(w, q + 6, s->vertex_count);
-			m2w_u16(w, q + 8, s->corner_start);
-			m2w_u16(w, q + 10, s->corner_count);
-			m2w_u16(w, q + 12, s->bone_count);
-			m2w_u16(w, q + 14, s->bone_start);
-			m2w_u16(w, q + 16, s->bone_influences);
-			m2w_u16(w, q + 18, s->root_bone);
-			m2w_floats(w, q + 20, s->center, 3);
+			m2w_reserve_in(&skin, 48);
+			skin.len = 48;
+			memcpy(skin.p, "SKIN", 4);
+			m2w_view(w, &skin, &skin, 4, &m->views[i]);
+			snprintf(suffix, sizeof suffix, "%02u.skin", i);
+			m2w_add_companion(out, suffix, &skin, i);
 		}
-		m2w_array(w, p + 32, v->texture_unit_count, M2_TEXTURE_UNIT_BYTES);
-		m2w_u32(w, p + 40, v->bone_count_max);
+		return;
 	}
+	off = m2w_array(w, M2_HDR_VIEWS, m->view_count, M2_VIEW_BYTES);
+	out->views = off;
+	for (uint32_t i = 0; i < m->view_count; i++)
+		m2w_view(w, &w->b, &w->b, off + (size_t)i * M2_VIEW_BYTES, &m->views[i]);
 }
 
 static void m2w_attachments(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t off = m2w_array(w, M2_HDR_ATTACHMENTS, m->attachment_count, M2_ATTACHMENT_BYTES);
+	uint32_t as = w->l->attachment_bytes, es = w->l->event_bytes;
+	uint32_t off = m2w_array(w, m2w_hdr(w, M2_HDR_ATTACHMENTS), m->attachment_count, as);
 
 	out->attachments = off;
 	for (uint32_t i = 0; i < m->attachment_count; i++) {
 		const struct m2w_attachment *a = &m->attachments[i];
-		size_t p = off + (size_t)i * M2_ATTACHMENT_BYTES;
+		size_t p = off + (size_t)i * as;
 
 		m2w_u32(w, p, a->id);
 		m2w_u16(w, p + 4, a->bone);
@@ -297,13 +529,13 @@ static void m2w_attachments(struct m2w *w, struct m2w_file *out)
 		m2w_floats(w, p + 8, a->position, 3);
 		m2w_track(w, p + 20, &a->animate, -1);
 	}
-	off = m2w_array(w, M2_HDR_EVENTS, m->event_count, M2_EVENT_BYTES);
+	off = m2w_array(w, m2w_hdr(w, M2_HDR_EVENTS), m->event_count, es);
 	out->events = off;
 	for (uint32_t i = 0; i < m->event_count; i++) {
 		const struct m2w_event *e = &m->events[i];
-		size_t p = off + (size_t)i * M2_EVENT_BYTES;
+		size_t p = off + (size_t)i * es;
 
-		memcpy(w->p + p, e->id, 4);
+		memcpy(w->b.p + p, e->id, 4);
 		m2w_u32(w, p + 4, e->data);
 		m2w_u32(w, p + 8, e->bone);
 		m2w_floats(w, p + 12, e->position, 3);
@@ -311,15 +543,49 @@ static void m2w_attachments(struct m2w *w, struct m2w_file *out)
 	}
 }
 
+/* The parameter tracks of a 264 emitter (m2_emitter.c). */
+static const uint16_t m2w_emitter_264_params[M2_EMIT_PARAMS] = {
+	0x034, 0x048, 0x05c, 0x070, 0x084, 0x098, 0x0b0, 0x0c8, 0x0dc, 0x0f0,
+};
+
+static void m2w_emitter_264(struct m2w *w, size_t p, const struct m2w_emitter *e)
+{
+	uint32_t a;
+
+	for (int k = 0; k < M2_EMIT_PARAMS; k++)
+		m2w_track(w, p + m2w_emitter_264_params[k], &e->params[k], 1);
+	m2w_f32(w, p + 0x15c, e->tail_length);
+	m2w_f32(w, p + 0x160, e->twinkle_speed);
+	m2w_f32(w, p + 0x164, e->twinkle_percent);
+	m2w_f32(w, p + 0x168, e->twinkle_scale_min);
+	m2w_f32(w, p + 0x16c, e->twinkle_scale_max);
+	m2w_f32(w, p + 0x170, e->burst_multiplier);
+	m2w_f32(w, p + 0x174, e->slowdown);
+	m2w_f32(w, p + 0x180, e->rotation);
+	m2w_floats(w, p + 0x188, e->tumble_min, 3);
+	m2w_floats(w, p + 0x194, e->tumble_max, 3);
+	m2w_floats(w, p + 0x1a0, e->wind_vector, 3);
+	m2w_f32(w, p + 0x1ac, e->wind_time);
+	m2w_f32(w, p + 0x1b0, e->follow_speed1);
+	m2w_f32(w, p + 0x1b4, e->follow_scale1);
+	m2w_f32(w, p + 0x1b8, e->follow_speed2);
+	m2w_f32(w, p + 0x1bc, e->follow_scale2);
+	a = m2w_array(w, p + 0x1c0, e->spline_point_count, 12);
+	if (e->spline_point_count > 0)
+		m2w_floats(w, a, e->spline_points, (int)(3 * e->spline_point_count));
+	m2w_track(w, p + 0x1c8, &e->enabled, -1);
+}
+
 static void m2w_emitters(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t off = m2w_array(w, M2_HDR_PARTICLE_EMITTERS, m->emitter_count, M2_EMITTER_BYTES);
+	uint32_t size = w->l->emitter_bytes;
+	uint32_t off = m2w_array(w, m2w_hdr(w, M2_HDR_PARTICLE_EMITTERS), m->emitter_count, size);
 
 	out->emitters = off;
 	for (uint32_t i = 0; i < m->emitter_count; i++) {
 		const struct m2w_emitter *e = &m->emitters[i];
-		size_t p = off + (size_t)i * M2_EMITTER_BYTES;
+		size_t p = off + (size_t)i * size;
 		uint32_t a;
 
 		m2w_u32(w, p, (uint32_t)e->id);
@@ -329,12 +595,21 @@ static void m2w_emitters(struct m2w *w, struct m2w_file *out)
 		m2w_u16(w, p + 0x16, (uint16_t)e->texture);
 		m2w_string(w, p + 0x18, e->model_name);
 		m2w_string(w, p + 0x20, e->recursion_name);
-		m2w_u16(w, p + 0x28, (uint16_t)e->blend_mode);
-		m2w_u16(w, p + 0x2a, (uint16_t)e->emitter_type);
+		if (w->l->emitter_u8_types) {
+			w->b.p[p + 0x28] = (unsigned char)e->blend_mode;
+			w->b.p[p + 0x29] = (unsigned char)e->emitter_type;
+		} else {
+			m2w_u16(w, p + 0x28, (uint16_t)e->blend_mode);
+			m2w_u16(w, p + 0x2a, (uint16_t)e->emitter_type);
+		}
 		m2w_u16(w, p + 0x2c, (uint16_t)e->particle_type);
 		m2w_u16(w, p + 0x2e, (uint16_t)e->tile_rotation);
 		m2w_u16(w, p + 0x30, (uint16_t)e->rows);
 		m2w_u16(w, p + 0x32, (uint16_t)e->columns);
+		if (w->l->per_sequence) {
+			m2w_emitter_264(w, p, e);
+			continue;
+		}
 		for (int k = 0; k < M2_EMIT_PARAMS; k++)
 			m2w_track(w, p + 0x34 + (size_t)M2_TRACK_BYTES * k, &e->params[k], 1);
 		m2w_f32(w, p + 0x14c, e->midpoint);
@@ -366,49 +641,60 @@ static void m2w_emitters(struct m2w *w, struct m2w_file *out)
 	}
 }
 
-/* The pairs a description can only fill with zeroed records, and their
- * record sizes. */
-static const struct {
-	unsigned field;
-	size_t size;
-} m2w_fillers[] = {
-	{ M2_HDR_COLORS, 56 },
-	{ M2_HDR_TEXTURES, 16 },
-	{ M2_HDR_TRANSPARENCY, 28 },
-	{ M2_HDR_TEXTURE_FLIPBOOKS, 1 },
-	{ M2_HDR_TEXTURE_ANIMATIONS, 84 },
-	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, 2 },
-	{ M2_HDR_RENDER_FLAGS, 4 },
-	{ M2_HDR_TEXTURE_LOOKUP, 2 },
-	{ M2_HDR_TEXTURE_UNIT_LOOKUP, 2 },
-	{ M2_HDR_TRANSPARENCY_LOOKUP, 2 },
-	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, 2 },
-	{ M2_HDR_BOUNDING_TRIANGLES, 2 },
-	{ M2_HDR_BOUNDING_VERTICES, 12 },
-	{ M2_HDR_BOUNDING_NORMALS, 12 },
-	{ M2_HDR_LIGHTS, 212 },
-	{ M2_HDR_CAMERAS, 124 },
-	{ M2_HDR_CAMERA_LOOKUP, 2 },
-	{ M2_HDR_RIBBONS, 220 },
+/* The pairs a description can only fill with zeroed records. */
+static const unsigned m2w_fillers[] = {
+	M2_HDR_COLORS, M2_HDR_TEXTURES, M2_HDR_TRANSPARENCY, M2_HDR_TEXTURE_FLIPBOOKS,
+	M2_HDR_TEXTURE_ANIMATIONS, M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, M2_HDR_RENDER_FLAGS,
+	M2_HDR_TEXTURE_LOOKUP, M2_HDR_TEXTURE_UNIT_LOOKUP, M2_HDR_TRANSPARENCY_LOOKUP,
+	M2_HDR_TEXTURE_ANIMATION_LOOKUP, M2_HDR_BOUNDING_TRIANGLES, M2_HDR_BOUNDING_VERTICES,
+	M2_HDR_BOUNDING_NORMALS, M2_HDR_LIGHTS, M2_HDR_CAMERAS, M2_HDR_CAMERA_LOOKUP,
+	M2_HDR_RIBBONS,
 };
+
+static size_t m2w_filler_size(const struct m2_layout *l, unsigned f)
+{
+	switch (f) {
+	case M2_HDR_COLORS: return l->colors_bytes;
+	case M2_HDR_TEXTURES: return 16;
+	case M2_HDR_TRANSPARENCY: return l->transparency_bytes;
+	case M2_HDR_TEXTURE_FLIPBOOKS: return 1;
+	case M2_HDR_TEXTURE_ANIMATIONS: return l->texture_animation_bytes;
+	case M2_HDR_RENDER_FLAGS: return 4;
+	case M2_HDR_BOUNDING_VERTICES:
+	case M2_HDR_BOUNDING_NORMALS: return 12;
+	case M2_HDR_LIGHTS: return l->light_bytes;
+	case M2_HDR_CAMERAS: return l->camera_bytes;
+	case M2_HDR_RIBBONS: return l->ribbon_bytes;
+	default: return 2;
+	}
+}
 
 void m2w_build(const struct m2w_model *m, struct m2w_file *out)
 {
-	struct m2w w = { .m = m };
+	uint32_t version = m->version ? m->version : 256;
+	struct m2w w = { .m = m, .l = m2_layout_of(version) };
 
 	memset(out, 0, sizeof *out);
+	out->version = version;
+	if (w.l == NULL)
+		w.l = m2_layout_of(256);        /* a version the reader refuses: 256's layout */
+	w.b.misalign = m->misalign;
 	/* The header is at 0 whatever misalign says: reserve past it, then
 	 * let the arrays follow it. */
-	m2w_reserve(&w, M2_HEADER_BYTES);
-	w.len = M2_HEADER_BYTES;
-	memcpy(w.p, "MD20", 4);
-	m2w_u32(&w, M2_HDR_VERSION, m->version ? m->version : 256);
+	w.b.misalign = 0;
+	m2w_reserve_in(&w.b, w.l->header_bytes);
+	w.b.misalign = m->misalign;
+	memcpy(w.b.p, "MD20", 4);
+	m2w_u32(&w, M2_HDR_VERSION, version);
 	m2w_u32(&w, M2_HDR_GLOBAL_FLAGS, m->global_flags);
-	m2w_floats(&w, M2_HDR_BOUNDS, m->bounds, 14);
-	for (size_t i = 0; i < sizeof m2w_fillers / sizeof m2w_fillers[0]; i++)
-		if (m->filler[m2w_fillers[i].field / 4] > 0)
-			m2w_array(&w, m2w_fillers[i].field, m->filler[m2w_fillers[i].field / 4],
-				  m2w_fillers[i].size);
+	m2w_floats(&w, m2w_hdr(&w, M2_HDR_BOUNDS), m->bounds, 14);
+	for (size_t i = 0; i < sizeof m2w_fillers / sizeof m2w_fillers[0]; i++) {
+		uint32_t at = m2w_hdr(&w, (enum m2_header_field)m2w_fillers[i]);
+
+		if (at != 0 && m->filler[m2w_fillers[i] / 4] > 0)
+			m2w_array(&w, at, m->filler[m2w_fillers[i] / 4],
+				  m2w_filler_size(w.l, m2w_fillers[i]));
+	}
 	m2w_string(&w, M2_HDR_NAME, m->name);
 	{
 		uint32_t off = m2w_array(&w, M2_HDR_GLOBAL_SEQUENCES, m->global_sequence_count, 4);
@@ -427,14 +713,62 @@ void m2w_build(const struct m2w_model *m, struct m2w_file *out)
 	m2w_attachments(&w, out);
 	m2w_i16s(&w, M2_HDR_ATTACHMENT_LOOKUP, m->attachment_lookup_count, m->attachment_lookup, 1);
 	m2w_emitters(&w, out);
-	out->buf = w.p;
-	out->len = w.len;
+	for (uint32_t s = 0; w.anims != NULL && s < m->sequence_count; s++) {
+		char suffix[32];
+
+		if (w.anims[s].p == NULL)
+			continue;
+		snprintf(suffix, sizeof suffix, "%04u-%02u.anim", m->sequences[s].id,
+			 m->sequences[s].variation);
+		m2w_add_companion(out, suffix, &w.anims[s], s);
+	}
+	free(w.anims);
+	out->buf = w.b.p;
+	out->len = w.b.len;
 }
 
 void m2w_file_free(struct m2w_file *f)
 {
 	free(f->buf);
+	for (uint32_t i = 0; i < f->companion_count; i++)
+		free(f->companions[i].buf);
 	memset(f, 0, sizeof *f);
+}
+
+struct m2w_companion *m2w_companion(struct m2w_file *f, const char *suffix)
+{
+	for (uint32_t i = 0; i < f->companion_count; i++)
+		if (strcmp(f->companions[i].suffix, suffix) == 0)
+			return &f->companions[i];
+	return NULL;
+}
+
+static int m2w_write_one(const char *path, const unsigned char *p, size_t n)
+{
+	FILE *fp = fopen(path, "wb");
+
+	if (fp == NULL || fwrite(p, 1, n, fp) != n) {
+		perror(path);
+		if (fp != NULL)
+			fclose(fp);
+		return -1;
+	}
+	return fclose(fp) == 0 ? 0 : -1;
+}
+
+int m2w_write_files(const struct m2w_file *f, const char *dir, const char *stem)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/%s.m2", dir, stem);
+	if (m2w_write_one(path, f->buf, f->len) < 0)
+		return -1;
+	for (uint32_t i = 0; i < f->companion_count; i++) {
+		snprintf(path, sizeof path, "%s/%s%s", dir, stem, f->companions[i].suffix);
+		if (m2w_write_one(path, f->companions[i].buf, f->companions[i].len) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 uint32_t m2w_get32(const struct m2w_file *f, size_t off)
@@ -460,23 +794,37 @@ void m2w_put16(struct m2w_file *f, size_t off, uint16_t v)
 	f->buf[off + 1] = (unsigned char)(v >> 8);
 }
 
+static const struct m2_layout *m2w_layout(const struct m2w_file *f)
+{
+	const struct m2_layout *l = m2_layout_of(f->version ? f->version : 256);
+
+	return l != NULL ? l : m2_layout_of(256);
+}
+
 uint32_t m2w_bone_track(const struct m2w_file *f, uint32_t i, unsigned which)
 {
-	return f->bones + i * M2_BONE_BYTES + 12 + which * M2_TRACK_BYTES;
+	const struct m2_layout *l = m2w_layout(f);
+
+	return f->bones + i * l->bone_bytes + l->bone_tracks_at + which * l->track_bytes;
 }
 
 uint32_t m2w_emitter_track(const struct m2w_file *f, uint32_t i, unsigned k)
 {
-	return f->emitters + i * M2_EMITTER_BYTES +
+	const struct m2_layout *l = m2w_layout(f);
+
+	if (l->per_sequence)
+		return f->emitters + i * l->emitter_bytes +
+		       (k < M2_EMIT_PARAMS ? m2w_emitter_264_params[k] : 0x1c8);
+	return f->emitters + i * l->emitter_bytes +
 	       (k < M2_EMIT_PARAMS ? 0x34 + k * M2_TRACK_BYTES : 0x1dc);
 }
 
 uint32_t m2w_attachment_track(const struct m2w_file *f, uint32_t i)
 {
-	return f->attachments + i * M2_ATTACHMENT_BYTES + 20;
+	return f->attachments + i * m2w_layout(f)->attachment_bytes + 20;
 }
 
 uint32_t m2w_event_track(const struct m2w_file *f, uint32_t i)
 {
-	return f->events + i * M2_EVENT_BYTES + 24;
+	return f->events + i * m2w_layout(f)->event_bytes + 24;
 }

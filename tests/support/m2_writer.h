@@ -27,6 +27,17 @@
  * Zero means "default" wherever that is natural (version 0 writes 256, no
  * name writes none), but a zero parent or next_variation is index 0: set
  * -1 for none.
+ *
+ * Versions: the same description writes 256, 260..263 and 264 (the
+ * reader's struct m2_layout says what differs).  From 260 bones get a
+ * name hash (the bone's index) and rotations are written compressed
+ * (m2w_quat16_encode of the floats, or `packed` as given).  For 264 keys
+ * stay described on one timeline of sequence windows: each sequence gets
+ * the keys the 256 reader would play for it (m2_track_keys: its range
+ * narrowed to its window), at their time minus the window's start (0 when
+ * that is negative), and a sequence's duration is end_ms - start_ms; the
+ * views become NAMEnn.skin files, the keys of a sequence without flag
+ * 0x20 go to its NAMEaaaa-vv.anim, both in m2w_file's companions.
  */
 #ifndef ANIMD_TEST_M2_WRITER_H
 #define ANIMD_TEST_M2_WRITER_H
@@ -56,6 +67,8 @@ struct m2w_track {
 	 * for hermite and bezier, 3 values per key: value, in, out. */
 	const float *values;
 	const uint8_t *bytes;           /* the same for U8 tracks */
+	const int16_t *packed;          /* 260 and later, rotations: 4 int16 per value
+					   written as is (NULL: encode values) */
 	enum m2w_ranges ranges;
 	uint32_t range_count;           /* M2W_RANGES_GIVEN */
 	const uint32_t *given;          /* 2 x range_count: first, last */
@@ -179,13 +192,34 @@ struct m2w_model {
 	unsigned misalign;
 };
 
+/* A companion file (264): its name is the model's stem + suffix. */
+#define M2W_MAX_COMPANIONS 64
+struct m2w_companion {
+	char suffix[32];                /* "00.skin", "0060-00.anim" */
+	unsigned char *buf;
+	size_t len;
+	uint32_t index;                 /* the view, or the sequence */
+};
+
 /* The bytes, and where each record array went (file offsets; 0 when
  * empty).  The header holds the same offsets. */
 struct m2w_file {
 	unsigned char *buf;
 	size_t len;
+	uint32_t version;
 	uint32_t sequences, bones, vertices, views, attachments, events, emitters;
+	uint32_t companion_count;
+	struct m2w_companion companions[M2W_MAX_COMPANIONS];
 };
+
+/* The inverse of m2_quat16_decode, rounded: f in [-1, 1]. */
+int16_t m2w_quat16_encode(float f);
+
+/* Write f as DIR/STEM.m2 and its companions as DIR/STEM<suffix>: 0 or -1
+ * (perror'd). */
+int m2w_write_files(const struct m2w_file *f, const char *dir, const char *stem);
+/* The companion of that suffix, or NULL. */
+struct m2w_companion *m2w_companion(struct m2w_file *f, const char *suffix);
 
 void m2w_build(const struct m2w_model *m, struct m2w_file *out);
 void m2w_file_free(struct m2w_file *f);
@@ -228,5 +262,9 @@ void m2w_demo_model(struct m2w_file *out);
  */
 void m2w_synth(struct m2w_file *out, uint32_t bones, uint32_t sequences,
 	       uint32_t keys_per_sequence, int shuffle);
+/* The same in another version's layout (0: 256); from 264 its view is
+ * the companion "00.skin". */
+void m2w_synth_version(struct m2w_file *out, uint32_t version, uint32_t bones,
+		       uint32_t sequences, uint32_t keys_per_sequence, int shuffle);
 
 #endif

@@ -232,6 +232,12 @@ void m2w_demo_model(struct m2w_file *out)
 
 void m2w_synth(struct m2w_file *out, uint32_t nbones, uint32_t nseq, uint32_t kps, int shuffle)
 {
+	m2w_synth_version(out, 0, nbones, nseq, kps, shuffle);
+}
+
+void m2w_synth_version(struct m2w_file *out, uint32_t version, uint32_t nbones, uint32_t nseq,
+		       uint32_t kps, int shuffle)
+{
 	uint32_t keys = nseq * kps;
 	struct m2w_sequence *seq = calloc(nseq ? nseq : 1, sizeof *seq);
 	struct m2w_bone *bones = calloc(nbones ? nbones : 1, sizeof *bones);
@@ -322,6 +328,7 @@ void m2w_synth(struct m2w_file *out, uint32_t nbones, uint32_t nseq, uint32_t kp
 	view.corner_count = nc;
 	view.corners = corners;
 	m.name = "synth";
+	m.version = version;
 	m.sequence_count = nseq;
 	m.sequences = seq;
 	m.bone_count = nbones;

@@ -65,10 +65,14 @@ static void test_size_magic_version(void **state)
 	memcpy(f.buf, "MDX\x01", 4);
 	m2x_fails(&f, 0, "not an M2 file: it starts \"MDX\\x01\", not \"MD20\"");
 	memcpy(f.buf, saved, 4);
-	m2w_put32(&f, M2_HDR_VERSION, 264);
-	m2x_fails(&f, 4, "unsupported M2 version 264 (animd reads 256 and 257)");
+	m2w_put32(&f, M2_HDR_VERSION, 265);
+	m2x_fails(&f, 4, "unsupported M2 version 265 (animd reads 256, 257, 260 to 263 and 264)");
+	m2w_put32(&f, M2_HDR_VERSION, 258);
+	m2x_fails(&f, 4, "unsupported M2 version 258 (animd reads 256, 257, 260 to 263 and 264)");
+	m2w_put32(&f, M2_HDR_VERSION, 272);
+	m2x_fails(&f, 4, "unsupported M2 version 272");
 	m2w_put32(&f, M2_HDR_VERSION, 255);
-	m2x_fails(&f, 4, "unsupported M2 version 255 (animd reads 256 and 257)");
+	m2x_fails(&f, 4, "unsupported M2 version 255 (animd reads 256, 257, 260 to 263 and 264)");
 	m2w_file_free(&f);
 }
 

@@ -50,6 +50,9 @@ struct cache_entry {
 	uint64_t hash;
 	bool seen_valid, hash_valid;
 	uint64_t live_hash;             /* of the live version's bytes (asset != NULL) */
+	bool companions;                /* the last load read companion files: its
+					   hash covers them, so the file's own bytes
+					   alone cannot say it is unchanged */
 
 	enum cache_state state;
 	bool dirty;                     /* an event arrived while loading */
@@ -72,6 +75,7 @@ struct cache_load {
 	size_t max_bytes;
 	struct asset_options load;
 	bool compare_hash;
+	bool companions;                /* the entry's last load had companions */
 	bool forced;                    /* assets.reload: compared with the live version */
 	uint64_t prev_hash;
 	/* Out. */
@@ -352,6 +356,28 @@ static int cache_load_fail(struct cache_load *j, int rc, const char *what)
 	return rc;
 }
 
+/* asset_read_companion_fn for a load job: the companion's name is
+ * relative to the root like the asset's, opened as safely. */
+static int cache_read_companion(void *ctx, const char *name, char **buf, size_t *len, char *err,
+				size_t errlen)
+{
+	struct cache_load *j = ctx;
+	struct stat st;
+	int fd = asset_path_open(j->root_fd, j->root_real, name, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	int rc;
+
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return -ENOENT;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: error: cannot open: %s", name,
+			 fd == -EXDEV ? "it resolves outside the asset root" : strerror(-fd));
+		return fd;
+	}
+	rc = asset_read_fd(fd, name, j->max_bytes, buf, len, &st, err, errlen);
+	close(fd);
+	return rc;
+}
+
 static void cache_load_work(uv_work_t *w)
 {
 	struct cache_load *j = w->data;
@@ -379,11 +405,23 @@ static void cache_load_work(uv_work_t *w)
 		return;
 	j->hash = cache_hash((const unsigned char *)buf, len);
 	j->hash_valid = true;
-	if (j->compare_hash && j->hash == j->prev_hash) {
+	j->load.read_companion = cache_read_companion;
+	j->load.companion_ctx = j;
+	if (j->compare_hash && j->hash == j->prev_hash && !j->companions) {
 		j->unchanged = true;
 	} else {
 		j->rc = asset_load_buffer_with(j->name, buf, len, &j->load, &j->asset, j->err,
 					       sizeof j->err);
+		/* A model with companions is a new version when any of them
+		 * is: its hash covers them all. */
+		if (j->rc == 0 && j->asset->companion_count > 0) {
+			j->hash ^= j->asset->companions_hash * 0x9e3779b97f4a7c15ull;
+			if (j->compare_hash && j->hash == j->prev_hash) {
+				j->unchanged = true;
+				asset_unref(j->asset);
+				j->asset = NULL;
+			}
+		}
 		/* Out of memory says nothing about the bytes: try them again. */
 		if (j->rc == -ENOMEM)
 			j->hash_valid = false;
@@ -421,6 +459,7 @@ static int cache_load_start(struct cache *c, struct cache_entry *e)
 	 * make a new generation and republish every instance for nothing). */
 	j->forced = e->force;
 	j->compare_hash = e->force ? e->asset != NULL : e->hash_valid;
+	j->companions = e->companions;
 	j->prev_hash = e->force ? e->live_hash : e->hash;
 	j->work.data = j;
 	rc = uv_queue_work(c->loop, &j->work, cache_load_work, cache_load_done);
@@ -548,6 +587,8 @@ static void cache_load_done(uv_work_t *w, int status)
 		e->hash = j->hash;
 		e->hash_valid = true;
 	}
+	if (j->asset != NULL)
+		e->companions = j->asset->companion_count > 0;
 
 	if (rc == -ENOENT || rc == -ENOTDIR) {
 		/* Files vanish with their root too (rm -r removes them first). */
@@ -1048,6 +1089,28 @@ static void cache_root_check(struct cache *c)
 
 /* ---- watcher events ---------------------------------------------------- */
 
+/* The entry of the model a companion file belongs to ("dir/NAME.m2" for
+ * "dir/NAME00.skin"), whichever case its extension has, or NULL. */
+static struct cache_entry *cache_companion_owner(struct cache *c, const char *path)
+{
+	static const char *const ext[] = { ".m2", ".M2" };
+	char stem[ASSET_PATH_MAX + 8];
+	size_t n;
+
+	if (asset_companion_stem(path, stem, sizeof stem - 4) < 0)
+		return NULL;
+	n = strlen(stem);
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+		struct cache_entry *e;
+
+		memcpy(stem + n, ext[i], 4);
+		e = cache_entry_find(c, stem);
+		if (e != NULL)
+			return e;
+	}
+	return NULL;
+}
+
 static void cache_on_watch(struct watcher *w, const char *path, int events, int status,
 			   void *data)
 {
@@ -1071,6 +1134,12 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 		return;
 	}
 	e = cache_entry_find(c, path);
+	if (e != NULL) {
+		cache_entry_touch(c, e);
+		return;
+	}
+	/* A model's .skin or .anim: a save of it is a save of the model. */
+	e = cache_companion_owner(c, path);
 	if (e != NULL) {
 		cache_entry_touch(c, e);
 		return;

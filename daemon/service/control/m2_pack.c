@@ -46,6 +46,40 @@ void m2_pack_sequence(struct rpc_out *out, const struct m2_sequence_info *s, con
 	m2_pack_index_or_nil(out, s->alias_of);
 	rpc_put_lit(out, "next_variation");
 	m2_pack_index_or_nil(out, s->next_variation);
+	rpc_put_lit(out, "loaded");
+	rpc_put_bool(out, s->loaded);
+	rpc_put_lit(out, "keys_in");
+	rpc_put_cstr(out, s->data == M2_SEQ_DATA_MODEL ? "model"
+		     : s->data == M2_SEQ_DATA_NONE ? "none"
+		     : s->data == M2_SEQ_DATA_ANIM ? "anim"
+		     : s->data == M2_SEQ_DATA_ANIM_MISSING ? "anim_missing" : "anim_rejected");
+}
+
+static void m2_pack_companions(struct rpc_out *out, const struct asset *a)
+{
+	rpc_put_lit(out, "companions");
+	rpc_put_array(out, a->companion_count);
+	for (uint32_t i = 0; i < a->companion_count; i++) {
+		const struct asset_companion *c = &a->companions[i];
+
+		rpc_put_map(out, 6);
+		rpc_put_lit(out, "name");
+		rpc_put_cstr(out, c->name);
+		rpc_put_lit(out, "kind");
+		rpc_put_cstr(out, c->kind == ASSET_COMPANION_SKIN ? "skin" : "anim");
+		rpc_put_lit(out, "status");
+		rpc_put_cstr(out, c->status == ASSET_COMPANION_FOUND ? "found"
+			     : c->status == ASSET_COMPANION_MISSING ? "missing" : "rejected");
+		rpc_put_cstr(out, c->kind == ASSET_COMPANION_SKIN ? "view" : "sequence");
+		rpc_put_uint(out, c->index);
+		rpc_put_lit(out, "bytes");
+		rpc_put_uint(out, c->bytes);
+		rpc_put_lit(out, "error");
+		if (c->error != NULL)
+			rpc_put_cstr(out, c->error);
+		else
+			rpc_put_nil(out);
+	}
 }
 
 void m2_pack_asset(struct rpc_out *out, const struct asset *a)
@@ -58,6 +92,7 @@ void m2_pack_asset(struct rpc_out *out, const struct asset *a)
 	rpc_put_array(out, a->emitter_count);
 	for (uint32_t i = 0; i < a->emitter_count; i++)
 		m2_pack_emitter(out, a, i, NULL);
+	m2_pack_companions(out, a);
 }
 
 static void m2_pack_color(struct rpc_out *out, uint32_t argb)

@@ -11,13 +11,13 @@
 
 /* Pairs m2_pack_joint and m2_pack_sequence add to their map. */
 #define M2_PACK_JOINT_PAIRS 4u
-#define M2_PACK_SEQUENCE_PAIRS 10u
+#define M2_PACK_SEQUENCE_PAIRS 12u
 /* Pairs m2_pack_asset adds to assets.info. */
-#define M2_PACK_ASSET_PAIRS 2u
+#define M2_PACK_ASSET_PAIRS 3u
 
 void m2_pack_joint(struct rpc_out *out, const struct m2_joint_info *j);
 void m2_pack_sequence(struct rpc_out *out, const struct m2_sequence_info *s, const struct clip *c);
-/* "global_sequences" and "emitters" (their static fields). */
+/* "global_sequences", "emitters" (their static fields) and "companions". */
 void m2_pack_asset(struct rpc_out *out, const struct asset *a);
 /* Emitter i of a: its static fields, and with st (may be NULL) its state
  * ("m", "enabled", "params"). */

@@ -240,8 +240,12 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 				 ? asset_find_clip(p.info.asset, has_clip == 1 ? clip_name : NULL)
 				 : NULL;
 		if (p.clip == NULL && in->clip != NULL) {
-			rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: %s has no clip named \"%s\"",
-					 p.info.name, clip_name);
+			char unloaded[1200];
+
+			rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: %s has no clip named \"%s\"%s",
+					 p.info.name, has_clip == 1 ? clip_name : "",
+					 asset_clip_unloaded_reason(p.info.asset, has_clip == 1 ? clip_name
+								    : NULL, unloaded, sizeof unloaded));
 			return DISPATCH_ERROR;
 		}
 		if (play_check_fit("play", in, p.info.asset, p.info.name, p.clip, err) < 0)
@@ -276,8 +280,12 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	if (info.asset->clip_count > 0) {
 		spec.clip = asset_find_clip(info.asset, has_clip == 1 ? clip_name : NULL);
 		if (spec.clip == NULL) {
-			rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: %s has no clip named \"%s\"",
-					 info.name, clip_name);
+			char unloaded[1200];
+
+			rpc_error_format(err, PROTO_ERR_NOT_FOUND, "play: %s has no clip named \"%s\"%s",
+					 info.name, has_clip == 1 ? clip_name : "",
+					 asset_clip_unloaded_reason(info.asset, has_clip == 1 ? clip_name
+								    : NULL, unloaded, sizeof unloaded));
 			return DISPATCH_ERROR;
 		}
 	} else if (info.asset->camera == NULL) {
