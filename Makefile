@@ -123,6 +123,9 @@ GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
+# Programs the integration tests run (not tests themselves): the C stream
+# reader the Python package is compared with.
+INTEG_HELPER_BIN := $(BUILD)/integration/c_stream_reader
 SOAK_OBJ  := $(SOAK_SRC:%.c=$(BUILD)/obj/%.o)
 SOAK_BIN  := $(BUILD)/soak/soak
 
@@ -312,7 +315,7 @@ check-san:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run-tests.sh unit-san $(UNIT_BIN:$(BUILD)/%=$(BUILD)/san/%)
 
-check-integration: all demo $(INTEG_BIN)
+check-integration: all demo $(INTEG_BIN) $(INTEG_HELPER_BIN)
 	@echo "== integration tests"
 	$(Q)ANIMD=$(abspath $(ANIMD)) BUILD=$(abspath $(BUILD)) tests/run-tests.sh integration $(INTEG_SH) $(INTEG_BIN)
 
