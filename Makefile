@@ -75,6 +75,10 @@ HEADER_VERSION = $(shell sed -n 's/^\#define ANIMC_VERSION_\(MAJOR\|MINOR\|PATCH
 	client/animclient.h | paste -sd.)
 VERSION_CFLAGS = -DANIMD_VERSION='"$(VERSION)"'
 
+# The tests and the bench run the Python package with Debian's python3 (a
+# pyenv or virtualenv python3 first on PATH lacks Debian's packages).
+PYTHON ?= /usr/bin/python3
+
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 ifeq ($(V),1)
@@ -249,6 +253,9 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
+# The client library's bench links the library, as a client does.
+$(BUILD)/bench/bench_client: $(CLIENT_A)
+
 $(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -327,6 +334,11 @@ bench:
 	  all $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%)
 	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%); do \
 	  ANIMD=$(abspath $(BENCH_BUILD))/animd BUILD=$(abspath $(BENCH_BUILD)) $$b; done
+	@# The Python package beside libanimclient: Debian's python3, as the
+	@# tests use; it says why and passes when its packages are missing.
+	$(Q)if [ -x $(PYTHON) ]; then ANIMD=$(abspath $(BENCH_BUILD))/animd \
+	  BUILD=$(abspath $(BENCH_BUILD)) $(PYTHON) tests/bench/bench_python.py; \
+	else echo "bench_python: skipped: $(PYTHON) is not installed"; fi
 
 # The soak test drives the real daemon: plain, or with SOAK_SAN=1 built with
 # ASan+UBSan into $(BUILD)/san as check-san builds the unit tests, leaks

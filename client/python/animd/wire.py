@@ -81,22 +81,24 @@ class Wire:
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
                 raise Timeout("no reply from %s in time" % self.path)
-            if not select.select([self.sock], [], [], wait)[0]:
-                continue
-            self._read()
+            # Wait first: just after a request its reply is rarely in yet,
+            # and a recvmsg that fails costs more than the select saves.
+            if select.select([self.sock], [], [], wait)[0]:
+                self._read()
 
     def poll(self):
         """Whole messages already readable, without waiting."""
-        if not self.closed and select.select([self.sock], [], [], 0)[0]:
-            self._read()
+        while not self.closed and self._read():
+            pass
         return list(self.unpacker)
 
     def _read(self):
+        """One recvmsg: True when it read something (or the end)."""
         try:
             data, anc, flags, _ = self.sock.recvmsg(1 << 16, self._fdbuf,
                                                    socket.MSG_CMSG_CLOEXEC)
         except (BlockingIOError, InterruptedError):
-            return
+            return False
         except OSError as e:
             self.closed = True
             raise Disconnected("reading %s: %s" % (self.path, e)) from None
@@ -114,6 +116,7 @@ class Wire:
             self.closed = True
         else:
             self.unpacker.feed(data)
+        return True
 
     def take_fd(self):
         """The oldest descriptor received and not yet taken, or None."""
