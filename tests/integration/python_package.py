@@ -147,6 +147,8 @@ def t_methods(d):
               p["mesh"] == "walker.md5mesh" and p["layers"] == [], "play: the instance state (%r)" % p)
         check(c.pause(instance=inst)["state"] == "paused", "pause")
         check(c.seek(instance=inst, time=0.5)["time"] == 0.5, "seek: time 0.5 while paused")
+        check(c.seek(instance=np.int64(inst), time=np.float32(0.25))["time"] == 0.25,
+              "numpy scalars as arguments")
         check(c.resume(instance=p)["state"] == "playing", "resume (the instance given as play's map)")
         check(c.speed(instance=inst, speed=2.0)["speed"] == 2.0, "speed")
         ids = [i["instance"] for i in c.instances()["instances"]]
@@ -260,6 +262,9 @@ def t_stream_methods(c):
     p = st.latest(b)
     check(p is not None and p.clip_time == 0.5 and p.instance == b["instance"],
           "a closed stream's last pose stays readable")
+    rest = list(st.poses(b))
+    check(len(rest) == 3 and rest[-1].clip_time == 0.5 and list(st.poses(b)) == [],
+          "poses on a closed stream: each pose once, then none (%d)" % len(rest))
     st.unmap()
     raises(animd.StreamError, lambda: st.latest(b), "an unmapped stream refuses reads")
     v = c.stream_open(space="vertices", rate=0, normals=True, joints=256)

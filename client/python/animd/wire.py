@@ -29,6 +29,15 @@ MAX_REPLY_BYTES = 16 << 20
 MAX_FDS = 16                            # per recvmsg: more than one reply's worth
 
 
+def _plain(obj):
+    """msgpack's fallback: numpy scalars and arrays (a time from
+    np.linspace, a float32 out of a pose) go as the numbers they hold."""
+    item = getattr(obj, "tolist", None)
+    if item is not None:
+        return item()
+    raise TypeError("cannot send %r: not a msgpack type" % (obj,))
+
+
 def default_socket():
     return os.environ.get(SOCKET_ENV) or SOCKET_DEFAULT
 
@@ -57,7 +66,7 @@ class Wire:
     def send(self, msgid, method, args):
         """Send ``[0, msgid, method, [args]]`` (``[]`` for no arguments)."""
         data = msgpack.packb([REQUEST, msgid, method, [args] if args else []],
-                             use_bin_type=True)
+                             use_bin_type=True, default=_plain)
         view = memoryview(data)
         while view:
             try:
