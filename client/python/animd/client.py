@@ -10,6 +10,7 @@ or handed to ``on_event``.  Results are the protocol's maps as dicts, except
 import collections
 import os
 import time
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 from animd import errors
 from animd.errors import Disconnected, Timeout
@@ -23,6 +24,10 @@ EVENT_TYPES = ("asset.loaded", "asset.reloaded", "asset.error", "asset.removed",
                "instance.ended", "instance.faded", "layer.ended", "instance.stopped",
                "server.stopping")
 MSGID_MAX = 0xFFFFFFFF
+
+Result = Dict[str, Any]                 # a protocol map, as decoded
+Instance = Union[int, Dict[str, Any]]   # an instance id, or a map that carries one
+StreamRef = Union[Stream, int, Dict[str, Any]]
 
 
 def _id(value, key):
@@ -52,7 +57,8 @@ class Client:
     of another protocol version.  Use as a context manager to close it.
     """
 
-    def __init__(self, socket=None, timeout=10.0, on_event=None, check=True):
+    def __init__(self, socket: Optional[str] = None, timeout: Optional[float] = 10.0,
+                 on_event: Optional[Callable[[Result], None]] = None, check: bool = True):
         self.socket = socket or default_socket()
         self.timeout = timeout
         self.on_event = on_event
@@ -86,11 +92,11 @@ class Client:
         """The socket, for a caller's own select/poll loop (then process())."""
         return self._wire.fileno()
 
-    def call(self, method, **args):
+    def call(self, method: str, **args: Any) -> Result:
         """Any method by its protocol name (``c.call("assets.list")``)."""
         return self._result(method, self._call(method, args))
 
-    def send(self, method, **args):
+    def send(self, method: str, **args: Any) -> int:
         """Send a request without waiting: its msgid, for :meth:`wait`."""
         if self._wire.closed:
             raise Disconnected("the connection is closed")
@@ -100,7 +106,7 @@ class Client:
         self._wire.send(mid, method, args)
         return mid
 
-    def wait(self, msgid):
+    def wait(self, msgid: int) -> Any:
         """The reply to a request :meth:`send` sent: its result, or the
         error raised."""
         method = self._waiting.get(msgid, "?")
@@ -170,12 +176,12 @@ class Client:
             return s
         return res if res is not None else {}
 
-    def process(self):
+    def process(self) -> None:
         """Read what has arrived without waiting: events go to ``on_event``
         or the queue.  For a caller's own loop, when fileno() is readable."""
         self._dispatch(self._wire.poll())
 
-    def next_event(self, timeout=None):
+    def next_event(self, timeout: Optional[float] = None) -> Result:
         """The next event map, waiting up to ``timeout`` seconds (None: the
         client's timeout); :class:`animd.Timeout` when none came."""
         if timeout is None:
@@ -185,7 +191,7 @@ class Client:
             self._dispatch(self._wire.receive(deadline))
         return self._events.popleft()
 
-    def events(self, timeout=None):
+    def events(self, timeout: Optional[float] = None) -> Iterator[Result]:
         """Iterate over events as they arrive.  With ``timeout``, the
         iteration ends once no event came for that many seconds; without,
         it waits for ever (and ends when the daemon closes the connection)."""
@@ -202,7 +208,7 @@ class Client:
                 continue
             yield self._events.popleft()
 
-    def close(self):
+    def close(self) -> None:
         """Close the connection (the daemon ends this connection's instances
         and streams) and unmap the streams it opened."""
         for s in list(self._streams.values()):
@@ -221,28 +227,32 @@ class Client:
 
     # ---- the methods of PROTOCOL.md section 9 ----------------------------
 
-    def hello(self):
+    def hello(self) -> Result:
         return self.call("hello")
 
-    def status(self):
+    def status(self) -> Result:
         return self.call("status")
 
-    def assets(self):
+    def assets(self) -> Result:
         """``assets.list``: ``{"assets": [{asset, format, generation, ok, error}]}``."""
         return self.call("assets.list")
 
-    def info(self, asset):
+    def info(self, asset: str) -> Result:
         """``assets.info``: what ``animd inspect --json`` prints, and more."""
         return self.call("assets.info", asset=asset)
 
-    def reload(self, asset):
+    def reload(self, asset: str) -> Result:
         """``assets.reload``: answered once the load has finished."""
         return self.call("assets.reload", asset=asset)
 
     assets_list, assets_info, assets_reload = assets, info, reload
 
-    def play(self, asset=None, clip=None, mesh=None, loop=None, speed=None, start=None,
-             root_motion=None, stream=None, instance=None, fade=None, sync=None):
+    def play(self, asset: Optional[str] = None, clip: Optional[str] = None,
+             mesh: Optional[str] = None, loop: Optional[str] = None,
+             speed: Optional[float] = None, start: Optional[float] = None,
+             root_motion: Optional[str] = None, stream: Optional[StreamRef] = None,
+             instance: Optional[Instance] = None, fade: Optional[float] = None,
+             sync: Optional[bool] = None) -> Result:
         """A new instance, or with ``instance`` a switch of that one to
         another clip.  ``stream``: a Stream (or its id) to publish into."""
         sid = _id(stream, "stream")
@@ -255,73 +265,82 @@ class Client:
             s._hints[res["instance"]] = res["channel"]
         return res
 
-    def pause(self, instance):
+    def pause(self, instance: Instance) -> Result:
         return self.call("pause", instance=_id(instance, "instance"))
 
-    def resume(self, instance):
+    def resume(self, instance: Instance) -> Result:
         return self.call("resume", instance=_id(instance, "instance"))
 
-    def seek(self, instance, time):
+    def seek(self, instance: Instance, time: float) -> Result:
         return self.call("seek", instance=_id(instance, "instance"), time=time)
 
-    def speed(self, instance, speed):
+    def speed(self, instance: Instance, speed: float) -> Result:
         return self.call("speed", instance=_id(instance, "instance"), speed=speed)
 
-    def stop(self, instance):
+    def stop(self, instance: Instance) -> Result:
         return self.call("stop", instance=_id(instance, "instance"))
 
-    def instances(self):
+    def instances(self) -> Result:
         """``instances.list``: ``{"instances": [instance state, ...]}``."""
         return self.call("instances.list")
 
     instances_list = instances
 
-    def layer_add(self, instance, asset=None, clip=None, weight=None, fade=None, mode=None,
-                  mask=None, speed=None, start=None, loop=None, reference=None):
+    def layer_add(self, instance: Instance, asset: Optional[str] = None,
+                  clip: Optional[str] = None, weight: Optional[float] = None,
+                  fade: Optional[float] = None, mode: Optional[str] = None,
+                  mask: Optional[List[Dict[str, Any]]] = None, speed: Optional[float] = None,
+                  start: Optional[float] = None, loop: Optional[str] = None,
+                  reference: Optional[Dict[str, Any]] = None) -> Result:
         return self.call("layer.add", **_args(instance=_id(instance, "instance"), asset=asset,
                                               clip=clip, weight=weight, fade=fade, mode=mode,
                                               mask=mask, speed=speed, start=start, loop=loop,
                                               reference=reference))
 
-    def layer_set(self, instance, layer, weight=None, fade=None):
+    def layer_set(self, instance: Instance, layer: Union[int, Result], weight: Optional[float] = None,
+                  fade: Optional[float] = None) -> Result:
         return self.call("layer.set", **_args(instance=_id(instance, "instance"),
                                               layer=_id(layer, "layer"), weight=weight,
                                               fade=fade))
 
-    def layer_remove(self, instance, layer, fade=None):
+    def layer_remove(self, instance: Instance, layer: Union[int, Result],
+                     fade: Optional[float] = None) -> Result:
         return self.call("layer.remove", **_args(instance=_id(instance, "instance"),
                                                  layer=_id(layer, "layer"), fade=fade))
 
-    def sample(self, asset, time, clip=None, space=None, mesh=None, loop=None,
-               root_motion=None, layers=None):
+    def sample(self, asset: str, time: float, clip: Optional[str] = None,
+               space: Optional[str] = None, mesh: Optional[str] = None,
+               loop: Optional[str] = None, root_motion: Optional[str] = None,
+               layers: Optional[List[Dict[str, Any]]] = None) -> Sample:
         """One pose, as a :class:`animd.poses.Sample`: the reply's map, with
         the pose as numpy arrays (``s.joints`` (n, 3, 4) in model space, ...)."""
         return Sample(self.call("sample", **_args(asset=asset, time=time, clip=clip,
                                                   space=space, mesh=mesh, loop=loop,
                                                   root_motion=root_motion, layers=layers)))
 
-    def subscribe(self, events):
+    def subscribe(self, events: Union[str, Iterable[str]]) -> Result:
         """Which events to receive (names of EVENT_TYPES), replacing the set."""
         if isinstance(events, str):
             events = [events]
         return self.call("subscribe", events=list(events))
 
-    def stream_open(self, space, rate=None, instances=None, joints=None, depth=None,
-                    normals=None):
+    def stream_open(self, space: str, rate: Optional[int] = None, instances: Optional[int] = None,
+                    joints: Optional[int] = None, depth: Optional[int] = None,
+                    normals: Optional[bool] = None) -> Stream:
         """A shared-memory stream (a :class:`animd.stream.Stream`), mapped."""
         return self.call("stream.open", **_args(space=space, rate=rate, instances=instances,
                                                 joints=joints, depth=depth, normals=normals))
 
-    def stream_close(self, stream):
+    def stream_close(self, stream: StreamRef) -> Result:
         """Close a stream on the daemon; the mapping stays until unmapped
         (``Stream.close()`` does both)."""
         sid = _id(stream, "stream")
         res = self.call("stream.close", stream=sid)
         return res
 
-    def stats(self):
+    def stats(self) -> Result:
         return self.call("stats")
 
-    def monitor(self):
+    def monitor(self) -> Result:
         """Make this connection a monitor: ``monitor.request`` events follow."""
         return self.call("monitor")

@@ -31,6 +31,7 @@ import mmap
 import os
 import stat
 import struct
+from typing import Iterator, Optional
 
 import numpy as np
 
@@ -321,7 +322,7 @@ class Stream:
 
     # ---- reading ---------------------------------------------------------
 
-    def latest(self, instance):
+    def latest(self, instance) -> Optional["Pose"]:
         """The newest whole pose of an instance (a Pose), or None when it has
         none in the stream yet.  StreamError if the instance does not publish
         here (or the writer lapped every one of 16 copies)."""
@@ -339,7 +340,7 @@ class Stream:
             return self._pose(got, pub - 1, 0)
         raise StreamError("every copy of the newest pose raced a rewrite")
 
-    def next(self, instance):
+    def next(self, instance) -> Optional["Pose"]:
         """The next pose of the instance in publication order, or None when
         there is no newer one yet; ``pose.dropped`` counts those lapped
         before it (the reader was too slow for the ring)."""
@@ -377,7 +378,7 @@ class Stream:
             return None
         raise StreamError("every copy of pose %d raced a rewrite" % n)
 
-    def poses(self, instance):
+    def poses(self, instance) -> Iterator["Pose"]:
         """Every pose of the instance not read yet, in order (an iterator
         that ends when there is no newer one); each carries ``dropped``."""
         while True:
