@@ -735,6 +735,12 @@ def t_draw(d):
             labels = [(a.get_xlabel(), a.get_ylabel().split("\n")[-1]) for a in fig.axes]
             check(labels == [("x", "y (up)"), ("z", "y (up)"), ("x", "z")],
                   "a Y-up file's views in its own axes (%r)" % labels)
+            out = os.path.join(tmp, "lantern.png")
+            draw.render(c, "lantern.m2", time=0.5, path=out)
+            img = png_ok(out, "an M2 with its emitter")
+            orange = ((img[:, :, 0] > 0.8) & (img[:, :, 1] > 0.35) & (img[:, :, 1] < 0.6) &
+                      (img[:, :, 2] < 0.3)).sum()
+            check(orange > 20, "the M2's particle emitter drawn (%d star pixels)" % orange)
             s = c.sample(time=0.5, **WALK)
             out = os.path.join(tmp, "sample.png")
             draw.pose(s, out, title="walker at 0.5 s")

@@ -18,7 +18,7 @@ VIEWS = {
     "y_up": (("side", 0, 1), ("front", 2, 1), ("top", 0, 2)),
 }
 AXES = "xyz"
-BONE, JOINT, ROOT, SKIN = "#1f4e79", "#c0392b", "#27ae60", "#9aa5b1"
+BONE, JOINT, ROOT, SKIN, EMITTER = "#1f4e79", "#c0392b", "#27ae60", "#9aa5b1", "#e67e22"
 
 
 def _matplotlib():
@@ -63,8 +63,15 @@ def _limits(points, up):
             for _, h, v in VIEWS[up]]
 
 
-def _view(ax, joints, parents, verts, up, k, lim, row_label):
+def _view(ax, joints, parents, verts, up, k, lim, row_label, emit=None):
     name, h, v = VIEWS[up][k]
+    if emit is not None and len(emit):
+        # An M2's particle emitters: filled when on, hollow when off.
+        on = np.asarray(emit.enabled) if hasattr(emit, "enabled") else np.ones(len(emit), bool)
+        at = positions(emit)
+        ax.scatter(at[on, h], at[on, v], s=70, marker="*", c=EMITTER, zorder=5)
+        ax.scatter(at[~on, h], at[~on, v], s=70, marker="*", facecolors="none",
+                   edgecolors=EMITTER, zorder=5)
     if verts is not None and len(verts):
         ax.scatter(verts[:, h], verts[:, v], s=2, c=SKIN, linewidths=0, zorder=1)
     if joints is not None and len(joints):
@@ -94,25 +101,28 @@ def _parents(pose, parents):
 
 
 def sheet(poses, parents=None, up="z_up", vertices=None, titles=None, path=None, dpi=100,
-          title=None):
+          title=None, emitters=None):
     """One row of three views per pose, every row at the same scale (a
     contact sheet).  ``vertices``: a list beside ``poses`` of (n, 3)
     arrays (or vertices-space samples), or None; ``titles``: a label per
-    row (its time, say); ``title``: the figure's.  Returns the Figure, and
+    row (its time, say); ``title``: the figure's; ``emitters``: a list
+    beside ``poses`` of emitters-space samples (or stream poses) drawn as
+    stars, filled when on.  Returns the Figure, and
     writes it as PNG to ``path`` when given."""
     if up not in VIEWS:
         raise ValueError("up is z_up or y_up, not %r" % (up,))
     Figure, Canvas = _matplotlib()
     joints = [positions(p) for p in poses]
     verts = [None if v is None else positions(v) for v in (vertices or [None] * len(poses))]
-    lims = _limits(joints + verts, up)
+    emits = emitters or [None] * len(poses)
+    lims = _limits(joints + verts + [None if e is None else positions(e) for e in emits], up)
     fig = Figure(figsize=(9, 3.1 * len(poses)), dpi=dpi)
     Canvas(fig)
     for r, (pose, j, v) in enumerate(zip(poses, joints, verts)):
         for k in range(3):
             ax = fig.add_subplot(len(poses), 3, 3 * r + k + 1)
             _view(ax, j, _parents(pose, parents), v, up, k, lims[k],
-                  titles[r] if titles and k == 0 else None)
+                  titles[r] if titles and k == 0 else None, emits[r])
     if title:
         fig.suptitle(title, fontsize=11, weight="bold")
         fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.1 * len(poses))))
@@ -147,8 +157,9 @@ def frame_times(duration, frames, loop=True):
 def render(client, asset, clip=None, time=0.0, mesh=None, frames=None, vertices=False,
            path=None, dpi=100):
     """Ask the daemon for the pose(s) and draw them: one pose at ``time``,
-    or with ``frames`` a contact sheet across the clip.  The up axis comes
-    from ``assets.info``.  Returns the Figure."""
+    or with ``frames`` a contact sheet across the clip; an M2's particle
+    emitters too.  The up axis comes from ``assets.info``.  Returns the
+    Figure."""
     info = client.info(asset=asset)
     up = (info.get("axes") or {}).get("up", "z_up")
     clips = info.get("clips") or []
@@ -158,12 +169,15 @@ def render(client, asset, clip=None, time=0.0, mesh=None, frames=None, vertices=
     if frames:
         times = frame_times(found["duration"] if found else 0.0, frames,
                             bool(found.get("loop", True)) if found else True)
-    poses, verts, titles = [], [], []
+    poses, verts, titles, emits = [], [], [], []
     for t in times:
+        if info.get("emitters"):
+            emits.append(client.sample(asset=asset, clip=clip, time=t, space="emitters"))
         s = client.sample(asset=asset, clip=clip, time=t, mesh=mesh, space="model")
         poses.append(s)
         verts.append(client.sample(asset=asset, clip=clip, time=t, mesh=mesh,
                                    space="vertices") if vertices else None)
         titles.append("t = %.3f s" % t)
     return sheet(poses, up=up, vertices=verts if vertices else None, titles=titles,
-                 path=path, dpi=dpi, title="%s%s" % (asset, " #" + name if name else ""))
+                 path=path, dpi=dpi, title="%s%s" % (asset, " #" + name if name else ""),
+                 emitters=emits or None)
