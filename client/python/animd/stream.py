@@ -312,9 +312,7 @@ class Stream:
                 raise StreamError("instance %d does not publish into stream %d" % (sid, self.id))
         # A channel change starts the order afresh.  Finding the same channel
         # again (a closed stream frees every channel, so each read finds it
-        # anew) keeps the cursor: client/lib/stream.c restarts it there,
-        # which makes animc_stream_next return the oldest pose of a closed
-        # stream over and over; this reader returns each pose once.
+        # anew) keeps the cursor, as client/lib/stream.c does.
         if cur is None or cur.channel != c or not cur.started:
             cur = _Cursor(c)
             self._cursors[sid] = cur
