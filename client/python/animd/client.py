@@ -55,6 +55,8 @@ class Client:
     call waits, or in :meth:`process`); without it events are queued for
     :meth:`events`.  ``check``: call ``hello`` at once and refuse a daemon
     of another protocol version.  Use as a context manager to close it.
+    One thread at a time: a client is not locked (give each thread its own,
+    as each is one session of the daemon's).
     """
 
     def __init__(self, socket: Optional[str] = None, timeout: Optional[float] = 10.0,
