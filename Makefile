@@ -56,7 +56,7 @@ SOAK_SAN ?=
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev \
 	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
-	debhelper dpkg-dev
+	python3-numpy python3-matplotlib python3-venv debhelper dpkg-dev
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib
@@ -74,6 +74,10 @@ VERSION := $(shell cat VERSION)
 HEADER_VERSION = $(shell sed -n 's/^\#define ANIMC_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
 	client/animclient.h | paste -sd.)
 VERSION_CFLAGS = -DANIMD_VERSION='"$(VERSION)"'
+
+# The tests and the bench run the Python package with Debian's python3 (a
+# pyenv or virtualenv python3 first on PATH lacks Debian's packages).
+PYTHON ?= /usr/bin/python3
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
@@ -123,6 +127,9 @@ GEN_BIN   := $(GEN_SRC:tests/gen/%.c=$(BUILD)/gen/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
+# Programs the integration tests run (not tests themselves): the C stream
+# reader the Python package is compared with.
+INTEG_HELPER_BIN := $(BUILD)/integration/c_stream_reader
 SOAK_OBJ  := $(SOAK_SRC:%.c=$(BUILD)/obj/%.o)
 SOAK_BIN  := $(BUILD)/soak/soak
 
@@ -246,6 +253,9 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL)
 
+# The client library's bench links the library, as a client does.
+$(BUILD)/bench/bench_client: $(CLIENT_A)
+
 $(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -312,7 +322,7 @@ check-san:
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run-tests.sh unit-san $(UNIT_BIN:$(BUILD)/%=$(BUILD)/san/%)
 
-check-integration: all demo $(INTEG_BIN)
+check-integration: all demo $(INTEG_BIN) $(INTEG_HELPER_BIN)
 	@echo "== integration tests"
 	$(Q)ANIMD=$(abspath $(ANIMD)) BUILD=$(abspath $(BUILD)) tests/run-tests.sh integration $(INTEG_SH) $(INTEG_BIN)
 
@@ -324,6 +334,11 @@ bench:
 	  all $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%)
 	$(Q)set -e; for b in $(BENCH_SRC:tests/bench/%.c=$(BENCH_BUILD)/bench/%); do \
 	  ANIMD=$(abspath $(BENCH_BUILD))/animd BUILD=$(abspath $(BENCH_BUILD)) $$b; done
+	@# The Python package beside libanimclient: Debian's python3, as the
+	@# tests use; it says why and passes when its packages are missing.
+	$(Q)if [ -x $(PYTHON) ]; then ANIMD=$(abspath $(BENCH_BUILD))/animd \
+	  BUILD=$(abspath $(BENCH_BUILD)) $(PYTHON) tests/bench/bench_python.py; \
+	else echo "bench_python: skipped: $(PYTHON) is not installed"; fi
 
 # The soak test drives the real daemon: plain, or with SOAK_SAN=1 built with
 # ASan+UBSan into $(BUILD)/san as check-san builds the unit tests, leaks

@@ -208,7 +208,7 @@ static int stream_cursor(animc_stream *s, uint64_t id, struct ac_cursor **out)
 	uint64_t sid = ac_instances_to_server(s->c, id);
 	const struct ac_instance *in;
 	struct ac_cursor *cur;
-	uint32_t hint = UINT32_MAX;
+	uint32_t hint = UINT32_MAX, c;
 
 	if (s->base == NULL || sid == 0)
 		return -ENOENT;
@@ -234,10 +234,8 @@ static int stream_cursor(animc_stream *s, uint64_t id, struct ac_cursor **out)
 	if (in != NULL && in->stream_serial == s->serial && in->channel >= 0)
 		hint = (uint32_t)in->channel;
 	if (hint < s->h.channel_count && animd_shm_instance(stream_channel(s, hint)) == sid) {
-		cur->channel = hint;
+		c = hint;
 	} else {
-		uint32_t c;
-
 		for (c = 0; c < s->h.channel_count; c++)
 			if (animd_shm_instance(stream_channel(s, c)) == sid)
 				break;
@@ -247,12 +245,16 @@ static int stream_cursor(animc_stream *s, uint64_t id, struct ac_cursor **out)
 			free(ac_idmap_del(&s->cursors, id));
 			return -ENOENT;
 		}
-		cur->channel = c;
 	}
-	/* A channel change starts the order afresh. */
+	/* A channel change starts the order afresh.  The same channel found
+	 * again keeps it: a closed stream has freed every channel, so each
+	 * read comes this way, and must not return its oldest pose forever. */
+	if (!cur->have_channel || cur->channel != c) {
+		cur->started = false;
+		cur->dropped_pending = 0;
+	}
+	cur->channel = c;
 	cur->have_channel = true;
-	cur->started = false;
-	cur->dropped_pending = 0;
 found:
 	*out = cur;
 	return 0;

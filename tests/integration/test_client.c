@@ -894,6 +894,19 @@ static void test_restart_without_reconnect(void **state)
 	expect_ok(fx->c, animc_stream_info_get(s, &si));
 	assert_false(si.live);
 	expect_ok(fx->c, animc_stream_latest(s, id, buf, 16 * 12, &pi));
+	/* Every pose left in the ring once, in order, then no more (the
+	 * cursor survives the channels being freed). */
+	uint64_t dropped, last = 0;
+	int got = 0;
+
+	for (int i = 0; i < 100 && (rc = animc_stream_next(s, id, buf, 16 * 12, &pi, &dropped)) == 0;
+	     i++, got++) {
+		assert_true(got == 0 || pi.seq == last + 1);
+		last = pi.seq;
+	}
+	assert_int_equal(rc, -ENODATA);
+	assert_true(got >= 1 && got <= 8);
+	assert_int_equal(animc_stream_next(s, id, buf, 16 * 12, &pi, &dropped), -ENODATA);
 }
 
 static int fake_server(const char *path)

@@ -5,7 +5,8 @@
 # animd user and group, /srv/animd, the units enabled; policy-rc.d keeps
 # the host's systemd from being asked to start anything).  The packaged
 # animd then serves on a private socket, the packaged animctl and a program
-# built through the -dev package's pkg-config file talk to it; purge leaves
+# built through the -dev package's pkg-config file and the packaged Python
+# module talk to it; purge leaves
 # none of the packages' files.
 . "$(dirname "$0")/lib.sh"
 for tool in dpkg-buildpackage dh dpkg pkg-config cc; do
@@ -19,6 +20,11 @@ env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$SRC" debs DEB_DIR="$deb" >"
 	{ echo "not ok: make debs"; cat "$TMP/build.log"; exit 1; }
 for p in animd libanimclient1 libanimclient-dev; do
 	[ -f "$deb/${p}_${v}_$(dpkg --print-architecture).deb" ] && ok || bad "no $p package"
+done
+[ -f "$deb/python3-animd_${v}_all.deb" ] && ok || bad "no python3-animd package"
+dpkg-deb -c "$deb/python3-animd_${v}_all.deb" >"$TMP/py.list"
+for m in __init__ __main__ client wire errors stream poses draw; do
+	expect_match "\\./usr/lib/python3/dist-packages/animd/$m\\.py\$" "$TMP/py.list"
 done
 dpkg-deb -c "$deb/animd_${v}_"*.deb >"$TMP/animd.list"
 expect_match '\./usr/bin/animd$' "$TMP/animd.list"
@@ -41,7 +47,7 @@ dpkg_root() {
 	dpkg --root="$root" --force-script-chrootless --force-depends --log=/dev/null "$@"
 }
 expect_status 0 dpkg_root -i "$deb/animd_${v}_"*.deb "$deb/libanimclient1_${v}_"*.deb \
-	"$deb/libanimclient-dev_${v}_"*.deb
+	"$deb/libanimclient-dev_${v}_"*.deb "$deb/python3-animd_${v}_all.deb"
 expect_match '^animd:x:[0-9]+:[0-9]+:' "$root/etc/passwd"
 expect_match '^animd:x:[0-9]+:' "$root/etc/group"
 [ -d "$root/srv/animd" ] && ok || bad "the postinst did not make /srv/animd"
@@ -68,12 +74,27 @@ if start_daemon "$TMP/log" "$root/usr/bin/animd" serve -c "$root/etc/animd/animd
 	expect_match 'walker\.md5anim' "$TMP/out"
 	expect_status 0 env LD_LIBRARY_PATH="$root/usr/lib/$arch" "$TMP/probe" "$sock"
 	expect_match "^server animd $v assets $n\$" "$TMP/out"
+	# The packaged Python module (Debian's python3 and its msgpack and
+	# numpy, the module from the scratch root; its byte code written there
+	# too, which the purge must take away with it).
+	if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import msgpack, numpy' 2>/dev/null; then
+		pyroot=$root/usr/lib/python3/dist-packages
+		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -c \
+			"import animd, sys; print(animd.__file__, animd.__version__); \
+			 c = animd.Client(sys.argv[1]); print(len(c.assets()['assets'])); c.close()" "$sock"
+		expect_match "^$pyroot/animd/__init__\\.py $v\$" "$TMP/out"
+		expect_match "^$n\$" "$TMP/out"
+		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -m animd --socket "$sock" status
+		expect_jq ".assets.count == $n" "$TMP/out"
+	else
+		echo "skip part: python3-msgpack or python3-numpy is not installed"
+	fi
 	stop_daemon && ok || { bad "the packaged animd did not exit cleanly"; cat "$TMP/log"; }
 else
 	bad "the packaged animd did not start"; cat "$TMP/log"
 fi
 
-expect_status 0 dpkg_root --purge libanimclient-dev libanimclient1 animd
+expect_status 0 dpkg_root --purge python3-animd libanimclient-dev libanimclient1 animd
 (cd "$root" && find . ! -type d ! -path './var/lib/dpkg/*' ! -path './etc/passwd*' \
 	! -path './etc/group*' ! -path './etc/shadow*' ! -path './etc/gshadow*' \
 	! -path './etc/.pwd.lock' ! -path ./usr/sbin/policy-rc.d) >"$TMP/left"

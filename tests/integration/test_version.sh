@@ -2,7 +2,7 @@
 # One version everywhere: the top-level VERSION file is what animd
 # --version, animctl --version, the daemon's hello/status, libanimclient
 # (animc_version, and the ANIMC_VERSION_* macros of its header), the
-# pkg-config file and debian/changelog say.
+# pkg-config file, debian/changelog and the Python package say.
 . "$(dirname "$0")/lib.sh"
 
 v=$(cat "$SRC/VERSION")
@@ -22,6 +22,12 @@ if [ -f "$SRC/debian/changelog" ]; then
 	c=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$SRC/debian/changelog")
 	[ "$c" = "$v" ] && ok || bad "debian/changelog's first entry is $c"
 fi
+
+# The Python package: its pyproject.toml and animd.__version__.
+p=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$SRC/client/python/pyproject.toml")
+[ "$p" = "$v" ] && ok || bad "client/python/pyproject.toml says $p"
+p=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$SRC/client/python/animd/__init__.py")
+[ "$p" = "$v" ] && ok || bad "client/python/animd/__init__.py says $p"
 
 # The shared library itself, through a program linked against it.
 cat >"$TMP/v.c" <<'C'

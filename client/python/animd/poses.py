@@ -1,0 +1,149 @@
+"""Poses as numpy arrays: one vocabulary for a ``sample`` reply and a pose
+read from a stream, so that code (``animd.draw`` among it) takes either.
+
+Every pose has ``data``, a float32 array of one row per element in the
+stream layout of PROTOCOL.md section 13, and views of it by space:
+
+==========  =================================================================
+space       views
+==========  =================================================================
+local       ``joints`` (n, 10); ``t`` (n, 3), ``r`` (n, 4, x y z w), ``s`` (n, 3)
+model, skin ``joints`` (n, 3, 4): row-major 3x4, translation in the last column;
+            ``positions`` (n, 3), that column
+vertices    ``vertices`` (n, 3), every mesh back to back in file order;
+            ``normals`` (n, 3) or None
+camera      ``camera`` (8,); ``position`` (3,), ``orientation`` (4,), ``fov``
+emitters    ``emitters`` (n, 24); ``joints`` (n, 3, 4) their matrices,
+            ``positions`` (n, 3), ``params`` (n, 10), ``enabled`` (n,) bool
+==========  =================================================================
+"""
+import numpy as np
+
+SPACES = ("local", "model", "skin", "vertices", "camera", "emitters")
+# Floats per element by space (section 13's strides / 4); vertices with
+# normals carry 6.
+FLOATS = {"local": 10, "model": 12, "skin": 12, "vertices": 3, "camera": 8, "emitters": 24}
+# The ten animated parameters of an emitter, in the stream's order.
+EMITTER_PARAMS = ("emission_speed", "speed_variation", "vertical_range", "horizontal_range",
+                  "gravity", "lifespan", "emission_rate", "area_length", "area_width",
+                  "z_source")
+
+
+class PoseViews:
+    """Views of ``self.data`` (rows of the stream layout) by ``self.space``;
+    a view that does not apply to the space is None."""
+
+    space = None
+    data = None
+
+    def _rows(self, k):
+        return self.data.reshape(-1, k) if self.data is not None else None
+
+    @property
+    def joints(self):
+        if self.space == "local":
+            return self._rows(10)
+        if self.space in ("model", "skin"):
+            return self.data.reshape(-1, 3, 4)
+        if self.space == "emitters":
+            return self._rows(24)[:, :12].reshape(-1, 3, 4)
+        return None
+
+    @property
+    def positions(self):
+        j = self.joints
+        if self.space == "local" or j is None:
+            return None
+        return j[:, :, 3]
+
+    def _local(self, a, b):
+        return self._rows(10)[:, a:b] if self.space == "local" else None
+
+    t = property(lambda self: self._local(0, 3))
+    r = property(lambda self: self._local(3, 7))
+    s = property(lambda self: self._local(7, 10))
+
+    @property
+    def vertices(self):
+        if self.space != "vertices":
+            return None
+        return self.data[:, :3]
+
+    @property
+    def normals(self):
+        if self.space != "vertices" or self.data.shape[1] < 6:
+            return None
+        return self.data[:, 3:6]
+
+    @property
+    def camera(self):
+        return self.data.reshape(8) if self.space == "camera" else None
+
+    position = property(lambda self: self.camera[0:3] if self.space == "camera" else None)
+    orientation = property(lambda self: self.camera[3:7] if self.space == "camera" else None)
+    fov = property(lambda self: float(self.camera[7]) if self.space == "camera" else None)
+
+    @property
+    def emitters(self):
+        return self._rows(24) if self.space == "emitters" else None
+
+    @property
+    def params(self):
+        return self._rows(24)[:, 12:22] if self.space == "emitters" else None
+
+    @property
+    def enabled(self):
+        return self._rows(24)[:, 22] > 0.5 if self.space == "emitters" else None
+
+    def __array__(self, dtype=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+
+def _f32(rows, k):
+    a = np.array(rows, dtype=np.float32)
+    return a.reshape(-1, k) if a.size else np.zeros((0, k), np.float32)
+
+
+def sample_rows(reply):
+    """The stream-layout rows of a ``sample`` reply, and its space."""
+    space = reply.get("space")
+    if space == "local":
+        return space, _f32([j["t"] + j["r"] + j["s"] for j in reply.get("joints", [])], 10)
+    if space in ("model", "skin"):
+        return space, _f32([j["m"] for j in reply.get("joints", [])], 12)
+    if space == "vertices":
+        meshes = reply.get("meshes", [])
+        pos = _f32([p for m in meshes for p in m["positions"]], 3)
+        if not any("normals" in m for m in meshes):
+            return space, pos
+        # As a normals stream carries them: zeros for a mesh without any.
+        nrm = _f32([n for m in meshes for n in m.get("normals") or
+                    [[0.0, 0.0, 0.0]] * len(m["positions"])], 3)
+        return space, np.concatenate([pos, nrm], axis=1)
+    if space == "camera":
+        cam = reply["camera"]
+        return space, _f32([cam["position"] + cam["orientation"] + [cam["fov"]]], 8)
+    if space == "emitters":
+        return space, _f32([e["m"] + [e["params"][k] for k in EMITTER_PARAMS] +
+                            [1.0 if e["enabled"] else 0.0, 0.0]
+                            for e in reply.get("emitters", [])], 24)
+    return space, None
+
+
+class Sample(dict, PoseViews):
+    """A ``sample`` reply: the protocol's map as it came (``s["joints"]`` is
+    the list of joint maps), and the pose as arrays (``s.joints``, ...; see
+    the module's table).  ``names`` and ``parents`` list the joints."""
+
+    def __init__(self, reply):
+        super().__init__(reply)
+        self.space, self.data = sample_rows(reply)
+        joints = reply.get("joints") if self.space in ("local", "model", "skin") else None
+        self.names = [j.get("name") for j in joints] if joints else None
+        self.parents = (np.array([j.get("parent", -1) for j in joints], dtype=np.int32)
+                        if joints else None)
+
+    def __repr__(self):
+        shape = None if self.data is None else self.data.shape
+        return "<animd.Sample %s %s t=%s %s>" % (self.get("asset"), self.space,
+                                                 self.get("time"), shape)

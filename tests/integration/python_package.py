@@ -1,0 +1,832 @@
+"""The Python package animd (client/python, issue 15) against the real daemon
+on a private socket and asset directory:
+
+1. every method of PROTOCOL.md section 9 through its typed method, results
+   checked against what the protocol says they hold; sample's arrays in every
+   space against the reply's own numbers; a stream's pose against sample's;
+2. errors as exceptions carrying the stable code, the connection usable after;
+3. events as an iterator and to a callback, server.stopping at the end;
+4. timeouts and late replies, a lost connection (a fake daemon that stalls or
+   hangs up), the context manager closing what the connection owned;
+5. the stream reader on regions written here byte by byte (header checks,
+   seals, checksum, a previous owner's pose, lapping and the dropped count);
+6. a 1 kHz stream read by libanimclient (c_stream_reader) and by this package
+   at once, the same region (a proxy on the socket hands both the same
+   descriptor), compared pose for pose: never a torn pose, the same bytes;
+7. animd.draw and python3 -m animd draw: PNGs that decode and are not blank,
+   the views labelled in the file's up axis.
+
+Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
+"""
+import array
+import fcntl
+import mmap
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+try:
+    import msgpack
+    import numpy as np
+except ImportError as e:
+    print("SKIP: %s (make deps installs python3-msgpack and python3-numpy)" % e)
+    sys.exit(77)
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PYDIR = os.path.join(SRC, "client", "python")
+sys.path.insert(0, PYDIR)
+import animd                            # noqa: E402  (the tree's, never an installed one)
+from animd import stream as shm         # noqa: E402
+
+ANIMD = os.environ["ANIMD"]
+BUILD = os.environ["BUILD"]
+TIMEOUT = 10.0
+DEMO = {"crane.x", "idle.md5anim", "lantern.m2", "orbit.md5camera", "walker.md5anim",
+        "walker.md5mesh"}
+WALK = {"asset": "walker.md5anim", "mesh": "walker.md5mesh"}
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("not ok:", what)
+    return cond
+
+
+def raises(exc, fn, what):
+    try:
+        fn()
+    except exc as e:
+        return e
+    except Exception as e:                # noqa: BLE001  (any other is the failure)
+        check(False, "%s: raised %r, not %s" % (what, e, exc.__name__))
+        return None
+    check(False, "%s: no %s raised" % (what, exc.__name__))
+    return None
+
+
+class Daemon:
+    """animd serve on gen_demo's assets, its socket at DIR/build/animd.sock
+    (where `make run` puts it, relative to the directory the README's
+    example runs in)."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="animd-pypkg-")
+        self.assets = os.path.join(self.dir, "assets")
+        os.makedirs(os.path.join(self.dir, "build"))
+        self.sock = os.path.join(self.dir, "build", "animd.sock")
+        os.mkdir(self.assets)
+        subprocess.run([os.path.join(BUILD, "gen", "gen_demo"), self.assets], check=True,
+                       stdout=subprocess.DEVNULL)
+        conf = os.path.join(self.dir, "animd.ini")
+        with open(conf, "w") as f:
+            f.write("[assets]\nroot = %s\n[socket]\npath = %s\n[reload]\nquiet_ms = 50\n"
+                    % (self.assets, self.sock))
+        self.log = open(os.path.join(self.dir, "animd.log"), "w")
+        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log)
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            try:
+                animd.Client(self.sock, check=False).close()
+                return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("the daemon did not start")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(TIMEOUT)
+        self.log.close()
+        check(rc == 0, "the daemon exits 0 on SIGTERM (got %s)" % rc)
+        if failures:
+            with open(os.path.join(self.dir, "animd.log")) as f:
+                print("daemon log:\n" + f.read()[-3000:])
+        shutil.rmtree(self.dir)
+
+
+# ---- 1. every method ---------------------------------------------------------
+
+def t_methods(d):
+    with animd.Client(d.sock) as c:
+        h = c.hello()
+        check(h["protocol"] == animd.PROTOCOL_VERSION == 1 and h["server"].startswith("animd "),
+              "hello: protocol 1 and the server's name (%r)" % h)
+        check(c.server == h or c.server["connection"] == h["connection"],
+              "the client said hello on connecting")
+        st = c.status()
+        check(st["assets"]["count"] == len(DEMO) and st["connections"] >= 1 and
+              "memory" in st, "status: the demo's assets (%r)" % st.get("assets"))
+        names = {a["asset"] for a in c.assets()["assets"]}
+        check(names == DEMO, "assets: assets.list's names (%r)" % names)
+        check(c.assets_list() == c.assets() == c.call("assets.list"),
+              "assets_list, assets and call('assets.list') agree")
+        info = c.info(asset="walker.md5anim")
+        check(info["skeleton"]["joint_count"] == 10 and info["axes"]["up"] == "z_up" and
+              info["clips"][0]["name"] == "walker", "info: assets.info of walker.md5anim")
+        check(c.assets_info(asset="crane.x")["axes"]["up"] == "y_up", "assets_info: crane.x is y-up")
+        r = c.reload(asset="walker.md5anim")
+        check(r["asset"] == "walker.md5anim" and r["unchanged"] is True, "reload: unchanged (%r)" % r)
+        check(c.assets_reload(asset="walker.md5anim")["generation"] == r["generation"],
+              "assets_reload")
+
+        p = c.play(asset="walker.md5anim", mesh="walker.md5mesh", clip="walker", loop="loop",
+                   speed=1.0, start=0.25, root_motion="raw")
+        inst = p["instance"]
+        check(isinstance(inst, int) and p["state"] == "playing" and p["clip"] == "walker" and
+              p["mesh"] == "walker.md5mesh" and p["layers"] == [], "play: the instance state (%r)" % p)
+        check(c.pause(instance=inst)["state"] == "paused", "pause")
+        check(c.seek(instance=inst, time=0.5)["time"] == 0.5, "seek: time 0.5 while paused")
+        check(c.seek(instance=np.int64(inst), time=np.float32(0.25))["time"] == 0.25,
+              "numpy scalars as arguments")
+        check(c.resume(instance=p)["state"] == "playing", "resume (the instance given as play's map)")
+        check(c.speed(instance=inst, speed=2.0)["speed"] == 2.0, "speed")
+        ids = [i["instance"] for i in c.instances()["instances"]]
+        check(ids == [inst] and c.instances_list() == c.instances() or ids == [inst],
+              "instances: instances.list (%r)" % ids)
+        la = c.layer_add(instance=inst, asset="idle.md5anim", weight=0.5, mode="override",
+                         mask=[{"joints": ["spine"], "weight": 0.5}])
+        layer = la.get("layer")
+        check(len(la["layers"]) == 1 and la["layers"][0]["mask"] == [{"joint": "spine", "weight": 0.5}]
+              and la["layers"][0]["weight"] == 0.5, "layer_add: a masked override layer (%r)" % la)
+        ls = c.layer_set(instance=inst, layer=layer, weight=1.0, fade=10.0)
+        check(ls["layers"][0]["target"] == 1.0 and ls["layers"][0]["fade_left"] > 0, "layer_set")
+        check(c.layer_remove(instance=inst, layer=layer)["layers"] == [], "layer_remove")
+        sw = c.play(instance=inst, asset="idle.md5anim", fade=0)
+        check(sw["instance"] == inst and sw["clip"] == "idle", "play on an instance: a cut to idle")
+        stopped = c.stop(instance=inst)
+        check(stopped["state"] == "stopped" and c.instances()["instances"] == [], "stop")
+
+        t_sample(c)
+        sub = c.subscribe(["instance.ended", "asset.reloaded"])
+        check(sorted(sub["events"]) == ["asset.reloaded", "instance.ended"], "subscribe (%r)" % sub)
+        check(c.subscribe([])["events"] == [], "subscribe to nothing")
+        t_stream_methods(c)
+        stats = c.stats()
+        check(any(k["self"] for k in stats["connections"]) and "streams" in stats, "stats")
+
+        # monitor: a second connection sees this one's requests.
+        with animd.Client(d.sock) as m:
+            check(m.monitor()["connection"] == m.server["connection"], "monitor")
+            c.status()
+            ev = m.next_event(TIMEOUT)
+            check(ev["type"] == "monitor.request" and ev["method"] == "status" and
+                  ev["connection"] == c.server["connection"], "monitor: a monitor.request event (%r)" % ev)
+
+
+def t_sample(c):
+    s = c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25, space="model")
+    check(isinstance(s, animd.Sample) and isinstance(s, dict) and s["space"] == "model",
+          "sample: a Sample, the protocol's map")
+    m = np.array([j["m"] for j in s["joints"]], np.float32).reshape(-1, 3, 4)
+    check(s.joints.shape == (10, 3, 4) and s.joints.dtype == np.float32 and
+          np.array_equal(s.joints, m), "sample model: joints (n, 3, 4) are the reply's matrices")
+    check(np.array_equal(s.positions, m[:, :, 3]), "sample model: positions, the last column")
+    check(s.names[0] == s["joints"][0]["name"] and list(s.parents) ==
+          [j["parent"] for j in s["joints"]], "sample: names and parents")
+    check(c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25).space == "model",
+          "sample: model by default")
+    sk = c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25, space="skin")
+    check(sk.joints.shape == (10, 3, 4) and np.array_equal(
+        sk.joints, np.array([j["m"] for j in sk["joints"]], np.float32).reshape(-1, 3, 4)),
+        "sample skin: (n, 3, 4)")
+    lo = c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25, space="local")
+    j0 = lo["joints"][3]
+    check(lo.joints.shape == (10, 10) and np.array_equal(lo.t[3], np.float32(j0["t"])) and
+          np.array_equal(lo.r[3], np.float32(j0["r"])) and np.array_equal(lo.s[3], np.float32(j0["s"])),
+          "sample local: t, r, s")
+    v = c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25, space="vertices")
+    pos = np.array([p for m_ in v["meshes"] for p in m_["positions"]], np.float32)
+    nrm = np.array([p for m_ in v["meshes"] for p in m_["normals"]], np.float32)
+    check(v.vertices.shape == pos.shape and pos.shape[1] == 3 and np.array_equal(v.vertices, pos) and
+          np.array_equal(v.normals, nrm), "sample vertices: (n, 3) positions and normals")
+    cam = c.sample(asset="orbit.md5camera", time=0.5)
+    check(cam.space == "camera" and np.array_equal(cam.position, np.float32(cam["camera"]["position"]))
+          and np.array_equal(cam.orientation, np.float32(cam["camera"]["orientation"])) and
+          cam.fov == np.float32(cam["camera"]["fov"]), "sample camera")
+    e = c.sample(asset="lantern.m2", time=0.5, space="emitters")
+    em = e["emitters"]
+    check(e.emitters.shape == (len(em), 24) and len(em) >= 1 and
+          np.array_equal(e.joints[0], np.float32(em[0]["m"]).reshape(3, 4)) and
+          e.params[0][0] == np.float32(em[0]["params"]["emission_speed"]) and
+          bool(e.enabled[0]) == em[0]["enabled"], "sample emitters: matrices, params, on/off")
+    bl = c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25,
+                  layers=[{"asset": "idle.md5anim", "time": 0.0, "weight": 0.5}])
+    check(bl["layers"][0]["weight"] == 0.5 and bl.joints.shape == (10, 3, 4), "sample with layers")
+
+
+def t_stream_methods(c):
+    st = c.stream_open(space="model", rate=0, instances=4, joints=64, depth=8)
+    check(isinstance(st, animd.Stream) and st.space == "model" and st.channels == 4 and
+          st.depth == 8 and st.max_elements == 64 and st.rate == 0 and st.live,
+          "stream_open: a mapped Stream (%r)" % st)
+    a = c.play(stream=st, start=0.25, **WALK)
+    b = c.play(stream=st.id, start=0.5, **WALK)
+    check(a["stream"] == st.id == b["stream"] and a["channel"] != b["channel"],
+          "play into a stream given as a Stream and as its id")
+    for inst, t in ((a, 0.25), (b, 0.5)):
+        p = st.latest(inst)
+        check(p is not None and p.instance == inst["instance"] and p.seq == 0 and
+              p.joints.shape == (10, 3, 4), "a rate-0 stream has the pose at once")
+        # Paused and sought, the pose is at exactly t: sample's, bit for bit.
+        c.pause(instance=inst)
+        c.seek(instance=inst, time=t)
+        p = st.latest(inst)
+        check(p.clip_time == t and p.seq == 2 and np.array_equal(p.joints, c.sample(time=t, **WALK).joints),
+              "a stream's pose is sample's (t=%g)" % t)
+    c.seek(instance=a, time=0.75)
+    p = st.latest(a)
+    check(p.clip_time == 0.75 and p.paused and np.array_equal(p.joints, c.sample(time=0.75, **WALK).joints),
+          "seek publishes at once: the new pose, paused")
+    got = list(st.poses(a))
+    check([q.seq for q in got] == list(range(len(got))) and got[-1].clip_time == 0.75 and
+          all(q.dropped == 0 for q in got), "poses: every pose in order, none dropped")
+    check(list(st.poses(a)) == [], "poses: nothing new, nothing returned")
+    c.seek(instance=a, time=0.1)
+    new = list(st.poses(a))
+    check(len(new) == 1 and new[0].seq == got[-1].seq + 1 and new[0].clip_time == 0.1,
+          "poses: the next pose after the last read")
+    raises(animd.StreamError, lambda: st.latest(999), "latest of an instance not in the stream")
+    check(c.stream_close(stream=st) == {"stream": st.id} and st.state == "closed",
+          "stream_close: the header says closed")
+    p = st.latest(b)
+    check(p is not None and p.clip_time == 0.5 and p.instance == b["instance"],
+          "a closed stream's last pose stays readable")
+    rest = list(st.poses(b))
+    check(len(rest) == 3 and rest[-1].clip_time == 0.5 and list(st.poses(b)) == [],
+          "poses on a closed stream: each pose once, then none (%d)" % len(rest))
+    st.unmap()
+    raises(animd.StreamError, lambda: st.latest(b), "an unmapped stream refuses reads")
+    v = c.stream_open(space="vertices", rate=0, normals=True, joints=256)
+    i = c.play(stream=v, **WALK)
+    c.pause(instance=i)
+    c.seek(instance=i, time=0.25)
+    p = v.latest(i)
+    s = c.sample(time=0.25, space="vertices", **WALK)
+    check(p.vertices.shape == s.vertices.shape and np.array_equal(p.vertices, s.vertices) and
+          np.array_equal(p.normals, s.normals), "a vertices stream with normals: sample's vertices")
+    v.close()
+    check(not v.live if v._mm else True, "Stream.close")
+    c.stop(instance=i)
+    c.stop(instance=a)
+    c.stop(instance=b)
+
+
+# ---- 2. errors ---------------------------------------------------------------
+
+def t_errors(d):
+    with animd.Client(d.sock) as c:
+        e = raises(animd.NotFound, lambda: c.play(asset="no-such.md5anim"), "an unknown asset")
+        check(e is not None and e.code == animd.errors.NOT_FOUND == "not_found" and
+              e.method == "play" and isinstance(e, animd.Error) and "no-such" in e.message,
+              "NotFound carries code, method and message")
+        e = raises(animd.BadRequest, lambda: c.play(asset="walker.md5anim", speed="fast"),
+                   "a wrong type")
+        check(e is not None and e.code == "bad_request", "bad_request's code")
+        e = raises(animd.UnknownMethod, lambda: c.call("no.such.method"), "an unknown method")
+        check(e is not None and e.code == "unknown_method", "unknown_method's code")
+        e = raises(animd.Unsupported, lambda: c.sample(asset="walker.md5anim", time=0,
+                                                       space="camera"), "camera of a skeleton")
+        check(e is not None and e.code == "unsupported", "unsupported's code")
+        raises(animd.NotFound, lambda: c.pause(instance=12345), "pause of no instance")
+        streams = [c.stream_open(space="model", joints=1, instances=1, depth=2) for _ in range(16)]
+        e = raises(animd.Limit, lambda: c.stream_open(space="model", joints=1, instances=1,
+                                                      depth=2), "the 17th stream")
+        check(e is not None and e.code == "limit", "limit's code")
+        for s in streams:
+            s.close()
+        c.subscribe(["asset.error"])
+        with open(os.path.join(d.assets, "broken.md5anim"), "w") as f:
+            f.write("MD5Version 10\nnumFrames junk\n")
+        ev = c.next_event(TIMEOUT)
+        check(ev["type"] == "asset.error" and ev["asset"] == "broken.md5anim", "asset.error event")
+        e = raises(animd.AssetError, lambda: c.info(asset="broken.md5anim"), "a broken asset")
+        check(e is not None and e.code == "asset_error" and "broken.md5anim" in e.message,
+              "asset_error's code and located message")
+        os.unlink(os.path.join(d.assets, "broken.md5anim"))
+        check(set(animd.CODES) == {"bad_request", "unknown_method", "not_found", "limit",
+                                   "asset_error", "unsupported", "shutting_down", "internal"},
+              "the stable codes of PROTOCOL.md section 6")
+        unknown = animd.errors.from_reply({"code": "brand_new", "message": "m"}, "x")
+        check(type(unknown) is animd.Error and unknown.code == "brand_new",
+              "an unknown code is a plain Error")
+        check(c.status()["assets"]["count"] >= len(DEMO), "the connection is usable after errors")
+
+
+# ---- 3. events ---------------------------------------------------------------
+
+def t_events(d):
+    with animd.Client(d.sock) as c:
+        c.subscribe(["instance.ended"])
+        p = c.play(asset="idle.md5anim", mesh="walker.md5mesh", loop="once")
+        got = None
+        for ev in c.events(timeout=TIMEOUT):
+            got = ev
+            break
+        check(got is not None and got["type"] == "instance.ended" and
+              got["instance"] == p["instance"], "events(): an iterator (%r)" % got)
+        raises(animd.Timeout, lambda: c.next_event(0.2), "next_event with nothing to come")
+        check(list(c.events(timeout=0.2)) == [], "events(timeout) ends when none comes")
+    seen = []
+    with animd.Client(d.sock, on_event=seen.append) as c:
+        c.subscribe(["instance.ended"])
+        p = c.play(asset="idle.md5anim", mesh="walker.md5mesh", loop="once")
+        deadline = time.time() + TIMEOUT
+        while not seen and time.time() < deadline:
+            time.sleep(0.02)
+            c.process()
+        check([e["type"] for e in seen] == ["instance.ended"] and seen[0]["instance"] == p["instance"],
+              "on_event: a callback called from process() (%r)" % seen)
+        check(list(c.events(timeout=0.1)) == [], "with a callback nothing is queued")
+
+
+def t_stopping(d):
+    c = animd.Client(d.sock)
+    d.proc.send_signal(signal.SIGTERM)
+    types = [e["type"] for e in c.events(timeout=TIMEOUT)]
+    check(types == ["server.stopping"], "server.stopping, then the iteration ends (%r)" % types)
+    raises((animd.Disconnected, animd.Timeout), c.status, "a call after the daemon left")
+    c.close()
+
+
+# ---- 4. timeouts, a lost connection, the context manager ----------------------
+
+class FakeDaemon(threading.Thread):
+    """Answers the first request late (after `delay`), the others at once,
+    echoing the msgid; or, with hangup, closes on the first request."""
+
+    def __init__(self, path, delay=0.0, hangup=False, silent=False):
+        super().__init__(daemon=True)
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(path)
+        self.srv.listen(1)
+        self.delay, self.hangup, self.silent = delay, hangup, silent
+        self.start()
+
+    def run(self):
+        conn, _ = self.srv.accept()
+        up = msgpack.Unpacker(raw=False)
+        first = True
+        while True:
+            data = conn.recv(65536)
+            if not data:
+                break
+            up.feed(data)
+            for req in up:
+                if self.hangup:
+                    conn.close()
+                    return
+                if self.silent:
+                    continue
+                if first:
+                    first = False
+                    time.sleep(self.delay)
+                conn.sendall(msgpack.packb([1, req[1], None, {"echo": req[1], "method": req[2]}]))
+        conn.close()
+
+
+def t_timeouts(d):
+    tmp = tempfile.mkdtemp(prefix="animd-fake-")
+    try:
+        FakeDaemon(os.path.join(tmp, "late"), delay=0.5)
+        c = animd.Client(os.path.join(tmp, "late"), timeout=0.2, check=False)
+        raises(animd.Timeout, c.status, "a reply slower than the timeout")
+        time.sleep(0.5)
+        r = c.call("hello")
+        check(r["method"] == "hello" and r["echo"] == 2,
+              "after a timeout the late reply is dropped, the next matched by msgid (%r)" % r)
+        c.close()
+        FakeDaemon(os.path.join(tmp, "silent"), silent=True)
+        raises(animd.Timeout, lambda: animd.Client(os.path.join(tmp, "silent"), timeout=0.2),
+               "hello on connecting times out")
+        FakeDaemon(os.path.join(tmp, "hangup"), hangup=True)
+        c = animd.Client(os.path.join(tmp, "hangup"), check=False)
+        raises(animd.Disconnected, c.status, "the daemon hangs up")
+        c.close()
+        raises(OSError, lambda: animd.Client(os.path.join(tmp, "nobody")), "no daemon there")
+        os.environ["ANIMD_SOCKET"] = d.sock
+        with animd.Client() as c:
+            check(c.socket == d.sock and c.status()["uptime"] >= 0, "the default socket: $ANIMD_SOCKET")
+        del os.environ["ANIMD_SOCKET"]
+        check(animd.default_socket() == "/run/animd/animd.sock", "the default socket otherwise")
+    finally:
+        shutil.rmtree(tmp)
+
+
+def t_context(d):
+    with animd.Client(d.sock) as c:
+        cid = c.server["connection"]
+        st = c.stream_open(space="model")
+        c.play(stream=st, **WALK)
+    check(c.closed, "the context manager closed the client")
+    raises(animd.StreamError, lambda: st.latest(1), "its streams are unmapped with it")
+    with animd.Client(d.sock) as o:
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            stats = o.stats()
+            if all(k["connection"] != cid for k in stats["connections"]):
+                break
+            time.sleep(0.02)
+        check(all(k["connection"] != cid for k in stats["connections"]) and
+              all(s["connection"] != cid for s in stats["streams"]) and stats["instances"] == 0,
+              "the daemon ended the connection, its stream and instance")
+
+
+# ---- 5. the reader on regions written here -----------------------------------
+
+def region(channels=1, depth=2, max_el=2, space=1):
+    """A writable memfd laid out as animd_shm_layout does, and its header."""
+    stride = shm.STRIDES[space]
+    slot = -(-(64 + stride * max_el) // 64) * 64
+    chan = 64 + slot * depth
+    size = 256 + chan * channels
+    fd = os.memfd_create("animd-test", os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, size)
+    mm = mmap.mmap(fd, size)
+    h = dict(magic=shm.MAGIC, layout_version=1, header_bytes=256, region_bytes=size, epoch=77,
+             stream_id=5, space=space, element_stride=stride, max_elements=max_el,
+             channel_count=channels, slot_count=depth, slot_bytes=slot, channels_offset=256,
+             channel_bytes=chan, rate_hz=1000, state=1, ticks=0, features=0)
+    return fd, mm, h
+
+
+def put_header(mm, h):
+    mm[0:92] = shm._HEADER.pack(*[h[k] for k in shm._FIELDS])
+
+
+def put_pose(mm, h, c, n, instance, floats, bad_sum=False, owner=True):
+    ch = h["channels_offset"] + c * h["channel_bytes"]
+    off = ch + 64 + (n % h["slot_count"]) * h["slot_bytes"]
+    payload = np.asarray(floats, np.float32).tobytes()
+    words = np.frombuffer(payload, np.uint32)
+    total = int(np.bitwise_xor(words, np.arange(len(words), dtype=np.uint32)).sum(dtype=np.uint32))
+    seq = 2 * n + 2
+    cs = (total + seq * 0x9E3779B1 + (1 if bad_sum else 0)) & 0xFFFFFFFF
+    count = len(payload) // h["element_stride"]
+    mm[off:off + 64] = shm._SLOT.pack(seq, instance, 100 + n, n / 1000.0, 3, count, 0, 1, cs, 0)
+    mm[off + 64:off + 64 + len(payload)] = payload
+    mm[ch:ch + 8] = struct.pack("<Q", n + 1)
+    if owner:
+        mm[ch + 8:ch + 16] = struct.pack("<Q", instance)
+
+
+def reply_of(h):
+    return {"stream": h["stream_id"], "epoch": h["epoch"], "space": shm.SPACES[h["space"]],
+            "region_bytes": h["region_bytes"], "normals": False}
+
+
+def open_region(fd, h, seal=True):
+    if seal:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+    return animd.Stream(os.dup(fd), reply_of(h))
+
+
+def t_reader():
+    pose = np.arange(24, dtype=np.float32)
+    fd, mm, h = region()
+    put_header(mm, h)
+    put_pose(mm, h, 0, 0, 7, pose)
+    s = open_region(fd, h)
+    p = s.latest(7)
+    check(p is not None and p.seq == 0 and p.instance == 7 and p.tick == 100 and p.generation == 3
+          and p.epoch == 77 and np.array_equal(p.joints.reshape(-1), pose) and not p.data.flags.writeable,
+          "a whole pose from a region written here, read-only")
+    put_pose(mm, h, 0, 1, 7, pose + 1, bad_sum=True)
+    raises(animd.StreamError, lambda: s.latest(7), "a pose whose checksum fails is never returned")
+    put_pose(mm, h, 0, 1, 7, pose + 1)
+    check(np.array_equal(s.latest(7).data.reshape(-1), pose + 1), "the newest pose once whole")
+    check(np.array_equal(p.data.reshape(-1), pose), "a pose read before is a copy: unchanged")
+    put_pose(mm, h, 0, 2, 9, pose + 2, owner=False)
+    check(s.latest(7) is None, "the newest pose of a previous owner is not this instance's")
+    # Lapping: a cursor at pose 0 when poses 0..4 were published, depth 2.
+    fd2, mm2, h2 = region()
+    put_header(mm2, h2)
+    put_pose(mm2, h2, 0, 0, 7, pose)
+    s2 = open_region(fd2, h2)
+    first = s2.next(7)
+    for n in range(1, 5):
+        put_pose(mm2, h2, 0, n, 7, pose + n)
+    later = list(s2.poses(7))
+    check(first.seq == 0 and [q.seq for q in later] == [4] and later[0].dropped == 3 and
+          np.array_equal(later[0].data.reshape(-1), pose + 4),
+          "poses: a lapped reader resumes at the oldest whole pose and counts the dropped (%r)"
+          % [(q.seq, q.dropped) for q in later])
+    check(s2.next(7) is None, "next: nothing newer")
+    raises(animd.StreamError, lambda: s2.latest(8), "an instance in no channel")
+    s2.unmap()
+
+    def refused(change, what, seal=True, reply=None):
+        f, m, hh = region()
+        change(hh)
+        put_header(m, hh)
+        if seal:
+            fcntl.fcntl(f, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        r = reply_of(region()[2]) if reply is None else reply
+        raises(animd.StreamError, lambda: animd.Stream(os.dup(f), r), what)
+        m.close()
+        os.close(f)
+
+    refused(lambda hh: hh.update(magic=0), "a bad magic")
+    refused(lambda hh: hh.update(layout_version=2), "another layout version")
+    refused(lambda hh: hh.update(element_stride=40), "a stride not the space's")
+    refused(lambda hh: hh.update(slot_count=3), "a depth not a power of two")
+    refused(lambda hh: hh.update(region_bytes=1 << 20), "a region larger than the mapping")
+    refused(lambda hh: hh.update(channel_bytes=(1 << 64) - 64), "channels past the region")
+    refused(lambda hh: hh.update(slot_bytes=64), "slots too small")
+    refused(lambda hh: hh.update(features=2), "an unknown feature bit")
+    refused(lambda hh: None, "an unsealed descriptor", seal=False)
+    refused(lambda hh: hh.update(epoch=78), "an epoch that is not the reply's")
+    refused(lambda hh: hh.update(stream_id=6), "a stream id that is not the reply's")
+    s.unmap()
+    for m in (mm, mm2):
+        m.close()
+    os.close(fd)
+    os.close(fd2)
+
+
+# ---- 6. the same stream read by libanimclient and by this package ------------
+
+class Proxy(threading.Thread):
+    """Between a client and the daemon: forwards bytes both ways, and keeps
+    a duplicate of every descriptor the daemon sends with stream.open's
+    reply, with that reply, and the instances play put into streams.
+    Replies are decoded before they are forwarded, so once the client has
+    one the proxy knows it."""
+
+    def __init__(self, path, upstream):
+        super().__init__(daemon=True)
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(path)
+        self.srv.listen(1)
+        self.upstream = upstream
+        self.streams, self.played, self.fds = [], [], []
+        self.start()
+
+    def run(self):
+        cl, _ = self.srv.accept()
+        up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        up.connect(self.upstream)
+        dec = msgpack.Unpacker(raw=False)
+        fdsize = socket.CMSG_SPACE(16 * 4)
+        while True:
+            r = select.select([cl, up], [], [])[0]
+            if cl in r:
+                data = cl.recv(65536)
+                if not data:
+                    break
+                up.sendall(data)
+            if up in r:
+                data, anc, _, _ = up.recvmsg(65536, fdsize)
+                if not data:
+                    break
+                fds = []
+                for level, kind, payload in anc:
+                    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                        a = array.array("i")
+                        a.frombytes(payload[:len(payload) - len(payload) % 4])
+                        fds.extend(a)
+                self.fds.extend(os.dup(f) for f in fds)
+                dec.feed(data)
+                for m in dec:
+                    res = m[3] if m[0] == 1 and m[2] is None else None
+                    if isinstance(res, dict) and "epoch" in res and "region_bytes" in res:
+                        self.streams.append((res, self.fds.pop(0)))
+                    elif isinstance(res, dict) and "stream" in res and "instance" in res:
+                        self.played.append(res["instance"])
+                anc_out = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+                cl.sendmsg([data], anc_out)
+                for f in fds:
+                    os.close(f)
+        cl.close()
+        up.close()
+
+
+def fnv1a(b):
+    h = 0xCBF29CE484222325
+    for x in b:
+        h = ((h ^ x) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def t_against_c(d, instances, poses, depth):
+    reader = os.path.join(BUILD, "integration", "c_stream_reader")
+    if not os.path.exists(reader):
+        check(False, "%s is built (make check-integration builds it)" % reader)
+        return
+    tmp = tempfile.mkdtemp(prefix="animd-proxy-")
+    what = "%d instances, depth %d" % (instances, depth)
+    try:
+        px = Proxy(os.path.join(tmp, "p.sock"), d.sock)
+        proc = subprocess.Popen([reader, os.path.join(tmp, "p.sock"), str(instances), str(poses),
+                                 str(depth)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True)
+        line = proc.stdout.readline()
+        if not check(line == "ready\n" and len(px.streams) == 1 and len(px.played) == instances,
+                     "%s: the C reader is ready, its stream seen (%r)" % (what, line)):
+            proc.kill()
+            proc.wait()
+            return
+        reply, fd = px.streams[0]
+        st = animd.Stream(fd, reply)
+        check(st.rate == 1000 and st.depth == depth, "%s: the C reader's stream, mapped here" % what)
+        ids = px.played
+        mine = {k: [] for k in range(instances)}
+        latest = []
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        # Its report is larger than a pipe holds: read it while it comes.
+        report = []
+        drain = threading.Thread(target=lambda: report.append(proc.stdout.read()), daemon=True)
+        drain.start()
+        last = [None] * instances
+        while proc.poll() is None:
+            fresh = 0
+            for k, i in enumerate(ids):
+                for p in st.poses(i):
+                    mine[k].append((p.seq, p.tick, p.clip_time, p.generation, p.dropped,
+                                    p.data.tobytes()))
+                    fresh += 1
+                q = st.latest(i)
+                if q is not None and q.seq != last[k]:
+                    last[k] = q.seq
+                    latest.append((k, q.seq, q.instance == i, q.data.tobytes()))
+            if not fresh:
+                time.sleep(0.0005)      # two cores: leave one to the daemon
+        proc.wait(TIMEOUT)
+        drain.join(TIMEOUT)
+        out = report[0] if report else ""
+        check(proc.returncode == 0, "%s: the C reader exits 0" % what)
+        theirs = {k: {} for k in range(instances)}
+        counts = [0] * instances
+        for ln in out.splitlines():
+            f = ln.split()
+            k = int(f[1])
+            theirs[k][int(f[2])] = (int(f[3]), float.fromhex(f[4]), int(f[5]), int(f[7], 16))
+            counts[k] += 1
+        check(counts == [poses] * instances, "%s: the C reader read %d poses each" % (what, poses))
+        common = mismatched = 0
+        for k in range(instances):
+            seqs = [m[0] for m in mine[k]]
+            ok = all(b > a and m[4] == b - a - 1 for a, b, m in zip(seqs, seqs[1:], mine[k][1:]))
+            check(ok, "%s: instance %d: poses in order, dropped counts the gaps" % (what, k))
+            for seq, tick, ct, gen, _, data in mine[k]:
+                c_ = theirs[k].get(seq)
+                if c_ is None:
+                    continue
+                common += 1
+                if c_ != (tick, ct, gen, fnv1a(data)):
+                    mismatched += 1
+        lat_bad = sum(1 for k, seq, same, data in latest if not same or
+                      (seq in theirs[k] and theirs[k][seq][3] != fnv1a(data)))
+        print("%s at 1 kHz: C read %d poses, Python %d (and %d latest), %d in common" %
+              (what, sum(counts), sum(len(v) for v in mine.values()), len(latest), common))
+        check(common >= instances * poses // 10,
+              "%s: the readers read the same poses (%d in common)" % (what, common))
+        check(mismatched == 0, "%s: %d of %d poses differ from libanimclient's" %
+              (what, mismatched, common))
+        check(lat_bad == 0, "%s: %d latest() poses differ from libanimclient's" % (what, lat_bad))
+        st.unmap()
+    finally:
+        shutil.rmtree(tmp)
+
+
+# ---- 7. pictures -------------------------------------------------------------
+
+def png_ok(path, what):
+    import matplotlib.image as mpimg
+    with open(path, "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "%s: a PNG" % what)
+    img = mpimg.imread(path)
+    ink = (img[:, :, :3] < 0.9).any(axis=2).mean()
+    red = ((img[:, :, 0] > 0.6) & (img[:, :, 1] < 0.35) & (img[:, :, 2] < 0.35)).sum()
+    check(img.ndim == 3 and img.shape[0] > 100 and ink > 0.01 and red > 20,
+          "%s: decodes, not blank (%.1f%% ink, %d joint pixels)" % (what, 100 * ink, red))
+    return img
+
+
+def t_draw(d):
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("skip part: python3-matplotlib is not installed (make deps installs it)")
+        return
+    from animd import draw
+    tmp = tempfile.mkdtemp(prefix="animd-draw-")
+    try:
+        with animd.Client(d.sock) as c:
+            out = os.path.join(tmp, "walker.png")
+            fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3,
+                              vertices=True, path=out)
+            png_ok(out, "draw.render")
+            labels = [a.get_ylabel().split("\n")[-1] for a in fig.axes]
+            check(labels == ["z (up)", "z (up)", "y"] and fig.axes[0].get_xlabel() == "x",
+                  "a Z-up file's views: side x/z, front y/z, top x/y (%r)" % labels)
+            fig = draw.render(c, "crane.x", path=os.path.join(tmp, "crane.png"))
+            labels = [(a.get_xlabel(), a.get_ylabel().split("\n")[-1]) for a in fig.axes]
+            check(labels == [("x", "y (up)"), ("z", "y (up)"), ("x", "z")],
+                  "a Y-up file's views in its own axes (%r)" % labels)
+            out = os.path.join(tmp, "lantern.png")
+            draw.render(c, "lantern.m2", time=0.5, path=out)
+            img = png_ok(out, "an M2 with its emitter")
+            orange = ((img[:, :, 0] > 0.8) & (img[:, :, 1] > 0.35) & (img[:, :, 1] < 0.6) &
+                      (img[:, :, 2] < 0.3)).sum()
+            check(orange > 20, "the M2's particle emitter drawn (%d star pixels)" % orange)
+            s = c.sample(time=0.5, **WALK)
+            out = os.path.join(tmp, "sample.png")
+            draw.pose(s, out, title="walker at 0.5 s")
+            png_ok(out, "draw.pose of a Sample")
+            st = c.stream_open(space="model", rate=0)
+            i = c.play(stream=st, **WALK)
+            out = os.path.join(tmp, "stream.png")
+            draw.pose(st.latest(i), out, parents=s.parents)
+            png_ok(out, "draw.pose of a stream's Pose")
+            check(draw.frame_times(1.0, 4) == [0.0, 0.25, 0.5, 0.75] and
+                  draw.frame_times(1.0, 3, loop=False) == [0.0, 0.5, 1.0], "frame times across a clip")
+            raises(ValueError, lambda: draw.pose(c.sample(time=0, space="local", **WALK)),
+                   "a local-space pose is not drawn")
+        env = dict(os.environ, PYTHONPATH=PYDIR)
+        out = os.path.join(tmp, "sheet.png")
+        r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw",
+                            "walker.md5anim", "--mesh", "walker.md5mesh", "--frames", "3",
+                            "-o", out], env=env, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and r.stdout.strip() == out, "python3 -m animd draw --frames 3 (%s)"
+              % r.stderr.strip())
+        if r.returncode == 0:
+            img = png_ok(out, "a contact sheet")
+            check(img.shape[0] > img.shape[1], "three rows of views are taller than wide")
+        r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw",
+                            "walker.md5anim", "--clip", "nope", "-o", out], env=env,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and "not_found" in r.stderr, "draw of no clip fails, saying why")
+        code = ("import sys; sys.modules['matplotlib'] = None\n"
+                "import animd.draw\n"
+                "try:\n    animd.draw.pose([[0, 0, 0]])\n"
+                "except ImportError as e:\n    print(e)\n")
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        check("python3-matplotlib" in r.stdout, "without matplotlib: a clear error (%r)" % r.stdout)
+        r = subprocess.run([sys.executable, "-c", "import sys; sys.modules['matplotlib'] = None\n"
+                            "import animd; animd.Client"], env=env)
+        check(r.returncode == 0, "the package imports without matplotlib")
+    finally:
+        shutil.rmtree(tmp)
+
+
+def readme_example():
+    """The first python block of README.md's "From Python" section."""
+    with open(os.path.join(SRC, "README.md")) as f:
+        text = f.read()
+    part = text[text.index("## From Python"):]
+    return part[part.index("```python\n") + 10:part.index("```\n", part.index("```python\n") + 10)]
+
+
+def t_readme(d, python=sys.executable, env=None):
+    """The README's example as printed, run where its relative socket path
+    (make run's build/animd.sock) names this daemon's."""
+    code = readme_example()
+    check(len(code.strip().splitlines()) == 10, "the README's example is ten lines")
+    env = env or dict(os.environ, PYTHONPATH=PYDIR)
+    env.pop("ANIMD_SOCKET", None)
+    r = subprocess.run([python, "-c", code], cwd=d.dir, env=env, capture_output=True, text=True,
+                       timeout=60)
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and len(lines) == 3 and lines[1].startswith("(10, 3, 4) ") and
+          "'count': 6" in lines[0], "the README's example works as printed (%r %r)" %
+          (r.stdout, r.stderr[-500:]))
+
+
+def main():
+    print("== the reader on regions written here")
+    t_reader()
+    d = Daemon()
+    try:
+        for name, part in (("every method", t_methods), ("errors", t_errors),
+                           ("events", t_events), ("timeouts", t_timeouts),
+                           ("the context manager", t_context),
+                           ("against libanimclient", lambda d: (
+                               t_against_c(d, instances=4, poses=1000, depth=64),
+                               t_against_c(d, instances=16, poses=400, depth=2))),
+                           ("pictures", t_draw), ("the README's example", t_readme),
+                           ("server.stopping", t_stopping)):
+            print("== " + name, flush=True)
+            part(d)
+    finally:
+        d.stop()
+    if failures:
+        print("%d checks failed" % len(failures))
+        return 1
+    print("python package: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
