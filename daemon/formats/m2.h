@@ -392,6 +392,11 @@ struct m2_sequence {
 	float radius;
 	int16_t next_variation;         /* -1, or a sequence */
 	uint16_t alias_next;            /* meaningful with M2_SEQ_ALIAS */
+	/* Its authored loop mode: flag M2_SEQ_LOOPING up to 263 (FORMATS.md).
+	 * From 264 that bit says where the keys are (M2_SEQ_IN_MODEL) and no
+	 * bit says looping (the game takes it from its own tables), so every
+	 * sequence loops, as the viewers play them; `play` can ask otherwise. */
+	bool looping;
 	uint32_t alias_target;          /* the sequence whose keys and window this
 					   one plays: itself, or the end of its
 					   alias chain (never an alias) */

@@ -63,6 +63,7 @@ static int m2_sequence_decode_264(struct m2_ctx *c, const unsigned char *p, uint
 	s->next_variation = bin_les16(p + 60);
 	s->alias_next = bin_le16(p + 62);
 	s->alias_target = M2_SEQ_UNRESOLVED;
+	s->looping = true;
 	return m2_sequence_check(c, at, i, s, 60, 62);
 }
 
@@ -93,6 +94,7 @@ static int m2_sequence_decode(struct m2_ctx *c, const unsigned char *p, uint32_t
 	s->next_variation = bin_les16(p + 64);
 	s->alias_next = bin_le16(p + 66);
 	s->alias_target = M2_SEQ_UNRESOLVED;
+	s->looping = (s->flags & M2_SEQ_LOOPING) != 0;
 	if (s->end_ms < s->start_ms)
 		return m2_error(c, at + 8, "sequence %" PRIu32 " ends at %" PRIu32 " ms, before it "
 				"starts at %" PRIu32 " ms", i, s->end_ms, s->start_ms);

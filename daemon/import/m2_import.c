@@ -265,7 +265,7 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 	c->name = strdup(name);
 	c->joint_count = n;
 	c->duration_ns = ((int64_t)win->end_ms - win->start_ms) * 1000000;
-	c->loop = seq->flags & M2_SEQ_LOOPING ? LOOP_LOOP : LOOP_ONCE;
+	c->loop = seq->looping ? LOOP_LOOP : LOOP_ONCE;
 	c->tracks = calloc((size_t)n + 1, sizeof *c->tracks);
 	c->rest = malloc(((size_t)n + 1) * sizeof *c->rest);
 	c->key_storage_bytes = times * sizeof(int64_t) + floats * sizeof(float) + 1;

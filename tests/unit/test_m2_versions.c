@@ -116,7 +116,8 @@ static void test_quat16_boundaries(void **state)
 /* ---- one description, three layouts -------------------------------------- */
 
 /* Two sequences on the shared timeline: 0 is [0, 1000], 1 is [2000, 3000]
- * (looping: flag 0x20, which in 264 also keeps its keys in the model).
+ * (flag 0x20: looping up to 263, keys in the model in 264, where every
+ * sequence loops).
  * Bone 0's translation x: 0, 2 at 0, 1000 ms; 10, 20 at 2000, 3000 ms.
  * Bone 1 (child, pivot (1, 0, 0)): a rotation about z from identity to
  * 180 degrees over each sequence, stored packed from 260 on. */
@@ -281,6 +282,9 @@ static void test_external_anim(void **state)
 	assert_true(a->sequences[1].loaded);
 	assert_int_equal(a->sequences[1].data, M2_SEQ_DATA_ANIM);
 	assert_null(a->note);
+	/* 264 has no looping bit (0x20 says where the keys are): both loop. */
+	assert_int_equal(asset_find_clip(a, "0")->loop, LOOP_LOOP);
+	assert_int_equal(asset_find_clip(a, "1")->loop, LOOP_LOOP);
 	check_pose(a);
 	asset_free(a);
 	m2w_file_free(&f);
