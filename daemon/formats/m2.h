@@ -576,9 +576,10 @@ struct m2_emitter {
 					   and later: a byte at 0x029) */
 	uint16_t color_index;           /* 263 and later: 0x02A */
 	/* 264 and later (M2ParticleOld of 476 bytes): what replaced the
-	 * static colors, sizes and tiles, and the variations.  The colors,
-	 * sizes, tiles and midpoint above are then 0 (the record has tracks
-	 * of fixed-point keys instead, bounds-checked only). */
+	 * static colors, sizes and tiles, and the variations.  The record
+	 * has tracks of fixed-point life times instead: colors, sizes and
+	 * midpoint below come from its colour, alpha and scale tracks
+	 * (m2_emitter.c); its cell tracks have no classic form, tiles are 0. */
 	float lifespan_vary, emission_rate_vary;
 	float scale_vary[2];
 	float base_spin, base_spin_vary, spin_vary;

@@ -40,18 +40,91 @@ static const uint16_t m2_emitter_264_params[M2_EMIT_PARAMS] = {
 };
 
 /* The five fixed-point tracks of a 264 record (M2PartTrack: an array of
- * fixed16 times, an array of values): where, value size, name.  Bounds
- * only. */
+ * fixed16 times over a particle's life, 32767 its end, and an array of
+ * values): where, value size, name. */
+enum { PART_COLOR, PART_ALPHA, PART_SCALE, PART_HEAD_CELL, PART_TAIL_CELL, PART_COUNT };
 static const struct {
 	uint16_t at, value_bytes;
 	const char *name;
-} m2_emitter_264_parts[] = {
-	{ 0x104, 12, "color track" },
-	{ 0x114, 2, "alpha track" },
-	{ 0x124, 8, "scale track" },
-	{ 0x13c, 2, "head cell track" },
-	{ 0x14c, 2, "tail cell track" },
+} m2_emitter_264_parts[PART_COUNT] = {
+	[PART_COLOR] = { 0x104, 12, "color track" },
+	[PART_ALPHA] = { 0x114, 2, "alpha track" },
+	[PART_SCALE] = { 0x124, 8, "scale track" },
+	[PART_HEAD_CELL] = { 0x13c, 2, "head cell track" },
+	[PART_TAIL_CELL] = { 0x14c, 2, "tail cell track" },
 };
+
+/* A part track's keys: times, values, count (both arrays checked). */
+struct m2_part {
+	struct m2_block times, values;
+};
+
+/* Component k of value j (floats, or fixed16 read as 0..1 when fixed). */
+static float m2_part_value(const struct m2_part *t, uint32_t bytes, uint32_t j, int k, bool fixed)
+{
+	const unsigned char *v = t->values.data + (size_t)j * bytes;
+
+	return fixed ? (float)bin_les16(v + 2 * k) / 32767.0f : bin_lef32(v + 4 * k);
+}
+
+/*
+ * Component k at life fraction f (0..1): linear between the keys whose
+ * times bracket it, the first or last key outside them, 0 with no key.
+ * Keys are taken as stored; times that do not rise only make a step.
+ */
+static float m2_part_at(const struct m2_part *t, uint32_t bytes, int k, bool fixed, float f)
+{
+	uint32_t n = t->times.count < t->values.count ? t->times.count : t->values.count;
+	float t0, t1;
+
+	if (n == 0)
+		return 0.0f;
+	for (uint32_t j = 0; j + 1 < n; j++) {
+		t0 = (float)bin_les16(t->times.data + 2 * (size_t)j) / 32767.0f;
+		t1 = (float)bin_les16(t->times.data + 2 * (size_t)j + 2) / 32767.0f;
+		if (f < t0)
+			return m2_part_value(t, bytes, j, k, fixed);
+		if (f <= t1 && t1 > t0)
+			return m2_part_value(t, bytes, j, k, fixed) +
+			       (m2_part_value(t, bytes, j + 1, k, fixed) -
+				m2_part_value(t, bytes, j, k, fixed)) * (f - t0) / (t1 - t0);
+	}
+	return m2_part_value(t, bytes, n - 1, k, fixed);
+}
+
+static uint32_t m2_byte(float v)
+{
+	return !(v > 0.0f) ? 0u : v >= 255.0f ? 255u : (uint32_t)(v + 0.5f);
+}
+
+/*
+ * The classic record's static start / middle / end colours and sizes from
+ * a 264 record's colour, alpha and scale tracks, so every version reports
+ * them alike: with three keys (what the exporters write) the keys
+ * themselves and the middle key's time as the midpoint, as the viewers
+ * read them; otherwise the tracks at 0, 0.5 and 1 of the life.  The cell
+ * tracks have no classic counterpart: tiles stay 0.
+ */
+static void m2_emitter_264_statics(const struct m2_part *part, struct m2_emitter *e)
+{
+	const struct m2_part *col = &part[PART_COLOR], *alpha = &part[PART_ALPHA];
+	const struct m2_part *scale = &part[PART_SCALE];
+	bool three = col->times.count == 3 && col->values.count == 3;
+	float at[3] = { 0.0f, 0.5f, 1.0f };
+
+	if (three)
+		at[1] = (float)bin_les16(col->times.data + 2) / 32767.0f;
+	e->midpoint = at[1];
+	for (int k = 0; k < 3; k++) {
+		float a = alpha->values.count > 0 ? m2_part_at(alpha, 2, 0, true, at[k]) * 255.0f
+						  : 255.0f;
+
+		e->colors[k] = m2_byte(a) << 24 | m2_byte(m2_part_at(col, 12, 0, false, at[k])) << 16 |
+			       m2_byte(m2_part_at(col, 12, 1, false, at[k])) << 8 |
+			       m2_byte(m2_part_at(col, 12, 2, false, at[k]));
+		e->sizes[k] = m2_part_at(scale, 8, 0, false, at[k]);
+	}
+}
 
 /* A 264 emitter (476 bytes, WMVx's ModelParticleEmitterM2 for 264): the
  * same head as 263, then the tracks of 20 bytes with two variations
@@ -61,6 +134,7 @@ static int m2_emitter_264(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 			  struct m2_emitter *e, struct m2_owner *who)
 {
 	uint64_t at = (uint64_t)(p - c->r.data);
+	struct m2_part part[PART_COUNT];
 	struct m2_block b;
 	int rc;
 
@@ -73,18 +147,19 @@ static int m2_emitter_264(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 	}
 	e->lifespan_vary = bin_lef32(p + 0x0ac);
 	e->emission_rate_vary = bin_lef32(p + 0x0c4);
-	for (size_t k = 0; k < sizeof m2_emitter_264_parts / sizeof m2_emitter_264_parts[0]; k++) {
+	for (int k = 0; k < PART_COUNT; k++) {
 		uint16_t o = m2_emitter_264_parts[k].at;
 
-		rc = m2_array(c, at + o, 2, &b, "particle emitter %" PRIu32 " %s times", i,
-			      m2_emitter_264_parts[k].name);
+		rc = m2_array(c, at + o, 2, &part[k].times, "particle emitter %" PRIu32 " %s times",
+			      i, m2_emitter_264_parts[k].name);
 		if (rc == 0)
-			rc = m2_array(c, at + o + 8, m2_emitter_264_parts[k].value_bytes, &b,
-				      "particle emitter %" PRIu32 " %s values", i,
+			rc = m2_array(c, at + o + 8, m2_emitter_264_parts[k].value_bytes,
+				      &part[k].values, "particle emitter %" PRIu32 " %s values", i,
 				      m2_emitter_264_parts[k].name);
 		if (rc < 0)
 			return rc;
 	}
+	m2_emitter_264_statics(part, e);
 	m2_emitter_floats(p + 0x134, e->scale_vary, 2);
 	e->tail_length = bin_lef32(p + 0x15c);
 	e->twinkle_speed = bin_lef32(p + 0x160);

@@ -548,12 +548,45 @@ static const uint16_t m2w_emitter_264_params[M2_EMIT_PARAMS] = {
 	0x034, 0x048, 0x05c, 0x070, 0x084, 0x098, 0x0b0, 0x0c8, 0x0dc, 0x0f0,
 };
 
+/*
+ * The description's start / middle / end colours and sizes as a 264
+ * record's colour, alpha and scale tracks: three keys at 0, the midpoint
+ * and the end of the life (fixed16 times), as the exporters write them.
+ */
+static void m2w_emitter_264_parts(struct m2w *w, size_t p, const struct m2w_emitter *e)
+{
+	float life[3] = { 0.0f, e->midpoint, 1.0f };
+	uint32_t t, v;
+
+	for (size_t part = 0x104; part <= 0x124; part += 0x10) {
+		t = m2w_array(w, p + part, 3, 2);
+		for (int k = 0; k < 3; k++)
+			m2w_u16(w, t + 2 * k, (uint16_t)(int16_t)lrintf(life[k] * 32767.0f));
+		v = m2w_array(w, p + part + 8, 3, part == 0x104 ? 12 : part == 0x114 ? 2 : 8);
+		for (int k = 0; k < 3; k++) {
+			uint32_t c = e->colors[k];
+
+			if (part == 0x104) {
+				m2w_f32(w, v + 12 * k, (float)((c >> 16) & 0xff));
+				m2w_f32(w, v + 12 * k + 4, (float)((c >> 8) & 0xff));
+				m2w_f32(w, v + 12 * k + 8, (float)(c & 0xff));
+			} else if (part == 0x114) {
+				m2w_u16(w, v + 2 * k, (uint16_t)lrintf((float)(c >> 24) / 255.0f * 32767.0f));
+			} else {
+				m2w_f32(w, v + 8 * k, e->sizes[k]);
+				m2w_f32(w, v + 8 * k + 4, e->sizes[k]);
+			}
+		}
+	}
+}
+
 static void m2w_emitter_264(struct m2w *w, size_t p, const struct m2w_emitter *e)
 {
 	uint32_t a;
 
 	for (int k = 0; k < M2_EMIT_PARAMS; k++)
 		m2w_track(w, p + m2w_emitter_264_params[k], &e->params[k], 1);
+	m2w_emitter_264_parts(w, p, e);
 	m2w_f32(w, p + 0x15c, e->tail_length);
 	m2w_f32(w, p + 0x160, e->twinkle_speed);
 	m2w_f32(w, p + 0x164, e->twinkle_percent);

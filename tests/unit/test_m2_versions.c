@@ -478,6 +478,12 @@ static void test_demo_every_version(void **state)
 		assert_int_equal(a->emitter_count, 1);
 		assert_int_equal(a->emitters[0].emitter_type, base->emitters[0].emitter_type);
 		assert_int_equal(a->emitters[0].blend_mode, base->emitters[0].blend_mode);
+		/* 264's colour, alpha and scale tracks give the classic statics. */
+		for (int k = 0; k < 3; k++) {
+			assert_int_equal(a->emitters[0].colors[k], base->emitters[0].colors[k]);
+			assert_near(a->emitters[0].sizes[k], base->emitters[0].sizes[k]);
+		}
+		assert_true(fabs(a->emitters[0].midpoint - base->emitters[0].midpoint) < 1e-4);
 		for (uint32_t c = 0; c < a->clip_count; c++) {
 			static const double times[] = { 0, 0.3, 0.7, 1.9 };
 
