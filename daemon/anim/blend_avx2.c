@@ -22,9 +22,8 @@
 #include "daemon/anim/blend_simd.h"
 
 #if defined(MATH3D_AVX2_DISPATCH)
-#include <immintrin.h>
+#include "daemon/anim/avx2.h"
 
-#define AVX2_FMA __attribute__((target("avx2,fma")))
 #define CHUNK 64
 
 /*
@@ -41,26 +40,13 @@ static const int32_t pair_lane[5][8] = {
 	{ 6, 7, 7, 7, 7, 6, 6, 6 },
 };
 
-static inline AVX2_FMA __m256 load2(const float *lo, const float *hi)
-{
-	return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-}
-
 /* Pass 1 for joints 0..7 of p and l; writes lane j of each coefficient. */
 static inline AVX2_FMA void override_coef8(const struct transform *p, const struct transform *l,
 					   __m256 w, float *cu, float *cw, float *cU, float *cS)
 {
 	const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
 	const __m256 signbit = _mm256_set1_ps(-0.0f);
-	/* Joint j in the low half, joint j + 4 in the high half. */
-	__m256 p04 = _mm256_mul_ps(load2(&p[0].r.x, &p[4].r.x), load2(&l[0].r.x, &l[4].r.x));
-	__m256 p15 = _mm256_mul_ps(load2(&p[1].r.x, &p[5].r.x), load2(&l[1].r.x, &l[5].r.x));
-	__m256 p26 = _mm256_mul_ps(load2(&p[2].r.x, &p[6].r.x), load2(&l[2].r.x, &l[6].r.x));
-	__m256 p37 = _mm256_mul_ps(load2(&p[3].r.x, &p[7].r.x), load2(&l[3].r.x, &l[7].r.x));
-	__m256 s01 = _mm256_add_ps(_mm256_unpacklo_ps(p04, p15), _mm256_unpackhi_ps(p04, p15));
-	__m256 s23 = _mm256_add_ps(_mm256_unpacklo_ps(p26, p37), _mm256_unpackhi_ps(p26, p37));
-	__m256 dot = _mm256_add_ps(_mm256_shuffle_ps(s01, s23, 0x44),
-				   _mm256_shuffle_ps(s01, s23, 0xee));
+	__m256 dot = avx2_rotation_dots8(p, l);
 	__m256 sign = _mm256_and_ps(dot, signbit);
 	__m256 x = _mm256_andnot_ps(signbit, dot);
 	__m256 u = _mm256_sub_ps(one, w);

@@ -129,14 +129,7 @@ static inline void blend_apply4(const struct transform *a, const struct transfor
  * four dot products as above), the lerp over 80 floats in ten registers,
  * and each rotation with its weights broadcast straight from memory.
  */
-#include <immintrin.h>
-
-#define AVX2_FMA __attribute__((target("avx2,fma")))
-
-static inline AVX2_FMA __m256 load2(const float *lo, const float *hi)
-{
-	return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-}
+#include "daemon/anim/avx2.h"
 
 #define HORNER8(w, y, k, i) ((w) = _mm256_fmadd_ps((w), (y), (k)[i]))
 
@@ -146,15 +139,7 @@ static inline AVX2_FMA void blend_weights8(const struct transform *a, const stru
 	const __m256 one = _mm256_set1_ps(1.0f);
 	const __m256 half = _mm256_set1_ps(0.5f);
 	const __m256 signbit = _mm256_set1_ps(-0.0f);
-	/* Joint j in the low half, joint j + 4 in the high half. */
-	__m256 p04 = _mm256_mul_ps(load2(&a[0].r.x, &a[4].r.x), load2(&b[0].r.x, &b[4].r.x));
-	__m256 p15 = _mm256_mul_ps(load2(&a[1].r.x, &a[5].r.x), load2(&b[1].r.x, &b[5].r.x));
-	__m256 p26 = _mm256_mul_ps(load2(&a[2].r.x, &a[6].r.x), load2(&b[2].r.x, &b[6].r.x));
-	__m256 p37 = _mm256_mul_ps(load2(&a[3].r.x, &a[7].r.x), load2(&b[3].r.x, &b[7].r.x));
-	__m256 s01 = _mm256_add_ps(_mm256_unpacklo_ps(p04, p15), _mm256_unpackhi_ps(p04, p15));
-	__m256 s23 = _mm256_add_ps(_mm256_unpacklo_ps(p26, p37), _mm256_unpackhi_ps(p26, p37));
-	__m256 dot = _mm256_add_ps(_mm256_shuffle_ps(s01, s23, 0x44),
-				   _mm256_shuffle_ps(s01, s23, 0xee));
+	__m256 dot = avx2_rotation_dots8(a, b);
 	__m256 sign = _mm256_and_ps(dot, signbit);
 	__m256 x = _mm256_min_ps(_mm256_andnot_ps(signbit, dot), one);
 	__m256 y = _mm256_sub_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(x, half, half)), one);

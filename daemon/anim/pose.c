@@ -256,9 +256,8 @@ pose_forward(const struct skeleton *s, const struct transform *local, const stru
  * dependent broadcast feeds plain multiplies, the fused one is off the
  * critical path.
  */
-#include <immintrin.h>
+#include "daemon/anim/avx2.h"
 
-#define AVX2_FMA __attribute__((target("avx2,fma")))
 #define PERMUTE(v, k) _mm_permute_ps((v), (k) * 0x55)
 
 /*
@@ -326,11 +325,6 @@ static inline AVX2_FMA void rows8_mul2(struct rows8 a, const mat34 *b, const mat
 			    _mm_fmadd_ps(q2, LO(c2), u));
 }
 
-static inline AVX2_FMA __m256 load2(const float *lo, const float *hi)
-{
-	return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-}
-
 static inline AVX2_FMA void store2(float *lo, float *hi, __m256 v)
 {
 	_mm_storeu_ps(lo, _mm256_castps256_ps128(v));
@@ -356,8 +350,8 @@ static inline AVX2_FMA int unit_scale8(__m256 v)
 static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *out)
 {
 	const __m256 one = _mm256_set1_ps(1.0f);
-	__m256 qx = load2(&x[0].r.x, &x[4].r.x), qy = load2(&x[1].r.x, &x[5].r.x);
-	__m256 qz = load2(&x[2].r.x, &x[6].r.x), qw = load2(&x[3].r.x, &x[7].r.x);
+	__m256 qx = avx2_load2(&x[0].r.x, &x[4].r.x), qy = avx2_load2(&x[1].r.x, &x[5].r.x);
+	__m256 qz = avx2_load2(&x[2].r.x, &x[6].r.x), qw = avx2_load2(&x[3].r.x, &x[7].r.x);
 	__m256 x2, y2, z2, xx, yy, zz, xy, xz, yz, wx, wy, wz, tx, ty, tz, t3;
 	__m256 m00, m01, m02, m10, m11, m12, m20, m21, m22;
 
@@ -384,8 +378,8 @@ static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *ou
 	m21 = _mm256_add_ps(yz, wx);
 	m22 = _mm256_sub_ps(one, _mm256_add_ps(xx, yy));
 	{
-		__m256 s0 = load2(&x[0].r.w, &x[4].r.w), sx = load2(&x[1].r.w, &x[5].r.w);
-		__m256 sy = load2(&x[2].r.w, &x[6].r.w), sz = load2(&x[3].r.w, &x[7].r.w);
+		__m256 s0 = avx2_load2(&x[0].r.w, &x[4].r.w), sx = avx2_load2(&x[1].r.w, &x[5].r.w);
+		__m256 sy = avx2_load2(&x[2].r.w, &x[6].r.w), sz = avx2_load2(&x[3].r.w, &x[7].r.w);
 
 		if (!(unit_scale8(s0) && unit_scale8(sx) && unit_scale8(sy) && unit_scale8(sz))) {
 			TRANSPOSE4X2(s0, sx, sy, sz);
@@ -400,10 +394,10 @@ static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *ou
 			m22 = _mm256_mul_ps(m22, sz);
 		}
 	}
-	tx = load2(&x[0].t.x, &x[4].t.x);
-	ty = load2(&x[1].t.x, &x[5].t.x);
-	tz = load2(&x[2].t.x, &x[6].t.x);
-	t3 = load2(&x[3].t.x, &x[7].t.x);
+	tx = avx2_load2(&x[0].t.x, &x[4].t.x);
+	ty = avx2_load2(&x[1].t.x, &x[5].t.x);
+	tz = avx2_load2(&x[2].t.x, &x[6].t.x);
+	t3 = avx2_load2(&x[3].t.x, &x[7].t.x);
 	TRANSPOSE4X2(tx, ty, tz, t3);
 	TRANSPOSE4X2(m00, m01, m02, tx);
 	store2(out[0].m[0], out[4].m[0], m00);
