@@ -15,9 +15,7 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 
 try:
@@ -30,9 +28,8 @@ try:
 except ImportError:
     socket_session = None
 
-ANIMD = os.environ["ANIMD"]
-BUILD = os.environ["BUILD"]
-TIMEOUT = 10.0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon_fixture import ANIMD, BUILD, TIMEOUT, Daemon  # noqa: E402,F401
 
 # PROTOCOL.md section 10: the fields of each event besides "type".
 EVENT_FIELDS = {
@@ -56,37 +53,9 @@ def check(cond, what):
         print("not ok:", what)
 
 
-class Daemon:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="animd-py-")
-        self.assets = os.path.join(self.dir, "assets")
-        self.sock = os.path.join(self.dir, "animd.sock")
-        os.mkdir(self.assets)
-        subprocess.run([os.path.join(BUILD, "gen", "gen_demo"), self.assets], check=True,
-                       stdout=subprocess.DEVNULL)
-        conf = os.path.join(self.dir, "animd.ini")
-        with open(conf, "w") as f:
-            f.write("[assets]\nroot = %s\n[socket]\npath = %s\n[reload]\nquiet_ms = 50\n"
-                    % (self.assets, self.sock))
-        self.log = open(os.path.join(self.dir, "animd.log"), "w")
-        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log)
-        deadline = time.time() + TIMEOUT
-        while time.time() < deadline:
-            try:
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                s.connect(self.sock)
-                s.close()
-                return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("the daemon did not start")
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        rc = self.proc.wait(TIMEOUT)
-        self.log.close()
-        check(rc == 0, "the daemon exits 0 on SIGTERM (got %s)" % rc)
-        shutil.rmtree(self.dir)
+def stop_daemon(d):
+    rc, _ = d.stop()
+    check(rc == 0, "the daemon exits 0 on SIGTERM (got %s)" % rc)
 
 
 def pynvim_client(d):
@@ -254,7 +223,7 @@ def main():
         pynvim_client(d)
         wire(d)
     finally:
-        d.stop()
+        stop_daemon(d)
     if failures:
         print("%d checks failed" % len(failures))
         return 1

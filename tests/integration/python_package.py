@@ -46,9 +46,8 @@ sys.path.insert(0, PYDIR)
 import animd                            # noqa: E402  (the tree's, never an installed one)
 from animd import stream as shm         # noqa: E402
 
-ANIMD = os.environ["ANIMD"]
-BUILD = os.environ["BUILD"]
-TIMEOUT = 10.0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon_fixture import ANIMD, BUILD, TIMEOUT, Daemon  # noqa: E402,F401
 DEMO = {"crane.x", "idle.md5anim", "lantern.m2", "orbit.md5camera", "walker.md5anim",
         "walker.md5mesh"}
 WALK = {"asset": "walker.md5anim", "mesh": "walker.md5mesh"}
@@ -75,44 +74,11 @@ def raises(exc, fn, what):
     return None
 
 
-class Daemon:
-    """animd serve on gen_demo's assets, its socket at DIR/build/animd.sock
-    (where `make run` puts it, relative to the directory the README's
-    example runs in)."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="animd-pypkg-")
-        self.assets = os.path.join(self.dir, "assets")
-        os.makedirs(os.path.join(self.dir, "build"))
-        self.sock = os.path.join(self.dir, "build", "animd.sock")
-        os.mkdir(self.assets)
-        subprocess.run([os.path.join(BUILD, "gen", "gen_demo"), self.assets], check=True,
-                       stdout=subprocess.DEVNULL)
-        conf = os.path.join(self.dir, "animd.ini")
-        with open(conf, "w") as f:
-            f.write("[assets]\nroot = %s\n[socket]\npath = %s\n[reload]\nquiet_ms = 50\n"
-                    % (self.assets, self.sock))
-        self.log = open(os.path.join(self.dir, "animd.log"), "w")
-        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log)
-        deadline = time.time() + TIMEOUT
-        while time.time() < deadline:
-            try:
-                animd.Client(self.sock, check=False).close()
-                return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("the daemon did not start")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        rc = self.proc.wait(TIMEOUT)
-        self.log.close()
-        check(rc == 0, "the daemon exits 0 on SIGTERM (got %s)" % rc)
-        if failures:
-            with open(os.path.join(self.dir, "animd.log")) as f:
-                print("daemon log:\n" + f.read()[-3000:])
-        shutil.rmtree(self.dir)
+def stop_daemon(d):
+    rc, log = d.stop()
+    check(rc == 0, "the daemon exits 0 on SIGTERM (got %s)" % rc)
+    if failures:
+        print("daemon log:\n" + log)
 
 
 # ---- 1. every method ---------------------------------------------------------
@@ -807,7 +773,7 @@ def t_readme(d, python=sys.executable, env=None):
 def main():
     print("== the reader on regions written here")
     t_reader()
-    d = Daemon()
+    d = Daemon("animd-pypkg-")
     try:
         for name, part in (("every method", t_methods), ("errors", t_errors),
                            ("events", t_events), ("timeouts", t_timeouts),
@@ -820,7 +786,7 @@ def main():
             print("== " + name, flush=True)
             part(d)
     finally:
-        d.stop()
+        stop_daemon(d)
     if failures:
         print("%d checks failed" % len(failures))
         return 1

@@ -1,0 +1,57 @@
+"""The real daemon for the Python integration tests: `animd serve` on
+gen_demo's assets in a temporary directory, its socket at
+DIR/build/animd.sock (where `make run` puts it, relative to the directory a
+README example runs in).  ANIMD and BUILD come from the environment, as
+tests/run-tests.sh sets them."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+ANIMD = os.environ["ANIMD"]
+BUILD = os.environ["BUILD"]
+TIMEOUT = 10.0
+
+
+class Daemon:
+    def __init__(self, prefix="animd-py-"):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
+        self.assets = os.path.join(self.dir, "assets")
+        os.makedirs(os.path.join(self.dir, "build"))
+        self.sock = os.path.join(self.dir, "build", "animd.sock")
+        os.mkdir(self.assets)
+        subprocess.run([os.path.join(BUILD, "gen", "gen_demo"), self.assets], check=True,
+                       stdout=subprocess.DEVNULL)
+        conf = os.path.join(self.dir, "animd.ini")
+        with open(conf, "w") as f:
+            f.write("[assets]\nroot = %s\n[socket]\npath = %s\n[reload]\nquiet_ms = 50\n"
+                    % (self.assets, self.sock))
+        self.log = open(os.path.join(self.dir, "animd.log"), "w")
+        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log)
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(self.sock)
+                return
+            except OSError:
+                time.sleep(0.02)
+            finally:
+                s.close()
+        self.proc.kill()
+        raise RuntimeError("the daemon did not start")
+
+    def stop(self):
+        """SIGTERM and wait; returns (exit status, the end of its log), the
+        directory removed."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        rc = self.proc.wait(TIMEOUT)
+        self.log.close()
+        with open(os.path.join(self.dir, "animd.log")) as f:
+            log = f.read()[-3000:]
+        shutil.rmtree(self.dir)
+        return rc, log
