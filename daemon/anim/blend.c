@@ -14,9 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "daemon/anim/sse2.h"
 
 _Static_assert(sizeof(struct transform) == 10 * sizeof(float), "transform is ten packed floats");
 
@@ -145,19 +143,6 @@ static inline void load_rot4(const struct transform *x, __m128 q[4])
 	_MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
 }
 
-/* Dot products of the rotations of a[0..3] and b[0..3], one per lane. */
-static inline __m128 dot4(const struct transform *a, const struct transform *b)
-{
-	__m128 p0 = _mm_mul_ps(_mm_loadu_ps(&a[0].r.x), _mm_loadu_ps(&b[0].r.x));
-	__m128 p1 = _mm_mul_ps(_mm_loadu_ps(&a[1].r.x), _mm_loadu_ps(&b[1].r.x));
-	__m128 p2 = _mm_mul_ps(_mm_loadu_ps(&a[2].r.x), _mm_loadu_ps(&b[2].r.x));
-	__m128 p3 = _mm_mul_ps(_mm_loadu_ps(&a[3].r.x), _mm_loadu_ps(&b[3].r.x));
-	__m128 s01 = _mm_add_ps(_mm_unpacklo_ps(p0, p1), _mm_unpackhi_ps(p0, p1));
-	__m128 s23 = _mm_add_ps(_mm_unpacklo_ps(p2, p3), _mm_unpackhi_ps(p2, p3));
-
-	return _mm_add_ps(_mm_movelh_ps(s01, s23), _mm_movehl_ps(s23, s01));
-}
-
 static inline __m128 select4(__m128 m, __m128 yes, __m128 no)
 {
 	return _mm_or_ps(_mm_and_ps(m, yes), _mm_andnot_ps(m, no));
@@ -180,7 +165,7 @@ static void override4(struct transform *p, const struct transform *l, __m128 w)
 {
 	const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
 	const __m128 signbit = _mm_set1_ps(-0.0f);
-	__m128 dot = dot4(p, l);
+	__m128 dot = sse2_rotation_dots4(p, l);
 	__m128 sign = _mm_and_ps(dot, signbit);
 	__m128 u = _mm_sub_ps(one, w);
 	__m128 x = _mm_andnot_ps(signbit, dot);

@@ -15,9 +15,7 @@
 
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "daemon/anim/sse2.h"
 
 _Static_assert(sizeof(struct transform) == 10 * sizeof(float), "transform is ten packed floats");
 
@@ -58,14 +56,7 @@ static inline void blend_weights4(const struct transform *a, const struct transf
 	const __m128 one = _mm_set1_ps(1.0f);
 	const __m128 half = _mm_set1_ps(0.5f);
 	const __m128 signbit = _mm_set1_ps(-0.0f);
-	__m128 p0 = _mm_mul_ps(_mm_loadu_ps(&a[0].r.x), _mm_loadu_ps(&b[0].r.x));
-	__m128 p1 = _mm_mul_ps(_mm_loadu_ps(&a[1].r.x), _mm_loadu_ps(&b[1].r.x));
-	__m128 p2 = _mm_mul_ps(_mm_loadu_ps(&a[2].r.x), _mm_loadu_ps(&b[2].r.x));
-	__m128 p3 = _mm_mul_ps(_mm_loadu_ps(&a[3].r.x), _mm_loadu_ps(&b[3].r.x));
-	/* Four horizontal sums: s01 = (p0x+p0z, p1x+p1z, p0y+p0w, p1y+p1w). */
-	__m128 s01 = _mm_add_ps(_mm_unpacklo_ps(p0, p1), _mm_unpackhi_ps(p0, p1));
-	__m128 s23 = _mm_add_ps(_mm_unpacklo_ps(p2, p3), _mm_unpackhi_ps(p2, p3));
-	__m128 dot = _mm_add_ps(_mm_movelh_ps(s01, s23), _mm_movehl_ps(s23, s01));
+	__m128 dot = sse2_rotation_dots4(a, b);
 	__m128 sign = _mm_and_ps(dot, signbit);
 	__m128 x = _mm_min_ps(_mm_andnot_ps(signbit, dot), one);
 	__m128 y = _mm_sub_ps(_mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(x, half), half)), one);
