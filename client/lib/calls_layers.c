@@ -10,22 +10,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* A state reply: parsed, the record updated, the id translated. */
-static int layers_state_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
-{
-	animc_instance *st = ac_res_new(sizeof *st);
-	struct ac_parse p = { .res = st };
-	int rc;
-
-	if (st == NULL)
-		return -ENOMEM;
-	call->result = st;
-	rc = ac_play_parse_instance(c, &p, r, st);
-	if (rc == 0)
-		ac_play_take_state(c, st);
-	return rc;
-}
-
 /* ---- play on an instance ----------------------------------------------- */
 
 struct fade_call {
@@ -69,7 +53,7 @@ static int fade_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 	return rc ? -ENOMEM : 0;
 }
 
-static const struct ac_method method_fade = { "play", fade_pack, layers_state_reply, NULL, NULL };
+static const struct ac_method method_fade = { "play", fade_pack, ac_play_state_reply, NULL, NULL };
 
 void animc_fade_opts_init(animc_fade_opts *o)
 {
@@ -245,9 +229,9 @@ static int remove_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 	return layer_pack(c, pk, msgid, params, "layer.remove");
 }
 
-static const struct ac_method method_set = { "layer.set", set_pack, layers_state_reply, NULL,
+static const struct ac_method method_set = { "layer.set", set_pack, ac_play_state_reply, NULL,
 					     NULL };
-static const struct ac_method method_remove = { "layer.remove", remove_pack, layers_state_reply,
+static const struct ac_method method_remove = { "layer.remove", remove_pack, ac_play_state_reply,
 						NULL, NULL };
 
 int animc_layer_set(animc_client *c, uint64_t instance, uint32_t layer, double weight,

@@ -282,7 +282,7 @@ static int control_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid,
 	return key != NULL ? ac_pack_kv_f64(pk, key, ctl->value) : 0;
 }
 
-static int control_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+int ac_play_state_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_instance *st = ac_res_new(sizeof *st);
 	struct ac_parse p = { .res = st };
@@ -325,10 +325,10 @@ static int stop_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	}                                                                               \
 	static const struct ac_method method_##fn = { wire, fn##_pack, reply, NULL, NULL }
 
-CONTROL_METHOD(pause, "pause", NULL, control_reply);
-CONTROL_METHOD(resume, "resume", NULL, control_reply);
-CONTROL_METHOD(seek, "seek", "time", control_reply);
-CONTROL_METHOD(speed, "speed", "speed", control_reply);
+CONTROL_METHOD(pause, "pause", NULL, ac_play_state_reply);
+CONTROL_METHOD(resume, "resume", NULL, ac_play_state_reply);
+CONTROL_METHOD(seek, "seek", "time", ac_play_state_reply);
+CONTROL_METHOD(speed, "speed", "speed", ac_play_state_reply);
 CONTROL_METHOD(stop, "stop", NULL, stop_reply);
 
 static int control_call(animc_client *c, const struct ac_method *m, uint64_t id, double v,

@@ -368,6 +368,10 @@ int ac_play_parse_instance(animc_client *c, struct ac_parse *p, const msgpack_ob
 /* A state reply of an existing instance: update the record, translate the
  * id. */
 void ac_play_take_state(animc_client *c, animc_instance *st);
+/* The reply handler of every call that answers an existing instance's
+ * state (pause, resume, seek, speed, a fade, layer.set, layer.remove):
+ * parsed into call->result, the record updated, the id translated. */
+int ac_play_state_reply(animc_client *c, struct ac_call *call, const msgpack_object *r);
 /* Play a remembered instance again on the new daemon (paused if it was);
  * its record gets the new server id. */
 int ac_play_replay(animc_client *c, struct ac_instance *in);
