@@ -1,7 +1,8 @@
 /*
  * m2_expect.h - what the M2 tests share: parsing a writer's file from an
  * exact-size heap copy (so ASan sees any read past its end), and the
- * check that a file is rejected at an offset with a message.  Included by
+ * check that a file is rejected at an offset with a message, and sampling
+ * a loaded asset as the daemon does.  Included by
  * each test_m2*.c after cmocka.h.
  */
 #ifndef ANIMD_TEST_M2_EXPECT_H
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/assets/sampling.h"
 #include "daemon/formats/m2.h"
 #include "tests/support/m2_writer.h"
 
@@ -52,6 +54,18 @@ static inline struct m2_model *m2x_ok(const struct m2w_file *f, unsigned char **
 		fail_msg("rc %d at offset 0x%llx: %s", rc, (unsigned long long)d.offset, d.msg);
 	assert_non_null(m);
 	return m;
+}
+
+/* Sample asset a's clip at playback time t in space sp (fails the test on
+ * an error). */
+static inline void m2x_sample(const struct asset *a, const char *clip, double t,
+			      enum sample_space sp, struct sample_result *r)
+{
+	struct sample_request q = { .asset = a, .clip = clip, .time = t, .space = sp };
+	char err[256];
+
+	if (sample_evaluate(&q, r, err, sizeof err) != 0)
+		fail_msg("%s", err);
 }
 
 #endif

@@ -22,6 +22,7 @@
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
 #include "tests/support/m2_writer.h"
+#include "tests/unit/m2_expect.h"
 
 #define EPS 1e-5
 
@@ -38,17 +39,6 @@ static struct asset *load(const struct m2w_model *m)
 	return a;
 }
 
-/* Sample asset a's clip at playback time t in space sp. */
-static void sample(const struct asset *a, const char *clip, double t, enum sample_space sp,
-		   struct sample_result *r)
-{
-	struct sample_request q = { .asset = a, .clip = clip, .time = t, .space = sp };
-	char err[256];
-
-	if (sample_evaluate(&q, r, err, sizeof err) != 0)
-		fail_msg("%s", err);
-}
-
 static void assert_near(double got, double want)
 {
 	if (fabs(got - want) > EPS)
@@ -61,7 +51,7 @@ static double local_tx(const struct asset *a, const char *clip, double t, uint32
 	struct sample_result r;
 	double x;
 
-	sample(a, clip, t, SPACE_LOCAL, &r);
+	m2x_sample(a, clip, t, SPACE_LOCAL, &r);
 	x = r.local[j].t.x;
 	sample_result_free(&r);
 	return x;
@@ -183,7 +173,7 @@ static void test_rotation_slerp(void **state)
 	struct sample_result r;
 
 	(void)state;
-	sample(a, NULL, 0.25, SPACE_LOCAL, &r);
+	m2x_sample(a, NULL, 0.25, SPACE_LOCAL, &r);
 	/* A quarter of the way: 45 degrees about z. */
 	assert_near(r.local[0].r.z, sin(M_PI / 8));
 	assert_near(r.local[0].r.w, cos(M_PI / 8));
@@ -221,7 +211,7 @@ static void test_windows_zero_length_and_alias(void **state)
 	assert_non_null(asset_find_clip(a, "1"));
 	assert_int_equal(a->clips[1]->loop, LOOP_ONCE);
 	/* Zero length: always its one key, never a division by zero. */
-	sample(a, "2", 3.7, SPACE_LOCAL, &r);
+	m2x_sample(a, "2", 3.7, SPACE_LOCAL, &r);
 	assert_int_equal(r.clip_time.t_ns, 0);
 	assert_near(r.local[0].t.x, 42);
 	sample_result_free(&r);
@@ -305,7 +295,7 @@ static void test_pivots_hierarchy_and_vertices(void **state)
 	assert_string_equal(a->skeleton->names[1], "bone0");
 	assert_int_equal(a->skeleton->parents[1], 0);
 	assert_int_equal(a->joint_info[1].file_index, 0);
-	sample(a, NULL, 1.0, SPACE_SKIN, &r);
+	m2x_sample(a, NULL, 1.0, SPACE_SKIN, &r);
 	/* skin of the child: rotation about z through (1, 2, 3):
 	 * x' = 1 - (y - 2), y' = 2 + (x - 1). */
 	k = &r.mats[1];
@@ -320,14 +310,14 @@ static void test_pivots_hierarchy_and_vertices(void **state)
 	assert_near(r.mats[0].m[0][0], 1);
 	sample_result_free(&r);
 	/* model = B * T(pivot): the joint's frame sits at its pivot. */
-	sample(a, NULL, 1.0, SPACE_MODEL, &r);
+	m2x_sample(a, NULL, 1.0, SPACE_MODEL, &r);
 	assert_near(r.mats[1].m[0][3], 1);
 	assert_near(r.mats[1].m[1][3], 2);
 	assert_near(r.mats[1].m[2][3], 3);
 	sample_result_free(&r);
 	/* (2, 2, 3) turned about (1, 2, 3): (1, 3, 3); the shared vertex is
 	 * 128/255 of that and 127/255 of where it was. */
-	sample(a, NULL, 1.0, SPACE_VERTICES, &r);
+	m2x_sample(a, NULL, 1.0, SPACE_VERTICES, &r);
 	assert_near(r.positions[0][0].x, 1);
 	assert_near(r.positions[0][0].y, 3);
 	assert_near(r.positions[0][0].z, 3);
@@ -375,7 +365,7 @@ static void test_emitters(void **state)
 	assert_int_equal(a->emitter_count, 1);
 	assert_int_equal(a->emitters[0].rows, 2);
 	assert_int_equal(a->emitters[0].colors[0], 0xff102030u);
-	sample(a, NULL, 0.25, SPACE_EMITTERS, &r);
+	m2x_sample(a, NULL, 0.25, SPACE_EMITTERS, &r);
 	assert_int_equal(r.emitter_count, 1);
 	assert_near(r.emitter_states[0].param[EMITTER_EMISSION_RATE], 10);
 	/* bezier at u = 1/4: (27 * 0 + 27 * 2 + 9 * 4 + 1 * 1) / 64 */
@@ -387,7 +377,7 @@ static void test_emitters(void **state)
 	sample_result_free(&r);
 	/* At 1 s the bone has turned 90 degrees about z around (1, 0, 0): the
 	 * emitter at (2, 0, 0) in its space lands at (1, 1, 0). */
-	sample(a, NULL, 1.0, SPACE_EMITTERS, &r);
+	m2x_sample(a, NULL, 1.0, SPACE_EMITTERS, &r);
 	assert_near(r.emitter_states[0].m.m[0][3], 1);
 	assert_near(r.emitter_states[0].m.m[1][3], 1);
 	assert_near(r.emitter_states[0].param[EMITTER_EMISSION_RATE], 30);

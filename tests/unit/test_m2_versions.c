@@ -82,16 +82,6 @@ static struct asset *load_version(const struct m2w_model *desc, uint32_t version
 	return a;
 }
 
-static void sample(const struct asset *a, const char *clip, double t, enum sample_space sp,
-		   struct sample_result *r)
-{
-	struct sample_request q = { .asset = a, .clip = clip, .time = t, .space = sp };
-	char err[256];
-
-	if (sample_evaluate(&q, r, err, sizeof err) != 0)
-		fail_msg("%s", err);
-}
-
 /* ---- the compressed quaternion ------------------------------------------ */
 
 static void test_quat16_boundaries(void **state)
@@ -165,24 +155,24 @@ static void check_pose(const struct asset *a)
 {
 	struct sample_result r;
 
-	sample(a, "0", 0.5, SPACE_LOCAL, &r);
+	m2x_sample(a, "0", 0.5, SPACE_LOCAL, &r);
 	assert_near(r.local[0].t.x, 1);
 	assert_near(r.local[1].r.z, sqrt(0.5));
 	assert_near(r.local[1].r.w, sqrt(0.5));
 	sample_result_free(&r);
-	sample(a, "1", 0.25, SPACE_LOCAL, &r);
+	m2x_sample(a, "1", 0.25, SPACE_LOCAL, &r);
 	assert_near(r.local[0].t.x, 12.5);
 	assert_near(r.local[1].r.z, sin(M_PI / 8));
 	assert_near(r.local[1].r.w, cos(M_PI / 8));
 	sample_result_free(&r);
-	sample(a, "1", 0.5, SPACE_VERTICES, &r);
+	m2x_sample(a, "1", 0.5, SPACE_VERTICES, &r);
 	assert_int_equal(r.mesh_count, 1);
 	assert_near(r.positions[0][0].x, 15 + 1);
 	assert_near(r.positions[0][0].y, 1);
 	assert_near(r.positions[0][1].x, 15);
 	assert_near(r.positions[0][1].y, 1);
 	sample_result_free(&r);
-	sample(a, "1", 0.5, SPACE_SKIN, &r);
+	m2x_sample(a, "1", 0.5, SPACE_SKIN, &r);
 	/* Bone 1's skin matrix: T(15) T(pivot) Rz(90) T(-pivot): x' = 15 + 1 - y. */
 	assert_near(r.mats[1].m[0][0], 0);
 	assert_near(r.mats[1].m[0][1], -1);
@@ -309,7 +299,7 @@ static void test_missing_anim(void **state)
 	assert_null(asset_find_clip(a, "id=5.1"));
 	assert_non_null(asset_find_clip(a, "0"));
 	assert_non_null(strstr(a->note, "t0005-01.anim missing (sequence 1 not loaded)"));
-	sample(a, "0", 0.5, SPACE_LOCAL, &r);
+	m2x_sample(a, "0", 0.5, SPACE_LOCAL, &r);
 	assert_near(r.local[0].t.x, 1);
 	sample_result_free(&r);
 	asset_free(a);
@@ -383,7 +373,7 @@ static void test_skin(void **state)
 	assert_int_equal(a->companions[0].status, ASSET_COMPANION_MISSING);
 	assert_int_equal(a->meshes[0]->vertex_count, 3);
 	assert_int_equal(a->meshes[0]->triangle_count, 0);
-	sample(a, "1", 0.5, SPACE_VERTICES, &r);
+	m2x_sample(a, "1", 0.5, SPACE_VERTICES, &r);
 	assert_near(r.positions[0][0].x, 16);
 	sample_result_free(&r);
 	asset_free(a);
@@ -491,8 +481,8 @@ static void test_demo_every_version(void **state)
 			for (size_t t = 0; t < 4; t++) {
 				struct sample_result r, rb;
 
-				sample(a, a->clips[c]->name, times[t], SPACE_EMITTERS, &r);
-				sample(base, base->clips[c]->name, times[t], SPACE_EMITTERS, &rb);
+				m2x_sample(a, a->clips[c]->name, times[t], SPACE_EMITTERS, &r);
+				m2x_sample(base, base->clips[c]->name, times[t], SPACE_EMITTERS, &rb);
 				for (int p = 0; p < EMITTER_PARAMS; p++)
 					assert_near(r.emitter_states[0].param[p], rb.emitter_states[0].param[p]);
 				assert_near(r.emitter_states[0].enabled, rb.emitter_states[0].enabled);
