@@ -358,10 +358,13 @@ static void *shaped_part_main(void *p)
 }
 
 /* The daemon's tick parts for a stream of n instances (daemon.c, streams.c:
- * one per core it may run on, at most 8, from 64 instances on). */
-static unsigned daemon_tick_parts(uint32_t n)
+ * one per core its affinity allows, at most 8, from 64 instances on). */
+static unsigned daemon_tick_parts(pid_t daemon, uint32_t n)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t allowed;
+	long cores = sched_getaffinity(daemon, sizeof allowed, &allowed) == 0
+			     ? CPU_COUNT(&allowed)
+			     : sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n < 64 || cores <= 1)
 		return 1;
@@ -369,9 +372,8 @@ static unsigned daemon_tick_parts(uint32_t n)
 }
 
 /* ns per pose of SHAPED_TICKS ticks (one second) in the daemon's shape. */
-static double engine_shaped_round(struct engine_loop *e)
+static double engine_shaped_round(struct engine_loop *e, unsigned parts)
 {
-	unsigned parts = daemon_tick_parts(e->n);
 	struct shaped_part sp[8];
 	pthread_t th[8];
 	int64_t start = now_ns() + 1000000, cpu = 0;
@@ -468,6 +470,7 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 	double daemon[SCALE_ROUNDS], loops[SCALE_ROUNDS], engine[SCALE_ROUNDS],
 		shaped[SCALE_ROUNDS], ratio[SCALE_ROUNDS], ratio_shaped[SCALE_ROUNDS];
 	struct spread sd, sl, se, ss, rr, rs;
+	unsigned parts = daemon_tick_parts(d->pid, n);
 	uint64_t ticks = 0;
 	int64_t wall = 0;
 
@@ -491,7 +494,7 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 		wall += now_ns() - t0;
 		kill(d->pid, SIGSTOP);
 		engine[r] = engine_round(&e);
-		shaped[r] = engine_shaped_round(&e);
+		shaped[r] = engine_shaped_round(&e, parts);
 		kill(d->pid, SIGCONT);
 		ratio[r] = daemon[r] / engine[r];
 		ratio_shaped[r] = daemon[r] / shaped[r];
@@ -513,7 +516,7 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 	       "  -> one core sustains %.2f million %u-joint poses/s = %.0f instances at 60 Hz\n",
 	       joints, n, SCALE_ROUNDS, (double)ticks / (wall / 1e9), sd.min / 1e3, sd.max / 1e3,
 	       sl.min / 1e3, sl.max / 1e3, se.min / 1e3, se.max / 1e3, sd.min / se.min, rr.med,
-	       rr.min, rr.max, daemon_tick_parts(n), n / daemon_tick_parts(n), ss.min / 1e3,
+	       rr.min, rr.max, parts, n / parts, ss.min / 1e3,
 	       ss.max / 1e3, sd.min / ss.min, rs.med, rs.min, rs.max, 1e3 / sd.min, joints,
 	       1e9 / sd.min / 60);
 	engine_close(&e);
