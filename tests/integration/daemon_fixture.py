@@ -4,6 +4,7 @@ DIR/build/animd.sock (where `make run` puts it, relative to the directory a
 README example runs in).  ANIMD and BUILD come from the environment, as
 tests/run-tests.sh sets them."""
 import os
+import select
 import shutil
 import signal
 import socket
@@ -30,19 +31,24 @@ class Daemon:
             f.write("[assets]\nroot = %s\n[socket]\npath = %s\n[reload]\nquiet_ms = 50\n"
                     % (self.assets, self.sock))
         self.log = open(os.path.join(self.dir, "animd.log"), "w")
-        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log)
-        deadline = time.time() + TIMEOUT
-        while time.time() < deadline:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                s.connect(self.sock)
-                return
-            except OSError:
-                time.sleep(0.02)
-            finally:
-                s.close()
+        # Ready is READY=1 on the notify socket, as systemd sees it: sent
+        # once the first scan of the assets is over.  The control socket
+        # accepts connections earlier, while the assets still load.
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(os.path.join(self.dir, "notify.sock"))
+        env = dict(os.environ, NOTIFY_SOCKET=os.path.join(self.dir, "notify.sock"))
+        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log, env=env)
+        try:
+            deadline = time.time() + TIMEOUT
+            while time.time() < deadline and self.proc.poll() is None:
+                if select.select([notify], [], [], 0.05)[0]:
+                    if b"READY=1" in notify.recv(4096).split(b"\n"):
+                        return
+        finally:
+            notify.close()
         self.proc.kill()
-        raise RuntimeError("the daemon did not start")
+        self.proc.wait()
+        raise RuntimeError("the daemon did not become ready (no READY=1 within %.0f s)" % TIMEOUT)
 
     def stop(self):
         """SIGTERM and wait; returns (exit status, the end of its log), the
