@@ -17,14 +17,11 @@ mkdir -p "$TMP/assets" "$TMP/files/sub"
 "$BUILD/gen/gen_demo" "$TMP/assets" >/dev/null || bad "gen_demo failed"
 : >"$TMP/files/walk.md5anim"
 : >"$TMP/empty.ini"
-"$ANIMD" serve -c "$TMP/empty.ini" --assets "$TMP/assets" --socket "$TMP/s.sock" \
-	--log-level error 2>"$TMP/log" &
-daemon=$!
-trap 'kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; rm -rf "$TMP"' EXIT
-for i in $(seq 100); do
-	"$BUILD/animctl" --socket "$TMP/s.sock" list >/dev/null 2>&1 && break
-	sleep 0.1
-done
+# Ready once its first asset scan is over (the "serving" line): the socket
+# answers earlier, while the assets still load.
+trap 'kill "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+start_daemon "$TMP/log" "$ANIMD" serve -c "$TMP/empty.ini" --assets "$TMP/assets" \
+	--socket "$TMP/s.sock" --log-level info || bad "the daemon did not start: $(cat "$TMP/log")"
 
 # complete_words WORD... : what the completion offers for the command line
 # WORD... with the cursor on the last word (empty: a new word), one a line.
