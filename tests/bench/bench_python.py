@@ -73,6 +73,11 @@ def main():
                 if time.time() > deadline:
                     raise
                 time.sleep(0.02)
+        # The socket answers while the first asset scan still runs.
+        while c.status()["assets"]["count"] < 1 or c.status()["assets"]["loading"] > 0:
+            if time.time() > deadline:
+                raise RuntimeError("the daemon did not load its asset within 20 s")
+            time.sleep(0.02)
         print("== Python client (client/python/animd; Python %s, numpy %s, msgpack %s), "
               "beside libanimclient, one daemon" % (platform.python_version(), np.__version__,
                                                     ".".join(map(str, msgpack.version))))
