@@ -74,7 +74,10 @@ def main():
                     raise
                 time.sleep(0.02)
         # The socket answers while the first asset scan still runs.
-        while c.status()["assets"]["count"] < 1 or c.status()["assets"]["loading"] > 0:
+        while True:
+            loaded = c.status()["assets"]
+            if loaded["count"] >= 1 and loaded["loading"] == 0:
+                break
             if time.time() > deadline:
                 raise RuntimeError("the daemon did not load its asset within 20 s")
             time.sleep(0.02)

@@ -34,9 +34,10 @@ class Daemon:
         # Ready is READY=1 on the notify socket, as systemd sees it: sent
         # once the first scan of the assets is over.  The control socket
         # accepts connections earlier, while the assets still load.
+        notify_path = os.path.join(self.dir, "notify.sock")
         notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        notify.bind(os.path.join(self.dir, "notify.sock"))
-        env = dict(os.environ, NOTIFY_SOCKET=os.path.join(self.dir, "notify.sock"))
+        notify.bind(notify_path)
+        env = dict(os.environ, NOTIFY_SOCKET=notify_path)
         self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log, env=env)
         try:
             deadline = time.time() + TIMEOUT

@@ -41,19 +41,26 @@ finish() {
 # The source tree (the tests run from anywhere).
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 
+# wait_serving LOG PID : wait up to 10 s for animd's "serving" line in LOG
+# (its first asset scan is over; the socket answers before that).  0 once
+# it is there, 1 if PID exited or the line never came.
+wait_serving() {
+	for _ in $(seq 100); do
+		grep -q 'serving ' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # start_daemon LOG CMD... : run CMD (an animd serve) in the background, its
-# stderr into LOG, and wait up to 10 s for animd's "serving" line.  Sets
-# DAEMON_PID; 0 once it serves, 1 if it exited or never got there.
+# stderr into LOG, and wait_serving.  Sets DAEMON_PID; 0 once it serves, 1
+# if it exited or never got there.
 start_daemon() {
 	log=$1; shift
 	"$@" 2>"$log" &
 	DAEMON_PID=$!
-	for _ in $(seq 100); do
-		grep -q 'serving ' "$log" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_serving "$log" "$DAEMON_PID"
 }
 
 # stop_daemon : SIGTERM the daemon start_daemon started; its exit status.

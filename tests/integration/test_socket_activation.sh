@@ -27,11 +27,8 @@ wait_for_socket "$act" && ok || bad "systemd-socket-activate did not bind $act"
 expect_status 0 "$BUILD/animctl" --socket "$act" --json status
 expect_jq ".pid == $pid and (.server | startswith(\"animd \"))" "$TMP/out"
 # Started by that first connection, it answers while its first scan of the
-# assets still runs: wait (up to 10 s) for the scan before listing them.
-for _ in $(seq 100); do
-	grep -q 'serving ' "$TMP/log" && break
-	sleep 0.1
-done
+# assets still runs: wait for the scan before listing them.
+wait_serving "$TMP/log" "$pid" || :
 expect_status 0 "$BUILD/animctl" --socket "$act" list
 expect_match 'walker\.md5anim' "$TMP/out"
 expect_match "listening on $act, the socket systemd passed" "$TMP/log"
