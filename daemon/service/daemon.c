@@ -183,15 +183,24 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 
 	daemon_signals_start(d);
 
-	/* One helper thread per other core the daemon may run on (its CPU
-	 * affinity: systemd's CPUAffinity=, taskset), for stream ticks with
-	 * many instances (workers.h); none on a single core. */
+	/* Stream ticks with many instances are spread over threads
+	 * (workers.h): the loop thread and one helper per other core the
+	 * daemon may run on (its CPU affinity: systemd's CPUAffinity=,
+	 * taskset), at most 8 threads, or at most streams.tick_threads; none
+	 * on a single core. */
 	{
 		cpu_set_t allowed;
 		long cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0
 				     ? CPU_COUNT(&allowed)
 				     : sysconf(_SC_NPROCESSORS_ONLN);
-		unsigned helpers = cores > 1 ? (unsigned)(cores > 8 ? 7 : cores - 1) : 0;
+		long threads = d->cfg.tick_threads > 0 ? (long)d->cfg.tick_threads : 8;
+		unsigned helpers;
+
+		if (threads > cores)
+			threads = cores;
+		helpers = threads > 1 ? (unsigned)threads - 1 : 0;
+		log_info("stream ticks: up to %u thread%s (%ld core%s allowed)", helpers + 1,
+			 helpers > 0 ? "s" : "", cores, cores == 1 ? "" : "s");
 
 		if (workers_new(helpers, &d->workers) < 0) {
 			snprintf(err, errlen, "cannot start worker threads");

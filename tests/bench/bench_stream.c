@@ -363,20 +363,6 @@ static void *shaped_part_main(void *p)
 	return NULL;
 }
 
-/* The daemon's tick parts for a stream of n instances (daemon.c, streams.c:
- * one per core its affinity allows, at most 8, from 64 instances on). */
-static unsigned daemon_tick_parts(pid_t daemon, uint32_t n)
-{
-	cpu_set_t allowed;
-	long cores = sched_getaffinity(daemon, sizeof allowed, &allowed) == 0
-			     ? CPU_COUNT(&allowed)
-			     : sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n < 64 || cores <= 1)
-		return 1;
-	return cores > 8 ? 8 : (unsigned)cores;
-}
-
 /* ns per pose of SHAPED_TICKS ticks (one second) in the daemon's shape. */
 static double engine_shaped_round(struct engine_loop *e, unsigned parts)
 {
@@ -422,7 +408,8 @@ static uint64_t published_total(const struct mapped *m, uint32_t n)
 
 /* The stream's own account (stats): CPU time of its tick parts, every
  * part's thread, and the poses its ticks published. */
-static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uint64_t *poses)
+static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uint64_t *poses,
+			   unsigned *threads)
 {
 	struct rpc_reply r;
 	const msgpack_object *streams;
@@ -442,6 +429,8 @@ static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uin
 			*cpu = (uint64_t)v;
 		if (rpc_get_i64(st, "poses", &v) == 0)
 			*poses = (uint64_t)v;
+		if (threads != NULL && rpc_get_i64(st, "tick_threads", &v) == 0)
+			*threads = v >= 1 && v <= 8 ? (unsigned)v : 1;
 	}
 	rpc_reply_free(&r);
 }
@@ -477,7 +466,7 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 	double daemon[SCALE_ROUNDS], loops[SCALE_ROUNDS], engine[SCALE_ROUNDS],
 		shaped[SCALE_ROUNDS], ratio[SCALE_ROUNDS], ratio_shaped[SCALE_ROUNDS];
 	struct spread sd, sl, se, ss, rr, rs;
-	unsigned parts = daemon_tick_parts(d->pid, n);
+	unsigned parts = 1;
 	uint64_t ticks = 0;
 	int64_t wall = 0;
 
@@ -492,9 +481,9 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 		uint64_t p0 = published_total(&m, n), k0 = m.h->ticks, lc0, lp0, lc1, lp1;
 		int64_t t0 = now_ns(), c0 = cpu_ns(d->pid);
 
-		stream_account(&c, m.id, &lc0, &lp0);
+		stream_account(&c, m.id, &lc0, &lp0, NULL);
 		usleep(1000000);
-		stream_account(&c, m.id, &lc1, &lp1);
+		stream_account(&c, m.id, &lc1, &lp1, &parts);
 		daemon[r] = (double)(cpu_ns(d->pid) - c0) / (double)(published_total(&m, n) - p0);
 		loops[r] = lp1 > lp0 ? (double)(lc1 - lc0) / (double)(lp1 - lp0) : 0;
 		ticks += m.h->ticks - k0;

@@ -9,7 +9,9 @@
  * not a terminal.  `monitor`: a monitor is sent every other connection's
  * requests (method, connection, msgid, escaped params, time) and not its
  * own; `animctl monitor --json --count 2` prints them.  A daemon stopped
- * for 300 ms counts the deadlines it missed in skipped_ticks.
+ * for 300 ms counts the deadlines it missed in skipped_ticks.  A stream
+ * of 64 instances ticks on one thread per allowed core (at most 8), or on
+ * as few as streams.tick_threads says, and tick_threads reports it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -233,6 +236,8 @@ static void test_stats_fields_and_values(void **state)
 
 		assert_int_equal(rpc_get_f64(st, "tick_rate", &rate), 0);
 		assert_true(rate > 0);
+		/* One instance: not worth a second thread. */
+		assert_int_equal(u64_of(st, "tick_threads"), 1);
 		assert_int_equal(rpc_get_f64(st, "cpu_us_per_pose", &per_pose), 0);
 		assert_true(per_pose > 0);
 	}
@@ -503,6 +508,76 @@ static void test_skipped_ticks(void **state)
 			 (unsigned long long)skipped1);
 }
 
+/* The threads the last tick of a 64-instance stream ran on, in a daemon
+ * started with `config`. */
+static uint64_t crowd_tick_threads(const char *config)
+{
+	const char *build = getenv("BUILD");
+	struct daemon_proc d;
+	struct rpc_client c;
+	struct rpc_reply r;
+	uint64_t stream, ticks0 = 0, threads = 0;
+	char cmd[1024];
+	int64_t v;
+
+	assert_int_equal(daemon_proc_init(&d), 0);
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", d.assets);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(daemon_proc_start(&d, config, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_call(&c, &r, "stream.open", "space:s rate:u instances:u",
+					 "model", (uint64_t)60, (uint64_t)64), 0);
+	if (r.error != NULL)
+		fail_msg("stream.open: %s %s", r.code, r.message);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
+	stream = (uint64_t)v;
+	rpc_reply_free(&r);
+	close(rpc_client_take_fd(&c));
+	for (int i = 0; i < 64; i++) {
+		assert_int_equal(rpc_client_call(&c, &r, "play", "asset:s mesh:s stream:u",
+						 "walker.md5anim", "walker.md5mesh", stream), 0);
+		if (r.error != NULL)
+			fail_msg("play: %s %s", r.code, r.message);
+		rpc_reply_free(&r);
+	}
+	/* Two ticks after the last play: all 64 attached. */
+	for (int i = 0; i < 500; i++) {
+		const msgpack_object *st;
+
+		assert_int_equal(rpc_client_call(&c, &r, "stats", NULL), 0);
+		assert_null(r.error);
+		st = &array_of(r.result, "streams")->via.array.ptr[0];
+		assert_int_equal(u64_of(st, "instances"), 64);
+		if (i == 0)
+			ticks0 = u64_of(st, "ticks");
+		threads = u64_of(st, "tick_threads");
+		if (u64_of(st, "ticks") >= ticks0 + 2) {
+			rpc_reply_free(&r);
+			break;
+		}
+		rpc_reply_free(&r);
+		usleep(20000);
+	}
+	rpc_client_close(&c);
+	assert_int_equal(daemon_proc_stop(&d, SIGTERM, TIMEOUT_MS), 0);
+	daemon_proc_cleanup(&d);
+	return threads;
+}
+
+static void test_tick_threads(void **state)
+{
+	cpu_set_t allowed;
+	int cores;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+	cores = CPU_COUNT(&allowed);
+	assert_int_equal(crowd_tick_threads("[log]\nlevel = warning\n"), cores < 8 ? cores : 8);
+	assert_int_equal(crowd_tick_threads("[streams]\ntick_threads = 1\n"), 1);
+	if (cores >= 2)
+		assert_int_equal(crowd_tick_threads("[streams]\ntick_threads = 2\n"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +585,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_animctl_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skipped_ticks, setup, teardown),
+		cmocka_unit_test(test_tick_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

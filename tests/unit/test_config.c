@@ -53,6 +53,7 @@ static void perturbed(struct config *cfg)
 		{ "socket.mode", "0600" },
 		{ "socket.group", "wheel" },
 		{ "streams.publish_rate_hz", "30" },
+		{ "streams.tick_threads", "1" },
 		{ "playback.default_fade_ms", "250" },
 		{ "limits.max_message_bytes", "2M" },
 		{ "limits.max_connections", "3" },
@@ -92,6 +93,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.socket_mode, 0660);
 	assert_string_equal(c.socket_group, "");
 	assert_int_equal(c.publish_rate_hz, 60);
+	assert_int_equal(c.tick_threads, 0);
 	assert_int_equal(c.max_message_bytes, 1 << 20);
 	assert_int_equal(c.max_connections, 64);
 	assert_int_equal(c.max_instances_per_connection, 1024);
@@ -288,6 +290,8 @@ static void test_error_values(void **state)
 	expect_error("[streams]\npublish_rate_hz = 1001\n",
 		     "t.ini:2: streams.publish_rate_hz must be an integer from 1 to 1000, not "
 		     "\"1001\"");
+	expect_error("[streams]\ntick_threads = 65\n",
+		     "t.ini:2: streams.tick_threads must be an integer from 0 to 64, not \"65\"");
 	expect_error("[limits]\nmax_message_bytes = 1MB\n",
 		     "t.ini:2: limits.max_message_bytes must be a size from 1KiB to 64MiB (bytes, "
 		     "or with a K, M or G suffix), not \"1MB\"");

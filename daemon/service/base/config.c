@@ -66,6 +66,8 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 					   0, false),
 	[CONFIG_PUBLISH_RATE_HZ] = CONFIG_KEY("streams", "publish_rate_hz", CONFIG_TYPE_COUNT,
 					      publish_rate_hz, 1, 1000, true),
+	[CONFIG_TICK_THREADS] = CONFIG_KEY("streams", "tick_threads", CONFIG_TYPE_COUNT,
+					   tick_threads, 0, 64, false),
 	[CONFIG_PLAYBACK_FADE_MS] = CONFIG_KEY("playback", "default_fade_ms", CONFIG_TYPE_COUNT,
 					      default_fade_ms, 0, 60000, true),
 	[CONFIG_MAX_MESSAGE_BYTES] = CONFIG_KEY("limits", "max_message_bytes", CONFIG_TYPE_BYTES,
@@ -173,6 +175,7 @@ void config_defaults(struct config *cfg)
 	cfg->socket_mode = CONFIG_DEFAULT_SOCKET_MODE;
 	cfg->socket_group[0] = '\0';
 	cfg->publish_rate_hz = CONFIG_DEFAULT_PUBLISH_RATE_HZ;
+	cfg->tick_threads = CONFIG_DEFAULT_TICK_THREADS;
 	cfg->max_message_bytes = CONFIG_DEFAULT_MAX_MESSAGE_BYTES;
 	cfg->max_connections = CONFIG_DEFAULT_MAX_CONNECTIONS;
 	cfg->max_instances_per_connection = CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION;

@@ -55,6 +55,7 @@
 #define CONFIG_DEFAULT_SOCKET_PATH "/run/animd/animd.sock"
 #define CONFIG_DEFAULT_SOCKET_MODE 0660u
 #define CONFIG_DEFAULT_PUBLISH_RATE_HZ 60u
+#define CONFIG_DEFAULT_TICK_THREADS 0u  /* one per core the daemon may use, at most 8 */
 #define CONFIG_DEFAULT_MAX_MESSAGE_BYTES ((size_t)1 << 20)
 #define CONFIG_DEFAULT_MAX_CONNECTIONS 64u
 #define CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION 1024u
@@ -82,6 +83,8 @@ struct config {
 
 	/* [streams] */
 	uint32_t publish_rate_hz;               /* publish_rate_hz: ticked streams per second */
+	uint32_t tick_threads;                  /* tick_threads: threads a big tick is spread
+						   over, at most one per core; 0 = auto */
 
 	/* [playback] */
 	uint32_t default_fade_ms;               /* default_fade_ms: a play on an instance
@@ -121,6 +124,7 @@ enum config_field {
 	CONFIG_SOCKET_MODE,
 	CONFIG_SOCKET_GROUP,
 	CONFIG_PUBLISH_RATE_HZ,
+	CONFIG_TICK_THREADS,
 	CONFIG_PLAYBACK_FADE_MS,
 	CONFIG_MAX_MESSAGE_BYTES,
 	CONFIG_MAX_CONNECTIONS,

@@ -25,7 +25,7 @@ const char *const method_stats_fields[] = {
 	"connections[].streams", "connections[].events", "connections[].queued_bytes",
 	"connections[].self", "connections[].monitor",
 	"streams", "streams[].stream", "streams[].connection", "streams[].space",
-	"streams[].rate", "streams[].tick_rate", "streams[].instances", "streams[].channels",
+	"streams[].rate", "streams[].tick_rate", "streams[].tick_threads", "streams[].instances", "streams[].channels",
 	"streams[].region_bytes", "streams[].ticks", "streams[].skipped_ticks",
 	"streams[].poses", "streams[].change_poses", "streams[].cpu_ns",
 	"streams[].cpu_us_per_pose",
@@ -95,7 +95,7 @@ static void stats_put_streams(struct control *ctl, struct rpc_out *out)
 		struct stream_stats ss;
 
 		stream_get_stats(st, &ss);
-		rpc_put_map(out, 14);
+		rpc_put_map(out, 15);
 		rpc_put_lit(out, "stream");
 		rpc_put_uint(out, ss.id);
 		rpc_put_lit(out, "connection");
@@ -106,6 +106,8 @@ static void stats_put_streams(struct control *ctl, struct rpc_out *out)
 		rpc_put_uint(out, ss.rate_hz);
 		rpc_put_lit(out, "tick_rate");
 		rpc_put_double(out, ss.tick_rate);
+		rpc_put_lit(out, "tick_threads");
+		rpc_put_uint(out, ss.tick_threads);
 		rpc_put_lit(out, "instances");
 		rpc_put_uint(out, ss.attached);
 		rpc_put_lit(out, "channels");

@@ -56,6 +56,7 @@ struct stream {
 	int64_t window_start_ns;        /* the tick rate is measured over ~1 s */
 	uint64_t window_ticks;
 	double tick_rate;               /* ticks per second over the last window */
+	unsigned tick_threads;          /* the last tick's parts */
 	/* Evaluation scratch, one per part of a tick (workers.h). */
 	struct stream_scratch *scratch;
 	unsigned parts;
@@ -408,6 +409,7 @@ static void stream_tick(uv_timer_t *t)
 	} else {
 		stream_tick_part(st, 0, 1);
 	}
+	st->tick_threads = parts;
 	for (unsigned i = 0; i < parts; i++) {
 		st->cpu_ns += st->scratch[i].cpu_ns;
 		st->tick_poses += st->scratch[i].poses;
@@ -614,6 +616,7 @@ void stream_get_stats(const struct stream *st, struct stream_stats *out)
 	out->tick_poses = st->tick_poses;
 	out->change_poses = st->change_poses;
 	out->cpu_ns = st->cpu_ns;
+	out->tick_threads = st->tick_threads;
 	/* Before its first window closes, the rate so far. */
 	if (st->tick_rate > 0 || st->rate_hz == 0 || now <= st->window_start_ns)
 		out->tick_rate = st->tick_rate;

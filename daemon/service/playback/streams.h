@@ -78,6 +78,7 @@ struct stream_stats {
 	uint64_t change_poses;          /* poses published at once by a change */
 	uint64_t cpu_ns;                /* CPU time of every tick */
 	double tick_rate;               /* ticks per second, over the last second or so */
+	uint32_t tick_threads;          /* the last tick ran on (0 before the first) */
 };
 
 /* Every open stream, in no particular order: for (st = streams_first(reg);
