@@ -363,11 +363,14 @@ static void *shaped_part_main(void *p)
 	return NULL;
 }
 
+/* As many as streams.tick_threads allows. */
+#define SHAPED_THREADS_MAX 64
+
 /* ns per pose of SHAPED_TICKS ticks (one second) in the daemon's shape. */
 static double engine_shaped_round(struct engine_loop *e, unsigned parts)
 {
-	struct shaped_part sp[8];
-	pthread_t th[8];
+	struct shaped_part sp[SHAPED_THREADS_MAX];
+	pthread_t th[SHAPED_THREADS_MAX];
 	int64_t start = now_ns() + 1000000, cpu = 0;
 	uint64_t poses = 0;
 
@@ -407,7 +410,8 @@ static uint64_t published_total(const struct mapped *m, uint32_t n)
 #define SCALE_ROUNDS 7
 
 /* The stream's own account (stats): CPU time of its tick parts, every
- * part's thread, and the poses its ticks published. */
+ * part's thread, the poses its ticks published and, with `threads`, the
+ * threads its last tick ran on. */
 static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uint64_t *poses,
 			   unsigned *threads)
 {
@@ -430,7 +434,7 @@ static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uin
 		if (rpc_get_i64(st, "poses", &v) == 0)
 			*poses = (uint64_t)v;
 		if (threads != NULL && rpc_get_i64(st, "tick_threads", &v) == 0)
-			*threads = v >= 1 && v <= 8 ? (unsigned)v : 1;
+			*threads = v < 1 ? 1 : v > SHAPED_THREADS_MAX ? SHAPED_THREADS_MAX : (unsigned)v;
 	}
 	rpc_reply_free(&r);
 }
