@@ -394,6 +394,7 @@ typedef struct animc_stats_stream {
 	uint64_t change_poses;          /* published at once by play, seek, ... */
 	uint64_t cpu_ns;                /* CPU time of its ticks */
 	double cpu_us_per_pose;         /* cpu_ns / poses, in µs */
+	uint32_t tick_threads;          /* its last tick ran on (0 before the first) */
 } animc_stats_stream;
 
 typedef struct animc_stats_log_line {

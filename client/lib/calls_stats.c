@@ -90,6 +90,7 @@ static void stats_streams(struct ac_parse *p, const msgpack_object *r, animc_sta
 		v[i]->change_poses = ac_obj_u64(p, o, "change_poses", 0);
 		v[i]->cpu_ns = ac_obj_u64(p, o, "cpu_ns", 0);
 		v[i]->cpu_us_per_pose = ac_obj_f64(p, o, "cpu_us_per_pose", 0);
+		v[i]->tick_threads = (uint32_t)ac_obj_u64(p, o, "tick_threads", 0);
 	}
 	s->streams = (const animc_stats_stream *const *)v;
 	s->stream_count = n;

@@ -322,6 +322,7 @@ static void test_animctl_top(void **state)
 	assert_non_null(strstr(out, "loaded 6"));
 	assert_non_null(strstr(out, "STREAM"));
 	assert_non_null(strstr(out, "TICKS/S"));
+	assert_non_null(strstr(out, "THR"));
 	assert_non_null(strstr(out, "US/POSE"));
 	/* Our stream's row: its id, owner, space and rate. */
 	snprintf(want, sizeof want, "\n%-7llu %5llu model        60 ", (unsigned long long)fx->stream,
@@ -341,6 +342,7 @@ static void test_animctl_top(void **state)
 		assert_true(line[0] == '{');
 		assert_non_null(strstr(line, "\"streams\":[{\"stream\":"));
 		assert_non_null(strstr(line, "\"poses_per_second\":"));
+		assert_non_null(strstr(line, "\"tick_threads\":1,"));
 		assert_non_null(strstr(line, "\"requests_per_second\":"));
 		lines++;
 	}
