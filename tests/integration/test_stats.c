@@ -85,40 +85,60 @@ static void paths_free(struct paths *p)
 	p->n = 0;
 }
 
+/* A daemon on a fresh copy of the demo assets, started with `config`. */
+static void demo_daemon_start(struct daemon_proc *d, const char *config)
+{
+	const char *build = getenv("BUILD");
+	char cmd[1024];
+
+	assert_int_equal(daemon_proc_init(d), 0);
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", d->assets);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(daemon_proc_start(d, config, TIMEOUT_MS), 0);
+}
+
+/* A model-space stream at 60 Hz of `channels` channels with `walkers`
+ * walkers playing in it; its id. */
+static uint64_t walker_stream(struct rpc_client *c, uint32_t channels, uint32_t walkers)
+{
+	struct rpc_reply r;
+	uint64_t stream;
+	int64_t v;
+
+	assert_int_equal(rpc_client_call(c, &r, "stream.open", "space:s rate:u instances:u",
+					 "model", (uint64_t)60, (uint64_t)channels), 0);
+	if (r.error != NULL)
+		fail_msg("stream.open: %s %s", r.code, r.message);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
+	stream = (uint64_t)v;
+	rpc_reply_free(&r);
+	close(rpc_client_take_fd(c));
+	for (uint32_t i = 0; i < walkers; i++) {
+		assert_int_equal(rpc_client_call(c, &r, "play", "asset:s mesh:s stream:u",
+						 "walker.md5anim", "walker.md5mesh", stream), 0);
+		if (r.error != NULL)
+			fail_msg("play: %s %s", r.code, r.message);
+		rpc_reply_free(&r);
+	}
+	return stream;
+}
+
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof *fx);
-	const char *build = getenv("BUILD");
 	struct rpc_reply r;
-	char cmd[1024];
 	int64_t v;
 
 	assert_non_null(fx);
-	assert_int_equal(daemon_proc_init(&fx->d), 0);
-	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", fx->d.assets);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
+	demo_daemon_start(&fx->d, "[reload]\nquiet_ms = 50\n");
 	assert_int_equal(rpc_client_connect(&fx->c, fx->d.socket, TIMEOUT_MS), 0);
 	assert_int_equal(rpc_client_call(&fx->c, &r, "hello", NULL), 0);
 	assert_null(r.error);
 	assert_int_equal(rpc_get_i64(r.result, "connection", &v), 0);
 	fx->connection = (uint64_t)v;
 	rpc_reply_free(&r);
-
-	/* A stream at 60 Hz with the walker in it. */
-	assert_int_equal(rpc_client_call(&fx->c, &r, "stream.open", "space:s rate:u", "model",
-					 (uint64_t)60), 0);
-	if (r.error != NULL)
-		fail_msg("stream.open: %s %s", r.code, r.message);
-	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
-	fx->stream = (uint64_t)v;
-	rpc_reply_free(&r);
-	close(rpc_client_take_fd(&fx->c));
-	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
-					 "walker.md5anim", "walker.md5mesh", fx->stream), 0);
-	if (r.error != NULL)
-		fail_msg("play: %s %s", r.code, r.message);
-	rpc_reply_free(&r);
+	/* A stream (16 channels, the default) with the walker in it. */
+	fx->stream = walker_stream(&fx->c, 16, 1);
 	*state = fx;
 	return 0;
 }
@@ -514,34 +534,15 @@ static void test_skipped_ticks(void **state)
  * started with `config`. */
 static uint64_t crowd_tick_threads(const char *config)
 {
-	const char *build = getenv("BUILD");
 	struct daemon_proc d;
 	struct rpc_client c;
 	struct rpc_reply r;
-	uint64_t stream, ticks0 = 0, threads = 0;
-	char cmd[1024];
-	int64_t v;
+	uint64_t ticks0 = 0, threads = 0;
+	bool done;
 
-	assert_int_equal(daemon_proc_init(&d), 0);
-	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", d.assets);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(daemon_proc_start(&d, config, TIMEOUT_MS), 0);
+	demo_daemon_start(&d, config);
 	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
-	assert_int_equal(rpc_client_call(&c, &r, "stream.open", "space:s rate:u instances:u",
-					 "model", (uint64_t)60, (uint64_t)64), 0);
-	if (r.error != NULL)
-		fail_msg("stream.open: %s %s", r.code, r.message);
-	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
-	stream = (uint64_t)v;
-	rpc_reply_free(&r);
-	close(rpc_client_take_fd(&c));
-	for (int i = 0; i < 64; i++) {
-		assert_int_equal(rpc_client_call(&c, &r, "play", "asset:s mesh:s stream:u",
-						 "walker.md5anim", "walker.md5mesh", stream), 0);
-		if (r.error != NULL)
-			fail_msg("play: %s %s", r.code, r.message);
-		rpc_reply_free(&r);
-	}
+	walker_stream(&c, 64, 64);
 	/* Two ticks after the last play: all 64 attached. */
 	for (int i = 0; i < 500; i++) {
 		const msgpack_object *st;
@@ -553,11 +554,10 @@ static uint64_t crowd_tick_threads(const char *config)
 		if (i == 0)
 			ticks0 = u64_of(st, "ticks");
 		threads = u64_of(st, "tick_threads");
-		if (u64_of(st, "ticks") >= ticks0 + 2) {
-			rpc_reply_free(&r);
-			break;
-		}
+		done = u64_of(st, "ticks") >= ticks0 + 2;
 		rpc_reply_free(&r);
+		if (done)
+			break;
 		usleep(20000);
 	}
 	rpc_client_close(&c);
