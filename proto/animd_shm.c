@@ -190,7 +190,8 @@ void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *
 }
 
 #if defined(__x86_64__)
-/* The checksum's sum of (w[i] XOR i) eight lanes at a time, computed from
+/* The checksum's sum of (w[i] XOR i), i counting from `first`, eight lanes
+ * at a time, computed from
  * the source as it is copied: the payload is read once, from the writer's
  * cache.  The slot's lines are written with streaming stores: a ring's
  * slots were last written a ring's length of ticks ago and are no longer
@@ -198,9 +199,12 @@ void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *
  * overwrite it. */
 __attribute__((target("avx2"))) static uint32_t copy_sum_avx2(unsigned char *dst,
 							     const unsigned char *src,
-							     size_t bytes, size_t *done)
+							     size_t bytes, uint32_t first,
+							     size_t *done)
 {
-	__m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), eight = _mm256_set1_epi32(8);
+	__m256i idx = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+				       _mm256_set1_epi32((int)first));
+	__m256i eight = _mm256_set1_epi32(8);
 	__m256i acc = _mm256_setzero_si256();
 	__m128i half;
 	size_t i = 0;
@@ -219,6 +223,28 @@ __attribute__((target("avx2"))) static uint32_t copy_sum_avx2(unsigned char *dst
 	half = _mm_add_epi32(half, _mm_shuffle_epi32(half, 0xb1));
 	return (uint32_t)_mm_cvtsi128_si32(half);
 }
+
+/* The same a whole line at a time: one streaming store fills a line's
+ * write-combining buffer at once, and half as many stores wait in the
+ * store buffer behind the next pose's work. */
+__attribute__((target("avx512f"))) static uint32_t copy_sum_avx512(unsigned char *dst,
+								 const unsigned char *src,
+								 size_t bytes, size_t *done)
+{
+	__m512i idx = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	__m512i sixteen = _mm512_set1_epi32(16), acc = _mm512_setzero_si512();
+	size_t i = 0;
+
+	for (; i + 64 <= bytes; i += 64) {
+		__m512i v = _mm512_loadu_si512((const void *)(src + i));
+
+		acc = _mm512_add_epi32(acc, _mm512_xor_si512(v, idx));
+		idx = _mm512_add_epi32(idx, sixteen);
+		_mm512_stream_si512((void *)(dst + i), v);
+	}
+	*done = i;
+	return (uint32_t)_mm512_reduce_add_epi32(acc);
+}
 #endif
 
 void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
@@ -233,10 +259,16 @@ void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm
 	slot->element_count = element_count;
 #if defined(__x86_64__)
 	if (__builtin_cpu_supports("avx2")) {
+		size_t lines = 0;
+
 		/* Streaming stores are not ordered after the odd mark (a plain
 		 * store): this fence is.  Their own fence is in write_end. */
 		_mm_sfence();
-		sum += copy_sum_avx2(dst, from, bytes, &done);
+		if (__builtin_cpu_supports("avx512f"))
+			sum += copy_sum_avx512(dst, from, bytes, &lines);
+		sum += copy_sum_avx2(dst + lines, from + lines, bytes - lines,
+				     (uint32_t)(lines / 4), &done);
+		done += lines;
 	}
 #endif
 	/* The rest (all of it without AVX2): whole words, each summed as it
@@ -255,13 +287,16 @@ void animd_shm_prefetch_slot(struct animd_shm_channel *ch, const struct animd_sh
 			     uint64_t n)
 {
 	const char *p = (const char *)animd_shm_slot(ch, h, n);
+	const char *c = (const char *)ch;
 
 #if defined(__x86_64__)
 	/* PREFETCHW: every x86-64 CPU decodes it (those that predate it as a
 	 * no-op); the compiler emits it only with -mprfchw. */
 	__asm__("prefetchw %0" : : "m"(*p));
+	__asm__("prefetchw %0" : : "m"(*c));
 #else
 	__builtin_prefetch(p, 1, 3);
+	__builtin_prefetch(c, 1, 3);
 #endif
 }
 
