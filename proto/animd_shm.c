@@ -190,6 +190,17 @@ void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *
 }
 
 #if defined(__x86_64__)
+/* The wrapping sum of eight 32-bit lanes (vector adds wrap; the compiler's
+ * own reductions add as signed int, which must not overflow). */
+__attribute__((target("avx2"))) static inline uint32_t sum_lanes8(__m256i v)
+{
+	__m128i half = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+
+	half = _mm_add_epi32(half, _mm_shuffle_epi32(half, 0x4e));
+	half = _mm_add_epi32(half, _mm_shuffle_epi32(half, 0xb1));
+	return (uint32_t)_mm_cvtsi128_si32(half);
+}
+
 /* The checksum's sum of (w[i] XOR i), i counting from `first`, eight lanes
  * at a time, computed from
  * the source as it is copied: the payload is read once, from the writer's
@@ -206,7 +217,6 @@ __attribute__((target("avx2"))) static uint32_t copy_sum_avx2(unsigned char *dst
 				       _mm256_set1_epi32((int)first));
 	__m256i eight = _mm256_set1_epi32(8);
 	__m256i acc = _mm256_setzero_si256();
-	__m128i half;
 	size_t i = 0;
 
 	/* The payload starts 64 bytes into a 64-aligned slot. */
@@ -218,10 +228,7 @@ __attribute__((target("avx2"))) static uint32_t copy_sum_avx2(unsigned char *dst
 		_mm256_stream_si256((__m256i *)(void *)(dst + i), v);
 	}
 	*done = i;
-	half = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-	half = _mm_add_epi32(half, _mm_shuffle_epi32(half, 0x4e));
-	half = _mm_add_epi32(half, _mm_shuffle_epi32(half, 0xb1));
-	return (uint32_t)_mm_cvtsi128_si32(half);
+	return sum_lanes8(acc);
 }
 
 /* The same a whole line at a time: one streaming store fills a line's
@@ -243,7 +250,8 @@ __attribute__((target("avx512f"))) static uint32_t copy_sum_avx512(unsigned char
 		_mm512_stream_si512((void *)(dst + i), v);
 	}
 	*done = i;
-	return (uint32_t)_mm512_reduce_add_epi32(acc);
+	return sum_lanes8(_mm256_add_epi32(_mm512_castsi512_si256(acc),
+					   _mm512_extracti64x4_epi64(acc, 1)));
 }
 #endif
 
