@@ -244,9 +244,18 @@ void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *
  * them), and the slot stays odd meanwhile. */
 void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
 			     uint64_t n, const void *src, uint32_t element_count);
-/* Ask for the header line of pose n's slot in a writable state, ahead of
- * writing it (its payload goes with streaming stores, see
- * animd_shm_write_payload).  Only a hint. */
+/* The copy's kernels, widest last: plain C (any CPU), AVX2 (32-byte
+ * streaming stores), AVX-512 (a line per store).  write_payload takes the
+ * widest the CPU has, at most the one animd_shm_copy_limit set (for tests,
+ * which prove each against the plain one; not thread-safe).  Returns the
+ * kernel now in use. */
+#define ANIMD_SHM_COPY_PLAIN 0
+#define ANIMD_SHM_COPY_AVX2 1
+#define ANIMD_SHM_COPY_AVX512 2
+int animd_shm_copy_limit(int max);
+/* Ask for the header lines of pose n's slot and of its channel in a
+ * writable state, ahead of writing them (the payload goes with streaming
+ * stores, see animd_shm_write_payload).  Only a hint. */
 void animd_shm_prefetch_slot(struct animd_shm_channel *ch, const struct animd_shm_header *h,
 			     uint64_t n);
 /* Complete the slot (sealed) and publish it: the channel's count is n + 1. */

@@ -153,15 +153,15 @@ static void test_read_near_wrap(void **state)
 
 /* The writer's one-pass copy (streaming stores) puts the bytes there and
  * the checksum the reader's animd_shm_checksum computes, for payloads of
- * every length a space gives (multiples of 4, not all of 16), and readers
- * find them whole. */
-static void test_write_payload(void **state)
+ * every length a space gives (multiples of 4, not all of 16, lines and
+ * tails), and readers find them whole: with each copy kernel this CPU has. */
+static void test_write_payload_with(int kernel)
 {
 	static const uint32_t spaces[] = { ANIMD_SHM_SPACE_LOCAL, ANIMD_SHM_SPACE_VERTICES,
 					   ANIMD_SHM_SPACE_CAMERA, ANIMD_SHM_SPACE_EMITTERS };
 	uint64_t rng = 88172645463325252ull;
 
-	(void)state;
+	print_message("copy kernel %d\n", kernel);
 	for (size_t k = 0; k < sizeof spaces / sizeof spaces[0]; k++) {
 		for (uint32_t count = 1; count <= 21; count += 5) {
 			struct animd_shm_header h;
@@ -197,6 +197,18 @@ static void test_write_payload(void **state)
 			free(region);
 		}
 	}
+}
+
+static void test_write_payload(void **state)
+{
+	int best = animd_shm_copy_limit(ANIMD_SHM_COPY_AVX512);
+
+	(void)state;
+	for (int kernel = ANIMD_SHM_COPY_PLAIN; kernel <= best; kernel++) {
+		assert_int_equal(animd_shm_copy_limit(kernel), kernel);
+		test_write_payload_with(kernel);
+	}
+	animd_shm_copy_limit(ANIMD_SHM_COPY_AVX512);
 }
 
 int main(void)
