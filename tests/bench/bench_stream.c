@@ -586,8 +586,12 @@ int main(void)
 {
 	struct daemon_proc d;
 
+	static const char *const copy_kernel[] = { "plain stores", "AVX2 streaming stores",
+						   "AVX-512 streaming stores, a line each" };
+
 	start_daemon(&d);
-	printf("== pose streams (animd serve, sealed memfd, seqlock)\n");
+	printf("== pose streams (animd serve, sealed memfd, seqlock; the payload copy on this CPU: %s)\n",
+	       copy_kernel[animd_shm_copy_limit(ANIMD_SHM_COPY_AVX512)]);
 	bench_latency(&d);
 	bench_scale(&d, "c64.md5anim", 64, 2000, "");
 	bench_scale(&d, "c64.md5anim", 64, 25000, "");
