@@ -202,12 +202,11 @@ __attribute__((target("avx2"))) static inline uint32_t sum_lanes8(__m256i v)
 }
 
 /* The checksum's sum of (w[i] XOR i), i counting from `first`, eight lanes
- * at a time, computed from
- * the source as it is copied: the payload is read once, from the writer's
- * cache.  The slot's lines are written with streaming stores: a ring's
- * slots were last written a ring's length of ticks ago and are no longer
- * in the cache, and a plain store would first fetch each line only to
- * overwrite it. */
+ * at a time, computed from the source as it is copied: the payload is read
+ * once, from the writer's cache.  The slot's lines are written with
+ * streaming stores: a ring's slots were last written a ring's length of
+ * ticks ago and are no longer in the cache, and a plain store would first
+ * fetch each line only to overwrite it. */
 __attribute__((target("avx2"))) static uint32_t copy_sum_avx2(unsigned char *dst,
 							     const unsigned char *src,
 							     size_t bytes, uint32_t first,

@@ -584,10 +584,9 @@ static void bench_one_core(void)
 
 int main(void)
 {
-	struct daemon_proc d;
-
 	static const char *const copy_kernel[] = { "plain stores", "AVX2 streaming stores",
 						   "AVX-512 streaming stores, a line each" };
+	struct daemon_proc d;
 
 	start_daemon(&d);
 	printf("== pose streams (animd serve, sealed memfd, seqlock; the payload copy on this CPU: %s)\n",
