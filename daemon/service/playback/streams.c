@@ -200,11 +200,29 @@ static uint32_t stream_emitters(struct stream_scratch *sc, const struct instance
 	return a->emitter_count;
 }
 
+/* Ask for what publishing channel c touches first: its instance's two
+ * lines, and its channel's and next slot's header lines (written with
+ * plain stores, last touched a tick or two ago). */
+static void stream_prefetch_channel(const struct stream *st, uint32_t c)
+{
+	const struct instance *in = st->channels[c];
+
+	if (in == NULL)
+		return;
+	__builtin_prefetch(in, 0, 3);
+	__builtin_prefetch((const char *)in + 64, 0, 3);
+	animd_shm_prefetch_slot(animd_shm_channel(st->region, &st->geom, c), &st->geom,
+				st->published[c]);
+}
+
 /* Evaluate the instance now into the slot's payload; returns the element
- * count. */
+ * count.  Channel `next` (UINT32_MAX: none) is prefetched between the
+ * sampling and the rest: by then the last pose's streaming stores have
+ * drained, and a prefetch issued right behind them would wait for the
+ * line fill buffers they hold. */
 static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 				const struct instance *in, const struct clip_time *ct,
-				int64_t global_ns, int64_t now, float *out)
+				int64_t global_ns, int64_t now, float *out, uint32_t next)
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	const struct asset *mesh;
@@ -228,6 +246,8 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	}
 	if (in->layer_count > 0)
 		layers_apply(in, now, sc->local, sc->layer);
+	if (next != UINT32_MAX)
+		stream_prefetch_channel(st, next);
 	if (st->space == SPACE_LOCAL) {
 		for (uint32_t j = 0; j < skel->joint_count; j++) {
 			const struct transform *x = &sc->local[j];
@@ -305,16 +325,18 @@ static void stream_publish_end(struct pending_pose *p)
  * checksum in one pass) and left in `prev` to publish.  Ending a slot
  * after the next pose's evaluation lets its streaming stores reach memory
  * while the CPU computes, instead of waiting for them: the slot stays odd
- * for one evaluation longer, and readers take the pose before it.
+ * for one evaluation longer, and readers take the pose before it.  `next`
+ * is the channel published after this one, if any (stream_evaluate).
  */
 static void stream_publish_begin(struct stream *st, struct stream_scratch *sc,
-				 struct instance *in, int64_t now, struct pending_pose *prev)
+				 struct instance *in, int64_t now, struct pending_pose *prev,
+				 uint32_t next)
 {
 	struct animd_shm_channel *ch = animd_shm_channel(st->region, &st->geom, in->channel);
 	int64_t t = instance_time_at(in, now);
 	struct clip_time ct = instance_clip_time_of(in, t);
 	uint64_t n = st->published[in->channel]++;
-	uint32_t count = stream_evaluate(st, sc, in, &ct, t, now, sc->payload);
+	uint32_t count = stream_evaluate(st, sc, in, &ct, t, now, sc->payload, next);
 	struct animd_shm_slot *slot;
 
 	stream_publish_end(prev);
@@ -339,7 +361,7 @@ static void stream_publish(struct stream *st, struct stream_scratch *sc, struct 
 	struct pending_pose p = { 0 };
 
 	st->change_poses++;
-	stream_publish_begin(st, sc, in, now, &p);
+	stream_publish_begin(st, sc, in, now, &p, UINT32_MAX);
 	stream_publish_end(&p);
 }
 
@@ -374,19 +396,14 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	uint64_t cpu0 = stream_thread_cpu_ns();
 	uint32_t poses = 0;
 
+	if (c0 < c1)
+		stream_prefetch_channel(st, c0);
 	for (uint32_t c = c0; c < c1; c++) {
 		if (st->channels[c] == NULL)
 			continue;
 		poses++;
-		/* The next channel's instance and slot header (written with
-		 * plain stores) were last touched a tick ago: ask for them now. */
-		if (c + 1 < c1 && st->channels[c + 1] != NULL) {
-			__builtin_prefetch(st->channels[c + 1], 0, 3);
-			__builtin_prefetch((const char *)st->channels[c + 1] + 64, 0, 3);
-			animd_shm_prefetch_slot(animd_shm_channel(st->region, &st->geom, c + 1),
-						&st->geom, st->published[c + 1]);
-		}
-		stream_publish_begin(st, sc, st->channels[c], now, &pending);
+		stream_publish_begin(st, sc, st->channels[c], now, &pending,
+				     c + 1 < c1 ? c + 1 : UINT32_MAX);
 	}
 	stream_publish_end(&pending);
 	sc->poses = poses;
