@@ -233,6 +233,8 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		struct camera_frame f;
 
 		camera_sample(in->asset->camera, ct->t_ns, &f);
+		if (next != UINT32_MAX)
+			stream_prefetch_channel(st, next);
 		memcpy(out, &f.pos, 3 * sizeof(float));
 		memcpy(out + 3, &f.rot, 4 * sizeof(float));
 		out[7] = f.fov;
