@@ -17,6 +17,9 @@ struct workers {
 	bool quit;
 	void (*fn)(void *ctx, unsigned part, unsigned parts);
 	void *ctx;
+	/* workers_run_claims: the items of the job not yet claimed start at
+	 * claim_next (under lock). */
+	uint32_t claim_next, claim_count, claim_chunk;
 };
 
 struct worker_arg {
@@ -110,6 +113,32 @@ void workers_run(struct workers *w, void (*fn)(void *ctx, unsigned part, unsigne
 	while (w->pending > 0)
 		pthread_cond_wait(&w->done, &w->lock);
 	pthread_mutex_unlock(&w->lock);
+}
+
+void workers_run_claims(struct workers *w, uint32_t count, uint32_t chunk,
+			void (*fn)(void *ctx, unsigned part, unsigned parts), void *ctx)
+{
+	/* No part runs yet: the fields are the loop thread's to set. */
+	w->claim_next = 0;
+	w->claim_count = count;
+	w->claim_chunk = chunk > 0 ? chunk : 1;
+	workers_run(w, fn, ctx);
+}
+
+bool workers_claim(struct workers *w, uint32_t *begin, uint32_t *end)
+{
+	bool got;
+
+	pthread_mutex_lock(&w->lock);
+	got = w->claim_next < w->claim_count;
+	if (got) {
+		*begin = w->claim_next;
+		*end = w->claim_count - w->claim_next > w->claim_chunk ?
+			       w->claim_next + w->claim_chunk : w->claim_count;
+		w->claim_next = *end;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return got;
 }
 
 void workers_free(struct workers *w)

@@ -1,7 +1,8 @@
 /*
  * workers.h - a small fork-join pool for the stream tick: the loop thread
- * splits a tick's channels into parts, runs part 0 itself and the others on
- * the pool's threads, and waits for all of them.  While it waits nothing
+ * runs part 0 of a job itself and the others on the pool's threads, and
+ * waits for all of them; the parts split the job's items between them,
+ * by a fixed share or by claiming chunks (workers_run_claims).  While it waits nothing
  * else runs on the loop, so the instances the parts read cannot change
  * under them; the assets they sample are immutable.  One wake-up per tick
  * and thread, so the cross-core cost (~20 us here) is paid per tick, not
@@ -9,6 +10,9 @@
  */
 #ifndef ANIMD_WORKERS_H
 #define ANIMD_WORKERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
 
 struct workers;
 
@@ -21,6 +25,15 @@ unsigned workers_parts(const struct workers *w);
  * Called from one thread at a time (the loop). */
 void workers_run(struct workers *w, void (*fn)(void *ctx, unsigned part, unsigned parts),
 		 void *ctx);
+/* workers_run for a job of `count` items handed out `chunk` at a time:
+ * each part calls workers_claim until it says none is left, so a part
+ * whose thread runs faster (its vCPU less busy) takes more of the job, and
+ * the job ends when the last chunk does, not the slowest fixed share. */
+void workers_run_claims(struct workers *w, uint32_t count, uint32_t chunk,
+			void (*fn)(void *ctx, unsigned part, unsigned parts), void *ctx);
+/* The next chunk [*begin, *end) of the running workers_run_claims job;
+ * false when every item is taken.  From the job's parts only. */
+bool workers_claim(struct workers *w, uint32_t *begin, uint32_t *end);
 /* Stop and join the threads; NULL does nothing. */
 void workers_free(struct workers *w);
 

@@ -382,13 +382,18 @@ static uint64_t stream_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One part of a tick: channels [c0, c1) of the stream, on its own scratch. */
+/* Channels a tick's part claims at a time (workers_claim): small enough
+ * that the parts finish together, large enough that claiming costs
+ * nothing beside the poses. */
+#define STREAM_CLAIM_MAX 128
+
+/* One part of a tick, on its own scratch: every channel when the tick has
+ * one part, else the chunks of channels it claims.  A pose still being
+ * written when one chunk ends is published in the next. */
 static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 {
 	struct stream *st = ctx;
-	uint32_t n = st->geom.channel_count;
-	uint32_t c0 = (uint32_t)((uint64_t)n * part / parts);
-	uint32_t c1 = (uint32_t)((uint64_t)n * (part + 1) / parts);
+	uint32_t c0 = 0, c1 = st->geom.channel_count;
 	/* One clock for the part: its instances are posed at one instant. */
 	int64_t now = clock_now_ns();
 	struct pending_pose pending = { 0 };
@@ -397,15 +402,18 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	 * whatever the number of poses. */
 	uint64_t cpu0 = stream_thread_cpu_ns();
 	uint32_t poses = 0;
+	bool more = parts == 1 || workers_claim(st->reg->workers, &c0, &c1);
 
-	if (c0 < c1)
+	while (more) {
 		stream_prefetch_channel(st, c0);
-	for (uint32_t c = c0; c < c1; c++) {
-		if (st->channels[c] == NULL)
-			continue;
-		poses++;
-		stream_publish_begin(st, sc, st->channels[c], now, &pending,
-				     c + 1 < c1 ? c + 1 : UINT32_MAX);
+		for (uint32_t c = c0; c < c1; c++) {
+			if (st->channels[c] == NULL)
+				continue;
+			poses++;
+			stream_publish_begin(st, sc, st->channels[c], now, &pending,
+					     c + 1 < c1 ? c + 1 : UINT32_MAX);
+		}
+		more = parts > 1 && workers_claim(st->reg->workers, &c0, &c1);
 	}
 	stream_publish_end(&pending);
 	sc->poses = poses;
@@ -423,7 +431,13 @@ static void stream_tick(uv_timer_t *t)
 	/* Many instances: spread them over the cores; a few: not worth a
 	 * cross-core wake-up. */
 	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1) {
-		workers_run(st->reg->workers, stream_tick_part, st);
+		/* About eight chunks a part even when few channels are in use
+		 * (they are the lowest: stream_attach fills from the bottom). */
+		uint32_t chunk = st->attached / (st->parts * 8);
+
+		workers_run_claims(st->reg->workers, st->geom.channel_count,
+				   chunk < 1 ? 1 : chunk > STREAM_CLAIM_MAX ? STREAM_CLAIM_MAX : chunk,
+				   stream_tick_part, st);
 		parts = st->parts;
 	} else {
 		stream_tick_part(st, 0, 1);
