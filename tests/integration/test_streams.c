@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +550,85 @@ static void test_stress_no_torn_reads(void **state)
 	unmap(&m);
 }
 
+/* Play the walker into a stream: its channel, and its instance in *id. */
+static int64_t play_walker(struct fixture *fx, uint64_t stream, int64_t *id)
+{
+	struct rpc_reply r;
+	int64_t channel;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", stream), 0);
+	if (r.error != NULL)
+		fail_msg("play: %s %s", r.code, r.message);
+	assert_int_equal(rpc_get_i64(r.result, "instance", id), 0);
+	assert_int_equal(rpc_get_i64(r.result, "channel", &channel), 0);
+	rpc_reply_free(&r);
+	return channel;
+}
+
+static void stop_instance(struct fixture *fx, int64_t id)
+{
+	struct rpc_reply r;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stop", "instance:u", (uint64_t)id), 0);
+	assert_null(r.error);
+	rpc_reply_free(&r);
+}
+
+/* A crowd big enough for its ticks to be spread over the cores (where
+ * there are two), with holes: every channel in use, and only those, keeps
+ * getting poses after the topmost instances and some in the middle stop
+ * and new ones take the lowest free channels. */
+static void test_ticks_reach_every_channel_in_use(void **state)
+{
+	enum { N = 96, CHANNELS = N + 8 };
+	struct fixture *fx = *state;
+	int64_t ids[N];
+	uint64_t p0[CHANNELS];
+	bool used[CHANNELS] = { false };
+	struct mapped m;
+
+	open_stream(fx, "model", 250, CHANNELS, &m);
+	for (int i = 0; i < N; i++) {
+		int64_t channel = play_walker(fx, m.id, &ids[i]);
+
+		assert_true(channel >= 0 && channel < CHANNELS && !used[channel]);
+		used[channel] = true;
+	}
+	/* The top ten, then every seventh below them from the highest down:
+	 * the last to stop leaves channels in use above it. */
+	for (int i = N - 1; i >= 0; i--)
+		if (i >= N - 10 || i % 7 == 3)
+			stop_instance(fx, ids[i]);
+	for (uint32_t c = 0; c < CHANNELS; c++)
+		used[c] = animd_shm_instance(animd_shm_channel((void *)m.h, m.h, c)) != 0;
+	for (int i = 0; i < 3; i++) {
+		int64_t id, channel = play_walker(fx, m.id, &id);
+
+		assert_true(channel >= 0 && channel < CHANNELS && !used[channel]);
+		used[channel] = true;
+	}
+	for (uint32_t c = 0; c < CHANNELS; c++)
+		p0[c] = animd_shm_published(animd_shm_channel((void *)m.h, m.h, c));
+	/* Until every channel in use has had five more ticks (or 5 s). */
+	for (int waited = 0;; waited += 10) {
+		uint32_t behind = 0;
+
+		for (uint32_t c = 0; c < CHANNELS; c++)
+			behind += used[c] &&
+				  animd_shm_published(animd_shm_channel((void *)m.h, m.h, c)) < p0[c] + 5;
+		if (behind == 0)
+			break;
+		if (waited >= 5000)
+			fail_msg("%u channels in use got fewer than 5 poses in 5 s at 250 Hz", behind);
+		usleep(10000);
+	}
+	for (uint32_t c = 0; c < CHANNELS; c++)
+		if (!used[c] && animd_shm_published(animd_shm_channel((void *)m.h, m.h, c)) != p0[c])
+			fail_msg("channel %u, not in use, got a pose", c);
+	unmap(&m);
+}
+
 static void test_idle_reader_and_hangups(void **state)
 {
 	struct fixture *fx = *state;
@@ -644,6 +724,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vertices_with_normals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ticks_reach_every_channel_in_use, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_reader_and_hangups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_restart_visible, setup, teardown),
 	};

@@ -1,12 +1,12 @@
 /*
  * workers.h - a small fork-join pool for the stream tick: the loop thread
  * runs part 0 of a job itself and the others on the pool's threads, and
- * waits for all of them; the parts split the job's items between them,
- * by a fixed share or by claiming chunks (workers_run_claims).  While it waits nothing
- * else runs on the loop, so the instances the parts read cannot change
- * under them; the assets they sample are immutable.  One wake-up per tick
- * and thread, so the cross-core cost (~20 us here) is paid per tick, not
- * per pose.
+ * waits for all of them; the parts split the job's items between them, by
+ * a fixed share or by claiming chunks (workers_run_claims).  While it
+ * waits nothing else runs on the loop, so the instances the parts read
+ * cannot change under them; the assets they sample are immutable.  One
+ * wake-up per tick and thread, so the cross-core cost (~20 us here) is
+ * paid per tick, not per pose.
  */
 #ifndef ANIMD_WORKERS_H
 #define ANIMD_WORKERS_H

@@ -44,6 +44,7 @@ struct stream {
 	struct instance **channels;     /* channel -> attached instance */
 	uint32_t attached;
 	uint32_t free_hint;             /* no free channel below this one */
+	uint32_t in_use_end;            /* no channel in use from this one on */
 	uv_timer_t timer;
 	int64_t period_ns;
 	int64_t next_tick_ns;
@@ -387,13 +388,13 @@ static uint64_t stream_thread_cpu_ns(void)
  * nothing beside the poses. */
 #define STREAM_CLAIM_MAX 128
 
-/* One part of a tick, on its own scratch: every channel when the tick has
- * one part, else the chunks of channels it claims.  A pose still being
- * written when one chunk ends is published in the next. */
+/* One part of a tick, on its own scratch: every channel in use when the
+ * tick has one part, else the chunks of them it claims.  A pose still
+ * being written when one chunk ends is published in the next. */
 static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 {
 	struct stream *st = ctx;
-	uint32_t c0 = 0, c1 = st->geom.channel_count;
+	uint32_t c0 = 0, c1 = st->in_use_end;
 	/* One clock for the part: its instances are posed at one instant. */
 	int64_t now = clock_now_ns();
 	struct pending_pose pending = { 0 };
@@ -404,7 +405,7 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	uint32_t poses = 0;
 	bool more = parts == 1 || workers_claim(st->reg->workers, &c0, &c1);
 
-	while (more) {
+	while (more && c0 < c1) {
 		stream_prefetch_channel(st, c0);
 		for (uint32_t c = c0; c < c1; c++) {
 			if (st->channels[c] == NULL)
@@ -431,11 +432,10 @@ static void stream_tick(uv_timer_t *t)
 	/* Many instances: spread them over the cores; a few: not worth a
 	 * cross-core wake-up. */
 	if (st->attached >= STREAM_PARALLEL_MIN && st->parts > 1) {
-		/* About eight chunks a part even when few channels are in use
-		 * (they are the lowest: stream_attach fills from the bottom). */
-		uint32_t chunk = st->attached / (st->parts * 8);
+		/* About eight chunks a part for a few channels in use. */
+		uint32_t chunk = st->in_use_end / (st->parts * 8);
 
-		workers_run_claims(st->reg->workers, st->geom.channel_count,
+		workers_run_claims(st->reg->workers, st->in_use_end,
 				   chunk < 1 ? 1 : chunk > STREAM_CLAIM_MAX ? STREAM_CLAIM_MAX : chunk,
 				   stream_tick_part, st);
 		parts = st->parts;
@@ -546,6 +546,8 @@ int stream_attach(struct stream *st, struct instance *in, char *err, size_t errl
 		if (st->channels[c] != NULL)
 			continue;
 		st->free_hint = c + 1;
+		if (c + 1 > st->in_use_end)
+			st->in_use_end = c + 1;
 		st->channels[c] = in;
 		st->attached++;
 		in->stream = st;
@@ -569,6 +571,8 @@ void stream_detach(struct instance *in)
 	st->attached--;
 	if (in->channel < st->free_hint)
 		st->free_hint = in->channel;
+	while (st->in_use_end > 0 && st->channels[st->in_use_end - 1] == NULL)
+		st->in_use_end--;
 	animd_shm_set_instance(animd_shm_channel(st->region, &st->geom, in->channel), 0);
 	in->stream = NULL;
 }
