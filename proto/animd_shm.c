@@ -257,9 +257,9 @@ __attribute__((target("avx512f"))) static uint32_t copy_sum_avx512(unsigned char
 /* The widest copy animd_shm_copy_limit allows. */
 static int copy_max = ANIMD_SHM_COPY_AVX512;
 
-int animd_shm_copy_limit(int max)
+/* The kernel write_payload uses: the widest the CPU has, up to copy_max. */
+static int copy_kernel(void)
 {
-	copy_max = max;
 #if defined(__x86_64__)
 	if (copy_max >= ANIMD_SHM_COPY_AVX512 && __builtin_cpu_supports("avx512f"))
 		return ANIMD_SHM_COPY_AVX512;
@@ -267,6 +267,12 @@ int animd_shm_copy_limit(int max)
 		return ANIMD_SHM_COPY_AVX2;
 #endif
 	return ANIMD_SHM_COPY_PLAIN;
+}
+
+int animd_shm_copy_limit(int max)
+{
+	copy_max = max;
+	return copy_kernel();
 }
 
 void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
@@ -280,13 +286,15 @@ void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm
 
 	slot->element_count = element_count;
 #if defined(__x86_64__)
-	if (copy_max >= ANIMD_SHM_COPY_AVX2 && __builtin_cpu_supports("avx2")) {
+	int kernel = copy_kernel();
+
+	if (kernel >= ANIMD_SHM_COPY_AVX2) {
 		size_t lines = 0;
 
 		/* Streaming stores are not ordered after the odd mark (a plain
 		 * store): this fence is.  Their own fence is in write_end. */
 		_mm_sfence();
-		if (copy_max >= ANIMD_SHM_COPY_AVX512 && __builtin_cpu_supports("avx512f"))
+		if (kernel == ANIMD_SHM_COPY_AVX512)
 			sum += copy_sum_avx512(dst, from, bytes, &lines);
 		sum += copy_sum_avx2(dst + lines, from + lines, bytes - lines,
 				     (uint32_t)(lines / 4), &done);
