@@ -7,6 +7,7 @@
 #define ANIMD_X_SYNTAX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/formats/diag.h"
 #include "daemon/formats/x_tree.h"
@@ -32,6 +33,19 @@ int x_mszip_inflate(const char *data, size_t len, char **out, size_t *out_len, s
  * many bytes at buf. */
 int x_mszip_size(const char *data, size_t len, size_t *size, struct diag *d);
 int x_mszip_inflate_into(const char *data, size_t len, char *buf, size_t size, struct diag *d);
+/*
+ * One chunk's fast path (libdeflate), which x_mszip_inflate_into tries
+ * before zlib: 1 when the chunk's DEFLATE bytes `in` (in_len of them)
+ * inflated to exactly `want` bytes at out + done, every input byte used,
+ * the done bytes before being its history; else 0, the history intact.
+ * `scratch` holds X_MSZIP_SCRATCH bytes.  Exposed for the tests that prove
+ * it against zlib's output on random data.
+ */
+struct libdeflate_decompressor;
+#define X_MSZIP_SCRATCH (5u + 32768u + 65535u)
+int x_mszip_chunk_fast(struct libdeflate_decompressor *dd, unsigned char *scratch,
+		       const unsigned char *in, uint32_t in_len, char *out, size_t done,
+		       uint32_t want);
 
 /* Read t->body (t->header says the encoding and float size) into t. */
 int x_text_read(struct x_tree *t, struct diag *d);

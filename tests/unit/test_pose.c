@@ -349,10 +349,59 @@ static void test_derived_normals(void **state)
 	free(m.normal_group);
 }
 
+/* Normal groups on random positions drawn from a few values (-0 among
+ * them, and NaN, which equals nothing): each vertex's group is the lowest
+ * vertex at an equal position.  The reference keeps the first vertex of
+ * each combination of values, -0 counted as 0; the largest mesh needs a
+ * table wide enough that -0 and 0 would hash apart unless made one key. */
+static void test_normal_groups_random(void **state)
+{
+	static const float values[] = { 0.0f, -0.0f, 1.0f, -2.5f, 1e-30f, 3e30f, NAN };
+	uint32_t seed = 99;
+
+	(void)state;
+	for (int round = 0; round < 41; round++) {
+		uint32_t n = round == 40 ? 100000 : (uint32_t)round * 37 % 700;
+		vec3 *pos = malloc((n + 1) * sizeof *pos);
+		uint32_t *expect = malloc((n + 1) * sizeof *expect), first[7 * 7 * 7];
+		struct mesh m = { .normals = MESH_NORMALS_DERIVED, .vertex_count = n };
+
+		assert_non_null(pos);
+		assert_non_null(expect);
+		memset(first, 0xff, sizeof first);
+		for (uint32_t v = 0; v < n; v++) {
+			uint32_t idx[3], key = 0;
+			int nan = 0;
+
+			for (int k = 0; k < 3; k++) {
+				seed = seed * 1103515245u + 12345u;
+				/* Mostly the first four values: many equal. */
+				idx[k] = (seed >> 16) % (round % 3 == 0 ? 7 : 4);
+				nan |= idx[k] == 6;
+				key = key * 7 + (idx[k] == 1 ? 0 : idx[k]);
+			}
+			pos[v] = vec3_make(values[idx[0]], values[idx[1]], values[idx[2]]);
+			if (nan)
+				expect[v] = v;
+			else if (first[key] == UINT32_MAX)
+				expect[v] = first[key] = v;
+			else
+				expect[v] = first[key];
+		}
+		assert_int_equal(mesh_group_normals(&m, pos), 0);
+		for (uint32_t v = 0; v < n; v++)
+			assert_int_equal(m.normal_group[v], expect[v]);
+		free(m.normal_group);
+		free(expect);
+		free(pos);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_normal_groups_random),
 		cmocka_unit_test(test_one_joint_z90),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_bind_and_skin),
