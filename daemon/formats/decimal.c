@@ -110,7 +110,7 @@ enum decimal_result decimal_parse(const char *s, size_t len, double *out)
 	return DECIMAL_OK;
 }
 
-bool decimal_fast_prefix(const char *p, const char *end, const char **stop, double *out)
+bool decimal_prefix_plain(const char *p, const char *end, const char **stop, double *out)
 {
 	uint64_t mant = 0;
 	int neg = 0, digits = 0, sig = 0, exp10 = 0, e = 0, eneg = 0, edigits = 0;
@@ -157,5 +157,98 @@ bool decimal_fast_prefix(const char *p, const char *end, const char **stop, doub
 	v = exp10 < 0 ? v / decimal_pow10[-exp10] : v * decimal_pow10[exp10];
 	*out = neg ? -v : v;
 	*stop = p;
+	return true;
+}
+
+/*
+ * Eight bytes at a time.  With t the bytes less '0' (a little-endian load:
+ * the first byte lowest), a byte is a digit when t < 10, so neither t nor
+ * t + 0x76 has its top bit set.  A byte below '0' borrows from the next
+ * and one past '9' may carry into it, but both only disturb bytes after
+ * the first that is not a digit, which is all we look at.
+ */
+#define ONES UINT64_C(0x0101010101010101)
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof w);
+	return w;
+}
+
+/* How many of the eight bytes (w less '0' in each) are digits before the
+ * first that is not: 0..8. */
+static inline unsigned digit_run(uint64_t t)
+{
+	uint64_t bad = (t | (t + 0x76 * ONES)) & (0x80 * ONES);
+
+	return bad == 0 ? 8 : (unsigned)__builtin_ctzll(bad) / 8;
+}
+
+/* The value of the first n (1..8) digits of t, as decimal_prefix_plain
+ * would accumulate them: the rest shifted out and zeros put before, then
+ * pairs, fours and the eight combined in three multiplications. */
+static inline uint64_t digits_value(uint64_t t, unsigned n)
+{
+	t <<= 8 * (8 - n);
+	t = t * 10 + (t >> 8);
+	t = (((t & UINT64_C(0x000000FF000000FF)) * (100 + (UINT64_C(1000000) << 32))) +
+	     (((t >> 16) & UINT64_C(0x000000FF000000FF)) * (1 + (UINT64_C(10000) << 32)))) >>
+	    32;
+	return t;
+}
+
+/*
+ * The numbers files are mostly made of -- a sign, up to seven digits, a
+ * dot, up to fifteen digits, no exponent -- read eight bytes at a time;
+ * the same mantissa and power of ten as decimal_prefix_plain's, so the
+ * same double.  Anything else, or fewer than 32 bytes left, goes to it.
+ */
+bool decimal_fast_prefix(const char *p, const char *end, const char **stop, double *out)
+{
+	const char *q = p;
+	uint64_t mant = 0, t;
+	unsigned n, frac = 0, more;
+	int neg = 0;
+	double v;
+
+	if (end - p < 32)
+		return decimal_prefix_plain(p, end, stop, out);
+	if (*q == '-' || *q == '+')
+		neg = *q++ == '-';
+	t = load8(q) - '0' * ONES;
+	n = digit_run(t);
+	if (n == 8)
+		return decimal_prefix_plain(p, end, stop, out);
+	if (n > 0)
+		mant = digits_value(t, n);
+	q += n;
+	if (*q == '.') {
+		t = load8(++q) - '0' * ONES;
+		frac = digit_run(t);
+		if (frac > 0)
+			mant = mant * (uint64_t)decimal_pow10[frac] + digits_value(t, frac);
+		q += frac;
+		if (frac == 8) {
+			t = load8(q) - '0' * ONES;
+			more = digit_run(t);
+			/* Past 19 digits the mantissa could wrap. */
+			if (more == 8 || n + frac + more > 19)
+				return decimal_prefix_plain(p, end, stop, out);
+			if (more > 0)
+				mant = mant * (uint64_t)decimal_pow10[more] + digits_value(t, more);
+			frac += more;
+			q += more;
+		}
+	}
+	if (n + frac == 0)
+		return false;
+	if (*q == 'e' || *q == 'E' || mant > (UINT64_C(1) << 53))
+		return decimal_prefix_plain(p, end, stop, out);
+	v = (double)mant;
+	v = frac > 0 ? v / decimal_pow10[frac] : v;
+	*out = neg ? -v : v;
+	*stop = q;
 	return true;
 }

@@ -37,6 +37,10 @@ enum decimal_result decimal_parse(const char *s, size_t len, double *out);
  * the caller then reads the token its slow way.
  */
 bool decimal_fast_prefix(const char *p, const char *end, const char **stop, double *out);
+/* The same a byte at a time: what decimal_fast_prefix falls back to for
+ * the numbers its eight-byte steps do not take, and what the tests prove
+ * those steps against. */
+bool decimal_prefix_plain(const char *p, const char *end, const char **stop, double *out);
 
 /* 10^0 .. 10^22, every one an exact double: Clinger's fast path for a
  * reader that gathers the digits itself (x_text.c), which must then do

@@ -146,6 +146,56 @@ static void test_random_digit_strings(void **state)
 	}
 }
 
+/*
+ * decimal_fast_prefix's eight-byte steps against decimal_prefix_plain, in
+ * place in longer text as the tokenizers call it: random numbers (signs,
+ * leading zeros, 0 to 9 digits before an optional dot and 0 to 19 after, an
+ * occasional exponent) followed by the bytes that end or continue them --
+ * blanks, brackets, letters, a second dot, an 'e' without digits, bytes
+ * with the top bit set -- then filler.  Both must agree on whether there
+ * is a number, where it stops and its value, bit for bit.
+ */
+static void test_fast_prefix_in_text(void **state)
+{
+	static const char follow[] = " \t\n)(,;xe.E-+/\x80\xff\x7f:0";
+	char buf[64];
+
+	(void)state;
+	for (int n = 0; n < 2000000; n++) {
+		uint64_t r = rng();
+		size_t o = 0, ni = (size_t)(rng() % 10), nf = (size_t)(rng() % 20);
+		const char *stop_fast = NULL, *stop_plain = NULL;
+		double fast = 1.0, plain = 2.0;
+		bool got_fast, got_plain;
+
+		if (r % 3 == 0)
+			buf[o++] = (r >> 2) % 2 ? '-' : '+';
+		for (size_t i = 0; i < ni; i++)
+			buf[o++] = (char)('0' + ((r >> 4) % 4 == 0 ? 0 : rng() % 10));
+		if ((r >> 6) % 4 != 0) {
+			buf[o++] = '.';
+			for (size_t i = 0; i < nf; i++)
+				buf[o++] = (char)('0' + rng() % 10);
+		}
+		if ((r >> 8) % 16 == 0)
+			o += (size_t)snprintf(buf + o, 8, "e%d", (int)(rng() % 60) - 30);
+		for (int k = 0; k < 3; k++)
+			buf[o++] = follow[rng() % (sizeof follow - 1)];
+		while (o < sizeof buf)
+			buf[o++] = ' ';
+		got_fast = decimal_fast_prefix(buf, buf + sizeof buf, &stop_fast, &fast);
+		got_plain = decimal_prefix_plain(buf, buf + sizeof buf, &stop_plain, &plain);
+		if (got_fast != got_plain)
+			fail_msg("\"%.24s\": fast %d, plain %d", buf, got_fast, got_plain);
+		if (!got_fast)
+			continue;
+		if (stop_fast != stop_plain || memcmp(&fast, &plain, sizeof fast) != 0)
+			fail_msg("\"%.24s\": fast %a stops at %td, plain %a at %td", buf, fast,
+				 stop_fast - buf, plain, stop_plain - buf);
+		checked++;
+	}
+}
+
 /* Random floats and doubles printed as exporters print them. */
 static void test_random_printed(void **state)
 {
@@ -216,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_random_digit_strings),
+		cmocka_unit_test(test_fast_prefix_in_text),
 		cmocka_unit_test(test_random_printed),
 	};
 
