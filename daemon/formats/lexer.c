@@ -415,6 +415,49 @@ static int lex_fast_float(const struct lex_token *tok, float *out)
 	return 1;
 }
 
+int lex_try_int(struct lexer *lx, int64_t *out, struct lex_token *tok)
+{
+	const char *p = lx->p, *line_start = NULL, *start, *q;
+	uint32_t line = lx->line, col;
+	int neg = 0;
+	int64_t v = 0;
+
+	if (lx->has_ahead)
+		return 0;
+	for (; p < lx->end; p++) {
+		if (*p == '\n') {
+			line++;
+			line_start = p + 1;
+		} else if (*p != ' ' && *p != '\t') {
+			break;
+		}
+	}
+	start = q = p;
+	if (q < lx->end && (*q == '-' || *q == '+')) {
+		/* A lexer whose punctuation holds the sign reads it apart. */
+		if (lx->cls[(unsigned char)*q] & LEX_C_PUNCT)
+			return 0;
+		neg = *q++ == '-';
+	}
+	/* lex_fast_int's limit: 18 digits cannot overflow. */
+	for (p = q; q < lx->end && q - p < 18 && *q >= '0' && *q <= '9'; q++)
+		v = v * 10 + (*q - '0');
+	if (q == p || (q < lx->end && !(lx->cls[(unsigned char)*q] & LEX_C_ENDS)))
+		return 0;
+	col = line_start != NULL ? 1 + (uint32_t)(start - line_start)
+				 : lx->col + (uint32_t)(start - lx->p);
+	tok->kind = LEX_WORD;
+	tok->text = start;
+	tok->len = (size_t)(q - start);
+	tok->line = line;
+	tok->col = col;
+	lx->line = line;
+	lx->col = col + (uint32_t)tok->len;
+	lx->p = q;
+	*out = neg ? -v : v;
+	return 1;
+}
+
 int lex_try_float(struct lexer *lx, float *out)
 {
 	const char *p = lx->p, *line_start = NULL, *stop;

@@ -105,6 +105,10 @@ int lex_expect_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
  * 0 with nothing consumed, for lex_next to read the token (and report it).
  */
 int lex_try_float(struct lexer *lx, float *out);
+/* The same for an integer of at most 18 digits after an optional sign (what
+ * lex_token_int reads without strtoll): 1 with *out, and *tok the token
+ * lex_next would have made of it. */
+int lex_try_int(struct lexer *lx, int64_t *out, struct lex_token *tok);
 int lex_expect_float(struct lexer *lx, const char *what, float *out);
 
 /* Parse a token as a number without consuming anything (0 or -EINVAL, no

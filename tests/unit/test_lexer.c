@@ -373,6 +373,85 @@ static void test_ints(void **state)
 	assert_int_equal(lex_token_int(&tok, &v), -EINVAL);
 }
 
+/*
+ * lex_try_int against lex_next and lex_token_int on random MD5-like text:
+ * integers of 0 to 21 digits with and without signs, decimals, words,
+ * brackets, blanks, tabs, LF and CRLF line ends, comments.  One lexer
+ * tries each token as an integer in place first, the other only ever
+ * makes tokens: whenever the first takes an integer, the second's token
+ * is a word of the same text, line and column with the same value, and
+ * after every step both stand at the same byte, line and column.  With
+ * '-' among the punctuation, a signed number is never taken.
+ */
+static void test_try_int_matches_tokens(void **state)
+{
+	static const char *const pieces[] = { " ", "\t", "\n", "\r\n", "(", ")", "{", "}",
+					      "12.5", "-0.75", "vert", "x1", "// note\n",
+					      "/* c */", "\"s\"", "1e5", "7x" };
+	uint64_t seed = 42;
+	char buf[600];
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		const char *puncts = round % 5 == 4 ? "(){}-" : "(){}";
+		size_t o = 0;
+		struct scan a, b;
+
+		while (o < sizeof buf - 40) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			if ((seed >> 33) % 3 == 0) {
+				const char *piece = pieces[(seed >> 40) % (sizeof pieces / sizeof *pieces)];
+
+				memcpy(buf + o, piece, strlen(piece));
+				o += strlen(piece);
+			} else {
+				unsigned digits = (unsigned)((seed >> 20) % 22);
+
+				if ((seed >> 45) % 4 == 0)
+					buf[o++] = (seed >> 47) % 2 ? '-' : '+';
+				for (unsigned k = 0; k < digits; k++)
+					buf[o++] = (char)('0' + (seed >> (k % 30)) % 10);
+				buf[o++] = (seed >> 50) % 2 ? ' ' : '\n';
+			}
+		}
+		scan_open(&a, buf, o, puncts, 0);
+		scan_open(&b, buf, o, puncts, 0);
+		for (;;) {
+			struct lex_token ta, tb;
+			int64_t va, vb;
+			int ra, rb;
+
+			if (lex_try_int(&a.lx, &va, &ta)) {
+				assert_int_equal(lex_next(&b.lx, &tb), 0);
+				assert_int_equal(tb.kind, LEX_WORD);
+				assert_int_equal(lex_token_int(&tb, &vb), 0);
+				assert_true(va == vb);
+				assert_true(ta.kind == tb.kind && ta.len == tb.len);
+				assert_true(ta.text - a.buf == tb.text - b.buf);
+				assert_int_equal(ta.line, tb.line);
+				assert_int_equal(ta.col, tb.col);
+				if (strchr(puncts, '-') != NULL)
+					assert_true(ta.text[0] != '-');
+			} else {
+				ra = lex_next(&a.lx, &ta);
+				rb = lex_next(&b.lx, &tb);
+				assert_int_equal(ra, rb);
+				if (ra < 0)
+					break;
+				assert_true(ta.kind == tb.kind && ta.len == tb.len);
+				assert_true(ta.text - a.buf == tb.text - b.buf);
+				if (ta.kind == LEX_EOF)
+					break;
+			}
+			assert_true(a.lx.p - a.buf == b.lx.p - b.buf);
+			assert_int_equal(a.lx.line, b.lx.line);
+			assert_int_equal(a.lx.col, b.lx.col);
+		}
+		scan_close(&a);
+		scan_close(&b);
+	}
+}
+
 static void test_floats(void **state)
 {
 	static const char *const good[] = {
@@ -600,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_remaining_and_strdup),
 		cmocka_unit_test(test_ints),
+		cmocka_unit_test(test_try_int_matches_tokens),
 		cmocka_unit_test(test_floats),
 		cmocka_unit_test(test_floats_match_strtod),
 		cmocka_unit_test(test_expect_float_direct),
