@@ -415,24 +415,37 @@ static int lex_fast_float(const struct lex_token *tok, float *out)
 	return 1;
 }
 
+/* Past the blanks and LF line breaks before a number read in place (the
+ * lexer not moved): the first other byte, with the line it is on and that
+ * line's start (NULL when no line break was passed). */
+static const char *lex_skip_blank_lines(const struct lexer *lx, uint32_t *line,
+					const char **line_start)
+{
+	const char *p = lx->p;
+
+	*line = lx->line;
+	*line_start = NULL;
+	for (; p < lx->end; p++) {
+		if (*p == '\n') {
+			++*line;
+			*line_start = p + 1;
+		} else if (*p != ' ' && *p != '\t') {
+			break;
+		}
+	}
+	return p;
+}
+
 int lex_try_int(struct lexer *lx, int64_t *out, struct lex_token *tok)
 {
-	const char *p = lx->p, *line_start = NULL, *start, *q;
-	uint32_t line = lx->line, col;
+	const char *p, *line_start, *start, *q;
+	uint32_t line, col;
 	int neg = 0;
 	int64_t v = 0;
 
 	if (lx->has_ahead)
 		return 0;
-	for (; p < lx->end; p++) {
-		if (*p == '\n') {
-			line++;
-			line_start = p + 1;
-		} else if (*p != ' ' && *p != '\t') {
-			break;
-		}
-	}
-	start = q = p;
+	start = q = p = lex_skip_blank_lines(lx, &line, &line_start);
 	if (q < lx->end && (*q == '-' || *q == '+')) {
 		/* A lexer whose punctuation holds the sign reads it apart. */
 		if (lx->cls[(unsigned char)*q] & LEX_C_PUNCT)
@@ -460,21 +473,14 @@ int lex_try_int(struct lexer *lx, int64_t *out, struct lex_token *tok)
 
 int lex_try_float(struct lexer *lx, float *out)
 {
-	const char *p = lx->p, *line_start = NULL, *stop;
-	uint32_t line = lx->line;
+	const char *p, *line_start, *stop;
+	uint32_t line;
 	unsigned char c;
 	double v;
 
 	if (lx->has_ahead)
 		return 0;
-	for (; p < lx->end; p++) {
-		if (*p == '\n') {
-			line++;
-			line_start = p + 1;
-		} else if (*p != ' ' && *p != '\t') {
-			break;
-		}
-	}
+	p = lex_skip_blank_lines(lx, &line, &line_start);
 	if (!decimal_fast_prefix(p, lx->end, &stop, &v))
 		return 0;
 	if (stop < lx->end) {
