@@ -15,6 +15,7 @@
 #ifndef ANIMD_LEXER_H
 #define ANIMD_LEXER_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,7 +96,6 @@ int lex_expect_punct(struct lexer *lx, char c);
 int lex_expect_string(struct lexer *lx, const char *what, struct lex_token *tok);
 int lex_expect_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
 		   int64_t *out);
-/* A finite number representable as a float. */
 /*
  * The next token read as a number straight from the bytes, without making
  * a token first (most of what an MD5 file holds): blanks and LF line
@@ -109,12 +109,27 @@ int lex_try_float(struct lexer *lx, float *out);
  * lex_token_int reads without strtoll): 1 with *out, and *tok the token
  * lex_next would have made of it. */
 int lex_try_int(struct lexer *lx, int64_t *out, struct lex_token *tok);
+/* A finite number representable as a float. */
 int lex_expect_float(struct lexer *lx, const char *what, float *out);
 
 /* Parse a token as a number without consuming anything (0 or -EINVAL, no
  * diag). */
 int lex_token_int(const struct lex_token *tok, int64_t *out);
 int lex_token_float(const struct lex_token *tok, float *out);
+
+/* The next token and its value: in place when lex_try_int takes it, else
+ * through lex_next and lex_token_int.  1 with *out; 0 when *tok is not an
+ * integer (for the caller's "expected" message); -EINVAL when the lexer
+ * failed (its diagnosis made).  Inline: it sits between every MD5
+ * integer and lex_try_int. */
+static inline int lex_next_int(struct lexer *lx, int64_t *out, struct lex_token *tok)
+{
+	if (lex_try_int(lx, out, tok))
+		return 1;
+	if (lex_next(lx, tok) < 0)
+		return -EINVAL;
+	return lex_token_int(tok, out) == 0;
+}
 
 /* Copy of the token text as a NUL-terminated string (NULL on ENOMEM). */
 char *lex_strdup(const struct lex_token *tok);

@@ -24,25 +24,13 @@ static int md5_common_fail_found(struct lexer *lx, const struct lex_token *tok,
 	return -EINVAL;
 }
 
-/* The next token as an integer, read in place when it is a plain one
- * (lex_try_int): 1 with *v; 0 when *t is not an integer; -EINVAL when
- * the lexer failed (its diagnosis made). */
-static int md5_common_next_int(struct lexer *lx, int64_t *v, struct lex_token *t)
-{
-	if (lex_try_int(lx, v, t))
-		return 1;
-	if (lex_next(lx, t) < 0)
-		return -EINVAL;
-	return lex_token_int(t, v) == 0;
-}
-
 int md5_common_int(struct lexer *lx, const char *what, int64_t min, int64_t max,
 		   int64_t *out, struct lex_token *tok)
 {
 	struct lex_token t;
 	char want[96];
 	int64_t v;
-	int rc = md5_common_next_int(lx, &v, &t);
+	int rc = lex_next_int(lx, &v, &t);
 
 	if (rc < 0)
 		return rc;
@@ -131,7 +119,7 @@ int md5_common_index(struct lexer *lx, const char *what, uint32_t expected)
 	struct lex_token tok;
 	char want[96];
 	int64_t v;
-	int rc = md5_common_next_int(lx, &v, &tok);
+	int rc = lex_next_int(lx, &v, &tok);
 
 	if (rc < 0)
 		return rc;
