@@ -275,28 +275,22 @@ int animd_shm_copy_limit(int max)
 	return copy_kernel();
 }
 
-void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
-			     uint64_t n, const void *src, uint32_t element_count)
+uint32_t animd_shm_copy_sum(void *dst, const void *src, size_t bytes, uint64_t n)
 {
-	size_t bytes = (size_t)element_count * h->element_stride;
-	unsigned char *dst = animd_shm_payload(slot);
+	unsigned char *to = dst;
 	const unsigned char *from = src;
 	uint32_t sum = (uint32_t)((2 * n + 2) * 0x9E3779B1u);
 	size_t done = 0;
 
-	slot->element_count = element_count;
 #if defined(__x86_64__)
 	int kernel = copy_kernel();
 
 	if (kernel >= ANIMD_SHM_COPY_AVX2) {
 		size_t lines = 0;
 
-		/* Streaming stores are not ordered after the odd mark (a plain
-		 * store): this fence is.  Their own fence is in write_end. */
-		_mm_sfence();
 		if (kernel == ANIMD_SHM_COPY_AVX512)
-			sum += copy_sum_avx512(dst, from, bytes, &lines);
-		sum += copy_sum_avx2(dst + lines, from + lines, bytes - lines,
+			sum += copy_sum_avx512(to, from, bytes, &lines);
+		sum += copy_sum_avx2(to + lines, from + lines, bytes - lines,
 				     (uint32_t)(lines / 4), &done);
 		done += lines;
 	}
@@ -307,10 +301,25 @@ void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm
 		uint32_t w;
 
 		memcpy(&w, from + done, 4);
-		memcpy(dst + done, &w, 4);
+		memcpy(to + done, &w, 4);
 		sum += w ^ (uint32_t)words;
 	}
-	slot->checksum = sum;
+	return sum;
+}
+
+void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
+			     uint64_t n, const void *src, uint32_t element_count)
+{
+	size_t bytes = (size_t)element_count * h->element_stride;
+
+	slot->element_count = element_count;
+#if defined(__x86_64__)
+	/* Streaming stores are not ordered after the odd mark (a plain
+	 * store): this fence is.  Their own fence is in write_end. */
+	if (copy_kernel() >= ANIMD_SHM_COPY_AVX2)
+		_mm_sfence();
+#endif
+	slot->checksum = animd_shm_copy_sum(animd_shm_payload(slot), src, bytes, n);
 }
 
 void animd_shm_prefetch_slot(struct animd_shm_channel *ch, const struct animd_shm_header *h,

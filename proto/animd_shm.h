@@ -244,6 +244,12 @@ void animd_shm_seal(struct animd_shm_slot *slot, const struct animd_shm_header *
  * them), and the slot stays odd meanwhile. */
 void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
 			     uint64_t n, const void *src, uint32_t element_count);
+/* write_payload's copy alone: `bytes` (a multiple of 4) from src to dst
+ * (64-byte aligned, as a slot's payload is) with the kernel write_payload
+ * uses, returning the checksum of pose n's payload.  No fence: streaming
+ * stores are not ordered before what follows (write_payload's and
+ * write_end's fences see to that in a slot). */
+uint32_t animd_shm_copy_sum(void *dst, const void *src, size_t bytes, uint64_t n);
 /* The copy's kernels, widest last: plain C (any CPU), AVX2 (32-byte
  * streaming stores), AVX-512 (a line per store).  write_payload takes the
  * widest the CPU has, at most the one animd_shm_copy_limit set (for tests,

@@ -23,6 +23,9 @@
  *  - the same at 25,000 instances with a daemon allowed one CPU (so one
  *    tick thread), beside the engine loops on that CPU: the per-core goal
  *    measured on one core.
+ *  - the floor under the publishing cost on that CPU: the daemon's
+ *    publishing calls, and the payload's copy alone, beside arithmetic that
+ *    cannot compete with them (bench_publish_floor).
  *
  * Prints figures; asserts nothing about speed.
  */
@@ -526,6 +529,156 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 	usleep(300000);
 }
 
+/* Register-only arithmetic, `iters` rounds of four independent chains:
+ * no load or store that could compete with the slot writes beside it. */
+static float arithmetic(uint32_t iters, float x)
+{
+	float a = x, b = x + 1, c = x + 2, e = x + 3;
+
+	for (uint32_t i = 0; i < iters; i++) {
+		a = a * 0.999f + 0.5f;
+		b = b * 0.998f + 0.25f;
+		c = c * 0.997f + 0.125f;
+		e = e * 0.996f + 0.0625f;
+	}
+	return a + b + c + e;
+}
+
+static float arithmetic_sink;
+
+/* What a floor sweep does beside the arithmetic of each pose. */
+enum floor_work {
+	FLOOR_NOTHING,          /* the arithmetic alone */
+	FLOOR_PAYLOAD,          /* the payload's copy into its slot, nothing else */
+	FLOOR_PUBLISH,          /* the daemon's publishing calls */
+	FLOOR_KINDS
+};
+
+/* One sweep of a floor round: a pose's worth of arithmetic per channel
+ * and, for FLOOR_PUBLISH, the publishing calls around it in the order
+ * stream_publish_begin makes them (the next channel's headers prefetched
+ * mid-pose, the last slot stamped and ended, this one marked odd and
+ * filled); n is the sweep, every channel's pose number. */
+static void floor_sweep(void *base, const struct animd_shm_header *h, const float *pose,
+			uint32_t iters, uint64_t n, enum floor_work work)
+{
+	size_t bytes = (size_t)h->max_elements * h->element_stride;
+	struct animd_shm_channel *last_ch = NULL;
+	struct animd_shm_slot *last = NULL;
+
+	for (uint32_t c = 0; c < h->channel_count; c++) {
+		struct animd_shm_channel *ch = animd_shm_channel(base, h, c);
+		struct animd_shm_slot *slot;
+
+		arithmetic_sink += arithmetic(iters / 2, arithmetic_sink);
+		if (work == FLOOR_PUBLISH && c + 1 < h->channel_count)
+			animd_shm_prefetch_slot(animd_shm_channel(base, h, c + 1), h, n);
+		arithmetic_sink += arithmetic(iters - iters / 2, arithmetic_sink);
+		if (work == FLOOR_PAYLOAD)
+			animd_shm_copy_sum(animd_shm_payload(animd_shm_slot(ch, h, n)), pose, bytes, n);
+		if (work != FLOOR_PUBLISH)
+			continue;
+		if (last != NULL) {
+			last->publish_ns = now_ns();
+			animd_shm_write_end(last_ch, last, n);
+		}
+		slot = animd_shm_write_begin(ch, h, n);
+		slot->instance_id = c + 1;
+		slot->tick = n;
+		slot->clip_time = 0;
+		slot->generation = 1;
+		slot->flags = 0;
+		slot->reserved = 0;
+		animd_shm_write_payload(slot, h, n, pose, h->max_elements);
+		last_ch = ch;
+		last = slot;
+	}
+	if (last != NULL) {
+		last->publish_ns = now_ns();
+		animd_shm_write_end(last_ch, last, n);
+	}
+}
+
+#define FLOOR_ROUNDS 9
+
+/*
+ * The floor under the publishing cost: the daemon's own publishing calls
+ * for a 64-joint model pose into a region shaped like the 25,000-instance
+ * stream's (depth 2), each beside register-only arithmetic as long as the
+ * engine's pose, against that arithmetic alone, and the same with only the
+ * payload's copy (the streaming stores every pose's 3 KiB needs, however
+ * the slot's header is kept); the three take turns in each round, on this
+ * CPU.  Nothing competes with the writes there, so what they add is the
+ * least publishing can add to the engine's cost on this machine: with the
+ * daemon's calls as they are, and with nothing but the payload's bytes.
+ */
+static void bench_publish_floor(const struct daemon_proc *d)
+{
+	struct animd_shm_header h;
+	struct engine_loop e;
+	double engine = 1e18, add[2][FLOOR_ROUNDS], ratio[2][FLOOR_ROUNDS];
+	float *pose;
+	void *base;
+	uint32_t iters;
+	uint64_t n = 0;
+	int64_t t0;
+
+	if (animd_shm_layout(&h, ANIMD_SHM_SPACE_MODEL, 64, 25000, 2) != 0)
+		die("layout");
+	base = mmap(NULL, h.region_bytes, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	pose = aligned_alloc(64, 64 * ANIMD_SHM_STRIDE_MATRIX);
+	if (base == MAP_FAILED || pose == NULL)
+		die("out of memory");
+	memcpy(base, &h, sizeof h);
+	for (uint32_t i = 0; i < 64 * 12; i++)
+		pose[i] = (float)i * 0.25f;
+	engine_open(&e, d, "c64.md5anim", 25000);
+	for (int r = 0; r < 5; r++) {
+		double v = engine_round(&e);
+
+		engine = v < engine ? v : engine;
+	}
+	engine_close(&e);
+	/* The arithmetic's length in rounds: one engine pose's CPU time. */
+	t0 = thread_cpu_ns();
+	arithmetic_sink += arithmetic(10000000, arithmetic_sink);
+	iters = (uint32_t)(engine / ((double)(thread_cpu_ns() - t0) / 1e7));
+	for (int r = 0; r < FLOOR_ROUNDS; r++) {
+		double t[FLOOR_KINDS];
+
+		for (int k = 0; k < FLOOR_KINDS; k++) {
+			enum floor_work work = (enum floor_work)((k + r) % FLOOR_KINDS);
+			int64_t c0 = thread_cpu_ns();
+			uint64_t sweeps = 0;
+
+			while (thread_cpu_ns() - c0 < 150000000) {
+				floor_sweep(base, &h, pose, iters, n++, work);
+				sweeps++;
+			}
+			t[work] = (double)(thread_cpu_ns() - c0) / (double)(sweeps * h.channel_count);
+		}
+		for (int k = 0; k < 2; k++) {
+			add[k][r] = t[FLOOR_PAYLOAD + k] - t[FLOOR_NOTHING];
+			ratio[k][r] = (engine + add[k][r]) / engine;
+		}
+	}
+	printf("the floor under it: into a 25,000-channel region, each pose beside register-only "
+	       "arithmetic as long as the engine's pose (%.2f us), against the arithmetic alone "
+	       "(%d rounds, medians and ranges):\n", engine / 1e3, FLOOR_ROUNDS);
+	for (int k = 0; k < 2; k++) {
+		struct spread sa = spread_of(add[k], FLOOR_ROUNDS), sr = spread_of(ratio[k], FLOOR_ROUNDS);
+
+		printf("  %s: +%.0f ns per pose (%.0f..%.0f), %.2fx the engine (%.2f..%.2f)\n",
+		       k == 0 ? "the payload's copy alone" : "the daemon's publishing calls",
+		       sa.med, sa.min, sa.max, sr.med, sr.min, sr.max);
+	}
+	if (arithmetic_sink == 12345.0f)
+		printf("\n");
+	munmap(base, h.region_bytes);
+	free(pose);
+}
+
 static void start_daemon(struct daemon_proc *d)
 {
 	if (daemon_proc_init(d) < 0)
@@ -577,6 +730,9 @@ static void bench_one_core(void)
 	snprintf(where, sizeof where, ", daemon on one core (CPU %d)", cpu);
 	start_daemon(&d);
 	bench_scale(&d, "c64.md5anim", 64, 25000, where);
+	kill(d.pid, SIGSTOP);
+	bench_publish_floor(&d);
+	kill(d.pid, SIGCONT);
 	stop_daemon(&d);
 	if (sched_setaffinity(0, sizeof all, &all) != 0)
 		die("sched_setaffinity");

@@ -168,6 +168,7 @@ static void test_write_payload_with(int kernel)
 			void *region;
 			float src[21 * 24];
 			unsigned char copy[64 + 21 * 96];
+			_Alignas(64) unsigned char alone[21 * 96];
 			struct animd_shm_channel *ch;
 			struct animd_shm_slot *slot;
 
@@ -193,6 +194,12 @@ static void test_write_payload_with(int kernel)
 								    2 * n + 2));
 				assert_int_equal(animd_shm_read(&h, ch, n, copy, sizeof copy), 0);
 				assert_true(animd_shm_verify(copy, h.element_stride));
+				/* The copy alone, into scratch: the same bytes and sum. */
+				memset(alone, 0, sizeof alone);
+				assert_int_equal(animd_shm_copy_sum(alone, src,
+								    (size_t)count * h.element_stride, n),
+						 slot->checksum);
+				assert_memory_equal(alone, src, (size_t)count * h.element_stride);
 			}
 			free(region);
 		}
