@@ -275,16 +275,14 @@ int animd_shm_copy_limit(int max)
 	return copy_kernel();
 }
 
-uint32_t animd_shm_copy_sum(void *dst, const void *src, size_t bytes, uint64_t n)
+/* The copy and its checksum with the given kernel (copy_kernel's). */
+static uint32_t copy_sum_with(int kernel, unsigned char *to, const unsigned char *from,
+			      size_t bytes, uint64_t n)
 {
-	unsigned char *to = dst;
-	const unsigned char *from = src;
 	uint32_t sum = (uint32_t)((2 * n + 2) * 0x9E3779B1u);
 	size_t done = 0;
 
 #if defined(__x86_64__)
-	int kernel = copy_kernel();
-
 	if (kernel >= ANIMD_SHM_COPY_AVX2) {
 		size_t lines = 0;
 
@@ -294,6 +292,8 @@ uint32_t animd_shm_copy_sum(void *dst, const void *src, size_t bytes, uint64_t n
 				     (uint32_t)(lines / 4), &done);
 		done += lines;
 	}
+#else
+	(void)kernel;
 #endif
 	/* The rest (all of it without AVX2): whole words, each summed as it
 	 * is copied. */
@@ -307,19 +307,25 @@ uint32_t animd_shm_copy_sum(void *dst, const void *src, size_t bytes, uint64_t n
 	return sum;
 }
 
+uint32_t animd_shm_copy_sum(void *dst, const void *src, size_t bytes, uint64_t n)
+{
+	return copy_sum_with(copy_kernel(), dst, src, bytes, n);
+}
+
 void animd_shm_write_payload(struct animd_shm_slot *slot, const struct animd_shm_header *h,
 			     uint64_t n, const void *src, uint32_t element_count)
 {
-	size_t bytes = (size_t)element_count * h->element_stride;
+	int kernel = copy_kernel();
 
 	slot->element_count = element_count;
 #if defined(__x86_64__)
 	/* Streaming stores are not ordered after the odd mark (a plain
 	 * store): this fence is.  Their own fence is in write_end. */
-	if (copy_kernel() >= ANIMD_SHM_COPY_AVX2)
+	if (kernel >= ANIMD_SHM_COPY_AVX2)
 		_mm_sfence();
 #endif
-	slot->checksum = animd_shm_copy_sum(animd_shm_payload(slot), src, bytes, n);
+	slot->checksum = copy_sum_with(kernel, animd_shm_payload(slot), src,
+				       (size_t)element_count * h->element_stride, n);
 }
 
 void animd_shm_prefetch_slot(struct animd_shm_channel *ch, const struct animd_shm_header *h,
