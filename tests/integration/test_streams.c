@@ -629,6 +629,79 @@ static void test_ticks_reach_every_channel_in_use(void **state)
 	unmap(&m);
 }
 
+/* What a tick publishes on each channel is, bit for bit, what `sample`
+ * gives for its instance, clip time included: thirteen walkers paused at
+ * their own times, one of them without the mesh (the md5anim's own
+ * skeleton among the mesh's). */
+static void test_ticks_publish_sampled_poses(void **state)
+{
+	enum { N = 13, ALONE = 5 };
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 64 * 48];
+	const struct animd_shm_slot *slot = (const void *)buf;
+	const float *mats = (const float *)(buf + 64);
+	uint64_t p0[N];
+	struct rpc_reply r;
+	struct mapped m;
+
+	open_stream(fx, "model", 250, N + 3, &m);
+	for (int i = 0; i < N; i++) {
+		int64_t id = play_into(fx, m.id, "walker.md5anim",
+				       i == ALONE ? NULL : "walker.md5mesh");
+
+		assert_int_equal(rpc_client_call(&fx->c, &r, "pause", "instance:u", (uint64_t)id), 0);
+		rpc_reply_free(&r);
+		assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d",
+						 (uint64_t)id, 0.013 + 0.061 * i), 0);
+		rpc_reply_free(&r);
+	}
+	for (int i = 0; i < N; i++)
+		p0[i] = animd_shm_published(animd_shm_channel((void *)m.h, m.h, (uint32_t)i));
+	/* Three ticks' poses on every channel. */
+	for (int waited = 0;; waited += 10) {
+		int behind = 0;
+
+		for (int i = 0; i < N; i++)
+			behind += animd_shm_published(animd_shm_channel((void *)m.h, m.h,
+									(uint32_t)i)) < p0[i] + 3;
+		if (behind == 0)
+			break;
+		if (waited >= 5000)
+			fail_msg("%d channels got fewer than 3 poses in 5 s at 250 Hz", behind);
+		usleep(10000);
+	}
+	for (int i = 0; i < N; i++) {
+		const msgpack_object *joints;
+
+		assert_int_equal(latest(&m, (uint32_t)i, buf, sizeof buf), 0);
+		assert_true(animd_shm_verify(buf, m.h->element_stride));
+		assert_true(fabs(slot->clip_time - (0.013 + 0.061 * i)) < 1e-9);
+		if (i == ALONE)
+			assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s",
+							 "walker.md5anim", slot->clip_time, "model"),
+					 0);
+		else
+			assert_int_equal(rpc_client_call(&fx->c, &r, "sample",
+							 "asset:s mesh:s time:d space:s",
+							 "walker.md5anim", "walker.md5mesh",
+							 slot->clip_time, "model"), 0);
+		assert_null(r.error);
+		joints = rpc_get(r.result, "joints");
+		assert_int_equal(joints->via.array.size, slot->element_count);
+		for (uint32_t j = 0; j < slot->element_count; j++) {
+			const msgpack_object *e = rpc_get(&joints->via.array.ptr[j], "m");
+
+			for (int k = 0; k < 12; k++)
+				if ((float)e->via.array.ptr[k].via.f64 != mats[12 * j + k])
+					fail_msg("instance %d, joint %u, element %d: streamed %.9g, "
+						 "sampled %.9g", i, j, k, mats[12 * j + k],
+						 e->via.array.ptr[k].via.f64);
+		}
+		rpc_reply_free(&r);
+	}
+	unmap(&m);
+}
+
 static void test_idle_reader_and_hangups(void **state)
 {
 	struct fixture *fx = *state;
@@ -725,6 +798,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ticks_reach_every_channel_in_use, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ticks_publish_sampled_poses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_reader_and_hangups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_restart_visible, setup, teardown),
 	};
