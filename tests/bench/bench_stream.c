@@ -25,7 +25,8 @@
  *    measured on one core.
  *  - the floor under the publishing cost on that CPU: the daemon's
  *    publishing calls, and the payload's copy alone, beside arithmetic that
- *    cannot compete with them (bench_publish_floor).
+ *    cannot compete with them (bench_publish_floor); and what it leaves of
+ *    the two goals (print_goal_window).
  *
  * Prints figures; asserts nothing about speed.
  */
@@ -602,6 +603,32 @@ static void floor_sweep(void *base, const struct animd_shm_header *h, const floa
 #define FLOOR_ROUNDS 9
 
 /*
+ * What the floor leaves of the two streaming goals.  At most 1.25 times
+ * the engine's pose means publishing adds at most a quarter of it, so the
+ * engine's pose must take at least four times what publishing adds; 25,000
+ * instances a core at 60 Hz means a published pose costs at most 1 s /
+ * 1.5 million in all, so the engine's pose at most that less what
+ * publishing adds.  With publishing at its floor (the medians measured
+ * above), the engine's pose must lie between the two for both goals to
+ * hold, whatever else the daemon did: a bound from below on what the goals
+ * need, since the daemon's publishing costs more than its floor.
+ */
+static void print_goal_window(const double floor_ns[2])
+{
+	const double per_pose_ns = 1e9 / (25000.0 * 60.0);
+
+	printf("what the floor leaves of the goals (1.25x the engine, 25,000 instances a core): "
+	       "the engine's pose would have to take\n");
+	for (int k = 0; k < 2; k++) {
+		double lo = 4.0 * floor_ns[k], hi = per_pose_ns - floor_ns[k];
+
+		printf("  with %s at its floor (+%.0f ns): %.0f..%.0f ns%s\n",
+		       k == 0 ? "the payload's copy alone" : "the daemon's publishing calls",
+		       floor_ns[k], lo, hi, lo > hi ? ": no such pose, the goals exclude each other here" : "");
+	}
+}
+
+/*
  * The floor under the publishing cost: the daemon's own publishing calls
  * for a 64-joint model pose into a region shaped like the 25,000-instance
  * stream's (depth 2), each beside register-only arithmetic as long as the
@@ -616,7 +643,7 @@ static void bench_publish_floor(const struct daemon_proc *d)
 {
 	struct animd_shm_header h;
 	struct engine_loop e;
-	double engine = 1e18, add[2][FLOOR_ROUNDS], ratio[2][FLOOR_ROUNDS];
+	double engine = 1e18, add[2][FLOOR_ROUNDS], ratio[2][FLOOR_ROUNDS], floor_med[2];
 	float *pose;
 	void *base;
 	uint32_t iters;
@@ -672,7 +699,9 @@ static void bench_publish_floor(const struct daemon_proc *d)
 		printf("  %s: +%.0f ns per pose (%.0f..%.0f), %.2fx the engine (%.2f..%.2f)\n",
 		       k == 0 ? "the payload's copy alone" : "the daemon's publishing calls",
 		       sa.med, sa.min, sa.max, sr.med, sr.min, sr.max);
+		floor_med[k] = sa.med;
 	}
+	print_goal_window(floor_med);
 	/* Reads the sink, so that no compiler can drop the arithmetic. */
 	if (arithmetic_sink == 12345.0f)
 		printf("\n");
