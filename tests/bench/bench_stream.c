@@ -610,9 +610,14 @@ static void floor_sweep(void *base, const struct animd_shm_header *h, const floa
  * 1.5 million in all, so the engine's pose at most that less what
  * publishing adds.  With publishing at its floor (the medians measured
  * above), the engine's pose must lie between the two for both goals to
- * hold, whatever else the daemon did: a bound from below on what the goals
- * need, since the daemon's publishing costs more than its floor.
+ * hold.  That is the widest the window can be: the daemon's publishing
+ * costs more than its floor, which narrows it.
  */
+static const char *const floor_names[2] = {
+	"the payload's copy alone",
+	"the daemon's publishing calls",
+};
+
 static void print_goal_window(const double floor_ns[2])
 {
 	const double per_pose_ns = 1e9 / (25000.0 * 60.0);
@@ -622,8 +627,7 @@ static void print_goal_window(const double floor_ns[2])
 	for (int k = 0; k < 2; k++) {
 		double lo = 4.0 * floor_ns[k], hi = per_pose_ns - floor_ns[k];
 
-		printf("  with %s at its floor (+%.0f ns): %.0f..%.0f ns%s\n",
-		       k == 0 ? "the payload's copy alone" : "the daemon's publishing calls",
+		printf("  with %s at its floor (+%.0f ns): %.0f..%.0f ns%s\n", floor_names[k],
 		       floor_ns[k], lo, hi, lo > hi ? ": no such pose, the goals exclude each other here" : "");
 	}
 }
@@ -697,8 +701,7 @@ static void bench_publish_floor(const struct daemon_proc *d)
 		struct spread sa = spread_of(add[k], FLOOR_ROUNDS), sr = spread_of(ratio[k], FLOOR_ROUNDS);
 
 		printf("  %s: +%.0f ns per pose (%.0f..%.0f), %.2fx the engine (%.2f..%.2f)\n",
-		       k == 0 ? "the payload's copy alone" : "the daemon's publishing calls",
-		       sa.med, sa.min, sa.max, sr.med, sr.min, sr.max);
+		       floor_names[k], sa.med, sa.min, sa.max, sr.med, sr.min, sr.max);
 		floor_med[k] = sa.med;
 	}
 	print_goal_window(floor_med);
