@@ -687,10 +687,13 @@ static void test_ticks_publish_sampled_poses(void **state)
 							 slot->clip_time, "model"), 0);
 		assert_null(r.error);
 		joints = rpc_get(r.result, "joints");
+		assert_non_null(joints);
 		assert_int_equal(joints->via.array.size, slot->element_count);
 		for (uint32_t j = 0; j < slot->element_count; j++) {
 			const msgpack_object *e = rpc_get(&joints->via.array.ptr[j], "m");
 
+			assert_non_null(e);
+			assert_int_equal(e->via.array.size, 12);
 			for (int k = 0; k < 12; k++)
 				if ((float)e->via.array.ptr[k].via.f64 != mats[12 * j + k])
 					fail_msg("instance %d, joint %u, element %d: streamed %.9g, "
