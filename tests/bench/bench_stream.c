@@ -555,6 +555,17 @@ enum floor_work {
 	FLOOR_KINDS
 };
 
+/* The daemon's stream_publish_end: a filled slot, if any, stamped and
+ * made even. */
+static void floor_publish_end(struct animd_shm_channel *ch, struct animd_shm_slot *slot,
+			      uint64_t n)
+{
+	if (slot == NULL)
+		return;
+	slot->publish_ns = now_ns();
+	animd_shm_write_end(ch, slot, n);
+}
+
 /* One sweep of a floor round: a pose's worth of arithmetic per channel
  * and, for FLOOR_PUBLISH, the publishing calls around it in the order
  * stream_publish_begin makes them (the next channel's headers prefetched
@@ -579,10 +590,7 @@ static void floor_sweep(void *base, const struct animd_shm_header *h, const floa
 			animd_shm_copy_sum(animd_shm_payload(animd_shm_slot(ch, h, n)), pose, bytes, n);
 		if (work != FLOOR_PUBLISH)
 			continue;
-		if (last != NULL) {
-			last->publish_ns = now_ns();
-			animd_shm_write_end(last_ch, last, n);
-		}
+		floor_publish_end(last_ch, last, n);
 		slot = animd_shm_write_begin(ch, h, n);
 		slot->instance_id = c + 1;
 		slot->tick = n;
@@ -594,10 +602,7 @@ static void floor_sweep(void *base, const struct animd_shm_header *h, const floa
 		last_ch = ch;
 		last = slot;
 	}
-	if (last != NULL) {
-		last->publish_ns = now_ns();
-		animd_shm_write_end(last_ch, last, n);
-	}
+	floor_publish_end(last_ch, last, n);
 }
 
 #define FLOOR_ROUNDS 9
@@ -732,6 +737,20 @@ static void stop_daemon(struct daemon_proc *d)
 	running = NULL;
 }
 
+/* Whether this process may use one CPU only; else `all` holds its CPUs. */
+static int one_cpu_only(cpu_set_t *all)
+{
+	return sched_getaffinity(0, sizeof *all, all) != 0 || CPU_COUNT(all) < 2;
+}
+
+/* The floor, measured with the daemon stopped so that it takes no CPU. */
+static void bench_floor_beside_stopped(const struct daemon_proc *d)
+{
+	kill(d->pid, SIGSTOP);
+	bench_publish_floor(d);
+	kill(d->pid, SIGCONT);
+}
+
 /*
  * The goal is stated per core, so the 25,000 instances are also published
  * by a daemon allowed a single CPU: it then ticks on its loop thread alone
@@ -740,13 +759,6 @@ static void stop_daemon(struct daemon_proc *d)
  * run on that CPU too.  This process keeps that CPU mask while the daemon
  * starts (the child inherits it) and for the whole measurement.
  */
-static int one_cpu_only(void)
-{
-	cpu_set_t all;
-
-	return sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 2;
-}
-
 static void bench_one_core(void)
 {
 	cpu_set_t all, one;
@@ -754,7 +766,7 @@ static void bench_one_core(void)
 	char where[64];
 	int cpu = -1;
 
-	if (one_cpu_only() || sched_getaffinity(0, sizeof all, &all) != 0) {
+	if (one_cpu_only(&all)) {
 		printf("stream publish on one core: skipped (this process may use one CPU only, so the "
 		       "25,000-instance line above already ran on one)\n");
 		return;
@@ -770,9 +782,7 @@ static void bench_one_core(void)
 	snprintf(where, sizeof where, ", daemon on one core (CPU %d)", cpu);
 	start_daemon(&d);
 	bench_scale(&d, "c64.md5anim", 64, 25000, where);
-	kill(d.pid, SIGSTOP);
-	bench_publish_floor(&d);
-	kill(d.pid, SIGCONT);
+	bench_floor_beside_stopped(&d);
 	stop_daemon(&d);
 	if (sched_setaffinity(0, sizeof all, &all) != 0)
 		die("sched_setaffinity");
@@ -792,10 +802,11 @@ int main(void)
 	bench_scale(&d, "c64.md5anim", 64, 25000, "");
 	bench_scale(&d, "c256.md5anim", 256, 2000, "");
 	/* Where bench_one_core cannot run, the floor is measured here. */
-	if (one_cpu_only()) {
-		kill(d.pid, SIGSTOP);
-		bench_publish_floor(&d);
-		kill(d.pid, SIGCONT);
+	{
+		cpu_set_t all;
+
+		if (one_cpu_only(&all))
+			bench_floor_beside_stopped(&d);
 	}
 	stop_daemon(&d);
 	bench_one_core();
