@@ -122,37 +122,14 @@ static inline void blend_apply4(const struct transform *a, const struct transfor
  */
 #include "daemon/anim/avx2.h"
 
-#define HORNER8(w, y, k, i) ((w) = _mm256_fmadd_ps((w), (y), (k)[i]))
-
 static inline AVX2_FMA void blend_weights8(const struct transform *a, const struct transform *b,
 					   const __m256 *k0, const __m256 *k1, float *W0, float *W1)
 {
-	const __m256 one = _mm256_set1_ps(1.0f);
-	const __m256 half = _mm256_set1_ps(0.5f);
-	const __m256 signbit = _mm256_set1_ps(-0.0f);
-	__m256 dot = avx2_rotation_dots8(a, b);
-	__m256 sign = _mm256_and_ps(dot, signbit);
-	__m256 x = _mm256_min_ps(_mm256_andnot_ps(signbit, dot), one);
-	__m256 y = _mm256_sub_ps(_mm256_sqrt_ps(_mm256_fmadd_ps(x, half, half)), one);
-	__m256 w0 = k0[5], w1 = k1[5], n2, inv;
+	__m256 w0, w1;
 
-	HORNER8(w0, y, k0, 4);
-	HORNER8(w1, y, k1, 4);
-	HORNER8(w0, y, k0, 3);
-	HORNER8(w1, y, k1, 3);
-	HORNER8(w0, y, k0, 2);
-	HORNER8(w1, y, k1, 2);
-	HORNER8(w0, y, k0, 1);
-	HORNER8(w1, y, k1, 1);
-	HORNER8(w0, y, k0, 0);
-	HORNER8(w1, y, k1, 0);
-	/* w0^2 + w1 (w1 + 2 w0 x), as in blend_weights4. */
-	n2 = _mm256_fmadd_ps(w0, w0,
-			     _mm256_mul_ps(w1, _mm256_fmadd_ps(_mm256_add_ps(w0, w0), x, w1)));
-	n2 = _mm256_max_ps(n2, _mm256_set1_ps(1e-30f));
-	inv = _mm256_div_ps(one, _mm256_sqrt_ps(n2));
-	_mm256_storeu_ps(W0, _mm256_mul_ps(w0, inv));
-	_mm256_storeu_ps(W1, _mm256_xor_ps(_mm256_mul_ps(w1, inv), sign));
+	avx2_slerp_weights8(avx2_rotation_dots8(a, b), k0, k1, &w0, &w1);
+	_mm256_storeu_ps(W0, w0);
+	_mm256_storeu_ps(W1, w1);
 }
 
 #define LERP8(v) _mm256_storeu_ps(fo + 8 * (v), _mm256_fmadd_ps( \

@@ -12,7 +12,10 @@
  *     straight into `model`;
  *  2. each is multiplied by its parent, in place (parents[i] < i, so
  *     model[parent] is final and model[i] still holds the local matrix),
- *     optionally followed by the skinning product (see pose_forward).
+ *     optionally followed by the skinning product (see forward_pass).
+ * pose_local_matrices and pose_matrices_to_model_still are the two passes
+ * apart, for clip_sample_matrices, which makes pass 1's matrices from a
+ * uniform clip's frames itself (avx2.h holds the kernel both use).
  * A row of a * b is  a[r][0] b0 + a[r][1] b1 + a[r][2] b2 + (0,0,0,a[r][3])
  * with b0..b2 the rows of b: one register per row.
  */
@@ -186,27 +189,33 @@ static inline void local_matrices4(const struct transform *x, mat34 *out)
 	_mm_storeu_ps(out[3].m[2], tz);
 }
 
-/*
- * Pass 1 over every joint, then the forward pass of parent products and,
- * with `with_skin`, the skinning matrices.  The pass holds joint i's model
- * rows in registers; when joint i + 1 is its child (chains: spines, limbs,
- * fingers) the child's product and joint i's skinning product share the
- * broadcasts of those rows, and no store-to-load round trip sits on the
- * chain's critical path.
- */
+/* Pass 1 for joints [i, n). */
 static inline __attribute__((always_inline)) void
-pose_forward(const struct skeleton *s, const struct transform *local, const struct still *st,
-	     mat34 *model, mat34 *skin, int with_skin)
+local_matrices_from(const struct transform *local, uint32_t i, uint32_t n, mat34 *model)
 {
-	const int32_t *parents = s->parents;
-	const mat34 *inv = s->inv_bind;
-	uint32_t n = s->joint_count, i = 0;
-	struct rows cur;
-
 	for (; i + 4 <= n; i += 4)
 		local_matrices4(local + i, model + i);
 	for (; i < n; i++)
 		model[i] = mat34_from_transform(&local[i]);
+}
+
+/*
+ * Pass 2 on `model` holding the local matrices: the forward pass of parent
+ * products and, with `with_skin`, the skinning matrices.  The pass holds
+ * joint i's model rows in registers; when joint i + 1 is its child
+ * (chains: spines, limbs, fingers) the child's product and joint i's
+ * skinning product share the broadcasts of those rows, and no
+ * store-to-load round trip sits on the chain's critical path.
+ */
+static inline __attribute__((always_inline)) void
+forward_pass(const struct skeleton *s, const struct still *st, mat34 *model, mat34 *skin,
+	     int with_skin)
+{
+	const int32_t *parents = s->parents;
+	const mat34 *inv = s->inv_bind;
+	uint32_t n = s->joint_count, i;
+	struct rows cur;
+
 	place_still(s, st, model);
 	if (n == 0)
 		return;
@@ -245,6 +254,14 @@ pose_forward(const struct skeleton *s, const struct transform *local, const stru
 		rows_store(&model[j], next);
 		cur = next;
 	}
+}
+
+static inline __attribute__((always_inline)) void
+pose_forward(const struct skeleton *s, const struct transform *local, const struct still *st,
+	     mat34 *model, mat34 *skin, int with_skin)
+{
+	local_matrices_from(local, 0, s->joint_count, model);
+	forward_pass(s, st, model, skin, with_skin);
 }
 
 #if defined(MATH3D_AVX2_DISPATCH)
@@ -325,22 +342,6 @@ static inline AVX2_FMA void rows8_mul2(struct rows8 a, const mat34 *b, const mat
 			    _mm_fmadd_ps(q2, LO(c2), u));
 }
 
-static inline AVX2_FMA void store2(float *lo, float *hi, __m256 v)
-{
-	_mm_storeu_ps(lo, _mm256_castps256_ps128(v));
-	_mm_storeu_ps(hi, _mm256_extractf128_ps(v, 1));
-}
-
-/* _MM_TRANSPOSE4_PS within each 128-bit half. */
-#define TRANSPOSE4X2(a, b, c, d) do { \
-	__m256 t0_ = _mm256_unpacklo_ps(a, b), t1_ = _mm256_unpacklo_ps(c, d); \
-	__m256 t2_ = _mm256_unpackhi_ps(a, b), t3_ = _mm256_unpackhi_ps(c, d); \
-	(a) = _mm256_shuffle_ps(t0_, t1_, 0x44); \
-	(b) = _mm256_shuffle_ps(t0_, t1_, 0xee); \
-	(c) = _mm256_shuffle_ps(t2_, t3_, 0x44); \
-	(d) = _mm256_shuffle_ps(t2_, t3_, 0xee); \
-} while (0)
-
 static inline AVX2_FMA int unit_scale8(__m256 v)
 {
 	return (_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(1.0f), _CMP_EQ_OQ)) & 0xee) == 0xee;
@@ -349,89 +350,41 @@ static inline AVX2_FMA int unit_scale8(__m256 v)
 /* local_matrices4 for eight joints. */
 static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *out)
 {
-	const __m256 one = _mm256_set1_ps(1.0f);
 	__m256 qx = avx2_load2(&x[0].r.x, &x[4].r.x), qy = avx2_load2(&x[1].r.x, &x[5].r.x);
 	__m256 qz = avx2_load2(&x[2].r.x, &x[6].r.x), qw = avx2_load2(&x[3].r.x, &x[7].r.x);
-	__m256 x2, y2, z2, xx, yy, zz, xy, xz, yz, wx, wy, wz, tx, ty, tz, t3;
-	__m256 m00, m01, m02, m10, m11, m12, m20, m21, m22;
+	__m256 s0 = avx2_load2(&x[0].r.w, &x[4].r.w), sx = avx2_load2(&x[1].r.w, &x[5].r.w);
+	__m256 sy = avx2_load2(&x[2].r.w, &x[6].r.w), sz = avx2_load2(&x[3].r.w, &x[7].r.w);
+	__m256 tx = avx2_load2(&x[0].t.x, &x[4].t.x), ty = avx2_load2(&x[1].t.x, &x[5].t.x);
+	__m256 tz = avx2_load2(&x[2].t.x, &x[6].t.x), t3 = avx2_load2(&x[3].t.x, &x[7].t.x);
+	int scaled = !(unit_scale8(s0) && unit_scale8(sx) && unit_scale8(sy) && unit_scale8(sz));
 
 	TRANSPOSE4X2(qx, qy, qz, qw);
-	x2 = _mm256_add_ps(qx, qx);
-	y2 = _mm256_add_ps(qy, qy);
-	z2 = _mm256_add_ps(qz, qz);
-	xx = _mm256_mul_ps(qx, x2);
-	yy = _mm256_mul_ps(qy, y2);
-	zz = _mm256_mul_ps(qz, z2);
-	xy = _mm256_mul_ps(qx, y2);
-	xz = _mm256_mul_ps(qx, z2);
-	yz = _mm256_mul_ps(qy, z2);
-	wx = _mm256_mul_ps(qw, x2);
-	wy = _mm256_mul_ps(qw, y2);
-	wz = _mm256_mul_ps(qw, z2);
-	m00 = _mm256_sub_ps(one, _mm256_add_ps(yy, zz));
-	m01 = _mm256_sub_ps(xy, wz);
-	m02 = _mm256_add_ps(xz, wy);
-	m10 = _mm256_add_ps(xy, wz);
-	m11 = _mm256_sub_ps(one, _mm256_add_ps(xx, zz));
-	m12 = _mm256_sub_ps(yz, wx);
-	m20 = _mm256_sub_ps(xz, wy);
-	m21 = _mm256_add_ps(yz, wx);
-	m22 = _mm256_sub_ps(one, _mm256_add_ps(xx, yy));
-	{
-		__m256 s0 = avx2_load2(&x[0].r.w, &x[4].r.w), sx = avx2_load2(&x[1].r.w, &x[5].r.w);
-		__m256 sy = avx2_load2(&x[2].r.w, &x[6].r.w), sz = avx2_load2(&x[3].r.w, &x[7].r.w);
-
-		if (!(unit_scale8(s0) && unit_scale8(sx) && unit_scale8(sy) && unit_scale8(sz))) {
-			TRANSPOSE4X2(s0, sx, sy, sz);
-			m00 = _mm256_mul_ps(m00, sx);
-			m10 = _mm256_mul_ps(m10, sx);
-			m20 = _mm256_mul_ps(m20, sx);
-			m01 = _mm256_mul_ps(m01, sy);
-			m11 = _mm256_mul_ps(m11, sy);
-			m21 = _mm256_mul_ps(m21, sy);
-			m02 = _mm256_mul_ps(m02, sz);
-			m12 = _mm256_mul_ps(m12, sz);
-			m22 = _mm256_mul_ps(m22, sz);
-		}
-	}
-	tx = avx2_load2(&x[0].t.x, &x[4].t.x);
-	ty = avx2_load2(&x[1].t.x, &x[5].t.x);
-	tz = avx2_load2(&x[2].t.x, &x[6].t.x);
-	t3 = avx2_load2(&x[3].t.x, &x[7].t.x);
+	if (scaled)
+		TRANSPOSE4X2(s0, sx, sy, sz);
 	TRANSPOSE4X2(tx, ty, tz, t3);
-	TRANSPOSE4X2(m00, m01, m02, tx);
-	store2(out[0].m[0], out[4].m[0], m00);
-	store2(out[1].m[0], out[5].m[0], m01);
-	store2(out[2].m[0], out[6].m[0], m02);
-	store2(out[3].m[0], out[7].m[0], tx);
-	TRANSPOSE4X2(m10, m11, m12, ty);
-	store2(out[0].m[1], out[4].m[1], m10);
-	store2(out[1].m[1], out[5].m[1], m11);
-	store2(out[2].m[1], out[6].m[1], m12);
-	store2(out[3].m[1], out[7].m[1], ty);
-	TRANSPOSE4X2(m20, m21, m22, tz);
-	store2(out[0].m[2], out[4].m[2], m20);
-	store2(out[1].m[2], out[5].m[2], m21);
-	store2(out[2].m[2], out[6].m[2], m22);
-	store2(out[3].m[2], out[7].m[2], tz);
+	avx2_local_matrices8_store(qx, qy, qz, qw, scaled, sx, sy, sz, tx, ty, tz, out);
 }
 
-/* pose_forward with the AVX2 + FMA kernels. */
 static inline __attribute__((always_inline)) AVX2_FMA void
-pose_forward_avx2(const struct skeleton *s, const struct transform *local, const struct still *st,
-		  mat34 *model, mat34 *skin, int with_skin)
+local_matrices_avx2(const struct transform *local, uint32_t n, mat34 *model)
 {
-	const int32_t *parents = s->parents;
-	const mat34 *inv = s->inv_bind;
-	uint32_t n = s->joint_count, i = 0;
-	struct rows8 cur;
+	uint32_t i = 0;
 
 	for (; i + 8 <= n; i += 8)
 		local_matrices8(local + i, model + i);
-	for (; i + 4 <= n; i += 4)
-		local_matrices4(local + i, model + i);
-	for (; i < n; i++)
-		model[i] = mat34_from_transform(&local[i]);
+	local_matrices_from(local, i, n, model);
+}
+
+/* forward_pass with the AVX2 + FMA kernels. */
+static inline __attribute__((always_inline)) AVX2_FMA void
+forward_pass_avx2(const struct skeleton *s, const struct still *st, mat34 *model, mat34 *skin,
+		  int with_skin)
+{
+	const int32_t *parents = s->parents;
+	const mat34 *inv = s->inv_bind;
+	uint32_t n = s->joint_count, i;
+	struct rows8 cur;
+
 	place_still(s, st, model);
 	if (n == 0)
 		return;
@@ -493,14 +446,28 @@ static AVX2_FMA void pose_local_to_model_avx2(const struct skeleton *s,
 					      const struct transform *local, const struct still *st,
 					      mat34 *model)
 {
-	pose_forward_avx2(s, local, st, model, NULL, 0);
+	local_matrices_avx2(local, s->joint_count, model);
+	forward_pass_avx2(s, st, model, NULL, 0);
 }
 
 static AVX2_FMA void pose_local_to_skin_avx2(const struct skeleton *s,
 					     const struct transform *local, const struct still *st,
 					     mat34 *model, mat34 *skin)
 {
-	pose_forward_avx2(s, local, st, model, skin, 1);
+	local_matrices_avx2(local, s->joint_count, model);
+	forward_pass_avx2(s, st, model, skin, 1);
+}
+
+static AVX2_FMA void pose_local_matrices_avx2(const struct transform *local, uint32_t n,
+					      mat34 *model)
+{
+	local_matrices_avx2(local, n, model);
+}
+
+static AVX2_FMA void pose_matrices_to_model_avx2(const struct skeleton *s, const struct still *st,
+						 mat34 *model)
+{
+	forward_pass_avx2(s, st, model, NULL, 0);
 }
 
 static AVX2_FMA void pose_model_to_skin_avx2(const struct skeleton *s, const mat34 *model,
@@ -519,7 +486,25 @@ static AVX2_FMA void pose_model_to_skin_avx2(const struct skeleton *s, const mat
 #define pose_local_to_model_avx2(s, l, st, m) ((void)0)
 #define pose_local_to_skin_avx2(s, l, st, m, k) ((void)0)
 #define pose_model_to_skin_avx2(s, m, k) ((void)0)
+#define pose_local_matrices_avx2(l, n, m) ((void)0)
+#define pose_matrices_to_model_avx2(s, st, m) ((void)0)
 #endif
+
+static void local_matrices(const struct transform *local, uint32_t n, mat34 *model)
+{
+	if (USE_AVX2())
+		pose_local_matrices_avx2(local, n, model);
+	else
+		local_matrices_from(local, 0, n, model);
+}
+
+static void matrices_to_model(const struct skeleton *s, const struct still *st, mat34 *model)
+{
+	if (USE_AVX2())
+		pose_matrices_to_model_avx2(s, st, model);
+	else
+		forward_pass(s, st, model, NULL, 0);
+}
 
 static void local_to_model(const struct skeleton *s, const struct transform *local,
 			   const struct still *st, mat34 *model)
@@ -559,13 +544,16 @@ void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *ski
 
 #else
 
-static void local_to_model(const struct skeleton *s, const struct transform *local,
-			   const struct still *st, mat34 *model)
+static void local_matrices(const struct transform *local, uint32_t n, mat34 *model)
+{
+	for (uint32_t i = 0; i < n; i++)
+		model[i] = mat34_from_transform(&local[i]);
+}
+
+static void matrices_to_model(const struct skeleton *s, const struct still *st, mat34 *model)
 {
 	const int32_t *parents = s->parents;
 
-	for (uint32_t i = 0; i < s->joint_count; i++)
-		model[i] = mat34_from_transform(&local[i]);
 	place_still(s, st, model);
 	for (uint32_t i = 0; i < s->joint_count; i++) {
 		int32_t p = parents[i];
@@ -575,6 +563,13 @@ static void local_to_model(const struct skeleton *s, const struct transform *loc
 		if (p >= 0 && (uint32_t)p < i)
 			model[i] = mat34_mul(&model[p], &model[i]);
 	}
+}
+
+static void local_to_model(const struct skeleton *s, const struct transform *local,
+			   const struct still *st, mat34 *model)
+{
+	local_matrices(local, s->joint_count, model);
+	matrices_to_model(s, st, model);
 }
 
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin)
@@ -617,6 +612,19 @@ void pose_local_to_skin_still(const struct skeleton *s, const struct transform *
 	struct still st = { still_count, still };
 
 	local_to_skin(s, local, &st, model, skin);
+}
+
+void pose_local_matrices(const struct transform *local, uint32_t n, mat34 *out)
+{
+	local_matrices(local, n, out);
+}
+
+void pose_matrices_to_model_still(const struct skeleton *s, uint32_t still_count,
+				  const uint32_t *still, mat34 *model)
+{
+	struct still st = { still_count, still };
+
+	matrices_to_model(s, &st, model);
 }
 
 void pose_model_to_local(const struct skeleton *s, const mat34 *model, struct transform *local)

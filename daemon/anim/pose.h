@@ -19,6 +19,15 @@ void pose_local_to_model(const struct skeleton *s, const struct transform *local
 void pose_local_to_model_still(const struct skeleton *s, const struct transform *local,
 			       uint32_t still_count, const uint32_t *still, mat34 *model);
 
+/* The two passes of pose_local_to_model_still apart, for callers that
+ * make the local matrices another way (clip_sample_matrices): the first
+ * gives local[i]'s matrix for n joints, the second takes `model` holding
+ * them to model space.  Together they give pose_local_to_model_still's
+ * matrices bit for bit. */
+void pose_local_matrices(const struct transform *local, uint32_t n, mat34 *out);
+void pose_matrices_to_model_still(const struct skeleton *s, uint32_t still_count,
+				  const uint32_t *still, mat34 *model);
+
 /* skin[i] = model[i] * inv_bind[i]; a skeleton without a bind pose
  * (inv_bind NULL) copies model. */
 void pose_model_to_skin(const struct skeleton *s, const mat34 *model, mat34 *skin);

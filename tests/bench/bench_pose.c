@@ -14,6 +14,11 @@
  *                     matrices (pose_local_to_skin: both in one pass)
  *   (separate calls)  the same with pose_local_to_model then
  *                     pose_model_to_skin
+ *   sample+model one pass  playback order to model matrices as a stream
+ *                     makes them (clip_sample_matrices: the blend and the
+ *                     local matrices in one kernel), against the same in
+ *                     two steps (clip_sample, pose_local_to_model_still),
+ *                     alternating as the layered figures below do
  *   cross-fade 2 clips   64 joints: two clips sampled in playback order and
  *                     blended (blend_override, the weight running 0 -> 1
  *                     over a second, as a fade does), as an instance with
@@ -208,7 +213,10 @@ static void fixture_free(struct fixture *fx)
 	free(fx->skin);
 }
 
-enum kind { PLAYBACK, RANDOM, FULL, FULL_SEPARATE, FADE2, LAYERS4, FADE2_FULL, LAYERS4_FULL };
+enum kind {
+	PLAYBACK, RANDOM, FULL, FULL_SEPARATE, FADE2, LAYERS4, FADE2_FULL, LAYERS4_FULL,
+	MODEL_TWO_STEP, MODEL_ONE_PASS,
+};
 
 #define RANDOM_TIMES 4096
 static int64_t random_times[RANDOM_TIMES];
@@ -229,7 +237,22 @@ static float run(struct fixture *fx, enum kind k, long iters, int64_t *elapsed)
 			*elapsed += NS_PER_SEC / 60;
 			t = clip_map_time(c, *elapsed, LOOP_LOOP).t_ns;
 		}
+		if (k == MODEL_ONE_PASS) {
+			struct clip_time ct = { .t_ns = t };
+
+			clip_sample_matrices(c, t, t, ROOT_RAW, &ct, fx->local, fx->model);
+			pose_matrices_to_model_still(fx->skel, c->still_count, c->still_joints,
+						     fx->model);
+			sum += fx->model[i % n].m[1][3];
+			continue;
+		}
 		clip_sample(c, t, fx->local);
+		if (k == MODEL_TWO_STEP) {
+			pose_local_to_model_still(fx->skel, fx->local, c->still_count,
+						  c->still_joints, fx->model);
+			sum += fx->model[i % n].m[1][3];
+			continue;
+		}
 		if (k >= FADE2) {
 			/* A fade's weight runs 0 -> 1 over a second of playback. */
 			float w = (float)(*elapsed % NS_PER_SEC) / (float)NS_PER_SEC;
@@ -373,6 +396,8 @@ static void bench_level(void)
 			printf("%s %4u joints: %6.1f ns/joint (median of %d)\n", figures[f].label,
 			       sizes[si], v, RUNS);
 		}
+		measure_ratio(&fx, MODEL_ONE_PASS, MODEL_TWO_STEP, "sample+model one pass",
+			      "two steps");
 		/* Layers: the 64-joint instance. */
 		if (sizes[si] == 64) {
 			static const struct { enum kind k; const char *label; bool full; } layered[] = {

@@ -43,9 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/anim/clip.h"
 #include "daemon/anim/pose.h"
 #include "daemon/assets/asset.h"
-#include "daemon/assets/sampling.h"
 #include "proto/animd_shm.h"
 #include "tests/support/daemon_proc.h"
 #include "tests/support/md5_synth.h"
@@ -291,7 +291,8 @@ static void engine_open(struct engine_loop *e, const struct daemon_proc *d, cons
 	e->n = n;
 }
 
-/* Poses [i0, i1) of one tick of the engine's hot loop. */
+/* Poses [i0, i1) of one tick of the engine's hot loop, on the path the
+ * daemon's model-space streams take (clip_sample_matrices). */
 static void engine_poses(const struct asset *a, uint32_t i0, uint32_t i1, uint32_t tick,
 			 struct transform *local, mat34 *out)
 {
@@ -301,8 +302,8 @@ static void engine_poses(const struct asset *a, uint32_t i0, uint32_t i1, uint32
 		int64_t t = time_from_seconds(i * 0.013 + tick / 60.0);
 		struct clip_time ct = clip_map_time(c, t, c->loop);
 
-		clip_sample_at(c, ct.t_ns, t, local);
-		sample_local_to_model(a->skeleton, c, local, out);
+		clip_sample_matrices(c, ct.t_ns, t, ROOT_RAW, &ct, local, out);
+		pose_matrices_to_model_still(a->skeleton, c->still_count, c->still_joints, out);
 	}
 }
 

@@ -216,60 +216,17 @@ static void stream_prefetch_channel(const struct stream *st, uint32_t c)
 				st->published[c]);
 }
 
-/* Evaluate the instance now into the slot's payload; returns the element
- * count.  Channel `next` (UINT32_MAX: none) is prefetched between the
- * sampling and the rest: by then the last pose's streaming stores have
- * drained, and a prefetch issued right behind them would wait for the
- * line fill buffers they hold. */
-static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
-				const struct instance *in, const struct clip_time *ct,
-				int64_t global_ns, int64_t now, float *out, uint32_t next)
+/* The elements of the spaces that start from the model matrices: model
+ * space's are `model` itself, made straight in `out`; the others are made
+ * from `model` in scratch. */
+static uint32_t stream_from_model(const struct stream *st, struct stream_scratch *sc,
+				  const struct instance *in, const struct clip_time *ct,
+				  int64_t global_ns, const mat34 *model, float *out)
 {
 	const struct skeleton *skel = stream_skeleton(in);
 	const struct asset *mesh;
-	mat34 *model;
 	uint32_t n = 0;
 
-	if (st->space == SPACE_CAMERA) {
-		struct camera_frame f;
-
-		camera_sample(in->asset->camera, ct->t_ns, &f);
-		if (next != UINT32_MAX)
-			stream_prefetch_channel(st, next);
-		memcpy(out, &f.pos, 3 * sizeof(float));
-		memcpy(out + 3, &f.rot, 4 * sizeof(float));
-		out[7] = f.fov;
-		return 1;
-	}
-	if (in->clip != NULL) {
-		clip_sample_at(in->clip, ct->t_ns, global_ns, sc->local);
-		clip_apply_root_motion(in->clip, in->root_motion, ct, sc->local);
-	} else {
-		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
-	}
-	if (in->layer_count > 0)
-		layers_apply(in, now, sc->local, sc->layer);
-	if (next != UINT32_MAX)
-		stream_prefetch_channel(st, next);
-	if (st->space == SPACE_LOCAL) {
-		for (uint32_t j = 0; j < skel->joint_count; j++) {
-			const struct transform *x = &sc->local[j];
-			float *o = out + 10 * j;
-
-			o[0] = x->t.x, o[1] = x->t.y, o[2] = x->t.z;
-			o[3] = x->r.x, o[4] = x->r.y, o[5] = x->r.z, o[6] = x->r.w;
-			o[7] = x->s.x, o[8] = x->s.y, o[9] = x->s.z;
-		}
-		return skel->joint_count;
-	}
-	/* Model space is written straight into the slot; the other spaces
-	 * start from it in scratch. */
-	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
-	/* A blend moves joints the base clip leaves still: no rest matrices. */
-	if (in->layer_count > 0)
-		pose_local_to_model(skel, sc->local, model);
-	else
-		sample_local_to_model(skel, in->clip, sc->local, model);
 	if (st->space == SPACE_MODEL)
 		return skel->joint_count;
 	if (st->space == SPACE_SKIN) {
@@ -302,6 +259,71 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		n += m->vertex_count;
 	}
 	return n;
+}
+
+/* Evaluate the instance now into the slot's payload; returns the element
+ * count.  Without layers a clip goes straight to its local matrices
+ * (clip_sample_matrices), with the bits the two-step path gives `sample`.
+ * Channel `next` (UINT32_MAX: none) is prefetched between the sampling
+ * (with those matrices) and the rest: by then the last pose's streaming
+ * stores have drained, and a prefetch issued right behind them would wait
+ * for the line fill buffers they hold. */
+static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
+				const struct instance *in, const struct clip_time *ct,
+				int64_t global_ns, int64_t now, float *out, uint32_t next)
+{
+	const struct skeleton *skel = stream_skeleton(in);
+	mat34 *model;
+
+	if (st->space == SPACE_CAMERA) {
+		struct camera_frame f;
+
+		camera_sample(in->asset->camera, ct->t_ns, &f);
+		if (next != UINT32_MAX)
+			stream_prefetch_channel(st, next);
+		memcpy(out, &f.pos, 3 * sizeof(float));
+		memcpy(out + 3, &f.rot, 4 * sizeof(float));
+		out[7] = f.fov;
+		return 1;
+	}
+	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
+	if (in->clip != NULL && in->layer_count == 0 && st->space != SPACE_LOCAL &&
+	    in->clip->joint_count == skel->joint_count) {
+		clip_sample_matrices(in->clip, ct->t_ns, global_ns, in->root_motion, ct, sc->local,
+				     model);
+		if (next != UINT32_MAX)
+			stream_prefetch_channel(st, next);
+		pose_matrices_to_model_still(skel, in->clip->still_count, in->clip->still_joints,
+					     model);
+		return stream_from_model(st, sc, in, ct, global_ns, model, out);
+	}
+	if (in->clip != NULL) {
+		clip_sample_at(in->clip, ct->t_ns, global_ns, sc->local);
+		clip_apply_root_motion(in->clip, in->root_motion, ct, sc->local);
+	} else {
+		memcpy(sc->local, skel->rest, skel->joint_count * sizeof *sc->local);
+	}
+	if (in->layer_count > 0)
+		layers_apply(in, now, sc->local, sc->layer);
+	if (next != UINT32_MAX)
+		stream_prefetch_channel(st, next);
+	if (st->space == SPACE_LOCAL) {
+		for (uint32_t j = 0; j < skel->joint_count; j++) {
+			const struct transform *x = &sc->local[j];
+			float *o = out + 10 * j;
+
+			o[0] = x->t.x, o[1] = x->t.y, o[2] = x->t.z;
+			o[3] = x->r.x, o[4] = x->r.y, o[5] = x->r.z, o[6] = x->r.w;
+			o[7] = x->s.x, o[8] = x->s.y, o[9] = x->s.z;
+		}
+		return skel->joint_count;
+	}
+	/* A blend moves joints the base clip leaves still: no rest matrices. */
+	if (in->layer_count > 0)
+		pose_local_to_model(skel, sc->local, model);
+	else
+		sample_local_to_model(skel, in->clip, sc->local, model);
+	return stream_from_model(st, sc, in, ct, global_ns, model, out);
 }
 
 /* A slot filled but not yet published (see stream_publish_begin). */
