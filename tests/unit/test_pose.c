@@ -225,6 +225,82 @@ static void test_against_reference(void **state)
 	skeleton_free(s);
 }
 
+#if defined(__x86_64__)
+/* The hierarchy pass's product as its SIMD kernels compute each element:
+ * with FMA (AVX2) the third product fused with the translation, without it
+ * (SSE2) rounded apart.  Tests compile without contraction (-std=c11), so
+ * these are exactly the roundings written. */
+static mat34 kernel_mul(const mat34 *a, const mat34 *b, int fused)
+{
+	mat34 c;
+
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 4; k++) {
+			float t = k == 3 ? a->m[r][3] : 0.0f;
+			float x = a->m[r][0] * b->m[0][k] + a->m[r][1] * b->m[1][k];
+
+			c.m[r][k] = x + (fused ? fmaf(a->m[r][2], b->m[2][k], t)
+					       : a->m[r][2] * b->m[2][k] + t);
+		}
+	return c;
+}
+
+/* The hierarchy pass, bit for bit, on shapes that take each of its paths:
+ * a joint after its parent (its rows kept in registers), a parent further
+ * back (breadth-first trees, stars), roots in the middle and invalid
+ * parents. */
+static void test_hierarchy_bits(void **state)
+{
+	enum { N = 41 };
+	struct skeleton *s = skeleton_new(N);
+	struct transform local[N];
+	mat34 model[N], want[N];
+	enum math3d_simd best = math3d_simd_level();
+
+	(void)state;
+	assert_non_null(s);
+	for (int level = best; level >= MATH3D_SIMD_BASE; level--) {
+		math3d_simd_limit((enum math3d_simd)level);
+		for (int round = 0; round < 60; round++) {
+			for (int i = 0; i < N; i++) {
+				int shape = round % 4;
+
+				s->parents[i] = i == 0 ? -1 :
+						shape == 0 ? (i - 1) / 2 :          /* binary tree */
+						shape == 1 ? (i < 9 ? 0 : i - 8) :  /* a star, then chains */
+						shape == 2 ? (int32_t)(rndf() * (float)i) :
+						rndf() < 0.5f ? i - 1 : (int32_t)(rndf() * (float)i) / 3;
+				if (i > 0 && rndf() < 0.06f)
+					s->parents[i] = rndf() < 0.5f ? -1 : i + 2;
+				local[i].t = vec3_make(4 * rndf() - 2, 4 * rndf() - 2, 4 * rndf() - 2);
+				local[i].r = quat_normalize(quat_make(2 * rndf() - 1, 2 * rndf() - 1,
+								      2 * rndf() - 1, 2 * rndf() - 1));
+				local[i].s = i % 7 == 3 ? vec3_make(0.5f + rndf(), 1.5f, 0.75f)
+							: vec3_make(1, 1, 1);
+			}
+			pose_local_matrices(local, N, want);
+			memcpy(model, want, sizeof model);
+			for (int i = 1; i < N; i++) {
+				int32_t p = s->parents[i];
+
+				if (p >= 0 && p < i)
+					want[i] = kernel_mul(&want[p], &want[i],
+							     level == MATH3D_SIMD_AVX2);
+			}
+			pose_matrices_to_model_still(s, 0, NULL, model);
+			for (int i = 0; i < N; i++)
+				if (memcmp(&model[i], &want[i], sizeof model[i]) != 0)
+					fail_msg("level %d, round %d: joint %d (parent %d) differs: "
+						 "%.9g %.9g against %.9g %.9g", level, round, i,
+						 s->parents[i], model[i].m[0][0], model[i].m[2][3],
+						 want[i].m[0][0], want[i].m[2][3]);
+		}
+	}
+	math3d_simd_limit(best);
+	skeleton_free(s);
+}
+#endif
+
 static void test_find_and_binding(void **state)
 {
 	struct skeleton *a = chain(3), *b = chain(3), *c = chain(2);
@@ -406,6 +482,9 @@ int main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_bind_and_skin),
 		cmocka_unit_test(test_against_reference),
+#if defined(__x86_64__)
+		cmocka_unit_test(test_hierarchy_bits),
+#endif
 		cmocka_unit_test(test_find_and_binding),
 		cmocka_unit_test(test_mesh_positions_and_normals),
 		cmocka_unit_test(test_derived_normals),
