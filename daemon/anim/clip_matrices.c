@@ -39,12 +39,12 @@ static inline AVX2_FMA int unit_scales8(__m256 v)
 	(v3) = avx2_load2(&(x)[3].member, &(x)[7].member); \
 } while (0)
 
-/* The local matrices of eight joints blended from frames a and b. */
+/* The local matrices of eight joints blended from frames a and b, with
+ * the slerp weights W0, W1 of their rotations (weights_pass). */
 static inline AVX2_FMA void blend_matrices8(const struct transform *a, const struct transform *b,
-					    __m256 frac, const __m256 *k0, const __m256 *k1,
-					    mat34 *out)
+					    __m256 frac, __m256 W0, __m256 W1, mat34 *out)
 {
-	__m256 ax, ay, az, aw, bx, by, bz, bw, dot, W0, W1, qx, qy, qz, qw;
+	__m256 ax, ay, az, aw, bx, by, bz, bw, qx, qy, qz, qw;
 	__m256 at0, at1, at2, at3, bt0, bt1, bt2, bt3;
 	__m256 as0, as1, as2, as3, bs0, bs1, bs2, bs3;
 	__m256 sx = _mm256_set1_ps(1.0f), sy = sx, sz = sx;
@@ -54,10 +54,6 @@ static inline AVX2_FMA void blend_matrices8(const struct transform *a, const str
 	LOAD_T8(b, r.x, bx, by, bz, bw);
 	TRANSPOSE4X2(ax, ay, az, aw);
 	TRANSPOSE4X2(bx, by, bz, bw);
-	/* The sums in avx2_rotation_dots8's order: (x + z) + (y + w). */
-	dot = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, bx), _mm256_mul_ps(az, bz)),
-			    _mm256_add_ps(_mm256_mul_ps(ay, by), _mm256_mul_ps(aw, bw)));
-	avx2_slerp_weights8(dot, k0, k1, &W0, &W1);
 	qx = _mm256_fmadd_ps(W0, ax, _mm256_mul_ps(W1, bx));
 	qy = _mm256_fmadd_ps(W0, ay, _mm256_mul_ps(W1, by));
 	qz = _mm256_fmadd_ps(W0, az, _mm256_mul_ps(W1, bz));
@@ -85,13 +81,22 @@ static inline AVX2_FMA void blend_matrices8(const struct transform *a, const str
 				   LERP(at1, bt1, frac), LERP(at2, bt2, frac), out);
 }
 
-/* Frames a and b blended at frac, as local matrices; `local` holds the
- * pose of the joints past the last whole group of eight. */
+/* Groups of eight a pass covers: the weights of 64 joints stay in L1. */
+#define GROUPS_A_PASS 8
+
+/*
+ * Frames a and b blended at frac, as local matrices; `local` holds the
+ * pose of the joints past the last whole group of eight.  In two passes
+ * over up to 64 joints, as clip_blend_frames does: the slerp weights
+ * first (a chain of some 140 cycles a group through two square roots and
+ * a division, short loop bodies that the CPU overlaps), then the matrices.
+ */
 static AVX2_FMA void blend_matrices_avx2(const struct transform *a, const struct transform *b,
 					 uint32_t n, float frac, struct transform *local,
 					 mat34 *out)
 {
 	__m256 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
+	__m256 W0[GROUPS_A_PASS], W1[GROUPS_A_PASS];
 	__m256 f = _mm256_set1_ps(frac);
 	struct quat_slerp_coef k;
 	uint32_t j = 0;
@@ -101,8 +106,17 @@ static AVX2_FMA void blend_matrices_avx2(const struct transform *a, const struct
 		k0[i] = _mm256_set1_ps(k.k0[i]);
 		k1[i] = _mm256_set1_ps(k.k1[i]);
 	}
-	for (; j + 8 <= n; j += 8)
-		blend_matrices8(a + j, b + j, f, k0, k1, out + j);
+	while (n - j >= 8) {
+		uint32_t groups = (n - j) / 8 < GROUPS_A_PASS ? (n - j) / 8 : GROUPS_A_PASS;
+
+		for (uint32_t g = 0; g < groups; g++)
+			avx2_slerp_weights8(avx2_rotation_dots8(a + j + 8 * g, b + j + 8 * g), k0, k1,
+					    &W0[g], &W1[g]);
+		for (uint32_t g = 0; g < groups; g++)
+			blend_matrices8(a + j + 8 * g, b + j + 8 * g, f, W0[g], W1[g],
+					out + j + 8 * g);
+		j += 8 * groups;
+	}
 	if (j < n) {
 		/* The two-step path's own tail: its blend and its matrices
 		 * run their narrower kernels from this joint on. */
