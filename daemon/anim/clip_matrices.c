@@ -1,17 +1,17 @@
 /*
- * clip_matrices.c - a clip's sampled pose as local matrices, in one pass
- * for uniform clips.
+ * clip_matrices.c - a clip's sampled pose as local matrices, without the
+ * pose in between for uniform clips.
  *
  * Sampling a uniform clip (clip_sample.c) writes the blended pose, and
  * pose.c's first pass reads it back to make each joint's matrix.  On an
- * AVX2 CPU both run eight joints at a time, so here they are one kernel:
- * the two frames' joints are transposed to one component per register
- * once, blended there, and turned into matrices without the pose going
- * through memory (the store and reload of 40 bytes a joint, and the
- * blend's own transposes, are saved).  Each value goes through the same
- * operations in the same order as on the two-step path, so the matrices
- * are the same to the bit: a stream and a `sample` of one pose agree
- * whichever path each took.
+ * AVX2 CPU both run eight joints at a time, so here they are one kernel
+ * after the rotations' slerp weights: the two frames' joints are
+ * transposed to one component per register once, blended there, and
+ * turned into matrices without the pose going through memory (the store
+ * and reload of 40 bytes a joint, and the blend's own transposes, are
+ * saved).  Each value goes through the same operations in the same order
+ * as on the two-step path, so the matrices are the same to the bit: a
+ * stream and a `sample` of one pose agree whichever path each took.
  */
 #include "daemon/anim/clip.h"
 #include "daemon/anim/clip_sampler.h"
