@@ -55,6 +55,13 @@ static inline AVX2_FMA __m256 avx2_rotation_dots8(const struct transform *a,
 	(d) = _mm256_shuffle_ps(t2_, t3_, 0xee); \
 } while (0)
 
+/* Lanes 1-3 of each half all 1: joints' scales loaded with avx2_load2
+ * from r.w on (lane 0 is the rotation's w). */
+static inline AVX2_FMA int avx2_unit_scale8(__m256 v)
+{
+	return (_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(1.0f), _CMP_EQ_OQ)) & 0xee) == 0xee;
+}
+
 static inline AVX2_FMA void avx2_store2(float *lo, float *hi, __m256 v)
 {
 	_mm_storeu_ps(lo, _mm256_castps256_ps128(v));

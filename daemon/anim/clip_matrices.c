@@ -23,12 +23,6 @@
 /* (b - a) * frac + a, as clip_sample.c's lerps compute it. */
 #define LERP(a, b, f) _mm256_fmadd_ps(_mm256_sub_ps((b), (a)), (f), (a))
 
-static inline AVX2_FMA int unit_scales8(__m256 v)
-{
-	/* Lanes 1-3 of each half: a joint's s loaded from r.w on. */
-	return (_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(1.0f), _CMP_EQ_OQ)) & 0xee) == 0xee;
-}
-
 /* Four floats from `member` on of joints 0-7 of x, joint j and j + 4 in
  * one register: TRANSPOSE4X2 then gives one float per register, joint j
  * in lane j. */
@@ -40,7 +34,8 @@ static inline AVX2_FMA int unit_scales8(__m256 v)
 } while (0)
 
 /* The local matrices of eight joints blended from frames a and b, with
- * the slerp weights W0, W1 of their rotations (weights_pass). */
+ * the slerp weights W0, W1 of their rotations (blend_matrices_avx2 makes
+ * them first). */
 static inline AVX2_FMA void blend_matrices8(const struct transform *a, const struct transform *b,
 					    __m256 frac, __m256 W0, __m256 W1, mat34 *out)
 {
@@ -62,9 +57,9 @@ static inline AVX2_FMA void blend_matrices8(const struct transform *a, const str
 	/* Scales: when both frames' are all 1, so is every blend of them. */
 	LOAD_T8(a, r.w, as0, as1, as2, as3);
 	LOAD_T8(b, r.w, bs0, bs1, bs2, bs3);
-	scaled = !(unit_scales8(as0) && unit_scales8(as1) && unit_scales8(as2) &&
-		   unit_scales8(as3) && unit_scales8(bs0) && unit_scales8(bs1) &&
-		   unit_scales8(bs2) && unit_scales8(bs3));
+	scaled = !(avx2_unit_scale8(as0) && avx2_unit_scale8(as1) && avx2_unit_scale8(as2) &&
+		   avx2_unit_scale8(as3) && avx2_unit_scale8(bs0) && avx2_unit_scale8(bs1) &&
+		   avx2_unit_scale8(bs2) && avx2_unit_scale8(bs3));
 	if (scaled) {
 		TRANSPOSE4X2(as0, as1, as2, as3);
 		TRANSPOSE4X2(bs0, bs1, bs2, bs3);

@@ -342,11 +342,6 @@ static inline AVX2_FMA void rows8_mul2(struct rows8 a, const mat34 *b, const mat
 			    _mm_fmadd_ps(q2, LO(c2), u));
 }
 
-static inline AVX2_FMA int unit_scale8(__m256 v)
-{
-	return (_mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(1.0f), _CMP_EQ_OQ)) & 0xee) == 0xee;
-}
-
 /* local_matrices4 for eight joints. */
 static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *out)
 {
@@ -356,7 +351,8 @@ static inline AVX2_FMA void local_matrices8(const struct transform *x, mat34 *ou
 	__m256 sy = avx2_load2(&x[2].r.w, &x[6].r.w), sz = avx2_load2(&x[3].r.w, &x[7].r.w);
 	__m256 tx = avx2_load2(&x[0].t.x, &x[4].t.x), ty = avx2_load2(&x[1].t.x, &x[5].t.x);
 	__m256 tz = avx2_load2(&x[2].t.x, &x[6].t.x), t3 = avx2_load2(&x[3].t.x, &x[7].t.x);
-	int scaled = !(unit_scale8(s0) && unit_scale8(sx) && unit_scale8(sy) && unit_scale8(sz));
+	int scaled = !(avx2_unit_scale8(s0) && avx2_unit_scale8(sx) && avx2_unit_scale8(sy) &&
+		       avx2_unit_scale8(sz));
 
 	TRANSPOSE4X2(qx, qy, qz, qw);
 	if (scaled)
