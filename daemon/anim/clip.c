@@ -254,6 +254,8 @@ size_t clip_bytes(const struct clip *c)
 		n += strlen(c->name) + 1;
 	if (c->frames != NULL)
 		n += (size_t)c->frame_count * c->joint_count * sizeof *c->frames;
+	if (c->block_storage != NULL)
+		n += c->block_storage_bytes;
 	if (c->bounds != NULL)
 		n += (c->frames != NULL ? (size_t)c->frame_count : 1) * sizeof *c->bounds;
 	if (c->tracks != NULL)
@@ -277,6 +279,7 @@ void clip_free(struct clip *c)
 		return;
 	free(c->name);
 	free(c->frames);
+	free(c->block_storage);
 	free(c->tracks);
 	free(c->rest);
 	free(c->key_storage);

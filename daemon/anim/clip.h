@@ -78,6 +78,14 @@ struct clip {
 	struct transform *frames;       /* frame_count * joint_count; rotations
 					   are unit quaternions (the blend's
 					   normalisation relies on it) */
+	/* The same frames again for the sampler's eight-wide kernel
+	 * (clip_block_frames), or NULL: per frame, each whole group of
+	 * eight joints as ten rows of eight floats (t.x, t.y, t.z, r.x, r.y,
+	 * r.z, r.w, s.x, s.y, s.z; joint 8g + l in lane l), 32-byte aligned
+	 * inside block_storage. */
+	const float *frame_blocks;
+	void *block_storage;
+	size_t block_storage_bytes;     /* the size block_storage was allocated with */
 
 	/* Keyed storage (tracks != NULL). */
 	struct joint_tracks *tracks;    /* joint_count */
@@ -151,6 +159,14 @@ void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out);
 void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum root_motion rm,
 			  const struct clip_time *ct, struct transform *local, mat34 *out);
 
+/* Lay a uniform clip's frames out again in groups of eight joints, one
+ * component per row (frame_blocks), which lets clip_sample_matrices load
+ * each component of eight joints at once instead of transposing them: an
+ * optimisation only, the matrices are the same to the bit with or without
+ * it, for about as many bytes again as the frames.  Nothing to do for a
+ * keyed clip or one of fewer than eight joints.  0, or -ENOMEM. */
+int clip_block_frames(struct clip *c);
+
 /* Build a keyed clip's shared timeline, which lets the sampler find every
  * clip-time track's keys with one search instead of one per track; call it
  * once the tracks are final.  An optimisation only: poses are the same
@@ -189,17 +205,18 @@ double time_to_seconds(int64_t ns);
 /*
  * The bytes the clip owns in memory, exactly as they were asked of
  * malloc (the allocator's own overhead and rounding are not counted): the
- * struct, its name, the frames and bounds (uniform storage), the tracks,
- * rest pose, key storage, key index and still joints (keyed storage), the
- * global sequences' lengths and the emitter tracks.  Keys the clip points
- * at but does not own (an M2 asset's global-sequence keys, which every
- * clip shares) are the asset's.  This is the runtime representation, not
- * the file.  Allocation sizes it assumes, which the importers follow (a
- * unit test checks them against every allocation of a load): frames
- * frame_count * joint_count, bounds frame_count (one box for a keyed
- * clip); tracks, rest and still_joints joint_count + 1, global_ns
- * global_count + 1, emitters emitter_count + 1 entries (a spare so that
- * none is empty); key_storage key_storage_bytes.
+ * struct, its name, the frames, their blocks and bounds (uniform storage),
+ * the tracks, rest pose, key storage, key index and still joints (keyed
+ * storage), the global sequences' lengths and the emitter tracks.  Keys
+ * the clip points at but does not own (an M2 asset's global-sequence keys,
+ * which every clip shares) are the asset's.  This is the runtime
+ * representation, not the file.  Allocation sizes it assumes, which the
+ * importers follow (a unit test checks them against every allocation of a
+ * load): frames frame_count * joint_count, block_storage
+ * block_storage_bytes, bounds frame_count (one box for a keyed clip);
+ * tracks, rest and still_joints joint_count + 1, global_ns global_count +
+ * 1, emitters emitter_count + 1 entries (a spare so that none is empty);
+ * key_storage key_storage_bytes.
  */
 size_t clip_bytes(const struct clip *c);
 /* Of clip_bytes, what the key index takes (0 without one): what the

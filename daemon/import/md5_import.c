@@ -253,6 +253,10 @@ int md5_import_clip(const struct md5_anim *a, const char *name, struct clip **ou
 	/* Root motion as Doom computes it, from the file's translations. */
 	c->root_base = vec3_make(a->base[0].pos[0], a->base[0].pos[1], a->base[0].pos[2]);
 	c->root_delta = vec3_sub(c->frames[(size_t)(nf - 1) * nj].t, c->root_base);
+	if (clip_block_frames(c) != 0) {
+		clip_free(c);
+		return -ENOMEM;
+	}
 	*out = c;
 	return 0;
 }

@@ -50,8 +50,11 @@ void memory_report_clip(const char *label, const struct clip *c)
 		uint64_t cells = (uint64_t)c->frame_count * c->joint_count;
 
 		printf("%-24s %10zu bytes a clip (%u joints x %u frames): %.2f bytes per joint per "
-		       "frame\n", label, bytes, c->joint_count, c->frame_count,
-		       cells > 0 ? (double)bytes / (double)cells : 0.0);
+		       "frame, %.2f without the frames' blocks (%zu bytes)\n", label, bytes,
+		       c->joint_count, c->frame_count,
+		       cells > 0 ? (double)bytes / (double)cells : 0.0,
+		       cells > 0 ? (double)(bytes - c->block_storage_bytes) / (double)cells : 0.0,
+		       c->block_storage_bytes);
 		return;
 	}
 	{

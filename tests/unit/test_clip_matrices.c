@@ -1,11 +1,13 @@
 /*
  * clip_sample_matrices: the one-pass local matrices of a uniform clip
- * against the two-step path (clip_sample_at, clip_apply_root_motion,
+ * (its frames in blocks of eight joints, clip_block_frames, and without
+ * them) against the two-step path (clip_sample_at, clip_apply_root_motion,
  * pose_local_to_model_still), bit for bit, on every joint count from 0 to
  * 41 (whole groups of eight, the four-wide and scalar tails), at times on
  * frames, between them, before the start and past the end, with unit and
  * non-unit scales, rotations on both sides of the shortest path, signed
- * zeros and both root-motion modes, at each SIMD level the CPU has.
+ * zeros and both root-motion modes, at each SIMD level the CPU has; and
+ * the blocks' bytes in clip_bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,7 +62,7 @@ static struct transform rnd_joint(const struct clip *c, uint32_t f, uint32_t j, 
 	return x;
 }
 
-static struct clip *make_clip(uint32_t joints, uint32_t frames, int scaled)
+static struct clip *make_clip(uint32_t joints, uint32_t frames, int scaled, int blocked)
 {
 	struct clip *c = calloc(1, sizeof *c);
 
@@ -77,6 +79,9 @@ static struct clip *make_clip(uint32_t joints, uint32_t frames, int scaled)
 			c->frames[(size_t)f * joints + j] = rnd_joint(c, f, j, scaled);
 	c->root_base = vec3_make(0.25f, -1.5f, 3.0f);
 	c->root_delta = vec3_make(1.75f, 0.5f, -2.25f);
+	if (blocked)
+		assert_int_equal(clip_block_frames(c), 0);
+	assert_true((c->frame_blocks != NULL) == (blocked && joints >= 8));
 	return c;
 }
 
@@ -117,8 +122,8 @@ static void check_time(const struct clip *c, const struct skeleton *s, int64_t e
 static void check_all_counts(void)
 {
 	for (uint32_t n = 0; n <= 41; n++)
-		for (int scaled = 0; scaled <= 1; scaled++) {
-			struct clip *c = make_clip(n, 5, scaled);
+		for (int variant = 0; variant < 4; variant++) {
+			struct clip *c = make_clip(n, 5, variant & 1, variant >> 1);
 			struct skeleton *s = make_skeleton(n);
 			struct transform *local = calloc(n + 1, sizeof *local);
 			mat34 *want = calloc(n + 1, sizeof *want), *got = calloc(n + 1, sizeof *got);
@@ -162,6 +167,25 @@ static void test_same_bits_at_every_level(void **state)
 	}
 }
 
+/* The blocks are counted, once, at the size they were asked for. */
+static void test_blocks_bytes(void **state)
+{
+	struct clip *plain = make_clip(21, 7, 0, 0), *blocked = make_clip(21, 7, 0, 1);
+
+	(void)state;
+	assert_int_equal(blocked->block_storage_bytes, 7 * 2 * 80 * sizeof(float) + 32);
+	assert_int_equal(clip_bytes(blocked) - clip_bytes(plain), blocked->block_storage_bytes);
+	assert_int_equal((uintptr_t)blocked->frame_blocks % 32, 0);
+	/* A second call changes nothing; a keyed or small clip gets none. */
+	assert_int_equal(clip_block_frames(blocked), 0);
+	assert_int_equal(clip_bytes(blocked) - clip_bytes(plain), blocked->block_storage_bytes);
+	clip_free(plain);
+	clip_free(blocked);
+	plain = make_clip(7, 3, 0, 1);
+	assert_null(plain->block_storage);
+	clip_free(plain);
+}
+
 /* A keyed clip takes the two-step path inside: the same contract. */
 static void test_keyed_clip_same_bits(void **state)
 {
@@ -201,6 +225,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_bits_at_every_level),
+		cmocka_unit_test(test_blocks_bytes),
 		cmocka_unit_test(test_keyed_clip_same_bits),
 	};
 
