@@ -152,8 +152,9 @@ void clip_sample(const struct clip *c, int64_t t_ns, struct transform *out);
 
 /* What clip_sample_at, clip_apply_root_motion and pose_local_matrices
  * give together: the local matrices of the pose at clip time t_ns (from
- * ct, whose cycles root motion reads), bit for bit; for a uniform clip on
- * an AVX2 CPU in one pass that never stores the pose (clip_matrices.c).
+ * ct, whose cycles root motion reads), bit for bit; for a uniform clip
+ * whose frames are also in blocks (clip_block_frames), on an AVX2 CPU, in
+ * one pass that never stores the pose (clip_matrices.c).
  * pose_matrices_to_model_still then takes them to model space.  `local`
  * (joint_count) is scratch. */
 void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum root_motion rm,

@@ -5,13 +5,14 @@
  * Sampling a uniform clip (clip_sample.c) writes the blended pose, and
  * pose.c's first pass reads it back to make each joint's matrix.  On an
  * AVX2 CPU both run eight joints at a time, so here they are one kernel
- * after the rotations' slerp weights: the two frames' joints are
- * transposed to one component per register once, blended there, and
- * turned into matrices without the pose going through memory (the store
- * and reload of 40 bytes a joint, and the blend's own transposes, are
- * saved).  Each value goes through the same operations in the same order
- * as on the two-step path, so the matrices are the same to the bit: a
- * stream and a `sample` of one pose agree whichever path each took.
+ * after the rotations' slerp weights: each component of eight joints is
+ * loaded from the frames' blocks (clip_block_frames) with one load, blended
+ * in its register and turned into matrices without the pose going through
+ * memory (the store and reload of 40 bytes a joint, and every transpose of
+ * the frames' joints, are saved).  Each value goes through the same
+ * operations in the same order as on the two-step path, so the matrices
+ * are the same to the bit: a stream and a `sample` of one pose agree
+ * whichever path each took.
  */
 #include "daemon/anim/clip.h"
 #include "daemon/anim/clip_sampler.h"
@@ -95,9 +96,10 @@ static AVX2_FMA void blend_matrices_avx2(const struct clip *c, uint64_t f, float
 	while (g < groups) {
 		uint32_t m = groups - g < GROUPS_A_PASS ? groups - g : GROUPS_A_PASS;
 
+		const float *pa = a + (size_t)g * BLOCK_FLOATS, *pb = b + (size_t)g * BLOCK_FLOATS;
+
 		for (uint32_t i = 0; i < m; i++) {
-			const float *ga = a + (size_t)(g + i) * BLOCK_FLOATS;
-			const float *gb = b + (size_t)(g + i) * BLOCK_FLOATS;
+			const float *ga = pa + i * BLOCK_FLOATS, *gb = pb + i * BLOCK_FLOATS;
 			/* The sums in avx2_rotation_dots8's order: (x + z) + (y + w). */
 			__m256 dot = _mm256_add_ps(
 				_mm256_add_ps(_mm256_mul_ps(ROW(ga, 3), ROW(gb, 3)),
@@ -108,8 +110,7 @@ static AVX2_FMA void blend_matrices_avx2(const struct clip *c, uint64_t f, float
 			avx2_slerp_weights8(dot, k0, k1, &W0[i], &W1[i]);
 		}
 		for (uint32_t i = 0; i < m; i++)
-			blend_matrices8(a + (size_t)(g + i) * BLOCK_FLOATS,
-					b + (size_t)(g + i) * BLOCK_FLOATS, fr, W0[i], W1[i],
+			blend_matrices8(pa + i * BLOCK_FLOATS, pb + i * BLOCK_FLOATS, fr, W0[i], W1[i],
 					out + 8 * (g + i));
 		g += m;
 	}
