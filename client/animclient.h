@@ -389,12 +389,13 @@ typedef struct animc_stats_stream {
 	uint32_t channels;
 	double tick_rate;               /* achieved, per second, over the last second */
 	uint64_t region_bytes;
-	uint64_t ticks, skipped_ticks;  /* skipped: deadlines passed over, late */
+	uint64_t ticks, skipped_ticks;  /* skipped: deadlines passed over, a period behind */
 	uint64_t poses;                 /* published by ticks */
 	uint64_t change_poses;          /* published at once by play, seek, ... */
 	uint64_t cpu_ns;                /* CPU time of its ticks */
 	double cpu_us_per_pose;         /* cpu_ns / poses, in µs */
 	uint32_t tick_threads;          /* its last tick ran on (0 before the first) */
+	uint64_t late_ticks;            /* run after their deadline, the rate kept */
 } animc_stats_stream;
 
 typedef struct animc_stats_log_line {

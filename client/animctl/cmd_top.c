@@ -124,8 +124,8 @@ static void top_print(const struct top *t)
 	printf("%s", eol);
 	room -= 3;
 
-	printf("%-7s %5s %-9s %5s %8s %3s %9s %5s %9s %8s %6s%s", "STREAM", "CONN", "SPACE", "RATE",
-	       "TICKS/S", "THR", "SKIPPED", "INST", "POSES/S", "US/POSE", "CPU%", eol);
+	printf("%-7s %5s %-9s %5s %8s %3s %7s %9s %5s %9s %8s %6s%s", "STREAM", "CONN", "SPACE",
+	       "RATE", "TICKS/S", "THR", "LATE", "SKIPPED", "INST", "POSES/S", "US/POSE", "CPU%", eol);
 	room--;
 	for (size_t i = 0; i < s->stream_count && room > 8; i++, room--) {
 		const animc_stats_stream *st = s->streams[i];
@@ -136,10 +136,10 @@ static void top_print(const struct top *t)
 			snprintf(cost, sizeof cost, "-");
 		else
 			snprintf(cost, sizeof cost, "%.2f", r.us_per_pose);
-		printf("%-7llu %5llu %-9s %5u %8.1f %3u %9llu %5u %9.1f %8s %6.2f%s",
+		printf("%-7llu %5llu %-9s %5u %8.1f %3u %7llu %9llu %5u %9.1f %8s %6.2f%s",
 		       (unsigned long long)st->stream, (unsigned long long)st->connection,
 		       st->space ? st->space : "?", st->rate, st->tick_rate, st->tick_threads,
-		       (unsigned long long)st->skipped_ticks, st->instances, r.poses_per_s, cost,
+		       (unsigned long long)st->late_ticks, (unsigned long long)st->skipped_ticks, st->instances, r.poses_per_s, cost,
 		       r.cpu_percent, eol);
 	}
 	if (s->stream_count == 0) {
@@ -212,6 +212,7 @@ static void top_json(const struct top *t)
 		json_kuint(&j, "tick_threads", st->tick_threads);
 		json_kuint(&j, "instances", st->instances);
 		json_kuint(&j, "ticks", st->ticks);
+		json_kuint(&j, "late_ticks", st->late_ticks);
 		json_kuint(&j, "skipped_ticks", st->skipped_ticks);
 		json_kuint(&j, "skipped_in_interval", r.skipped);
 		json_kuint(&j, "poses", st->poses);

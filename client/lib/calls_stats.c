@@ -85,6 +85,7 @@ static void stats_streams(struct ac_parse *p, const msgpack_object *r, animc_sta
 		v[i]->channels = (uint32_t)ac_obj_u64(p, o, "channels", 0);
 		v[i]->region_bytes = ac_obj_u64(p, o, "region_bytes", 0);
 		v[i]->ticks = ac_obj_u64(p, o, "ticks", 0);
+		v[i]->late_ticks = ac_obj_u64(p, o, "late_ticks", 0);
 		v[i]->skipped_ticks = ac_obj_u64(p, o, "skipped_ticks", 0);
 		v[i]->poses = ac_obj_u64(p, o, "poses", 0);
 		v[i]->change_poses = ac_obj_u64(p, o, "change_poses", 0);

@@ -9,7 +9,8 @@
  * not a terminal.  `monitor`: a monitor is sent every other connection's
  * requests (method, connection, msgid, escaped params, time) and not its
  * own; `animctl monitor --json --count 2` prints them.  A daemon stopped
- * for 300 ms counts the deadlines it missed in skipped_ticks.  A stream
+ * for 300 ms runs the latest deadline it missed at once (late_ticks) and
+ * counts the ones before it in skipped_ticks.  A stream
  * of 64 instances ticks on one thread per allowed core (at most 8), or on
  * as few as streams.tick_threads says, and tick_threads reports it.
  */
@@ -251,6 +252,8 @@ static void test_stats_fields_and_values(void **state)
 	assert_true(u64_of(st, "change_poses") >= 1);
 	assert_true(u64_of(st, "cpu_ns") > 0);
 	assert_true(u64_of(st, "skipped_ticks") <= u64_of(st, "ticks"));
+	/* A late tick is counted when it is scheduled, a millisecond before it runs. */
+	assert_true(u64_of(st, "late_ticks") <= u64_of(st, "ticks") + 1);
 	{
 		double rate, per_pose;
 
@@ -503,19 +506,20 @@ static void test_monitor(void **state)
 }
 
 /* A daemon that could not run for a while (stopped, as an overloaded
- * machine or a long tick would) skips the deadlines it missed rather than
- * bunching them, and says so in skipped_ticks. */
+ * machine would) skips the deadlines it missed rather than bunching them,
+ * and says so in skipped_ticks; the latest one is run late, once. */
 static void test_skipped_ticks(void **state)
 {
 	struct fixture *fx = *state;
 	struct rpc_reply r;
-	uint64_t ticks0, skipped0, skipped1;
+	uint64_t ticks0, skipped0, skipped1, late0, late1;
 	const msgpack_object *st;
 
 	stats_after_ticks(fx, 2, &r);
 	st = &array_of(r.result, "streams")->via.array.ptr[0];
 	ticks0 = u64_of(st, "ticks");
 	skipped0 = u64_of(st, "skipped_ticks");
+	late0 = u64_of(st, "late_ticks");
 	rpc_reply_free(&r);
 	/* 300 ms at 60 Hz is 18 deadlines: at least a few are passed over. */
 	assert_int_equal(kill(fx->d.pid, SIGSTOP), 0);
@@ -524,10 +528,13 @@ static void test_skipped_ticks(void **state)
 	stats_after_ticks(fx, ticks0 + 2, &r);
 	st = &array_of(r.result, "streams")->via.array.ptr[0];
 	skipped1 = u64_of(st, "skipped_ticks");
+	late1 = u64_of(st, "late_ticks");
 	rpc_reply_free(&r);
 	if (skipped1 <= skipped0)
 		fail_msg("skipped_ticks stayed at %llu across a 300 ms stop",
 			 (unsigned long long)skipped1);
+	if (late1 <= late0)
+		fail_msg("late_ticks stayed at %llu across a 300 ms stop", (unsigned long long)late1);
 }
 
 /* The threads the last tick of a 64-instance stream ran on, in a daemon

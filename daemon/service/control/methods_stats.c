@@ -26,7 +26,8 @@ const char *const method_stats_fields[] = {
 	"connections[].self", "connections[].monitor",
 	"streams", "streams[].stream", "streams[].connection", "streams[].space",
 	"streams[].rate", "streams[].tick_rate", "streams[].tick_threads", "streams[].instances",
-	"streams[].channels", "streams[].region_bytes", "streams[].ticks", "streams[].skipped_ticks",
+	"streams[].channels", "streams[].region_bytes", "streams[].ticks", "streams[].late_ticks",
+	"streams[].skipped_ticks",
 	"streams[].poses", "streams[].change_poses", "streams[].cpu_ns",
 	"streams[].cpu_us_per_pose",
 	"assets", "assets.count", "assets.failing", "assets.loaded", "assets.reloaded",
@@ -95,7 +96,7 @@ static void stats_put_streams(struct control *ctl, struct rpc_out *out)
 		struct stream_stats ss;
 
 		stream_get_stats(st, &ss);
-		rpc_put_map(out, 15);
+		rpc_put_map(out, 16);
 		rpc_put_lit(out, "stream");
 		rpc_put_uint(out, ss.id);
 		rpc_put_lit(out, "connection");
@@ -116,6 +117,8 @@ static void stats_put_streams(struct control *ctl, struct rpc_out *out)
 		rpc_put_uint(out, ss.region_bytes);
 		rpc_put_lit(out, "ticks");
 		rpc_put_uint(out, ss.ticks);
+		rpc_put_lit(out, "late_ticks");
+		rpc_put_uint(out, ss.late_ticks);
 		rpc_put_lit(out, "skipped_ticks");
 		rpc_put_uint(out, ss.skipped_ticks);
 		rpc_put_lit(out, "poses");

@@ -15,6 +15,7 @@
 #include "daemon/service/base/log.h"
 #include "daemon/service/base/workers.h"
 #include "daemon/service/playback/instances.h"
+#include "daemon/service/playback/tick_deadline.h"
 
 /* Attached instances from which a tick is spread over the worker threads. */
 #define STREAM_PARALLEL_MIN 64
@@ -46,11 +47,9 @@ struct stream {
 	uint32_t free_hint;             /* no free channel below this one */
 	uint32_t in_use_end;            /* no channel in use from this one on */
 	uv_timer_t timer;
-	int64_t period_ns;
-	int64_t next_tick_ns;
+	struct tick_deadline deadline;  /* its late and skipped ticks are for `stats` */
 	uint64_t tick;
 	/* For `stats` (stream_get_stats), kept by the loop thread. */
-	uint64_t skipped_ticks;         /* deadlines passed over after a late tick */
 	uint64_t tick_poses;            /* poses published by ticks */
 	uint64_t change_poses;          /* published at once (attach, seek, ...) */
 	uint64_t cpu_ns;                /* CPU time of ticks, every part's thread */
@@ -446,7 +445,7 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 static void stream_tick(uv_timer_t *t)
 {
 	struct stream *st = t->data;
-	int64_t now, wait;
+	int64_t now;
 	unsigned parts = 1;
 
 	st->tick++;
@@ -469,11 +468,6 @@ static void stream_tick(uv_timer_t *t)
 		st->cpu_ns += st->scratch[i].cpu_ns;
 		st->tick_poses += st->scratch[i].poses;
 	}
-	/* Steady clock: the next deadline is absolute.  After a stall (or a
-	 * tick that took longer than its period) the late ticks are skipped,
-	 * not bunched, and at least a millisecond is left for the loop's I/O,
-	 * so an overloaded stream slows its own rate, never the control
-	 * socket. */
 	now = clock_now_ns();
 	st->window_ticks++;
 	if (now - st->window_start_ns >= 1000000000) {
@@ -481,15 +475,10 @@ static void stream_tick(uv_timer_t *t)
 		st->window_start_ns = now;
 		st->window_ticks = 0;
 	}
-	st->next_tick_ns += st->period_ns;
-	if (st->next_tick_ns <= now) {
-		/* Every deadline up to now is passed over: the next tick is
-		 * the first deadline after now. */
-		st->skipped_ticks += (uint64_t)((now - st->next_tick_ns) / st->period_ns) + 1;
-		st->next_tick_ns = now + st->period_ns - (now - st->next_tick_ns) % st->period_ns;
-	}
-	wait = (st->next_tick_ns - now + 999999) / 1000000;
-	uv_timer_start(&st->timer, stream_tick, wait > 0 ? (uint64_t)wait : 1, 0);
+	/* On the steady clock's grid (tick_deadline.h): a late tick runs
+	 * after the loop's next turn for I/O, so an overloaded stream slows
+	 * its own rate, never the control socket. */
+	uv_timer_start(&st->timer, stream_tick, tick_deadline_after_tick(&st->deadline, now), 0);
 }
 
 /* Scratch grows to the largest skeleton (and emitter count) attached, at
@@ -671,7 +660,8 @@ void stream_get_stats(const struct stream *st, struct stream_stats *out)
 	out->attached = st->attached;
 	out->region_bytes = st->geom.region_bytes;
 	out->ticks = st->tick;
-	out->skipped_ticks = st->skipped_ticks;
+	out->late_ticks = st->deadline.late;
+	out->skipped_ticks = st->deadline.skipped;
 	out->tick_poses = st->tick_poses;
 	out->change_poses = st->change_poses;
 	out->cpu_ns = st->cpu_ns;
@@ -840,10 +830,11 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	uv_timer_init(reg->loop, &st->timer);
 	st->timer.data = st;
 	if (p->rate_hz > 0) {
-		st->period_ns = 1000000000LL / p->rate_hz;
-		st->next_tick_ns = clock_now_ns() + st->period_ns;
-		st->window_start_ns = st->next_tick_ns - st->period_ns;
-		uv_timer_start(&st->timer, stream_tick, (uint64_t)st->period_ns / 1000000, 0);
+		int64_t now = clock_now_ns(), period = 1000000000LL / p->rate_hz;
+
+		tick_deadline_start(&st->deadline, now, period);
+		st->window_start_ns = now;
+		uv_timer_start(&st->timer, stream_tick, (uint64_t)period / 1000000, 0);
 	}
 	st->next = reg->first;
 	reg->first = st;

@@ -73,7 +73,8 @@ struct stream_stats {
 	uint32_t attached;              /* instances publishing now */
 	uint64_t region_bytes;
 	uint64_t ticks;
-	uint64_t skipped_ticks;         /* deadlines passed over because a tick was late */
+	uint64_t late_ticks;            /* run after their deadline (tick_deadline.h) */
+	uint64_t skipped_ticks;         /* deadlines passed over, a period or more behind */
 	uint64_t tick_poses;            /* poses published by ticks */
 	uint64_t change_poses;          /* poses published at once by a change */
 	uint64_t cpu_ns;                /* CPU time of every tick */
