@@ -46,7 +46,12 @@ struct stream {
 	uint32_t attached;
 	uint32_t free_hint;             /* no free channel below this one */
 	uint32_t in_use_end;            /* no channel in use from this one on */
-	uv_timer_t timer;
+	uv_timer_t timer;               /* the next tick, on time */
+	/* A late tick runs from late_run, after one poll of the loop's
+	 * sockets that late_poll keeps from blocking. */
+	uv_idle_t late_poll;
+	uv_check_t late_run;
+	unsigned open_handles;          /* the three above until closed */
 	struct tick_deadline deadline;  /* its late and skipped ticks are for `stats` */
 	uint64_t tick;
 	/* For `stats` (stream_get_stats), kept by the loop thread. */
@@ -442,10 +447,20 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	sc->cpu_ns = stream_thread_cpu_ns() - cpu0;
 }
 
-static void stream_tick(uv_timer_t *t)
+static void stream_tick_on_time(uv_timer_t *t);
+static void stream_tick_late(uv_check_t *c);
+
+/* Nothing to do: an active idle handle makes the loop poll without
+ * blocking, so that late_run runs right after the sockets are served. */
+static void stream_late_poll(uv_idle_t *i)
 {
-	struct stream *st = t->data;
+	(void)i;
+}
+
+static void stream_tick(struct stream *st)
+{
 	int64_t now;
+	uint64_t wait;
 	unsigned parts = 1;
 
 	st->tick++;
@@ -476,9 +491,27 @@ static void stream_tick(uv_timer_t *t)
 		st->window_ticks = 0;
 	}
 	/* On the steady clock's grid (tick_deadline.h): a late tick runs
-	 * after the loop's next turn for I/O, so an overloaded stream slows
+	 * once the loop has polled its sockets, so an overloaded stream slows
 	 * its own rate, never the control socket. */
-	uv_timer_start(&st->timer, stream_tick, tick_deadline_after_tick(&st->deadline, now), 0);
+	wait = tick_deadline_after_tick(&st->deadline, now);
+	if (wait == 0) {
+		uv_idle_start(&st->late_poll, stream_late_poll);
+		uv_check_start(&st->late_run, stream_tick_late);
+		return;
+	}
+	uv_idle_stop(&st->late_poll);
+	uv_check_stop(&st->late_run);
+	uv_timer_start(&st->timer, stream_tick_on_time, wait, 0);
+}
+
+static void stream_tick_on_time(uv_timer_t *t)
+{
+	stream_tick(t->data);
+}
+
+static void stream_tick_late(uv_check_t *c)
+{
+	stream_tick(c->data);
 }
 
 /* Scratch grows to the largest skeleton (and emitter count) attached, at
@@ -588,10 +621,12 @@ void stream_detach(struct instance *in)
 	in->stream = NULL;
 }
 
-static void stream_timer_closed(uv_handle_t *h)
+static void stream_handle_closed(uv_handle_t *h)
 {
 	struct stream *st = h->data;
 
+	if (--st->open_handles > 0)
+		return;
 	munmap(st->region, st->geom.region_bytes);
 	free(st->channels);
 	free(st->published);
@@ -622,7 +657,9 @@ void stream_close(struct stream *st)
 		if (st->channels[c] != NULL)
 			stream_detach(st->channels[c]);
 	animd_shm_set_state(st->region, ANIMD_SHM_STATE_CLOSED);
-	uv_close((uv_handle_t *)&st->timer, stream_timer_closed);
+	uv_close((uv_handle_t *)&st->timer, stream_handle_closed);
+	uv_close((uv_handle_t *)&st->late_poll, stream_handle_closed);
+	uv_close((uv_handle_t *)&st->late_run, stream_handle_closed);
 }
 
 struct stream *stream_find(struct streams *reg, const struct playback_owner *owner, uint64_t id)
@@ -828,13 +865,16 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	memcpy(st->region, &h, sizeof h);
 	animd_shm_set_state(st->region, ANIMD_SHM_STATE_LIVE);
 	uv_timer_init(reg->loop, &st->timer);
-	st->timer.data = st;
+	uv_idle_init(reg->loop, &st->late_poll);
+	uv_check_init(reg->loop, &st->late_run);
+	st->timer.data = st->late_poll.data = st->late_run.data = st;
+	st->open_handles = 3;
 	if (p->rate_hz > 0) {
 		int64_t now = clock_now_ns(), period = 1000000000LL / p->rate_hz;
 
 		tick_deadline_start(&st->deadline, now, period);
 		st->window_start_ns = now;
-		uv_timer_start(&st->timer, stream_tick, (uint64_t)period / 1000000, 0);
+		uv_timer_start(&st->timer, stream_tick_on_time, (uint64_t)period / 1000000, 0);
 	}
 	st->next = reg->first;
 	reg->first = st;

@@ -22,5 +22,5 @@ uint64_t tick_deadline_after_tick(struct tick_deadline *d, int64_t now)
 	d->skipped += (uint64_t)behind;
 	d->next_ns += behind * d->period_ns;
 	d->late++;
-	return 1;
+	return 0;
 }
