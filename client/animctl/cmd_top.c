@@ -139,8 +139,8 @@ static void top_print(const struct top *t)
 		printf("%-7llu %5llu %-9s %5u %8.1f %3u %7llu %9llu %5u %9.1f %8s %6.2f%s",
 		       (unsigned long long)st->stream, (unsigned long long)st->connection,
 		       st->space ? st->space : "?", st->rate, st->tick_rate, st->tick_threads,
-		       (unsigned long long)st->late_ticks, (unsigned long long)st->skipped_ticks, st->instances, r.poses_per_s, cost,
-		       r.cpu_percent, eol);
+		       (unsigned long long)st->late_ticks, (unsigned long long)st->skipped_ticks,
+		       st->instances, r.poses_per_s, cost, r.cpu_percent, eol);
 	}
 	if (s->stream_count == 0) {
 		printf("(no streams)%s", eol);
