@@ -396,6 +396,7 @@ typedef struct animc_stats_stream {
 	double cpu_us_per_pose;         /* cpu_ns / poses, in µs */
 	uint32_t tick_threads;          /* its last tick ran on (0 before the first) */
 	uint64_t late_ticks;            /* run after their deadline, the rate kept */
+	uint64_t shared_poses;          /* of poses, copied from an instance in step */
 } animc_stats_stream;
 
 typedef struct animc_stats_log_line {

@@ -216,6 +216,7 @@ static void top_json(const struct top *t)
 		json_kuint(&j, "skipped_ticks", st->skipped_ticks);
 		json_kuint(&j, "skipped_in_interval", r.skipped);
 		json_kuint(&j, "poses", st->poses);
+		json_kuint(&j, "shared_poses", st->shared_poses);
 		json_knum(&j, "poses_per_second", r.poses_per_s);
 		json_knum(&j, "us_per_pose", r.us_per_pose);     /* null when none */
 		json_knum(&j, "cpu_percent", r.cpu_percent);

@@ -88,6 +88,7 @@ static void stats_streams(struct ac_parse *p, const msgpack_object *r, animc_sta
 		v[i]->late_ticks = ac_obj_u64(p, o, "late_ticks", 0);
 		v[i]->skipped_ticks = ac_obj_u64(p, o, "skipped_ticks", 0);
 		v[i]->poses = ac_obj_u64(p, o, "poses", 0);
+		v[i]->shared_poses = ac_obj_u64(p, o, "shared_poses", 0);
 		v[i]->change_poses = ac_obj_u64(p, o, "change_poses", 0);
 		v[i]->cpu_ns = ac_obj_u64(p, o, "cpu_ns", 0);
 		v[i]->cpu_us_per_pose = ac_obj_f64(p, o, "cpu_us_per_pose", 0);

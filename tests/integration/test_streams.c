@@ -629,6 +629,63 @@ static void test_ticks_reach_every_channel_in_use(void **state)
 	unmap(&m);
 }
 
+/* Wait until each of the first n channels has `more` poses beyond p0. */
+static void wait_poses(const struct mapped *m, const uint64_t *p0, int n, uint64_t more)
+{
+	for (int waited = 0;; waited += 10) {
+		int behind = 0;
+
+		for (int i = 0; i < n; i++)
+			behind += animd_shm_published(animd_shm_channel((void *)m->h, m->h,
+									(uint32_t)i)) < p0[i] + more;
+		if (behind == 0)
+			return;
+		if (waited >= 5000)
+			fail_msg("%d channels got too few poses in 5 s", behind);
+		usleep(10000);
+	}
+}
+
+/* The model-space slot in buf (a walker's) is, bit for bit, what `sample`
+ * gives at playback time `time` with that mesh (NULL: none), loop mode
+ * and root motion. */
+static void assert_slot_sampled(struct fixture *fx, const unsigned char *buf, double time,
+				const char *mesh, const char *loop, const char *root_motion,
+				int instance)
+{
+	const struct animd_shm_slot *slot = (const void *)buf;
+	const float *mats = (const float *)(buf + 64);
+	const msgpack_object *joints;
+	struct rpc_reply r;
+
+	if (mesh == NULL)
+		assert_int_equal(rpc_client_call(&fx->c, &r, "sample",
+						 "asset:s time:d space:s loop:s root_motion:s",
+						 "walker.md5anim", time, "model", loop, root_motion),
+				 0);
+	else
+		assert_int_equal(rpc_client_call(&fx->c, &r, "sample",
+						 "asset:s mesh:s time:d space:s loop:s root_motion:s",
+						 "walker.md5anim", mesh, time, "model", loop, root_motion),
+				 0);
+	assert_null(r.error);
+	joints = rpc_get(r.result, "joints");
+	assert_non_null(joints);
+	assert_int_equal(joints->via.array.size, slot->element_count);
+	for (uint32_t j = 0; j < slot->element_count; j++) {
+		const msgpack_object *e = rpc_get(&joints->via.array.ptr[j], "m");
+
+		assert_non_null(e);
+		assert_int_equal(e->via.array.size, 12);
+		for (int k = 0; k < 12; k++)
+			if ((float)e->via.array.ptr[k].via.f64 != mats[12 * j + k])
+				fail_msg("instance %d, joint %u, element %d: streamed %.9g, "
+					 "sampled %.9g", instance, j, k, mats[12 * j + k],
+					 e->via.array.ptr[k].via.f64);
+	}
+	rpc_reply_free(&r);
+}
+
 /* What a tick publishes on each channel is, bit for bit, what `sample`
  * gives for its instance, clip time included: thirteen walkers paused at
  * their own times, one of them without the mesh (the md5anim's own
@@ -639,7 +696,6 @@ static void test_ticks_publish_sampled_poses(void **state)
 	struct fixture *fx = *state;
 	unsigned char buf[64 + 64 * 48];
 	const struct animd_shm_slot *slot = (const void *)buf;
-	const float *mats = (const float *)(buf + 64);
 	uint64_t p0[N];
 	struct rpc_reply r;
 	struct mapped m;
@@ -658,50 +714,187 @@ static void test_ticks_publish_sampled_poses(void **state)
 	for (int i = 0; i < N; i++)
 		p0[i] = animd_shm_published(animd_shm_channel((void *)m.h, m.h, (uint32_t)i));
 	/* Three ticks' poses on every channel. */
-	for (int waited = 0;; waited += 10) {
-		int behind = 0;
-
-		for (int i = 0; i < N; i++)
-			behind += animd_shm_published(animd_shm_channel((void *)m.h, m.h,
-									(uint32_t)i)) < p0[i] + 3;
-		if (behind == 0)
-			break;
-		if (waited >= 5000)
-			fail_msg("%d channels got fewer than 3 poses in 5 s at 250 Hz", behind);
-		usleep(10000);
-	}
+	wait_poses(&m, p0, N, 3);
 	for (int i = 0; i < N; i++) {
-		const msgpack_object *joints;
-
 		assert_int_equal(latest(&m, (uint32_t)i, buf, sizeof buf), 0);
 		assert_true(animd_shm_verify(buf, m.h->element_stride));
 		assert_true(fabs(slot->clip_time - (0.013 + 0.061 * i)) < 1e-9);
-		if (i == ALONE)
-			assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s",
-							 "walker.md5anim", slot->clip_time, "model"),
-					 0);
-		else
-			assert_int_equal(rpc_client_call(&fx->c, &r, "sample",
-							 "asset:s mesh:s time:d space:s",
-							 "walker.md5anim", "walker.md5mesh",
-							 slot->clip_time, "model"), 0);
-		assert_null(r.error);
-		joints = rpc_get(r.result, "joints");
-		assert_non_null(joints);
-		assert_int_equal(joints->via.array.size, slot->element_count);
-		for (uint32_t j = 0; j < slot->element_count; j++) {
-			const msgpack_object *e = rpc_get(&joints->via.array.ptr[j], "m");
+		assert_slot_sampled(fx, buf, slot->clip_time, i == ALONE ? NULL : "walker.md5mesh",
+				    "once", "raw", i);
+	}
+	unmap(&m);
+}
 
-			assert_non_null(e);
-			assert_int_equal(e->via.array.size, 12);
-			for (int k = 0; k < 12; k++)
-				if ((float)e->via.array.ptr[k].via.f64 != mats[12 * j + k])
-					fail_msg("instance %d, joint %u, element %d: streamed %.9g, "
-						 "sampled %.9g", i, j, k, mats[12 * j + k],
-						 e->via.array.ptr[k].via.f64);
-		}
+/* A crowd in step: instances one after another at the same time share one
+ * evaluation in a tick, and an instance that differs only in its root
+ * motion (looping, in its second cycle, where "in_place" carries the
+ * root's travel over) or its skeleton (no mesh) is evaluated on its own.
+ * Each channel is still, bit for bit, what `sample` gives for its
+ * instance. */
+static void test_in_step_instances(void **state)
+{
+	enum { N = 8 };
+	/* Channel by channel: time, mesh, root motion. */
+	static const struct {
+		double time;
+		const char *mesh, *root_motion;
+	} crowd[N] = {
+		{ 1.37, "walker.md5mesh", "raw" },      { 1.37, "walker.md5mesh", "raw" },
+		{ 1.37, "walker.md5mesh", "in_place" }, { 1.37, "walker.md5mesh", "raw" },
+		{ 1.71, "walker.md5mesh", "raw" },      { 1.71, "walker.md5mesh", "raw" },
+		{ 1.37, NULL, "raw" },                  { 1.37, NULL, "raw" },
+	};
+	struct fixture *fx = *state;
+	unsigned char buf[N][64 + 64 * 48];
+	uint64_t p0[N];
+	struct rpc_reply r;
+	struct mapped m;
+	size_t bytes;
+
+	open_stream(fx, "model", 250, N, &m);
+	for (int i = 0; i < N; i++) {
+		int64_t id;
+
+		if (crowd[i].mesh != NULL)
+			assert_int_equal(rpc_client_call(&fx->c, &r, "play",
+							 "asset:s mesh:s stream:u loop:s root_motion:s",
+							 "walker.md5anim", crowd[i].mesh, m.id, "loop",
+							 crowd[i].root_motion), 0);
+		else
+			assert_int_equal(rpc_client_call(&fx->c, &r, "play",
+							 "asset:s stream:u loop:s root_motion:s",
+							 "walker.md5anim", m.id, "loop", crowd[i].root_motion),
+					 0);
+		if (r.error != NULL)
+			fail_msg("play: %s %s", r.code, r.message);
+		assert_int_equal(rpc_get_i64(r.result, "instance", &id), 0);
+		rpc_reply_free(&r);
+		assert_int_equal(rpc_client_call(&fx->c, &r, "pause", "instance:u", (uint64_t)id), 0);
+		rpc_reply_free(&r);
+		assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d",
+						 (uint64_t)id, crowd[i].time), 0);
 		rpc_reply_free(&r);
 	}
+	for (int i = 0; i < N; i++)
+		p0[i] = animd_shm_published(animd_shm_channel((void *)m.h, m.h, (uint32_t)i));
+	wait_poses(&m, p0, N, 3);
+	for (int i = 0; i < N; i++) {
+		const struct animd_shm_slot *slot = (const void *)buf[i];
+
+		assert_int_equal(latest(&m, (uint32_t)i, buf[i], sizeof buf[i]), 0);
+		assert_true(animd_shm_verify(buf[i], m.h->element_stride));
+		assert_true(fabs(slot->clip_time - (crowd[i].time - 1)) < 1e-9);
+		assert_slot_sampled(fx, buf[i], crowd[i].time, crowd[i].mesh, "loop",
+				    crowd[i].root_motion, i);
+	}
+	/* The test means something only if root motion moves the walker. */
+	bytes = ((const struct animd_shm_slot *)(const void *)buf[0])->element_count * 48;
+	assert_true(memcmp(buf[0] + 64, buf[2] + 64, bytes) != 0);
+	assert_memory_equal(buf[0] + 64, buf[3] + 64, bytes);
+	unmap(&m);
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The stream's shared_poses in `stats`. */
+static uint64_t shared_poses(struct fixture *fx)
+{
+	struct rpc_reply r;
+	const msgpack_object *streams;
+	int64_t v = -1;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "stats", NULL), 0);
+	assert_null(r.error);
+	streams = rpc_get(r.result, "streams");
+	assert_non_null(streams);
+	assert_int_equal(streams->via.array.size, 1);
+	assert_int_equal(rpc_get_i64(&streams->via.array.ptr[0], "shared_poses", &v), 0);
+	rpc_reply_free(&r);
+	return (uint64_t)v;
+}
+
+/*
+ * `play`'s `at`: six walkers played with one `at` and `start` are in step
+ * while they play, so each tick evaluates the first and copies its pose
+ * for the other five (stats shared_poses), and every channel's pose of a
+ * tick is the same, bit for bit, and what `sample` gives at its time.  An
+ * `at` half a second back starts the instance half a second in; an `at`
+ * more than a day away, or with `instance`, is refused.
+ */
+static void test_play_at_in_step(void **state)
+{
+	enum { N = 6 };
+	struct fixture *fx = *state;
+	unsigned char buf[N][64 + 64 * 48];
+	int64_t at = monotonic_ns(), id = 0;
+	uint64_t p0[N], shared0;
+	struct rpc_reply r;
+	struct mapped m;
+	double t = 0;
+
+	open_stream(fx, "model", 250, N + 1, &m);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(rpc_client_call(&fx->c, &r, "play",
+						 "asset:s mesh:s stream:u loop:s start:d at:i",
+						 "walker.md5anim", "walker.md5mesh", m.id, "loop", 0.25,
+						 at), 0);
+		if (r.error != NULL)
+			fail_msg("play: %s %s", r.code, r.message);
+		rpc_reply_free(&r);
+	}
+	shared0 = shared_poses(fx);
+	for (int i = 0; i < N; i++)
+		p0[i] = animd_shm_published(animd_shm_channel((void *)m.h, m.h, (uint32_t)i));
+	wait_poses(&m, p0, N, 3);
+	assert_true(shared_poses(fx) >= shared0 + 3 * (N - 1));
+	/* The newest poses of one tick: retried until all six are the same
+	 * tick's (a tick may land between two reads). */
+	for (int tries = 0;; tries++) {
+		bool one_tick = true;
+
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(latest(&m, (uint32_t)i, buf[i], sizeof buf[i]), 0);
+			one_tick = one_tick && ((const struct animd_shm_slot *)(const void *)buf[i])->tick ==
+						       ((const struct animd_shm_slot *)(const void *)buf[0])->tick;
+		}
+		if (one_tick)
+			break;
+		if (tries == 100)
+			fail_msg("no six poses of one tick in 100 tries");
+	}
+	for (int i = 1; i < N; i++) {
+		const struct animd_shm_slot *a = (const void *)buf[0], *b = (const void *)buf[i];
+
+		assert_true(a->clip_time == b->clip_time);
+		assert_int_equal(a->element_count, b->element_count);
+		assert_memory_equal(buf[0] + 64, buf[i] + 64, (size_t)a->element_count * 48);
+	}
+	assert_slot_sampled(fx, buf[0], ((const struct animd_shm_slot *)(const void *)buf[0])->clip_time,
+			    "walker.md5mesh", "loop", "raw", 0);
+
+	/* Half a second back: playing from 0.5 s on, not from 0. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s at:i", "walker.md5anim",
+					 monotonic_ns() - 500000000LL), 0);
+	assert_null(r.error);
+	assert_int_equal(rpc_get_i64(r.result, "instance", &id), 0);
+	assert_int_equal(rpc_get_f64(r.result, "time", &t), 0);
+	assert_true(t >= 0.5 && t < 5.5);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s at:i", "walker.md5anim",
+					 monotonic_ns() + 86401LL * 1000000000LL), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "bad_request");
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "instance:u at:i", (uint64_t)id, at), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "bad_request");
+	rpc_reply_free(&r);
 	unmap(&m);
 }
 
@@ -802,6 +995,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ticks_reach_every_channel_in_use, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ticks_publish_sampled_poses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_step_instances, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_play_at_in_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_reader_and_hangups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_restart_visible, setup, teardown),
 	};

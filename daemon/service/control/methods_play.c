@@ -64,6 +64,24 @@ int play_check_fade(const char *method, double v, struct rpc_error *err)
 	return -1;
 }
 
+/* `at` as far from the daemon's clock as a day, either way: a client's
+ * reading of the same clock, taken moments ago (the bound keeps the
+ * playback arithmetic far from overflow). */
+#define PLAY_MAX_AT_DISTANCE_NS (86400LL * 1000000000LL)
+
+static int play_check_at(int64_t at, struct rpc_error *err)
+{
+	int64_t now = clock_now_ns();
+
+	if (at >= now - PLAY_MAX_AT_DISTANCE_NS && at <= now + PLAY_MAX_AT_DISTANCE_NS)
+		return 0;
+	rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+			 "play: \"at\" must be a time of the daemon's CLOCK_MONOTONIC in "
+			 "nanoseconds (as a slot's publish_ns), within a day of now (%lld)",
+			 (long long)now);
+	return -1;
+}
+
 /* What a play on an instance asked for, validated. */
 struct play_onto {
 	struct cache_info info;         /* the asset (the instance's when not named) */
@@ -186,10 +204,11 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	struct instance_spec spec = { .speed = 1.0 };
 	struct instance *in;
 	double start = 0, fade = 0;
+	int64_t at = 0;
 	uint64_t stream_no = 0, onto = 0;
 	struct stream *st = NULL;
 	int loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_stream, has_asset, has_onto;
-	int has_fade, has_sync, has_start, has_root;
+	int has_fade, has_sync, has_start, has_root, has_at;
 	bool sync = false;
 	char why[256];
 
@@ -200,6 +219,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
 	rpc_args_double(args, "speed", RPC_OPTIONAL, &spec.speed);
 	has_start = rpc_args_double(args, "start", RPC_OPTIONAL, &start);
+	has_at = rpc_args_int64(args, "at", RPC_OPTIONAL, &at);
 	has_root = rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
 	has_stream = rpc_args_uint64(args, "stream", RPC_OPTIONAL, &stream_no);
 	has_onto = rpc_args_uint64(args, "instance", RPC_OPTIONAL, &onto);
@@ -207,17 +227,18 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	has_sync = rpc_args_bool(args, "sync", RPC_OPTIONAL, &sync);
 	if (rpc_args_finish(args) < 0 || play_check_time("play", "start", start, err) < 0 ||
 	    play_check_speed("play", spec.speed, err) < 0 ||
-	    (has_fade == 1 && play_check_fade("play", fade, err) < 0))
+	    (has_fade == 1 && play_check_fade("play", fade, err) < 0) ||
+	    (has_at == 1 && play_check_at(at, err) < 0))
 		return DISPATCH_ERROR;
 	if (has_onto == 1) {
 		struct play_onto p = { .speed = spec.speed, .start = start, .fade = fade,
 				       .loop = loop, .has_start = has_start == 1,
 				       .has_fade = has_fade == 1, .sync = sync };
 
-		if (has_mesh == 1 || has_stream == 1 || has_root == 1) {
+		if (has_mesh == 1 || has_stream == 1 || has_root == 1 || has_at == 1) {
 			rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
-					 "play: \"mesh\", \"stream\" and \"root_motion\" are the "
-					 "instance's: not with \"instance\"");
+					 "play: \"mesh\", \"stream\", \"root_motion\" and \"at\" "
+					 "are the instance's: not with \"instance\"");
 			return DISPATCH_ERROR;
 		}
 		if (sync && has_start == 1) {
@@ -313,6 +334,8 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	spec.loop = loop >= 0 ? (enum loop_mode)loop : spec.clip ? spec.clip->loop : LOOP_LOOP;
 	spec.root_motion = (enum root_motion)root;
 	spec.start_ns = time_from_seconds(start);
+	spec.has_anchor = has_at == 1;
+	spec.anchor_ns = at;
 	if (instances_create(s->ctl->instances, &s->owns, &spec, &in) < 0) {
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "play: out of memory");
 		return DISPATCH_ERROR;

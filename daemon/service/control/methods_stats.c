@@ -28,7 +28,7 @@ const char *const method_stats_fields[] = {
 	"streams[].rate", "streams[].tick_rate", "streams[].tick_threads", "streams[].instances",
 	"streams[].channels", "streams[].region_bytes", "streams[].ticks", "streams[].late_ticks",
 	"streams[].skipped_ticks",
-	"streams[].poses", "streams[].change_poses", "streams[].cpu_ns",
+	"streams[].poses", "streams[].shared_poses", "streams[].change_poses", "streams[].cpu_ns",
 	"streams[].cpu_us_per_pose",
 	"assets", "assets.count", "assets.failing", "assets.loaded", "assets.reloaded",
 	"assets.errors", "assets.removed", "assets.scans",
@@ -96,7 +96,7 @@ static void stats_put_streams(struct control *ctl, struct rpc_out *out)
 		struct stream_stats ss;
 
 		stream_get_stats(st, &ss);
-		rpc_put_map(out, 16);
+		rpc_put_map(out, 17);
 		rpc_put_lit(out, "stream");
 		rpc_put_uint(out, ss.id);
 		rpc_put_lit(out, "connection");
@@ -123,6 +123,8 @@ static void stats_put_streams(struct control *ctl, struct rpc_out *out)
 		rpc_put_uint(out, ss.skipped_ticks);
 		rpc_put_lit(out, "poses");
 		rpc_put_uint(out, ss.tick_poses);
+		rpc_put_lit(out, "shared_poses");
+		rpc_put_uint(out, ss.shared_poses);
 		rpc_put_lit(out, "change_poses");
 		rpc_put_uint(out, ss.change_poses);
 		rpc_put_lit(out, "cpu_ns");

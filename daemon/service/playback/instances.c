@@ -321,7 +321,8 @@ int instances_create(struct instances *set, struct playback_owner *owner,
 	in->mesh_generation = spec->mesh_generation;
 	in->loop = spec->loop;
 	in->root_motion = spec->root_motion;
-	playback_start(&in->clock, clock_now_ns(), spec->start_ns, spec->speed);
+	playback_start(&in->clock, spec->has_anchor ? spec->anchor_ns : clock_now_ns(),
+		       spec->start_ns, spec->speed);
 
 	if (set->count >= set->nbuckets)
 		instances_grow(set);

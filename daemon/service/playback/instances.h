@@ -92,6 +92,11 @@ struct instance_spec {
 	enum root_motion root_motion;
 	double speed;
 	int64_t start_ns;
+	/* With has_anchor, playback time is start_ns at clock time anchor_ns
+	 * (clock.h), not at the moment of creation: instances made with the
+	 * same anchor, start and speed are in step. */
+	bool has_anchor;
+	int64_t anchor_ns;
 };
 
 /* Create and start playing.  0 or -ENOMEM. */

@@ -56,6 +56,7 @@ struct stream {
 	uint64_t tick;
 	/* For `stats` (stream_get_stats), kept by the loop thread. */
 	uint64_t tick_poses;            /* poses published by ticks */
+	uint64_t shared_poses;          /* of those, the pose before copied (in step) */
 	uint64_t change_poses;          /* published at once (attach, seek, ...) */
 	uint64_t cpu_ns;                /* CPU time of ticks, every part's thread */
 	int64_t window_start_ns;        /* the tick rate is measured over ~1 s */
@@ -66,6 +67,15 @@ struct stream {
 	struct stream_scratch *scratch;
 	unsigned parts;
 	struct stream *next;
+};
+
+/* What a pose in scratch was evaluated from: an instance with the same
+ * key would get the same payload, bit for bit. */
+struct pose_key {
+	const struct asset *asset, *mesh;
+	const struct clip *clip;
+	int64_t global_ns, t_ns, cycles;
+	enum root_motion root_motion;
 };
 
 struct stream_scratch {
@@ -79,10 +89,16 @@ struct stream_scratch {
 	vec3 *positions, *normals;      /* a mesh's, before interleaving */
 	uint32_t vertex_room;           /* capacity of each */
 	float *payload;                 /* a pose as it goes into a slot (slot_bytes) */
+	/* The payload's key and element count, for the next instance in
+	 * step with it (stream_publish_begin); valid within one tick part. */
+	struct pose_key last;
+	uint32_t last_count;
+	bool last_valid;
 	/* What the part of the last tick run on this scratch did: read by the
 	 * loop thread after workers_run has returned. */
 	uint64_t cpu_ns;
 	uint32_t poses;
+	uint32_t shared;                /* of them, in step with the one before */
 };
 
 uint64_t stream_id(const struct stream *st)
@@ -330,6 +346,13 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 	return stream_from_model(st, sc, in, ct, global_ns, model, out);
 }
 
+static bool pose_key_equal(const struct pose_key *a, const struct pose_key *b)
+{
+	return a->clip == b->clip && a->t_ns == b->t_ns && a->global_ns == b->global_ns &&
+	       a->cycles == b->cycles && a->asset == b->asset && a->mesh == b->mesh &&
+	       a->root_motion == b->root_motion;
+}
+
 /* A slot filled but not yet published (see stream_publish_begin). */
 struct pending_pose {
 	struct animd_shm_channel *ch;
@@ -365,8 +388,26 @@ static void stream_publish_begin(struct stream *st, struct stream_scratch *sc,
 	int64_t t = instance_time_at(in, now);
 	struct clip_time ct = instance_clip_time_of(in, t);
 	uint64_t n = st->published[in->channel]++;
-	uint32_t count = stream_evaluate(st, sc, in, &ct, t, now, sc->payload, next);
+	uint32_t count;
 	struct animd_shm_slot *slot;
+	struct pose_key key = { in->asset, in->mesh, in->clip, t, ct.t_ns, ct.cycles,
+				in->root_motion };
+
+	/* A crowd playing one clip in step: the pose in scratch is this
+	 * instance's too (a layered instance, or emitters, which carry
+	 * state of their own, are always evaluated). */
+	if (sc->last_valid && in->clip != NULL && in->layer_count == 0 &&
+	    st->space != SPACE_EMITTERS && pose_key_equal(&key, &sc->last)) {
+		count = sc->last_count;
+		sc->shared++;
+		if (next != UINT32_MAX)
+			stream_prefetch_channel(st, next);
+	} else {
+		count = stream_evaluate(st, sc, in, &ct, t, now, sc->payload, next);
+		sc->last = key;
+		sc->last_count = count;
+		sc->last_valid = true;
+	}
 
 	stream_publish_end(prev);
 	slot = animd_shm_write_begin(ch, &st->geom, n);
@@ -389,6 +430,9 @@ static void stream_publish(struct stream *st, struct stream_scratch *sc, struct 
 {
 	struct pending_pose p = { 0 };
 
+	/* Between ticks an asset may have been replaced, and a new one may
+	 * sit where the old one was: no key from before is trusted. */
+	sc->last_valid = false;
 	st->change_poses++;
 	stream_publish_begin(st, sc, in, now, &p, UINT32_MAX);
 	stream_publish_end(&p);
@@ -431,6 +475,9 @@ static void stream_tick_part(void *ctx, unsigned part, unsigned parts)
 	uint32_t poses = 0;
 	bool more = parts == 1 || workers_claim(st->reg->workers, &c0, &c1);
 
+	/* Assets change only between ticks (on this loop's thread). */
+	sc->last_valid = false;
+	sc->shared = 0;
 	while (more && c0 < c1) {
 		stream_prefetch_channel(st, c0);
 		for (uint32_t c = c0; c < c1; c++) {
@@ -482,6 +529,7 @@ static void stream_tick(struct stream *st)
 	for (unsigned i = 0; i < parts; i++) {
 		st->cpu_ns += st->scratch[i].cpu_ns;
 		st->tick_poses += st->scratch[i].poses;
+		st->shared_poses += st->scratch[i].shared;
 	}
 	now = clock_now_ns();
 	st->window_ticks++;
@@ -700,6 +748,7 @@ void stream_get_stats(const struct stream *st, struct stream_stats *out)
 	out->late_ticks = st->deadline.late;
 	out->skipped_ticks = st->deadline.skipped;
 	out->tick_poses = st->tick_poses;
+	out->shared_poses = st->shared_poses;
 	out->change_poses = st->change_poses;
 	out->cpu_ns = st->cpu_ns;
 	out->tick_threads = st->tick_threads;

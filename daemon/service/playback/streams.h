@@ -76,6 +76,7 @@ struct stream_stats {
 	uint64_t late_ticks;            /* run after their deadline (tick_deadline.h) */
 	uint64_t skipped_ticks;         /* deadlines passed over, a period or more behind */
 	uint64_t tick_poses;            /* poses published by ticks */
+	uint64_t shared_poses;          /* of those, copies of the pose before (in step) */
 	uint64_t change_poses;          /* poses published at once by a change */
 	uint64_t cpu_ns;                /* CPU time of every tick */
 	double tick_rate;               /* ticks per second, over the last second or so */
