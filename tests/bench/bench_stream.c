@@ -148,15 +148,24 @@ static void open_stream(struct rpc_client *c, uint32_t rate, uint32_t channels, 
 }
 
 /* Play n instances into a stream, 256 requests in flight at a time. */
-static void play_many(struct rpc_client *c, const char *asset, uint64_t stream, uint32_t n)
+/* n instances, 13 ms apart in playback time; with group > 1, in groups
+ * of that many in step (one `at` for all, a start per group). */
+static void play_many_grouped(struct rpc_client *c, const char *asset, uint64_t stream, uint32_t n,
+			      uint32_t group)
 {
+	int64_t at = now_ns();
+
 	for (uint32_t done = 0; done < n;) {
 		uint32_t batch = n - done < 256 ? n - done : 256;
 
 		rpc_client_cork(c);
 		for (uint32_t i = 0; i < batch; i++)
-			rpc_client_send(c, "play", "asset:s stream:u start:d", asset, stream,
-					(double)(done + i) * 0.013);
+			if (group > 1)
+				rpc_client_send(c, "play", "asset:s stream:u start:d at:i", asset, stream,
+						(double)((done + i) / group) * 0.013, at);
+			else
+				rpc_client_send(c, "play", "asset:s stream:u start:d", asset, stream,
+						(double)(done + i) * 0.013);
 		rpc_client_uncork(c);
 		for (uint32_t i = 0; i < batch; i++) {
 			struct rpc_reply r;
@@ -171,6 +180,11 @@ static void play_many(struct rpc_client *c, const char *asset, uint64_t stream, 
 		}
 		done += batch;
 	}
+}
+
+static void play_many(struct rpc_client *c, const char *asset, uint64_t stream, uint32_t n)
+{
+	play_many_grouped(c, asset, stream, n, 1);
 }
 
 static void bench_latency(struct daemon_proc *d)
@@ -421,7 +435,7 @@ static uint64_t published_total(const struct mapped *m, uint32_t n)
  * part's thread, the poses its ticks published and, with `threads`, the
  * threads its last tick ran on. */
 static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uint64_t *poses,
-			   unsigned *threads)
+			   unsigned *threads, uint64_t *shared)
 {
 	struct rpc_reply r;
 	const msgpack_object *streams;
@@ -441,6 +455,8 @@ static void stream_account(struct rpc_client *c, uint64_t id, uint64_t *cpu, uin
 			*cpu = (uint64_t)v;
 		if (rpc_get_i64(st, "poses", &v) == 0)
 			*poses = (uint64_t)v;
+		if (shared != NULL && rpc_get_i64(st, "shared_poses", &v) == 0)
+			*shared = (uint64_t)v;
 		if (threads != NULL && rpc_get_i64(st, "tick_threads", &v) == 0)
 			*threads = v < 1 ? 1 : v > SHAPED_THREADS_MAX ? SHAPED_THREADS_MAX : (unsigned)v;
 	}
@@ -467,10 +483,13 @@ static struct spread spread_of(double *v, unsigned n)
  * tick shape (one second of ticks, engine_shaped_round).  Printed: each
  * figure's minimum over the rounds with its range, the ratio of minimums,
  * and the median and range of the per-round ratios (a round's daemon
- * second against the engine runs right after it).
+ * second against the engine runs right after it).  With group > 1 the
+ * instances are a crowd in groups of that many in step, which a tick
+ * evaluates once a group: only the daemon's seconds are measured, and
+ * the share of poses it copied is printed.
  */
 static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joints, uint32_t n,
-			const char *where)
+			uint32_t group, const char *where)
 {
 	struct rpc_client c;
 	struct mapped m;
@@ -479,27 +498,34 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 		shaped[SCALE_ROUNDS], ratio[SCALE_ROUNDS], ratio_shaped[SCALE_ROUNDS];
 	struct spread sd, sl, se, ss, rr, rs;
 	unsigned parts = 1;
-	uint64_t ticks = 0;
+	uint64_t ticks = 0, unused, poses0, poses1, shared0 = 0, shared1 = 0;
 	int64_t wall = 0;
 
 	if (rpc_client_connect(&c, d->socket, 20000) < 0)
 		die("connect");
 	c.timeout_ms = 20000;
 	open_stream(&c, 60, n, joints, 2, &m);
-	play_many(&c, asset, m.id, n);
+	play_many_grouped(&c, asset, m.id, n, group);
 	engine_open(&e, d, asset, n);
 	usleep(300000);
+	stream_account(&c, m.id, &unused, &poses0, NULL, &shared0);
 	for (int r = 0; r < SCALE_ROUNDS; r++) {
 		uint64_t p0 = published_total(&m, n), k0 = m.h->ticks, lc0, lp0, lc1, lp1;
 		int64_t t0 = now_ns(), c0 = cpu_ns(d->pid);
 
-		stream_account(&c, m.id, &lc0, &lp0, NULL);
+		stream_account(&c, m.id, &lc0, &lp0, NULL, NULL);
 		usleep(1000000);
-		stream_account(&c, m.id, &lc1, &lp1, &parts);
+		stream_account(&c, m.id, &lc1, &lp1, &parts, NULL);
 		daemon[r] = (double)(cpu_ns(d->pid) - c0) / (double)(published_total(&m, n) - p0);
 		loops[r] = lp1 > lp0 ? (double)(lc1 - lc0) / (double)(lp1 - lp0) : 0;
 		ticks += m.h->ticks - k0;
 		wall += now_ns() - t0;
+		/* In step, most poses are copies: the engine, which evaluates
+		 * each, is no reference for them. */
+		if (group > 1) {
+			engine[r] = shaped[r] = ratio[r] = ratio_shaped[r] = 0;
+			continue;
+		}
 		kill(d->pid, SIGSTOP);
 		engine[r] = engine_round(&e);
 		shaped[r] = engine_shaped_round(&e, parts);
@@ -508,12 +534,26 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 		ratio_shaped[r] = daemon[r] / shaped[r];
 		usleep(100000);
 	}
+	stream_account(&c, m.id, &unused, &poses1, NULL, &shared1);
 	sd = spread_of(daemon, SCALE_ROUNDS);
 	sl = spread_of(loops, SCALE_ROUNDS);
 	se = spread_of(engine, SCALE_ROUNDS);
 	ss = spread_of(shaped, SCALE_ROUNDS);
 	rr = spread_of(ratio, SCALE_ROUNDS);
 	rs = spread_of(ratio_shaped, SCALE_ROUNDS);
+	if (group > 1) {
+		printf("stream publish %3u joints, %5u instances at 60 Hz, in step, %u a group (`play` "
+		       "with one `at`) (%d rounds): %.1f ticks/s achieved\n"
+		       "  daemon %.2f us per pose published (rounds up to %.2f), %.1f %% of the poses "
+		       "copies of the one before\n"
+		       "  -> one core sustains %.2f million %u-joint poses/s = %.0f instances at 60 Hz "
+		       "(the median round's cost: %.0f)\n",
+		       joints, n, group, SCALE_ROUNDS, (double)ticks / (wall / 1e9), sd.min / 1e3,
+		       sd.max / 1e3, poses1 > poses0 ? 100.0 * (double)(shared1 - shared0) /
+						       (double)(poses1 - poses0) : 0.0,
+		       1e3 / sd.min, joints, 1e9 / sd.min / 60, 1e9 / sd.med / 60);
+		goto done;
+	}
 	printf("stream publish %3u joints, %5u instances at 60 Hz%s (%d rounds): %.1f ticks/s achieved\n"
 	       "  daemon %.2f us per pose published (rounds up to %.2f), %.2f of it in its tick "
 	       "loops (up to %.2f)\n"
@@ -528,6 +568,7 @@ static void bench_scale(struct daemon_proc *d, const char *asset, uint32_t joint
 	       rr.min, rr.max, parts, parts == 1 ? "" : "s", n / parts, ss.min / 1e3,
 	       ss.max / 1e3, sd.min / ss.min, rs.med, rs.min, rs.max, 1e3 / sd.min, joints,
 	       1e9 / sd.min / 60, 1e9 / sd.med / 60);
+done:
 	engine_close(&e);
 	rpc_client_close(&c);
 	munmap(m.h, m.bytes);
@@ -786,7 +827,7 @@ static void bench_one_core(void)
 		die("sched_setaffinity");
 	snprintf(where, sizeof where, ", daemon on one core (CPU %d)", cpu);
 	start_daemon(&d);
-	bench_scale(&d, "c64.md5anim", 64, 25000, where);
+	bench_scale(&d, "c64.md5anim", 64, 25000, 1, where);
 	bench_floor_beside_stopped(&d);
 	stop_daemon(&d);
 	if (sched_setaffinity(0, sizeof all, &all) != 0)
@@ -803,9 +844,11 @@ int main(void)
 	printf("== pose streams (animd serve, sealed memfd, seqlock; the payload copy on this CPU: %s)\n",
 	       copy_kernel[animd_shm_copy_limit(ANIMD_SHM_COPY_AVX512)]);
 	bench_latency(&d);
-	bench_scale(&d, "c64.md5anim", 64, 2000, "");
-	bench_scale(&d, "c64.md5anim", 64, 25000, "");
-	bench_scale(&d, "c256.md5anim", 256, 2000, "");
+	bench_scale(&d, "c64.md5anim", 64, 2000, 1, "");
+	bench_scale(&d, "c64.md5anim", 64, 25000, 1, "");
+	/* A crowd: 250 groups of 100 walkers in step. */
+	bench_scale(&d, "c64.md5anim", 64, 25000, 100, "");
+	bench_scale(&d, "c256.md5anim", 256, 2000, 1, "");
 	/* Where bench_one_core cannot run, the floor is measured here. */
 	{
 		cpu_set_t all;
