@@ -739,9 +739,15 @@ typedef struct animc_play_opts {
 	double start;                   /* playback time to start at, seconds */
 	animc_root_motion root_motion;  /* DEFAULT: raw */
 	animc_stream *stream;           /* publish the poses into this stream, or NULL */
-	/* Room for fields added later without changing this struct's size:
-	 * leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[4];
+	/* CLOCK_MONOTONIC nanoseconds at which the playback time is `start`
+	 * (`play`'s "at"); 0: when the daemon handles the play.  Instances
+	 * played with one at_ns, start and speed are in step, and a stream
+	 * evaluates a run of them once.  A replay after a reconnection starts
+	 * at the instance's time then, without it. */
+	int64_t at_ns;
+	/* Room for fields added later without changing this struct's size
+	 * (LP64): leave zero (the _INIT macros and = { 0 } do). */
+	void *reserved[3];
 } animc_play_opts;
 
 #define ANIMC_PLAY_OPTS_INIT { .speed = 1.0 }

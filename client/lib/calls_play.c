@@ -137,7 +137,7 @@ static int play_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 	    (o->stream != NULL && (o->stream->c != c || o->stream->base == NULL)))
 		return -EINVAL;
 	n = 2 + (o->clip != NULL) + (o->mesh != NULL) + (loop != NULL) + (o->start != 0) +
-	    (root != NULL) + (o->stream != NULL);
+	    (root != NULL) + (o->stream != NULL) + (o->at_ns != 0);
 	if (rpc_pack_request(pk, msgid, "play", n) < 0)
 		return -ENOMEM;
 	rc |= ac_pack_kv_str(pk, "asset", o->asset);
@@ -154,6 +154,8 @@ static int play_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 		rc |= ac_pack_kv_str(pk, "root_motion", root);
 	if (o->stream != NULL)
 		rc |= ac_pack_kv_u64(pk, "stream", o->stream->id);
+	if (o->at_ns != 0)
+		rc |= ac_pack_kv_i64(pk, "at", o->at_ns);
 	return rc ? -ENOMEM : 0;
 }
 

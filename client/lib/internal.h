@@ -113,6 +113,7 @@ void ac_obj_fail(struct ac_parse *p, const char *what);
  * they return 0 or -ENOMEM. */
 int ac_pack_kv_str(msgpack_packer *pk, const char *key, const char *value);
 int ac_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t value);
+int ac_pack_kv_i64(msgpack_packer *pk, const char *key, int64_t value);
 int ac_pack_kv_f64(msgpack_packer *pk, const char *key, double value);
 
 /* ---- names.c ----------------------------------------------------------- */

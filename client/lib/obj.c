@@ -179,6 +179,13 @@ int ac_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t value)
 	return 0;
 }
 
+int ac_pack_kv_i64(msgpack_packer *pk, const char *key, int64_t value)
+{
+	if (rpc_pack_cstr(pk, key) < 0 || msgpack_pack_int64(pk, value) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
 int ac_pack_kv_f64(msgpack_packer *pk, const char *key, double value)
 {
 	if (!isfinite(value))

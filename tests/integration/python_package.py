@@ -111,6 +111,10 @@ def t_methods(d):
         inst = p["instance"]
         check(isinstance(inst, int) and p["state"] == "playing" and p["clip"] == "walker" and
               p["mesh"] == "walker.md5mesh" and p["layers"] == [], "play: the instance state (%r)" % p)
+        q = c.play(asset="walker.md5anim", loop="once", start=0.25,
+                   at=time.monotonic_ns() - 500_000_000)
+        check(0.75 <= q["time"] < 5.75, "play: at half a second back (%r)" % q)
+        c.stop(instance=q)
         check(c.pause(instance=inst)["state"] == "paused", "pause")
         check(c.seek(instance=inst, time=0.5)["time"] == 0.5, "seek: time 0.5 while paused")
         check(c.seek(instance=np.int64(inst), time=np.float32(0.25))["time"] == 0.25,

@@ -346,6 +346,15 @@ static void test_play_controls(void **state)
 	assert_int_equal(in->stream, 0);
 	assert_int_equal(in->channel, -1);
 	animc_free(in);
+	/* at_ns half a second back: 0.25 s then, so at least 0.75 now. */
+	po.at_ns = (int64_t)now_ms() * 1000000 - 500000000;
+	po.loop = ANIMC_LOOP_ONCE;
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	assert_true(in->time >= 0.75 && in->time < 5.75);
+	expect_ok(fx->c, animc_stop(fx->c, in->id, NULL));
+	animc_free(in);
+	po.at_ns = 0;
+	po.loop = ANIMC_LOOP_PINGPONG;
 
 	expect_ok(fx->c, animc_pause(fx->c, id, &in));
 	assert_int_equal(in->state, ANIMC_STATE_PAUSED);

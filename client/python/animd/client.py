@@ -254,14 +254,16 @@ class Client:
              speed: Optional[float] = None, start: Optional[float] = None,
              root_motion: Optional[str] = None, stream: Optional[StreamRef] = None,
              instance: Optional[Instance] = None, fade: Optional[float] = None,
-             sync: Optional[bool] = None) -> Result:
+             sync: Optional[bool] = None, at: Optional[int] = None) -> Result:
         """A new instance, or with ``instance`` a switch of that one to
-        another clip.  ``stream``: a Stream (or its id) to publish into."""
+        another clip.  ``stream``: a Stream (or its id) to publish into.
+        ``at``: ``time.monotonic_ns()`` at which the playback time is
+        ``start``; instances played with one ``at`` are in step."""
         sid = _id(stream, "stream")
         res = self.call("play", **_args(asset=asset, clip=clip, mesh=mesh, loop=loop,
                                         speed=speed, start=start, root_motion=root_motion,
                                         stream=sid, instance=_id(instance, "instance"),
-                                        fade=fade, sync=sync))
+                                        fade=fade, sync=sync, at=at))
         s = self._streams.get(res.get("stream"))
         if s is not None and "channel" in res:
             s._hints[res["instance"]] = res["channel"]
