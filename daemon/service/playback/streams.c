@@ -394,10 +394,10 @@ static void stream_publish_begin(struct stream *st, struct stream_scratch *sc,
 				in->root_motion };
 
 	/* A crowd playing one clip in step: the pose in scratch is this
-	 * instance's too (a layered instance, or emitters, which carry
-	 * state of their own, are always evaluated). */
+	 * instance's too, in every space (a layered instance is always
+	 * evaluated: its layers have clocks of their own). */
 	if (sc->last_valid && in->clip != NULL && in->layer_count == 0 &&
-	    st->space != SPACE_EMITTERS && pose_key_equal(&key, &sc->last)) {
+	    pose_key_equal(&key, &sc->last)) {
 		count = sc->last_count;
 		sc->shared++;
 		if (next != UINT32_MAX)
