@@ -576,10 +576,10 @@ static uint64_t crowd_tick_threads(const char *config)
 
 /*
  * A stream whose ticks cost more than its period (4,000 walkers' skinned
- * vertices at 1000 Hz, on one thread: about 1 µs a walker here) runs its late ticks one after
- * another, and the control socket is still served between two of them:
- * every request of another connection is answered while late_ticks
- * rises.
+ * vertices at 1000 Hz, on one thread: about 1 µs a walker here) runs its
+ * late ticks one after another, and the control socket is still served
+ * between two of them: every request of another connection is answered
+ * while late_ticks rises.
  */
 static void test_overloaded_stream_serves_socket(void **state)
 {
