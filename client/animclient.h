@@ -742,8 +742,10 @@ typedef struct animc_play_opts {
 	/* CLOCK_MONOTONIC nanoseconds at which the playback time is `start`
 	 * (`play`'s "at"); 0: when the daemon handles the play.  Instances
 	 * played with one at_ns, start and speed are in step, and a stream
-	 * evaluates a run of them once.  A replay after a reconnection starts
-	 * at the instance's time then, without it. */
+	 * evaluates a run of them once.  A replay after a reconnection plays
+	 * it with the same at_ns and start, so a crowd stays in step, unless
+	 * its clock was changed since (pause, resume, seek, speed, a switch, a
+	 * layer set or removed) or at_ns is 23 hours old: then from its time. */
 	int64_t at_ns;
 	/* Room for fields added later without changing this struct's size
 	 * (LP64): leave zero (the _INIT macros and = { 0 } do). */

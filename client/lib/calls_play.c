@@ -8,7 +8,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* How old a play's at_ns may be for a replay to reuse it: under the
+ * daemon's bound of a day, with room for the two clocks' readings. */
+#define AC_ANCHOR_MAX_AGE_NS (23LL * 3600 * 1000000000LL)
 
 /* The instance's "layers" into out->layers (allocated in the result). */
 static void play_parse_layers(struct ac_parse *p, const msgpack_object *o, animc_instance *out)
@@ -159,8 +164,28 @@ static int play_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 	return rc ? -ENOMEM : 0;
 }
 
+/* What play_reply needs of the options: the anchor, if one was given. */
+struct play_anchor {
+	int64_t at_ns;
+	double start;
+};
+
+static void *play_prepare(animc_client *c, const void *params)
+{
+	const animc_play_opts *o = params;
+	struct play_anchor *a = calloc(1, sizeof *a);
+
+	(void)c;
+	if (a != NULL && o != NULL) {
+		a->at_ns = o->at_ns;
+		a->start = o->start;
+	}
+	return a;
+}
+
 static int play_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
+	const struct play_anchor *anchor = call->ctx;
 	animc_instance *st = ac_res_new(sizeof *st);
 	struct ac_parse p = { .res = st };
 	struct ac_instance *in;
@@ -175,11 +200,13 @@ static int play_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	rc = ac_instances_add(c, st->id, st, &in);
 	if (rc < 0)
 		return rc;
+	in->anchor_ns = anchor->at_ns;
+	in->anchor_start = anchor->start;
 	st->id = in->id;
 	return 0;
 }
 
-static const struct ac_method method_play = { "play", play_pack, play_reply, NULL, NULL };
+static const struct ac_method method_play = { "play", play_pack, play_reply, play_prepare, free };
 
 void animc_play_opts_init(animc_play_opts *o)
 {
@@ -251,6 +278,16 @@ int ac_play_replay(animc_client *c, struct ac_instance *in)
 		.root_motion = in->root_motion,
 		.stream = s != NULL && !s->dead ? s : NULL,
 	};
+	int64_t now_ns = ac_now_ms() * 1000000;
+
+	/* Its clock untouched since a play with at_ns: the same clock again
+	 * (CLOCK_MONOTONIC is the machine's, not the daemon's), while the
+	 * daemon still takes that `at` (within a day). */
+	if (in->anchor_ns != 0 && in->anchor_ns > now_ns - AC_ANCHOR_MAX_AGE_NS &&
+	    in->anchor_ns < now_ns + AC_ANCHOR_MAX_AGE_NS) {
+		o.at_ns = in->anchor_ns;
+		o.start = in->anchor_start;
+	}
 	struct replay params = { &o, in };
 	bool paused = !in->playing;
 	uint64_t id = in->id;
@@ -294,8 +331,15 @@ int ac_play_state_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 		return -ENOMEM;
 	call->result = st;
 	rc = ac_play_parse_instance(c, &p, r, st);
-	if (rc == 0)
+	if (rc == 0) {
+		struct ac_instance *in = ac_instances_by_server(c, st->id);
+
+		/* Paused, resumed, sought, sped or switched: no longer on the
+		 * clock it was played with. */
+		if (in != NULL)
+			in->anchor_ns = 0;
 		ac_play_take_state(c, st);
+	}
 	return rc;
 }
 

@@ -180,6 +180,11 @@ struct ac_instance {
 	double speed;
 	double time;                    /* playback time reported at time_at_ms */
 	int64_t time_at_ms;
+	/* The caller's play_opts.at_ns and start, kept while nothing has
+	 * touched the instance's clock since, so that a replay keeps a crowd
+	 * in step; 0: none. */
+	int64_t anchor_ns;
+	double anchor_start;
 	bool playing;
 	uint64_t stream_serial;         /* the stream handle it publishes into, 0: none */
 	int32_t channel;

@@ -1084,6 +1084,77 @@ static void test_reconnect_replays(void **state)
 	assert_int_equal(ev.count[ANIMC_EVENT_SERVER_STOPPING], 1);
 }
 
+/* The newest poses of two instances are of one tick, with one clip time
+ * and the same matrices, bit for bit.  Poses published at once by a play
+ * carry the tick before them: only a later tick's count; retried while a
+ * tick lands between the two reads. */
+static void assert_in_step(animc_stream *s, const uint64_t id[2])
+{
+	float pose[2][16 * 12];
+	animc_pose_info pi[2];
+	uint64_t after = 0;
+
+	for (int tries = 0; tries < 400; tries++, sleep_ms(5)) {
+		if (animc_stream_latest(s, id[0], pose[0], 16 * 12, &pi[0]) != 0 ||
+		    animc_stream_latest(s, id[1], pose[1], 16 * 12, &pi[1]) != 0)
+			continue;
+		if (after == 0)
+			after = (pi[0].tick > pi[1].tick ? pi[0].tick : pi[1].tick) + 1;
+		if (pi[0].tick != pi[1].tick || pi[0].tick < after || pi[0].epoch != pi[1].epoch)
+			continue;
+		assert_true(pi[0].clip_time == pi[1].clip_time);
+		assert_int_equal(pi[0].element_count, pi[1].element_count);
+		assert_memory_equal(pose[0], pose[1], pi[0].element_count * 12 * sizeof(float));
+		return;
+	}
+	fail_msg("no two poses of one tick in 2 s");
+}
+
+/* Two walkers played with one at_ns are replayed with it after a restart,
+ * so they stay in step: replayed each at its own time then, as an
+ * instance played without at_ns is, they would differ by the moments
+ * between their replays. */
+static void test_reconnect_keeps_step(void **state)
+{
+	struct fixture *fx = *state;
+	animc_reconnect_opts ro = { .enabled = 1, .initial_delay_ms = 20, .max_delay_ms = 200 };
+	struct rc_seen r = { 0 };
+	animc_stream *s = open_stream(fx, ANIMC_SPACE_MODEL, 60, 8);
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_stream_info before, after;
+	animc_instance *in;
+	uint64_t id[2];
+	long deadline;
+
+	ro.on_reconnect = on_reconnect;
+	ro.user = &r;
+	expect_ok(fx->c, animc_client_set_reconnect(fx->c, &ro));
+	po.asset = "walker.md5anim";
+	po.stream = s;
+	po.start = 0.1;
+	po.at_ns = (int64_t)now_ms() * 1000000;
+	for (int i = 0; i < 2; i++) {
+		expect_ok(fx->c, animc_play(fx->c, &po, &in));
+		id[i] = in->id;
+		animc_free(in);
+	}
+	assert_in_step(s, id);
+	expect_ok(fx->c, animc_stream_info_get(s, &before));
+
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
+	deadline = now_ms() + 5000;
+	while (r.calls == 0 && now_ms() < deadline)
+		assert_true(animc_client_wait(fx->c, 50) >= 0);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.info.instance_count, 2);
+	assert_int_equal(r.remaps[0].status, 0);
+	assert_int_equal(r.remaps[1].status, 0);
+	expect_ok(fx->c, animc_stream_info_get(s, &after));
+	assert_true(after.epoch != before.epoch);
+	assert_in_step(s, id);
+}
+
 static void test_reconnect_in_blocking_call(void **state)
 {
 	struct fixture *fx = *state;
@@ -1121,6 +1192,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_silent_and_hanging_up_peers, setup, teardown),
 		cmocka_unit_test(test_connection_refused_by_limit),
 		cmocka_unit_test_setup_teardown(test_reconnect_replays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reconnect_keeps_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_in_blocking_call, setup, teardown),
 	};
 
