@@ -997,6 +997,20 @@ static void on_reconnect(animc_client *c, const animc_reconnect_info *info, void
 		r->remaps[i] = info->instances[i];
 }
 
+/* Restart the daemon and wait (5 s at most) for the client's one
+ * reconnection, which on_reconnect records in r. */
+static void restart_and_reconnect(struct fixture *fx, struct rc_seen *r)
+{
+	long deadline;
+
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
+	deadline = now_ms() + 5000;
+	while (r->calls == 0 && now_ms() < deadline)
+		assert_true(animc_client_wait(fx->c, 50) >= 0);
+	assert_int_equal(r->calls, 1);
+}
+
 static void test_reconnect_replays(void **state)
 {
 	struct fixture *fx = *state;
@@ -1011,7 +1025,6 @@ static void test_reconnect_replays(void **state)
 	animc_pose_info pi;
 	float buf[16 * 12];
 	uint64_t a, b, c;
-	long deadline;
 
 	ro.on_reconnect = on_reconnect;
 	ro.user = &r;
@@ -1029,12 +1042,7 @@ static void test_reconnect_replays(void **state)
 	expect_ok(fx->c, animc_stream_info_get(s, &before));
 
 	/* Restart the daemon. */
-	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
-	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
-	deadline = now_ms() + 5000;
-	while (r.calls == 0 && now_ms() < deadline)
-		assert_true(animc_client_wait(fx->c, 50) >= 0);
-	assert_int_equal(r.calls, 1);
+	restart_and_reconnect(fx, &r);
 	assert_true(animc_client_connected(fx->c));
 	assert_int_equal(r.info.server_pid, (uint32_t)fx->d.pid);
 	assert_int_equal(r.info.streams_reopened, 1);
@@ -1124,7 +1132,6 @@ static void test_reconnect_keeps_step(void **state)
 	animc_stream_info before, after;
 	animc_instance *in;
 	uint64_t id[2];
-	long deadline;
 
 	ro.on_reconnect = on_reconnect;
 	ro.user = &r;
@@ -1141,12 +1148,7 @@ static void test_reconnect_keeps_step(void **state)
 	assert_in_step(s, id);
 	expect_ok(fx->c, animc_stream_info_get(s, &before));
 
-	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
-	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
-	deadline = now_ms() + 5000;
-	while (r.calls == 0 && now_ms() < deadline)
-		assert_true(animc_client_wait(fx->c, 50) >= 0);
-	assert_int_equal(r.calls, 1);
+	restart_and_reconnect(fx, &r);
 	assert_int_equal(r.info.instance_count, 2);
 	assert_int_equal(r.remaps[0].status, 0);
 	assert_int_equal(r.remaps[1].status, 0);

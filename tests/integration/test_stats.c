@@ -99,22 +99,30 @@ static void demo_daemon_start(struct daemon_proc *d, const char *config)
 	assert_int_equal(daemon_proc_start(d, config, TIMEOUT_MS), 0);
 }
 
+/* A stream of `channels` channels (its region not mapped); its id. */
+static uint64_t stream_open(struct rpc_client *c, const char *space, uint32_t rate,
+			    uint32_t channels)
+{
+	struct rpc_reply r;
+	int64_t v;
+
+	assert_int_equal(rpc_client_call(c, &r, "stream.open", "space:s rate:u instances:u",
+					 space, (uint64_t)rate, (uint64_t)channels), 0);
+	if (r.error != NULL)
+		fail_msg("stream.open: %s %s", r.code, r.message);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
+	rpc_reply_free(&r);
+	close(rpc_client_take_fd(c));
+	return (uint64_t)v;
+}
+
 /* A model-space stream at 60 Hz of `channels` channels with `walkers`
  * walkers playing in it; its id. */
 static uint64_t walker_stream(struct rpc_client *c, uint32_t channels, uint32_t walkers)
 {
 	struct rpc_reply r;
-	uint64_t stream;
-	int64_t v;
+	uint64_t stream = stream_open(c, "model", 60, channels);
 
-	assert_int_equal(rpc_client_call(c, &r, "stream.open", "space:s rate:u instances:u",
-					 "model", (uint64_t)60, (uint64_t)channels), 0);
-	if (r.error != NULL)
-		fail_msg("stream.open: %s %s", r.code, r.message);
-	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
-	stream = (uint64_t)v;
-	rpc_reply_free(&r);
-	close(rpc_client_take_fd(c));
 	for (uint32_t i = 0; i < walkers; i++) {
 		assert_int_equal(rpc_client_call(c, &r, "play", "asset:s mesh:s stream:u",
 						 "walker.md5anim", "walker.md5mesh", stream), 0);
@@ -586,28 +594,21 @@ static void test_overloaded_stream_serves_socket(void **state)
 	struct daemon_proc d;
 	struct rpc_client c, other;
 	struct rpc_reply r;
-	uint64_t late0, ticks0, late1, ticks1;
+	uint64_t stream, late0, ticks0, late1, ticks1;
 	const msgpack_object *st;
-	int64_t v;
 
 	(void)state;
 	demo_daemon_start(&d, "[streams]\ntick_threads = 1\n[limits]\n"
 			      "max_instances_per_connection = 4000\n[log]\nlevel = warning\n");
 	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
-	assert_int_equal(rpc_client_call(&c, &r, "stream.open", "space:s rate:u instances:u",
-					 "vertices", (uint64_t)1000, (uint64_t)4000), 0);
-	if (r.error != NULL)
-		fail_msg("stream.open: %s %s", r.code, r.message);
-	assert_int_equal(rpc_get_i64(r.result, "stream", &v), 0);
-	rpc_reply_free(&r);
-	close(rpc_client_take_fd(&c));
+	stream = stream_open(&c, "vertices", 1000, 4000);
 	/* Sent 250 at a time: one at a time would wait for a tick each. */
 	for (int done = 0; done < 4000; done += 250) {
 		rpc_client_cork(&c);
 		for (int i = 0; i < 250; i++)
 			assert_true(rpc_client_send(&c, "play", "asset:s mesh:s stream:u",
 						    "walker.md5anim", "walker.md5mesh",
-						    (uint64_t)v) >= 0);
+						    stream) >= 0);
 		assert_int_equal(rpc_client_uncork(&c), 0);
 		for (int i = 0; i < 250; i++) {
 			assert_int_equal(rpc_client_wait_any(&c, &r), 0);
