@@ -270,6 +270,10 @@ size_t clip_bytes(const struct clip *c)
 		n += ((size_t)c->global_count + 1) * sizeof *c->global_ns;
 	if (c->emitters != NULL)
 		n += ((size_t)c->emitter_count + 1) * sizeof *c->emitters;
+	if (c->attachments != NULL)
+		n += ((size_t)c->attachment_count + 1) * sizeof *c->attachments;
+	if (c->events != NULL)
+		n += ((size_t)c->event_count + 1) * sizeof *c->events;
 	return n + clip_index_bytes(c);
 }
 
@@ -288,5 +292,7 @@ void clip_free(struct clip *c)
 	free(c->bounds);
 	free(c->global_ns);
 	free(c->emitters);
+	free(c->attachments);
+	free(c->events);
 	free(c);
 }

@@ -66,6 +66,16 @@ struct joint_tracks {
 	struct track t, r, s;
 };
 
+/* A moment of a clip's timeline that playback reports when it passes it
+ * (M2 events: a footstep, a sound, a spell's impact).  What the event is
+ * belongs to the asset (its `event` index); the clip says when. */
+struct clip_event {
+	int64_t t_ns;                   /* clip time; may lie outside [0,
+					   duration_ns] when the file says so (such
+					   a moment is never passed) */
+	uint32_t event;                 /* the asset's event */
+};
+
 struct clip {
 	char *name;
 	uint32_t joint_count;
@@ -103,6 +113,13 @@ struct clip {
 	 * of the asset, its tracks in this clip; NULL / 0 when none. */
 	uint32_t emitter_count;
 	struct emitter_tracks *emitters;
+	/* Attachment points' animated values (M2, attachment.h): per point
+	 * of the asset, its track in this clip (width 1); NULL / 0 when none. */
+	uint32_t attachment_count;
+	struct track *attachments;
+	/* Events (M2), ordered by t_ns (ties by event); NULL / 0 when none. */
+	uint32_t event_count;
+	struct clip_event *events;
 
 	/* Joints none of the clip's tracks moves (keyed clips), ascending:
 	 * where the skeleton has exact rest matrices they place these. */
@@ -208,7 +225,8 @@ double time_to_seconds(int64_t ns);
  * malloc (the allocator's own overhead and rounding are not counted): the
  * struct, its name, the frames, their blocks and bounds (uniform storage),
  * the tracks, rest pose, key storage, key index and still joints (keyed
- * storage), the global sequences' lengths and the emitter tracks.  Keys
+ * storage), the global sequences' lengths, the emitter and attachment
+ * tracks and the events.  Keys
  * the clip points at but does not own (an M2 asset's global-sequence keys,
  * which every clip shares) are the asset's.  This is the runtime
  * representation, not the file.  Allocation sizes it assumes, which the
@@ -216,7 +234,8 @@ double time_to_seconds(int64_t ns);
  * load): frames frame_count * joint_count, block_storage
  * block_storage_bytes, bounds frame_count (one box for a keyed clip);
  * tracks, rest and still_joints joint_count + 1, global_ns global_count +
- * 1, emitters emitter_count + 1 entries (a spare so that none is empty);
+ * 1, emitters emitter_count + 1, attachments attachment_count + 1, events
+ * event_count + 1 entries (a spare so that none is empty);
  * key_storage key_storage_bytes.
  */
 size_t clip_bytes(const struct clip *c);

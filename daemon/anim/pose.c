@@ -21,6 +21,8 @@
  */
 #include "daemon/anim/pose.h"
 
+#include <math.h>
+
 /* Joints whose local matrix is the skeleton's exact rest matrix. */
 struct still {
 	uint32_t count;
@@ -583,14 +585,107 @@ static void local_to_skin(const struct skeleton *s, const struct transform *loca
 
 #endif
 
+/*
+ * Joints that leave out part of their parent (skeleton.h, ignore_parent:
+ * M2's bone flags 0x1, 0x2, 0x4): a scalar pass over matrices that hold
+ * the local ones, as the other passes take them.  Rare enough (a few bones
+ * of a few models) that it keeps no SIMD path of its own.
+ */
+static vec3 pose_column(const mat34 *m, int c)
+{
+	return vec3_make(m->m[0][c], m->m[1][c], m->m[2][c]);
+}
+
+static float pose_length(vec3 v)
+{
+	return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
+}
+
+/* The parent's matrix with what joint i ignores taken out: [A' | o]
+ * (skeleton.h). */
+static mat34 pose_kept_parent(const struct skeleton *s, uint32_t i, const mat34 *parent,
+			      uint8_t bits)
+{
+	mat34 k = *parent;
+	vec3 o;
+
+	for (int c = 0; c < 3; c++) {
+		vec3 col = pose_column(parent, c);
+		float len = pose_length(col);
+
+		for (int r = 0; r < 3; r++) {
+			float v = k.m[r][c];
+
+			if ((bits & SKELETON_IGNORE_PARENT_ROTATION) &&
+			    (bits & SKELETON_IGNORE_PARENT_SCALE))
+				v = r == c ? 1.0f : 0.0f;
+			else if (bits & SKELETON_IGNORE_PARENT_ROTATION)
+				v = r == c ? len : 0.0f;
+			else if ((bits & SKELETON_IGNORE_PARENT_SCALE) && len > 1e-20f)
+				v /= len;
+			k.m[r][c] = v;
+		}
+	}
+	if (bits & SKELETON_IGNORE_PARENT_TRANSLATION) {
+		vec3 b = s->bind_model != NULL ? vec3_make(s->bind_model[i].m[0][3],
+							   s->bind_model[i].m[1][3],
+							   s->bind_model[i].m[2][3])
+					       : s->rest[i].t;
+
+		k.m[0][3] = k.m[1][3] = k.m[2][3] = 0.0f;
+		o = mat34_apply(&k, b);
+	} else {
+		o = mat34_apply(parent, s->rest[i].t);
+	}
+	k.m[0][3] = o.x;
+	k.m[1][3] = o.y;
+	k.m[2][3] = o.z;
+	return k;
+}
+
+static void pose_forward_ignoring(const struct skeleton *s, const struct still *st, mat34 *model,
+				  mat34 *skin)
+{
+	place_still(s, st, model);
+	for (uint32_t i = 0; i < s->joint_count; i++) {
+		int32_t p = s->parents[i];
+		uint8_t bits = s->ignore_parent[i] & SKELETON_IGNORE_PARENT_ALL;
+
+		if (p < 0 || (uint32_t)p >= i) {
+			/* A root (or a broken parent, treated as one). */
+		} else if (bits == 0) {
+			model[i] = mat34_mul(&model[p], &model[i]);
+		} else {
+			mat34 kept = pose_kept_parent(s, i, &model[p], bits);
+
+			model[i].m[0][3] -= s->rest[i].t.x;
+			model[i].m[1][3] -= s->rest[i].t.y;
+			model[i].m[2][3] -= s->rest[i].t.z;
+			model[i] = mat34_mul(&kept, &model[i]);
+		}
+		if (skin != NULL)
+			skin[i] = s->inv_bind ? mat34_mul(&model[i], &s->inv_bind[i]) : model[i];
+	}
+}
+
 void pose_local_to_model(const struct skeleton *s, const struct transform *local, mat34 *model)
 {
+	if (s->ignore_parent != NULL) {
+		local_matrices(local, s->joint_count, model);
+		pose_forward_ignoring(s, NULL, model, NULL);
+		return;
+	}
 	local_to_model(s, local, NULL, model);
 }
 
 void pose_local_to_skin(const struct skeleton *s, const struct transform *local, mat34 *model,
 			mat34 *skin)
 {
+	if (s->ignore_parent != NULL) {
+		local_matrices(local, s->joint_count, model);
+		pose_forward_ignoring(s, NULL, model, skin);
+		return;
+	}
 	local_to_skin(s, local, NULL, model, skin);
 }
 
@@ -599,6 +694,11 @@ void pose_local_to_model_still(const struct skeleton *s, const struct transform 
 {
 	struct still st = { still_count, still };
 
+	if (s->ignore_parent != NULL) {
+		local_matrices(local, s->joint_count, model);
+		pose_forward_ignoring(s, &st, model, NULL);
+		return;
+	}
 	local_to_model(s, local, &st, model);
 }
 
@@ -607,6 +707,11 @@ void pose_local_to_skin_still(const struct skeleton *s, const struct transform *
 {
 	struct still st = { still_count, still };
 
+	if (s->ignore_parent != NULL) {
+		local_matrices(local, s->joint_count, model);
+		pose_forward_ignoring(s, &st, model, skin);
+		return;
+	}
 	local_to_skin(s, local, &st, model, skin);
 }
 
@@ -620,6 +725,10 @@ void pose_matrices_to_model_still(const struct skeleton *s, uint32_t still_count
 {
 	struct still st = { still_count, still };
 
+	if (s->ignore_parent != NULL) {
+		pose_forward_ignoring(s, &st, model, NULL);
+		return;
+	}
 	matrices_to_model(s, &st, model);
 }
 

@@ -48,7 +48,13 @@ int skeleton_compute_bind(struct skeleton *s)
 							    : s->rest_matrix[i];
 		}
 	} else {
+		/* The plain hierarchy: the bits of ignore_parent do not shape
+		 * the bind pose (they need it). */
+		uint8_t *ignore = s->ignore_parent;
+
+		s->ignore_parent = NULL;
 		pose_local_to_model(s, s->rest, bind);
+		s->ignore_parent = ignore;
 	}
 	for (uint32_t i = 0; i < s->joint_count; i++)
 		inv[i] = mat34_inverse(&bind[i]);
@@ -73,6 +79,7 @@ void skeleton_free(struct skeleton *s)
 	free(s->inv_bind);
 	free(s->rest_matrix);
 	free(s->rest_not_trs);
+	free(s->ignore_parent);
 	free(s);
 }
 
@@ -91,6 +98,7 @@ size_t skeleton_bytes(const struct skeleton *s)
 	n += s->inv_bind != NULL ? cnt * sizeof *s->inv_bind : 0;
 	n += s->rest_matrix != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->rest_matrix : 0;
 	n += s->rest_not_trs != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->rest_not_trs : 0;
+	n += s->ignore_parent != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->ignore_parent : 0;
 	return n;
 }
 

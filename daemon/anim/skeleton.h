@@ -28,7 +28,29 @@ struct skeleton {
 	 * channels keep) cannot always express: a shear, a collapsed axis. */
 	mat34 *rest_matrix;
 	uint8_t *rest_not_trs;      /* with rest_matrix: 1 where `rest` misses it */
+	/*
+	 * What a joint leaves out of its parent (SKELETON_IGNORE_PARENT_*),
+	 * or NULL: every joint takes all of it, model = parent model * local
+	 * (every format but M2, whose bones may ignore their parent's
+	 * translation, scale or rotation).  For a joint with bits set and a
+	 * parent, with A the parent model matrix's 3x3 and A_i its columns:
+	 *   A' = A, with ROTATION: diag(|A_0|, |A_1|, |A_2|) (the parent's
+	 *        scale, the model's axes), with SCALE: the columns A_i / |A_i|
+	 *        (its rotation, unit scale), with both: the identity;
+	 *   o  = the parent model matrix applied to rest[j].t (where the
+	 *        parent carries the joint's rest offset), with TRANSLATION:
+	 *        A' applied to the joint's bind-pose position;
+	 *   model[j] = [A' | o] * T(local.t - rest[j].t) * R(local.r) * S(local.s).
+	 * Without bits this is model[parent] * local.  The bind pose is the
+	 * rest pose through the plain hierarchy (the bits left out).
+	 */
+	uint8_t *ignore_parent;     /* joint_count + 1 entries when not NULL */
 };
+
+#define SKELETON_IGNORE_PARENT_TRANSLATION 0x1u
+#define SKELETON_IGNORE_PARENT_SCALE 0x2u
+#define SKELETON_IGNORE_PARENT_ROTATION 0x4u
+#define SKELETON_IGNORE_PARENT_ALL 0x7u
 
 /* Allocate an empty skeleton of n joints (names NULL, parents -1, rest
  * identity, no bind pose).  NULL on ENOMEM. */
@@ -44,7 +66,7 @@ void skeleton_free(struct skeleton *s);
  * parents, rest pose and bind matrices, max(joint_count, 1) entries each
  * as skeleton_new and skeleton_compute_bind allocate them, and the exact
  * rest matrices with their flags, joint_count + 1 entries each (the .x
- * importer's spare), when present. */
+ * importer's spare), when present, and ignore_parent (joint_count + 1). */
 size_t skeleton_bytes(const struct skeleton *s);
 
 /* Index of the joint with this name, or -1. */

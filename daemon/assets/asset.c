@@ -510,7 +510,15 @@ void asset_memory(const struct asset *a, struct asset_memory *out)
 		out->emitters = (uint64_t)a->emitter_count * sizeof *a->emitters;
 	for (uint32_t i = 0; i < a->emitter_count; i++)
 		out->emitters += emitter_bytes(&a->emitters[i]);
+	if (a->attachments != NULL)
+		out->skeleton += ((uint64_t)a->attachment_count + 1) * sizeof *a->attachments;
+	if (a->events != NULL)
+		out->skeleton += ((uint64_t)a->event_count + 1) * sizeof *a->events;
 	out->other = sizeof *a + asset_str_bytes(a->name) + asset_str_bytes(a->note);
+	if (a->notes != NULL)
+		out->other += ((uint64_t)a->note_count + 1) * sizeof *a->notes;
+	for (uint32_t i = 0; i < a->note_count; i++)
+		out->other += asset_str_bytes(a->notes[i]);
 	out->other += (uint64_t)a->companion_count * sizeof *a->companions;
 	for (uint32_t i = 0; i < a->companion_count; i++)
 		out->other += asset_str_bytes(a->companions[i].name) +
@@ -548,8 +556,13 @@ static void asset_destroy(struct asset *a)
 	for (uint32_t i = 0; i < a->emitter_count; i++)
 		emitter_fini(&a->emitters[i]);
 	free(a->emitters);
+	free(a->attachments);
+	free(a->events);
 	free(a->global_ns);
 	free(a->shared_keys);
+	for (uint32_t i = 0; i < a->note_count; i++)
+		free(a->notes[i]);
+	free(a->notes);
 	for (uint32_t i = 0; i < a->companion_count; i++) {
 		free(a->companions[i].name);
 		free(a->companions[i].error);

@@ -41,14 +41,15 @@ enum asset_format {
  * asset's arrays that list them.
  */
 struct asset_memory {
-	uint64_t skeleton;      /* the skeleton; M2: with its joints' info */
+	uint64_t skeleton;      /* the skeleton; M2: with its joints' info, its
+				   attachment points and events */
 	uint64_t clips;         /* every clip, the clip list; M2: the sequences'
 				   info, the global sequences and their keys,
 				   which the clips share */
 	uint64_t meshes;        /* every mesh and the mesh list */
 	uint64_t camera;        /* md5camera */
 	uint64_t emitters;      /* M2: the emitters (their tracks are in clips) */
-	uint64_t other;         /* the asset itself, its name and note */
+	uint64_t other;         /* the asset itself, its name, note and notes */
 	uint64_t total;         /* the sum */
 };
 
@@ -93,12 +94,22 @@ struct asset {
 	/* What the load had to leave out, one line, or NULL (the file loaded
 	 * all the same): e.g. skin weights of a bone no frame has. */
 	char *note;
+	/* What the parsers accepted but noted (diag.h), one located line each
+	 * ("model.m2: offset 0x1a4: note: ..."), the model's first, then its
+	 * companions'; none for most files. */
+	uint32_t note_count;
+	char **notes;
 
 	/* M2 (NULL / 0 for the other formats). */
 	struct m2_sequence_info *sequences;     /* clip_count: what each clip plays */
 	struct m2_joint_info *joint_info;       /* skeleton->joint_count: flags, ids */
 	uint32_t emitter_count;
 	struct emitter *emitters;
+	uint32_t attachment_count;              /* attachment points */
+	struct attachment *attachments;
+	uint32_t event_count;                   /* events (their moments: each
+						   clip's `events`) */
+	struct m2_event_info *events;
 	uint32_t global_count;                  /* global sequences */
 	int64_t *global_ns;                     /* their lengths */
 	void *shared_keys;                      /* keys every clip points at (owned) */

@@ -29,6 +29,40 @@ struct asset_m2_load {
 	uint64_t hash;
 };
 
+/* Most located notes an asset keeps (each file keeps at most
+ * DIAG_NOTES_MAX kinds; a model with many companions could add up). */
+#define ASSET_M2_NOTES_MAX 64
+
+/* Each note of `notes` as a located line of file `name`, appended to
+ * a->notes.  0 or -ENOMEM. */
+static int asset_m2_add_notes(struct asset *a, const char *name, const struct diag_notes *notes)
+{
+	uint32_t n = notes->count + (notes->dropped > 0);
+	char line[DIAG_MSG_MAX + 1200];
+	char **grown;
+
+	if (n == 0 || a->note_count >= ASSET_M2_NOTES_MAX)
+		return 0;
+	if (n > ASSET_M2_NOTES_MAX - a->note_count)
+		n = ASSET_M2_NOTES_MAX - a->note_count;
+	grown = realloc(a->notes, ((size_t)a->note_count + n + 1) * sizeof *a->notes);
+	if (grown == NULL)
+		return -ENOMEM;
+	a->notes = grown;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < notes->count)
+			diag_note_format(&notes->note[i], name, line, sizeof line);
+		else
+			snprintf(line, sizeof line, "%s: note: %" PRIu32 " notes of other kinds left "
+				 "out", name, notes->dropped);
+		a->notes[a->note_count] = strdup(line);
+		if (a->notes[a->note_count] == NULL)
+			return -ENOMEM;
+		a->note_count++;
+	}
+	return 0;
+}
+
 static uint64_t asset_m2_fnv(uint64_t h, const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -46,6 +80,7 @@ static int asset_m2_companion(struct asset_m2_load *l, struct m2_model *m, const
 {
 	struct asset_companion *c = &l->a->companions[l->a->companion_count];
 	char err[ASSET_M2_ERR] = "";
+	struct diag_notes notes = { 0 };
 	struct diag d = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
@@ -77,8 +112,8 @@ static int asset_m2_companion(struct asset_m2_load *l, struct m2_model *m, const
 	}
 	c->bytes = len;
 	l->hash = asset_m2_fnv(l->hash, (const unsigned char *)buf, len);
-	rc = kind == ASSET_COMPANION_SKIN ? m2_attach_skin(m, index, buf, len, &d)
-					  : m2_attach_anim(m, index, buf, len, &d);
+	rc = kind == ASSET_COMPANION_SKIN ? m2_attach_skin(m, index, buf, len, &d, &notes)
+					  : m2_attach_anim(m, index, buf, len, &d, &notes);
 	if (rc < 0) {
 		c->status = ASSET_COMPANION_BROKEN;
 		diag_format(&d, name, err, sizeof err);
@@ -88,7 +123,7 @@ static int asset_m2_companion(struct asset_m2_load *l, struct m2_model *m, const
 	}
 	c->status = ASSET_COMPANION_FOUND;
 	l->bufs[l->buf_count++] = buf;
-	return 0;
+	return asset_m2_add_notes(l->a, name, &notes);
 }
 
 static int asset_m2_companions(struct asset_m2_load *l, struct m2_model *m)
@@ -183,7 +218,9 @@ int asset_m2_load(struct asset *a, const void *buf, size_t len, const struct ass
 		return rc;
 	}
 	a->version = (int)m->version;
-	rc = asset_m2_companions(&l, m);
+	rc = asset_m2_add_notes(a, a->name, &m->notes);
+	if (rc == 0)
+		rc = asset_m2_companions(&l, m);
 	if (rc == 0)
 		rc = m2_import(m, &r);
 	m2_model_free(m);
@@ -208,6 +245,10 @@ int asset_m2_load(struct asset *a, const void *buf, size_t len, const struct ass
 	a->meshes = r.meshes;
 	a->emitter_count = r.emitter_count;
 	a->emitters = r.emitters;
+	a->attachment_count = r.attachment_count;
+	a->attachments = r.attachments;
+	a->event_count = r.event_count;
+	a->events = r.events;
 	a->global_count = r.global_count;
 	a->global_ns = r.global_ns;
 	a->shared_keys = r.global_keys;

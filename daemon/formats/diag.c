@@ -48,3 +48,72 @@ int diag_format(const struct diag *d, const char *file, char *buf, size_t size)
 	return snprintf(buf, size, "%s: offset 0x%" PRIx64 ": error: %s",
 			file, d->offset, msg);
 }
+
+/* The note of this kind, or a new one (NULL when the list is full). */
+static struct diag_note *diag_note_slot(struct diag_notes *n, const char *kind, int *fresh)
+{
+	*fresh = 0;
+	for (uint32_t i = 0; i < n->count; i++)
+		if (n->note[i].kind == kind)
+			return &n->note[i];
+	if (n->count == DIAG_NOTES_MAX)
+		return NULL;
+	*fresh = 1;
+	return &n->note[n->count++];
+}
+
+static void diag_note_vadd(struct diag_notes *n, uint32_t line, uint32_t col, uint64_t offset,
+			   const char *fmt, va_list ap)
+{
+	struct diag_note *note;
+	int fresh;
+
+	if (n == NULL)
+		return;
+	note = diag_note_slot(n, fmt, &fresh);
+	if (note == NULL) {
+		n->dropped++;
+		return;
+	}
+	if (!fresh) {
+		note->more++;
+		return;
+	}
+	note->kind = fmt;
+	note->line = line;
+	note->col = col;
+	note->offset = offset;
+	note->more = 0;
+	vsnprintf(note->msg, sizeof note->msg, fmt, ap);
+}
+
+void diag_note_at(struct diag_notes *n, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_note_vadd(n, line, col, 0, fmt, ap);
+	va_end(ap);
+}
+
+void diag_note_offset(struct diag_notes *n, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_note_vadd(n, 0, 0, offset, fmt, ap);
+	va_end(ap);
+}
+
+int diag_note_format(const struct diag_note *n, const char *file, char *buf, size_t size)
+{
+	char more[48] = "";
+
+	if (n->more > 0)
+		snprintf(more, sizeof more, " (and %" PRIu32 " more like it)", n->more);
+	if (n->line > 0)
+		return snprintf(buf, size, "%s:%" PRIu32 ":%" PRIu32 ": note: %s%s", file, n->line,
+				n->col, n->msg, more);
+	return snprintf(buf, size, "%s: offset 0x%" PRIx64 ": note: %s%s", file, n->offset,
+			n->msg, more);
+}

@@ -38,4 +38,42 @@ void diag_at_offset(struct diag *d, uint64_t offset, const char *fmt, ...)
  * buf (always NUL-terminated).  Returns what snprintf returns. */
 int diag_format(const struct diag *d, const char *file, char *buf, size_t size);
 
+/*
+ * Notes: what a parser accepted but a person may want to know (data the
+ * game or tool that wrote the file ignores, and so does animd: extra
+ * ranges, junk in a table nobody reads, a count larger than needed).  The
+ * file loads all the same.  Notes are located like errors, and kept per
+ * kind: the first note of a kind (its call site: the format string is the
+ * kind) keeps its location and message, later ones of that kind only
+ * count, so a file whose 400 tracks share one quirk gets one line ("...
+ * (and 399 more like it)").  At most DIAG_NOTES_MAX kinds are kept; notes
+ * of further kinds are counted in `dropped`.
+ */
+#define DIAG_NOTES_MAX 24
+
+struct diag_note {
+	const char *kind;       /* the format string it was made with */
+	uint32_t line, col;     /* as struct diag: line 0 means offset */
+	uint64_t offset;
+	uint32_t more;          /* further notes of this kind */
+	char msg[DIAG_MSG_MAX];
+};
+
+struct diag_notes {
+	uint32_t count;
+	uint32_t dropped;
+	struct diag_note note[DIAG_NOTES_MAX];
+};
+
+/* Add a note at a text position / byte offset.  n may be NULL (nothing is
+ * kept).  fmt must be a string literal: it names the kind. */
+void diag_note_at(struct diag_notes *n, uint32_t line, uint32_t col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diag_note_offset(struct diag_notes *n, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "file:line:col: note: msg" or "file: offset 0x..: note: msg", with
+ * " (and N more like it)" when the kind repeated.  As diag_format. */
+int diag_note_format(const struct diag_note *n, const char *file, char *buf, size_t size);
+
 #endif

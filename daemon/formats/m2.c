@@ -25,57 +25,61 @@ enum m2_pair_size {
 };
 
 /* Every pair of the header: where (by its version-256 offset), the size
- * of one element, its name. */
+ * of one element, whether animd reads the block (its records feed what
+ * animd publishes), its name. */
 static const struct m2_header_pair {
 	uint16_t field;
 	uint8_t kind;
+	uint8_t read;
 	uint16_t size;
 	const char *name;
 } m2_pairs[] = {
-	{ M2_HDR_NAME, M2_SZ_FIXED, 1, "the model name" },
-	{ M2_HDR_GLOBAL_SEQUENCES, M2_SZ_FIXED, 4, "global sequences" },
-	{ M2_HDR_SEQUENCES, M2_SZ_SEQUENCE, 0, "sequences" },
-	{ M2_HDR_ANIMATION_LOOKUP, M2_SZ_FIXED, 2, "the animation lookup" },
-	{ M2_HDR_PLAYABLE_LOOKUP, M2_SZ_FIXED, 4, "the playable animation lookup" },
-	{ M2_HDR_BONES, M2_SZ_BONE, 0, "bones" },
-	{ M2_HDR_KEY_BONE_LOOKUP, M2_SZ_FIXED, 2, "the key-bone lookup" },
-	{ M2_HDR_VERTICES, M2_SZ_FIXED, M2_VERTEX_BYTES, "vertices" },
-	{ M2_HDR_VIEWS, M2_SZ_FIXED, M2_VIEW_BYTES, "views" },
-	{ M2_HDR_COLORS, M2_SZ_COLOR, 0, "colors" },
-	{ M2_HDR_TEXTURES, M2_SZ_FIXED, 16, "textures" },
-	{ M2_HDR_TRANSPARENCY, M2_SZ_TRANSPARENCY, 0, "transparency" },
+	{ M2_HDR_NAME, M2_SZ_FIXED, 1, 1, "the model name" },
+	{ M2_HDR_GLOBAL_SEQUENCES, M2_SZ_FIXED, 1, 4, "global sequences" },
+	{ M2_HDR_SEQUENCES, M2_SZ_SEQUENCE, 1, 0, "sequences" },
+	{ M2_HDR_ANIMATION_LOOKUP, M2_SZ_FIXED, 0, 2, "the animation lookup" },
+	{ M2_HDR_PLAYABLE_LOOKUP, M2_SZ_FIXED, 0, 4, "the playable animation lookup" },
+	{ M2_HDR_BONES, M2_SZ_BONE, 1, 0, "bones" },
+	{ M2_HDR_KEY_BONE_LOOKUP, M2_SZ_FIXED, 0, 2, "the key-bone lookup" },
+	{ M2_HDR_VERTICES, M2_SZ_FIXED, 1, M2_VERTEX_BYTES, "vertices" },
+	{ M2_HDR_VIEWS, M2_SZ_FIXED, 1, M2_VIEW_BYTES, "views" },
+	{ M2_HDR_COLORS, M2_SZ_COLOR, 0, 0, "colors" },
+	{ M2_HDR_TEXTURES, M2_SZ_FIXED, 0, 16, "textures" },
+	{ M2_HDR_TRANSPARENCY, M2_SZ_TRANSPARENCY, 0, 0, "transparency" },
 	/* Always empty in the files the public tools describe; no source
 	 * gives the record's size, so each is taken as at least a byte. */
-	{ M2_HDR_TEXTURE_FLIPBOOKS, M2_SZ_FIXED, 1, "texture flipbooks" },
-	{ M2_HDR_TEXTURE_ANIMATIONS, M2_SZ_TEXTURE_ANIMATION, 0, "texture animations" },
-	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, M2_SZ_FIXED, 2, "the replaceable texture lookup" },
-	{ M2_HDR_RENDER_FLAGS, M2_SZ_FIXED, 4, "render flags" },
-	{ M2_HDR_BONE_LOOKUP, M2_SZ_FIXED, 2, "the bone lookup" },
-	{ M2_HDR_TEXTURE_LOOKUP, M2_SZ_FIXED, 2, "the texture lookup" },
-	{ M2_HDR_TEXTURE_UNIT_LOOKUP, M2_SZ_FIXED, 2, "the texture unit lookup" },
-	{ M2_HDR_TRANSPARENCY_LOOKUP, M2_SZ_FIXED, 2, "the transparency lookup" },
-	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, M2_SZ_FIXED, 2, "the texture animation lookup" },
-	{ M2_HDR_BOUNDING_TRIANGLES, M2_SZ_FIXED, 2, "bounding triangles" },
-	{ M2_HDR_BOUNDING_VERTICES, M2_SZ_FIXED, 12, "bounding vertices" },
-	{ M2_HDR_BOUNDING_NORMALS, M2_SZ_FIXED, 12, "bounding normals" },
-	{ M2_HDR_ATTACHMENTS, M2_SZ_ATTACHMENT, 0, "attachments" },
-	{ M2_HDR_ATTACHMENT_LOOKUP, M2_SZ_FIXED, 2, "the attachment lookup" },
-	{ M2_HDR_EVENTS, M2_SZ_EVENT, 0, "events" },
-	{ M2_HDR_LIGHTS, M2_SZ_LIGHT, 0, "lights" },
-	{ M2_HDR_CAMERAS, M2_SZ_CAMERA, 0, "cameras" },
-	{ M2_HDR_CAMERA_LOOKUP, M2_SZ_FIXED, 2, "the camera lookup" },
-	{ M2_HDR_RIBBONS, M2_SZ_RIBBON, 0, "ribbon emitters" },
-	{ M2_HDR_PARTICLE_EMITTERS, M2_SZ_EMITTER, 0, "particle emitters" },
+	{ M2_HDR_TEXTURE_FLIPBOOKS, M2_SZ_FIXED, 0, 1, "texture flipbooks" },
+	{ M2_HDR_TEXTURE_ANIMATIONS, M2_SZ_TEXTURE_ANIMATION, 0, 0, "texture animations" },
+	{ M2_HDR_REPLACEABLE_TEXTURE_LOOKUP, M2_SZ_FIXED, 0, 2, "the replaceable texture lookup" },
+	{ M2_HDR_RENDER_FLAGS, M2_SZ_FIXED, 0, 4, "render flags" },
+	{ M2_HDR_BONE_LOOKUP, M2_SZ_FIXED, 0, 2, "the bone lookup" },
+	{ M2_HDR_TEXTURE_LOOKUP, M2_SZ_FIXED, 0, 2, "the texture lookup" },
+	{ M2_HDR_TEXTURE_UNIT_LOOKUP, M2_SZ_FIXED, 0, 2, "the texture unit lookup" },
+	{ M2_HDR_TRANSPARENCY_LOOKUP, M2_SZ_FIXED, 0, 2, "the transparency lookup" },
+	{ M2_HDR_TEXTURE_ANIMATION_LOOKUP, M2_SZ_FIXED, 0, 2, "the texture animation lookup" },
+	{ M2_HDR_BOUNDING_TRIANGLES, M2_SZ_FIXED, 0, 2, "bounding triangles" },
+	{ M2_HDR_BOUNDING_VERTICES, M2_SZ_FIXED, 0, 12, "bounding vertices" },
+	{ M2_HDR_BOUNDING_NORMALS, M2_SZ_FIXED, 0, 12, "bounding normals" },
+	{ M2_HDR_ATTACHMENTS, M2_SZ_ATTACHMENT, 1, 0, "attachments" },
+	{ M2_HDR_ATTACHMENT_LOOKUP, M2_SZ_FIXED, 0, 2, "the attachment lookup" },
+	{ M2_HDR_EVENTS, M2_SZ_EVENT, 1, 0, "events" },
+	{ M2_HDR_LIGHTS, M2_SZ_LIGHT, 0, 0, "lights" },
+	{ M2_HDR_CAMERAS, M2_SZ_CAMERA, 0, 0, "cameras" },
+	{ M2_HDR_CAMERA_LOOKUP, M2_SZ_FIXED, 0, 2, "the camera lookup" },
+	{ M2_HDR_RIBBONS, M2_SZ_RIBBON, 0, 0, "ribbon emitters" },
+	{ M2_HDR_PARTICLE_EMITTERS, M2_SZ_EMITTER, 1, 0, "particle emitters" },
 };
 
-static uint32_t m2_pair_size(const struct m2_layout *l, const struct m2_header_pair *p)
+static uint32_t m2_pair_size(const struct m2_ctx *c, const struct m2_header_pair *p)
 {
+	const struct m2_layout *l = c->l;
+
 	switch (p->kind) {
 	case M2_SZ_SEQUENCE: return l->sequence_bytes;
 	case M2_SZ_BONE: return l->bone_bytes;
 	case M2_SZ_ATTACHMENT: return l->attachment_bytes;
 	case M2_SZ_EVENT: return l->event_bytes;
-	case M2_SZ_EMITTER: return l->emitter_bytes;
+	case M2_SZ_EMITTER: return c->emitter_bytes;
 	case M2_SZ_COLOR: return l->colors_bytes;
 	case M2_SZ_TRANSPARENCY: return l->transparency_bytes;
 	case M2_SZ_TEXTURE_ANIMATION: return l->texture_animation_bytes;
@@ -157,6 +161,26 @@ int m2_array(const struct m2_ctx *c, uint64_t at, uint32_t size, struct m2_block
 	return bin_array_error(&c->r, at, out->count, out->offset, size, name);
 }
 
+/* A header block animd does not read: inside the file (safety), but one
+ * that starts inside the header is only noted. */
+static int m2_block_unread(struct m2_ctx *c, uint64_t at, uint32_t size, struct m2_block *out,
+			   const char *name)
+{
+	out->count = bin_le32(c->r.data + at);
+	out->offset = bin_le32(c->r.data + at + 4);
+	out->data = NULL;
+	if (out->count == 0)
+		return 0;
+	if (!bin_array_fits(&c->r, out->offset, out->count, size))
+		return bin_array_error(&c->r, at, out->count, out->offset, size, name);
+	if (out->offset < c->header_bytes)
+		m2_note(c, at, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside the 0x%x-byte "
+			"header (animd does not read them)", name, out->count, out->offset,
+			c->header_bytes);
+	out->data = c->r.data + out->offset;
+	return 0;
+}
+
 const struct m2_block *m2_header_block(const struct m2_ctx *c, enum m2_header_field field)
 {
 	return &c->hdr[field / 4];
@@ -190,26 +214,21 @@ const char *m2_owner_name(const struct m2_owner *w, char *buf, size_t size)
 	return buf;
 }
 
-int m2_lookup_check(const struct m2_ctx *c, const struct m2_block *b, uint32_t stride,
-		    bool is_signed, uint32_t limit, const char *what, const char *target,
-		    const char *targets)
+void m2_lookup_note(struct m2_ctx *c, const struct m2_block *b, uint32_t stride, bool is_signed,
+		    uint32_t limit, const char *what, const char *target, const char *targets)
 {
 	for (uint32_t i = 0; i < b->count; i++) {
 		const unsigned char *p = b->data + (size_t)i * stride;
 		int32_t v = is_signed ? bin_les16(p) : (int32_t)bin_le16(p);
 
-		if (v == -1 && is_signed)
+		if ((v == -1 && is_signed) || (v >= 0 && (uint32_t)v < limit))
 			continue;
-		if (v < 0)
-			return m2_error(c, (uint64_t)(p - c->r.data), "%s entry %" PRIu32 " is %"
-					PRId32 ": entries are -1 (none) or a %s", what, i, v,
-					target);
-		if ((uint32_t)v >= limit)
-			return m2_error(c, (uint64_t)(p - c->r.data), "%s entry %" PRIu32
-					" names %s %" PRId32 ", but the model has %" PRIu32 " %s",
-					what, i, target, v, limit, targets);
+		m2_note(c, (uint64_t)(p - c->r.data), "%s entry %" PRIu32 " is %" PRId32
+			", which names no %s (the model has %" PRIu32 " %s): kept as stored, "
+			"nothing animd publishes reads the table", what, i, v, target, limit,
+			targets);
+		return;
 	}
-	return 0;
 }
 
 /* Four bytes for a message: printable as is, the rest as \xNN. */
@@ -239,7 +258,7 @@ static int m2_header(struct m2_ctx *c)
 	if (c->r.len < 4 || memcmp(p, "MD20", 4) != 0) {
 		if (c->r.len >= 4 && memcmp(p, "MD21", 4) == 0)
 			return m2_error(c, 0, "a chunked M2 (\"MD21\", Legion and later): animd "
-					"reads \"MD20\" models, versions 256 to 264");
+					"reads \"MD20\" models, versions 256 to 272");
 		if (c->r.len < 4)
 			return m2_error(c, 0, "%zu bytes: too short for the \"MD20\" magic",
 					c->r.len);
@@ -252,8 +271,13 @@ static int m2_header(struct m2_ctx *c)
 	c->l = m2_layout_of(version);
 	if (c->l == NULL)
 		return m2_error(c, M2_HDR_VERSION, "unsupported M2 version %" PRIu32
-				" (animd reads 256, 257, 260 to 263 and 264)", version);
+				" (animd reads 256, 257 and 260 to 272)", version);
 	c->header_bytes = c->l->header_bytes;
+	c->emitter_bytes = c->l->emitter_bytes;
+	/* The wowdev wiki: global flag 0x200 gives a 264 model the 492-byte
+	 * emitters 265 and later always have. */
+	if (c->l->per_sequence && (bin_le32(p + M2_HDR_GLOBAL_FLAGS) & 0x200u))
+		c->emitter_bytes = 0x1ec;
 	if (c->r.len < c->header_bytes)
 		return m2_error(c, c->r.len, "the file ends at 0x%zx, inside the 0x%x-byte header",
 				c->r.len, c->header_bytes);
@@ -267,7 +291,7 @@ static int m2_header(struct m2_ctx *c)
 			return m2_error(c, c->r.len, "the file ends at 0x%zx, inside the 0x%x-byte "
 					"header (global flag 0x8 adds the texture combiner "
 					"combos)", c->r.len, c->header_bytes);
-		rc = m2_array(c, c->header_bytes - 8, 2, &b, "texture combiner combos");
+		rc = m2_block_unread(c, c->header_bytes - 8, 2, &b, "texture combiner combos");
 		if (rc < 0)
 			return rc;
 	}
@@ -278,8 +302,12 @@ static int m2_header(struct m2_ctx *c)
 
 		if (at == 0)
 			continue;       /* not in this version: an empty block */
-		rc = m2_array(c, at, m2_pair_size(c->l, hp), &c->hdr[hp->field / 4], "%s",
-			      hp->name);
+		if (hp->read)
+			rc = m2_array(c, at, m2_pair_size(c, hp), &c->hdr[hp->field / 4], "%s",
+				      hp->name);
+		else
+			rc = m2_block_unread(c, at, m2_pair_size(c, hp), &c->hdr[hp->field / 4],
+					     hp->name);
 		if (rc < 0)
 			return rc;
 	}
@@ -372,6 +400,7 @@ static void m2_header_values(struct m2_ctx *c)
 
 int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d)
 {
+	struct diag_notes header_notes;
 	struct m2_ctx c;
 	uint64_t arena;
 	int rc;
@@ -379,6 +408,9 @@ int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d
 	*out = NULL;
 	memset(&c, 0, sizeof c);
 	bin_init(&c.r, data, len, d);
+	/* Notes of the header come before the model that keeps them. */
+	memset(&header_notes, 0, sizeof header_notes);
+	c.notes = &header_notes;
 	rc = m2_header(&c);
 	if (rc < 0)
 		return rc;
@@ -390,6 +422,8 @@ int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d
 		return -ENOMEM;
 	c.arena_size = (size_t)arena;
 	c.m = m2_alloc(&c, 1, sizeof *c.m);
+	c.m->notes = header_notes;
+	c.notes = &c.m->notes;
 	c.budget = (uint64_t)len * M2_SHARE_FACTOR + M2_SHARE_SLACK;
 	m2_header_values(&c);
 	c.track_slots = (uint32_t)m2_track_slots(&c);

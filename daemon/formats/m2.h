@@ -1,9 +1,10 @@
 /*
  * m2.h - World of Warcraft M2 ("MD20"): classic 256 (257 accepted), The
- * Burning Crusade's 260..263 and Wrath of the Lich King's 264 with its
- * .skin and .anim companions (struct m2_layout below; the facts and their
- * sources in daemon/formats/FORMATS-M2.md): bytes in, a validated model
- * out.
+ * Burning Crusade's 260..263, Wrath of the Lich King's 264 with its .skin
+ * and .anim companions, and Cataclysm's to Mists of Pandaria's 265..272
+ * (264's layout with larger particle emitters and .skin headers) (struct
+ * m2_layout below; the facts and their public sources in
+ * docs/formats/m2.md): bytes in, a validated model out.
  *
  * ZERO-COPY: the model points into the buffer it was parsed from (every
  * `const unsigned char *` below: track keys, lookup tables, the views'
@@ -16,50 +17,55 @@
  *
  * Values are the file's: nothing is converted to animd's runtime
  * conventions.  Quaternions are stored x, y, z, w as in the file; M2 is
- * right-handed and Z-up; times are the file's milliseconds on the one
- * timeline all sequences share.  Floats are not checked for finiteness
- * except in bone tracks and pivots (the pose engine's inputs), where a NaN
- * or infinity is an error.
+ * right-handed and Z-up; times are the file's milliseconds.
  *
- * What is validated (every failure: -EINVAL and a diag at the file offset
- * of the offending field, worded for a person: "bone 12 rotation:
- * interpolation 7 is not 0..3 ..."):
- *  - the header (0x144 bytes, 0x130 from 264): magic "MD20", a version
- *    m2_layout_of knows, every
- *    {count, offset} pair (the blocks animd does not read as well) inside
- *    the file in 64-bit arithmetic and, when not empty, not inside the
- *    header; the name; files larger than M2_MAX_BYTES are refused;
- *  - sequences: end_ms >= start_ms; next_variation -1 or a sequence; an
- *    alias (flag 0x40) names an existing sequence and its chain reaches a
- *    sequence that is no alias (alias_target below), without a loop;
+ * STRICTNESS.  Real files carry data the game and every viewer ignore,
+ * and some of it breaks rules a writer would follow (extra key ranges,
+ * events whose times wrapped in an exporter, junk in lookup tables
+ * nobody reads).  The reader's rule, applied to every check:
+ *  - safety, always an error: every block, array and count inside the
+ *    file (64-bit arithmetic), every index animd follows inside what it
+ *    indexes;
+ *  - meaning, an error only where the data feeds an output animd
+ *    publishes: bones (parents, tracks, pivots), the vertices and view 0
+ *    it skins and draws, attachments, particle emitters, the sequences'
+ *    windows and (264 and later) aliases;
+ *  - per-sequence data is indexed by sequence: counts are minimums,
+ *    entries past the sequences are ignored (never read);
+ *  - data animd does not evaluate (events' timelines, the lookup tables,
+ *    views other than 0, next variations) is checked for bounds only, and
+ *    anything odd in it, or ignored elsewhere, becomes a note (diag.h;
+ *    the model's `notes`) instead of a refusal.
+ *
+ * Errors (-EINVAL and a diag at the file offset of the offending field,
+ * worded for a person: "bone 12 rotation: interpolation 7 is not 0..3
+ * ..."):
+ *  - the header (0x144 bytes, 0x130 from 264): magic "MD20" (a chunked
+ *    "MD21" is refused by name), a version m2_layout_of knows, every
+ *    {count, offset} pair inside the file (the blocks animd does not read
+ *    as well); a block animd reads may not start inside the header; files
+ *    larger than M2_MAX_BYTES are refused;
+ *  - sequences: end_ms >= start_ms; 264 and later: an alias names an
+ *    existing sequence and its chain reaches one that is no alias;
  *  - bones: parent -1 or another bone (never itself), no cycles (parents
  *    may come after their children: bone_order is a topological order);
- *  - tracks (m2_track below): interpolation 0..3, global sequence -1 or
- *    one that exists, ranges none or one per sequence (any number on a
- *    global-sequence track, whose keys run on their own clock), each range
- *    first <= last < key count ({0, 0} on a track without keys), as many
- *    values as timestamps, timestamps non-decreasing;
- *  - lookups: animation lookup -1 or a sequence; playable animation lookup
- *    fallback -1 or an entry of that table; key-bone lookup -1 or a bone;
- *    bone lookup a bone; attachment lookup -1 or an attachment;
- *  - vertices: weights sum to 255, or to 0 (counted in
- *    unweighted_vertex_count: skinned by the formula sum (w / 255) * B * v
- *    such a vertex lands on the origin, as WMV shows it);
- *    every bone index whose weight is not 0 names a bone (bone indices
- *    index the bones directly, not the bone lookup: WMV and WMVx skin
- *    with bones[vertex.bones[i]]);
- *  - views: every index of a view's vertex list names a vertex, the
- *    triangle list holds whole triangles whose corners name entries of the
- *    vertex list; their other arrays are bounds-checked only;
- *  - attachments, events, particle emitters: their bone exists; their
- *    tracks as above; an emitter's two file-name lists and spline points
- *    inside the file.
- * Not validated beyond bounds: textures, colors, transparency, texture
- * animations and flipbooks, render flags, the texture/transparency/
- * texture-animation/replaceable-texture/texture-unit/camera lookups,
- * collision geometry, lights, cameras, ribbons, and views' submeshes,
- * texture units and properties (read them with m2_view_submesh etc.; their
- * indices are the file's).
+ *  - value tracks (bones, attachments, emitters): interpolation 0..3,
+ *    global sequence -1 or one that exists; each range a sequence uses
+ *    first <= last < key count; at least as many values as timestamps;
+ *    timestamps non-decreasing; bone keys finite;
+ *  - vertices: every bone index whose weight is not 0 names a bone (they
+ *    index the bones directly, as WMV and WMVx skin);
+ *  - view 0: every vertex-list entry names a vertex, whole triangles whose
+ *    corners name entries of the list;
+ *  - attachments and particle emitters: their bone exists.
+ * Notes: ranges past the sequences or fewer than them (a sequence without
+ * a range plays no key of that track), more values than timestamps,
+ * event ranges and times (half-open, unordered, outside their window),
+ * lookup entries that name nothing, weights that do not sum to 255 (a
+ * vertex is skinned by sum (w / 255) * B * v whatever they sum to), next
+ * variations that name no sequence, odd entries of views other than 0,
+ * events on bones that do not exist, blocks animd does not read that
+ * start inside the header.
  */
 #ifndef ANIMD_M2_H
 #define ANIMD_M2_H
@@ -127,13 +133,16 @@ enum m2_header_field {
  * header), gives sequences a duration instead of a window on a shared
  * timeline (64 bytes) and tracks arrays of per-sequence key arrays (20
  * bytes, no ranges), whose keys for a sequence without flag 0x20 live in
- * an external NAMEaaaa-vv.anim file.  Every size and offset that differs
- * is in struct m2_layout, chosen once from the version; nothing else in
- * the reader asks for the version.  Anything else: "unsupported M2
- * version N".
+ * an external NAMEaaaa-vv.anim file.  265..272 keep 264's layout for
+ * everything animd reads but give particle emitters 492 bytes (16 bytes
+ * of multi-texture parameters at the end) and .skin files an array of
+ * shadow batches after the bone count.  Every size and offset that
+ * differs is in struct m2_layout, chosen once from the version; nothing
+ * else in the reader asks for the version.  Anything else: "unsupported
+ * M2 version N".
  */
 #define M2_VERSION_MIN 256u
-#define M2_VERSION_MAX 264u
+#define M2_VERSION_MAX 272u
 
 struct m2_layout {
 	uint32_t version_min, version_max;
@@ -145,7 +154,10 @@ struct m2_layout {
 	uint32_t track_base_bytes;      /* a track without values: 20, 12 */
 	uint32_t attachment_bytes;      /* 48, 40 */
 	uint32_t event_bytes;           /* 44, 36 */
-	uint32_t emitter_bytes;         /* 0x1F8, 0x1DC */
+	uint32_t emitter_bytes;         /* 0x1F8, 0x1DC, 0x1EC from 265 */
+	uint32_t skin_header_bytes;     /* a .skin's fields animd reads: 48, or
+					   56 from 265 (an array of shadow
+					   batches follows the bone count) */
 	uint32_t submesh_bytes;         /* 32, 48 from 260 */
 	uint32_t colors_bytes, transparency_bytes, texture_animation_bytes;
 	uint32_t light_bytes, camera_bytes, ribbon_bytes;
@@ -157,6 +169,8 @@ struct m2_layout {
 					   holds only their number */
 	bool emitter_u8_types;          /* 263: blend mode and emitter type are
 					   bytes, then a uint16 color index */
+	bool aliases;                   /* 264 and later: flag 0x40 (without
+					   0x20) makes a sequence an alias */
 };
 
 /* The layout of a version, or NULL when animd does not read it. */
@@ -230,12 +244,19 @@ static inline float m2_quat16_decode(int16_t v)
  *
  * All sequences share one millisecond timeline: sequence s plays the keys
  * ranges[s] = {first, last} (inclusive key indices), of which the ones
- * whose times fall in [start_ms, end_ms] are its own.  A track without
- * ranges has keys for no sequence in particular (a static value, or a
- * global-sequence track).  A global-sequence track (global_sequence >= 0)
- * runs on its own clock, time mod global_sequences[g] (0: hold the first
- * key), over all its keys; its ranges, if any, are validated but mean
- * nothing for evaluation.
+ * whose times fall in [start_ms, end_ms] are its own.  Real files hold
+ * one range per sequence and nearly always more (trailing {0, 0}): range
+ * s is sequence s's, the rest are ignored; a sequence past the ranges
+ * plays no key of the track.  A track without ranges has keys for no
+ * sequence in particular (a static value, or a global-sequence track).  A
+ * global-sequence track (global_sequence >= 0) runs on its own clock,
+ * time mod global_sequences[g] (0: hold the first key), over all its
+ * keys; its ranges, if any, mean nothing for evaluation.
+ *
+ * Event tracks (M2_VALUE_NONE: timestamps only) differ: their ranges are
+ * half-open, [first, end) with end up to the key count, and their
+ * timestamps are neither ordered nor confined to their sequence's window
+ * (m2_event_keys).
  */
 struct m2_track {
 	uint32_t offset;                /* of the record in the file */
@@ -245,16 +266,21 @@ struct m2_track {
 	uint8_t value_bytes;            /* of one value: 4, 12, 16, 1 or 8 (0: NONE) */
 	uint16_t key_bytes;             /* between keys: value_bytes, 3x that for
 					   hermite and bezier */
-	uint32_t range_count;           /* 0, or sequence_count (global: any) */
+	uint32_t range_count;           /* as stored (s < range_count: sequence s's) */
 	uint32_t key_count;             /* timestamps, and values unless NONE */
 	const unsigned char *ranges;    /* range_count x {uint32 first, last} */
-	const unsigned char *times;     /* key_count x uint32 ms, non-decreasing */
+	const unsigned char *times;     /* key_count x uint32 ms, non-decreasing
+					   (but on event tracks) */
 	const unsigned char *values;    /* key_count x key_bytes (NULL if NONE) */
 	/* 264 and later (key_count and range_count 0): seq_count pairs of
 	 * {count, offset} for timestamps and for values, one per sequence
 	 * (a global-sequence track plays pair 0), in the model's buffer; the
 	 * arrays they point at are in the buffer of that sequence's keys
-	 * (struct m2_sequence data: the model, or its .anim file). */
+	 * (struct m2_sequence data: the model, or its .anim file).  A
+	 * sequence past the pairs plays pair 0, in sequence 0's buffer, as the
+	 * client does: a track with one pair is the same for every sequence
+	 * (emitter parameters are written so).  Pairs past the sequences are
+	 * never read. */
 	uint32_t seq_count;
 	const unsigned char *seq_times;
 	const unsigned char *seq_values;
@@ -349,11 +375,13 @@ struct m2_model;
  *  - a track without keys: none;
  *  - a global-sequence track, or one without ranges: all its keys (a
  *    static value, or keys on their own clock);
+ *  - a sequence past the track's ranges: none;
  *  - otherwise the sequence's range, narrowed to the keys whose times fall
  *    inside the sequence's window [start_ms, end_ms] (FORMATS.md); when
  *    none does, the whole range (which then holds its nearest key, as WMV
  *    holds a range of one key).
- * s must be below the model's sequence_count when the track has ranges.
+ * s must be below the model's sequence_count.  Not for event tracks
+ * (m2_event_keys).
  */
 void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
 		   uint32_t *first, uint32_t *end);
@@ -371,11 +399,36 @@ void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t 
 void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
 			    struct m2_keys *out);
 
+/*
+ * The timestamps of event track t (M2_VALUE_NONE) that sequence s holds,
+ * in whichever buffer holds them, as stored: unordered, and not always
+ * inside the sequence's window (times minus out->start_ms may be negative
+ * or past the sequence's length: exporters wrapped some at 16 bits).  For
+ * 256..263 the half-open range [first, end) of sequence s (end clamped to
+ * the key count; a range that runs backwards, or a sequence past the
+ * ranges, holds none), or with no ranges the keys inside the window; for
+ * 264 and later the sequence's own array.  A global-sequence event track
+ * holds all its keys, start 0.  No alias is followed: an alias's events are
+ * its own.  out->values is NULL.
+ */
+void m2_event_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+		   struct m2_keys *out);
+
 /* ---- sequences ---- */
 
-#define M2_SEQ_LOOPING 0x20u    /* FORMATS.md; (the wowdev wiki reads 0x20 as
-				   "data in the model", always set here) */
-#define M2_SEQ_ALIAS 0x40u      /* plays alias_next's keys */
+/*
+ * Sequence flags, by version.  0x20 is not "looping" in any version (it is
+ * set on classic Death and attack sequences and missing on Dance and
+ * Sleep); from 264 it says the keys are in the model (M2_SEQ_IN_MODEL).
+ * 0x40 makes an alias only from 264, and only without 0x20 (the client
+ * follows alias_next while a sequence has 0x40 and not 0x20, as
+ * WebWowViewerCpp does): classic sequences flagged 0x40 have full keys of
+ * their own in their own window.  No bit says looping: the game takes it
+ * from its own tables, the viewers loop every sequence, and so does animd
+ * (`play` can ask otherwise).  Every flag is published as stored.
+ */
+#define M2_SEQ_ALIAS 0x40u      /* 264 and later, without 0x20: plays
+				   alias_next's keys */
 
 struct m2_sequence {
 	uint16_t id;                    /* AnimationData.dbc id */
@@ -391,12 +444,7 @@ struct m2_sequence {
 	float box_min[3], box_max[3];
 	float radius;
 	int16_t next_variation;         /* -1, or a sequence */
-	uint16_t alias_next;            /* meaningful with M2_SEQ_ALIAS */
-	/* Its authored loop mode: flag M2_SEQ_LOOPING up to 263 (FORMATS.md).
-	 * From 264 that bit says where the keys are (M2_SEQ_IN_MODEL) and no
-	 * bit says looping (the game takes it from its own tables), so every
-	 * sequence loops, as the viewers play them; `play` can ask otherwise. */
-	bool looping;
+	uint16_t alias_next;            /* meaningful for an alias (M2_SEQ_ALIAS) */
 	uint32_t alias_target;          /* the sequence whose keys and window this
 					   one plays: itself, or the end of its
 					   alias chain (never an alias) */
@@ -423,8 +471,22 @@ enum m2_sequence_data {
 
 /* ---- bones ---- */
 
-#define M2_BONE_BILLBOARD 0x8u   /* faces the viewer: needs the camera */
+/* Bone flags (wowdev wiki, M2CompBone; WebWowViewerCpp's bone matrix).
+ * The billboards need the viewer's camera: animd publishes their kind and
+ * leaves the rotation to the renderer.  The three "ignore the parent's"
+ * bits shape the bone matrix (skeleton.h, ignore_parent). */
+#define M2_BONE_IGNORE_PARENT_TRANSLATION 0x1u
+#define M2_BONE_IGNORE_PARENT_SCALE 0x2u
+#define M2_BONE_IGNORE_PARENT_ROTATION 0x4u
+#define M2_BONE_SPHERICAL_BILLBOARD 0x8u
+#define M2_BONE_CYLINDRICAL_BILLBOARD_X 0x10u
+#define M2_BONE_CYLINDRICAL_BILLBOARD_Y 0x20u
+#define M2_BONE_CYLINDRICAL_BILLBOARD_Z 0x40u
 #define M2_BONE_ANIMATED 0x200u
+
+/* A bone's billboard kind: "spherical", "cylindrical_x", "_y", "_z", or
+ * NULL (none).  When several bits are set the first of that order wins. */
+const char *m2_bone_billboard(uint32_t flags);
 
 struct m2_bone {
 	uint32_t offset;                /* of the 108-byte record */
@@ -519,16 +581,19 @@ struct m2_attachment {
 	uint16_t bone;                  /* checked */
 	uint16_t unknown;
 	float position[3];              /* relative to the bone */
-	struct m2_track animate;        /* U8: is the attached model animated */
+	struct m2_track animate;        /* U8: does the model hung there animate
+					   (the client's default: 1) */
 };
 
-/* An event: 44 bytes, a 4-character id, data, a bone, a position and a
- * track of timestamps only (each one fires the event). */
+/* An event: 44 bytes (36 from 264), a 4-character id, data, a bone, a
+ * position and a track of timestamps only (each one fires the event;
+ * m2_event_keys).  Nothing in it feeds a pose: bounds are checked, the
+ * rest is as stored (a bone that does not exist is a note). */
 struct m2_event {
 	uint32_t offset;
 	char id[4];                     /* e.g. "$DTH"; not NUL-terminated */
 	uint32_t data;
-	uint32_t bone;                  /* checked */
+	uint32_t bone;                  /* as stored: may name no bone */
 	float position[3];
 	struct m2_track enabled;        /* NONE: timestamps and ranges only */
 };
@@ -583,8 +648,13 @@ struct m2_emitter {
 	float lifespan_vary, emission_rate_vary;
 	float scale_vary[2];
 	float base_spin, base_spin_vary, spin_vary;
-	int16_t particle_type;          /* 0x02C: 0 normal, 1 quad to origin, 2 */
-	int16_t tile_rotation;          /* 0x02E: -1, 0, 1 */
+	int16_t particle_type;          /* 0x02C: 0 normal, 1 quad to origin, 2
+					   (492-byte records: multi-texture
+					   parameter x[0]) */
+	int16_t tile_rotation;          /* 0x02E: -1, 0, 1 (492: x[1]) */
+	/* 492-byte records (265 and later): 16 bytes at 0x1DC, two vec2 of
+	 * multi-texture parameters; 0 elsewhere. */
+	float multi_texture[4];
 	int16_t rows, columns;          /* 0x030, 0x032: texture tiles */
 	struct m2_track params[M2_EMIT_PARAMS];         /* 0x034: FLOAT each */
 	float midpoint;                 /* 0x14C, 0..1 of the lifespan */
@@ -610,8 +680,8 @@ struct m2_emitter {
 	float follow_speed1, follow_scale1, follow_speed2, follow_scale2;
 	uint32_t spline_point_count;
 	const unsigned char *spline_points;     /* x 12 bytes: 3 floats */
-	/* 0x1DC: on/off over time.  U8 values (WMV reads it as
-	 * Animated<uint8>, the later tools as M2Track<uint8>; the seed says
+	/* 0x1DC (0x1C8 from 264): on/off over time.  U8 values (WMV reads it
+	 * as Animated<uint8>, the later tools as M2Track<uint8>; the seed says
 	 * only "int"). */
 	struct m2_track enabled;
 };
@@ -626,7 +696,7 @@ struct m2_block {
 };
 
 struct m2_model {
-	uint32_t version;               /* 256, 257, 260..263 or 264 */
+	uint32_t version;               /* 256, 257, 260..263, 264..272 */
 	const struct m2_layout *layout;
 	char *name;                     /* NUL-terminated copy: the stored name up
 					   to its first NUL (which the stored
@@ -646,7 +716,9 @@ struct m2_model {
 	uint32_t *bone_order;           /* bone_count indices, every parent before
 					   its children (by depth, then index) */
 
-	/* Lookup tables, in the buffer (read with bin_les16 / bin_le16). */
+	/* Lookup tables, in the buffer (read with bin_les16 / bin_le16).
+	 * Nothing animd publishes reads them: their entries are as stored
+	 * (one that names nothing is a note). */
 	struct m2_block animation_lookup;       /* int16: -1 or a sequence, by
 						   animation id */
 	struct m2_block playable_lookup;        /* {int16 fallback id, int16
@@ -658,6 +730,8 @@ struct m2_model {
 	uint32_t vertex_count;
 	struct m2_vertex *vertices;
 	uint32_t unweighted_vertex_count;       /* weights summing to 0 */
+	uint32_t odd_weight_vertex_count;       /* weights summing to neither 255
+						   nor 0 (skinned as stored) */
 
 	uint32_t view_count;            /* 264: the number of .skin files */
 	struct m2_view *views;          /* 264: loaded once attached */
@@ -695,6 +769,9 @@ struct m2_model {
 	struct m2_block cameras;                /* [124] */
 	struct m2_block camera_lookup;          /* [2] */
 	struct m2_block ribbons;                /* [220] */
+
+	/* What the parse accepted but noted (file offsets in the model). */
+	struct diag_notes notes;
 };
 
 /*
@@ -705,6 +782,7 @@ struct m2_model {
  * function reads nothing but the buffer and allocates once.
  */
 int m2_parse(const void *data, size_t len, struct m2_model **out, struct diag *d);
+
 
 /* Accepts NULL. */
 void m2_model_free(struct m2_model *m);
@@ -725,25 +803,29 @@ int m2_companion_stem(const char *name, char *out, size_t size);
 /*
  * Attach the .skin of view i (i < view_count, 264 and later): data holds
  * the file ("SKIN", then five {count, offset} arrays relative to the
- * file's start and the largest bone count).  Checked like an inline view
- * (every vertex-list entry a model vertex, whole triangles naming entries
- * of the list; submeshes (48 bytes), texture units and properties bounds
- * only).  0: views[i] points into data (keep it alive while the model
- * is); -EINVAL with d at the .skin's offset: the view stays unloaded.
+ * file's start and the largest bone count; from 265 an array of shadow
+ * batches, bounds only).  Checked like an inline view (view 0: every
+ * vertex-list entry a model vertex, whole triangles naming entries of the
+ * list; other views: bounds, the rest noted; submeshes (48 bytes),
+ * texture units and properties bounds only).  0: views[i] points into
+ * data (keep it alive while the model is), notes (may be NULL) got what
+ * was odd, at the .skin's offsets; -EINVAL with d at the .skin's offset:
+ * the view stays unloaded.
  */
 int m2_attach_skin(struct m2_model *m, uint32_t i, const void *data, size_t len,
-		   struct diag *d);
+		   struct diag *d, struct diag_notes *notes);
 
 /*
  * Attach the .anim of sequence s (its data M2_SEQ_DATA_ANIM_MISSING): a
  * pre-Legion .anim is raw key data, and every track's arrays for s hold
- * offsets into it.  Each is checked as in the model (inside the file,
- * timestamps in order, bone keys finite).  0: the sequence's keys are
+ * offsets into it.  Each is checked as in the model (inside the file;
+ * value tracks: timestamps in order, bone keys finite; event tracks:
+ * bounds only).  0 (notes as for m2_attach_skin): the sequence's keys are
  * read from data (keep it alive while the model is); -EINVAL with d at
  * the .anim's offset: the sequence is M2_SEQ_DATA_ANIM_BROKEN.  A chunked
  * Legion .anim ("AFM2") is refused.
  */
 int m2_attach_anim(struct m2_model *m, uint32_t s, const void *data, size_t len,
-		   struct diag *d);
+		   struct diag *d, struct diag_notes *notes);
 
 #endif

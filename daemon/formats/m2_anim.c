@@ -13,7 +13,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-int m2_attach_anim(struct m2_model *m, uint32_t s, const void *data, size_t len, struct diag *d)
+int m2_attach_anim(struct m2_model *m, uint32_t s, const void *data, size_t len, struct diag *d,
+		   struct diag_notes *notes)
 {
 	struct m2_ctx c;
 
@@ -25,6 +26,7 @@ int m2_attach_anim(struct m2_model *m, uint32_t s, const void *data, size_t len,
 	c.m = m;
 	c.l = m->layout;
 	c.header_bytes = 0;
+	c.notes = notes;
 	c.budget = (uint64_t)len * M2_SHARE_FACTOR + M2_SHARE_SLACK;
 	if (len >= 4 && memcmp(data, "AFM2", 4) == 0) {
 		m->sequences[s].data = M2_SEQ_DATA_ANIM_BROKEN;

@@ -2,8 +2,11 @@
  * m2_attach.c - what hangs on bones besides emitters: attachment points
  * (48 bytes, 40 from 264: id, bone, position, an on/off track saying whether the
  * attached model animates), their lookup by attachment id, and events
- * (44 bytes: a four-character id such as "$DTH", data, bone, position,
- * and a track of timestamps alone, each of which fires the event).
+ * (44 bytes, 36 from 264: a four-character id such as "$DTH", data, bone,
+ * position, and a track of timestamps alone, each of which fires the
+ * event).  Attachments feed the pose (their bone is checked); events feed
+ * nothing animd evaluates (their bone and timeline are only noted when
+ * odd).
  */
 #include "daemon/formats/m2_internal.h"
 
@@ -41,8 +44,9 @@ static int m2_attach_event(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 	for (int k = 0; k < 3; k++)
 		e->position[k] = bin_lef32(p + 12 + 4 * k);
 	if (e->bone >= c->m->bone_count)
-		return m2_error(c, at + 8, "event %" PRIu32 " is attached to bone %" PRIu32 ", but "
-				"the model has %" PRIu32 " bones", i, e->bone, c->m->bone_count);
+		m2_note(c, at + 8, "event %" PRIu32 " is attached to bone %" PRIu32 ", but the model "
+			"has %" PRIu32 " bones: it is reported with no joint", i, e->bone,
+			c->m->bone_count);
 	return m2_track_read(c, at + 24, M2_VALUE_NONE, false, &who, &e->enabled);
 }
 
@@ -61,10 +65,8 @@ int m2_attach_read(struct m2_ctx *c)
 		if (rc < 0)
 			return rc;
 	}
-	rc = m2_lookup_check(c, &m->attachment_lookup, 2, true, m->attachment_count,
-			     "the attachment lookup", "attachment", "attachments");
-	if (rc < 0)
-		return rc;
+	m2_lookup_note(c, &m->attachment_lookup, 2, true, m->attachment_count,
+		       "the attachment lookup", "attachment", "attachments");
 	m->event_count = e->count;
 	m->events = m2_alloc(c, e->count, sizeof *m->events);
 	for (uint32_t i = 0; i < e->count; i++) {

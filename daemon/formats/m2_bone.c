@@ -2,7 +2,8 @@
  * m2_bone.c - the skeleton: the bones (108 bytes; 112 from 260 with a
  * name hash; 88 from 264: parent, flags, three tracks, pivot), an order with every parent before its children (files
  * may list a child first), cycles and self-parents rejected by name, and
- * the two lookups that index bones.
+ * the two lookups that index bones (noted when odd: nothing animd
+ * publishes reads them).
  */
 #include "daemon/formats/m2_internal.h"
 
@@ -150,10 +151,22 @@ int m2_bone_read(struct m2_ctx *c)
 	rc = m2_bone_order(c, m->bone_order, scratch);
 	if (rc < 0)
 		return rc;
-	rc = m2_lookup_check(c, &m->key_bone_lookup, 2, true, m->bone_count,
-			     "the key-bone lookup", "bone", "bones");
-	if (rc < 0)
-		return rc;
-	return m2_lookup_check(c, &m->bone_lookup, 2, false, m->bone_count, "the bone lookup",
-			       "bone", "bones");
+	m2_lookup_note(c, &m->key_bone_lookup, 2, true, m->bone_count, "the key-bone lookup",
+		       "bone", "bones");
+	m2_lookup_note(c, &m->bone_lookup, 2, false, m->bone_count, "the bone lookup", "bone",
+		       "bones");
+	return 0;
+}
+
+const char *m2_bone_billboard(uint32_t flags)
+{
+	if (flags & M2_BONE_SPHERICAL_BILLBOARD)
+		return "spherical";
+	if (flags & M2_BONE_CYLINDRICAL_BILLBOARD_X)
+		return "cylindrical_x";
+	if (flags & M2_BONE_CYLINDRICAL_BILLBOARD_Y)
+		return "cylindrical_y";
+	if (flags & M2_BONE_CYLINDRICAL_BILLBOARD_Z)
+		return "cylindrical_z";
+	return NULL;
 }

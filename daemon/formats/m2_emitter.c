@@ -1,5 +1,7 @@
 /*
- * m2_emitter.c - particle emitters, 0x1F8 bytes each: the seed's table,
+ * m2_emitter.c - particle emitters, 0x1F8 bytes each (476 from 264, 492
+ * from 265 or with global flag 0x200: 264's record and 16 bytes of
+ * multi-texture parameters): the seed's table,
  * field by field (m2.h, struct m2_emitter, gives each field's offset),
  * its ten animated parameters and its on/off track checked as tracks,
  * its bone checked, its two file-name lists and its spline points checked
@@ -185,6 +187,10 @@ static int m2_emitter_264(struct m2_ctx *c, const unsigned char *p, uint32_t i,
 		return rc;
 	e->spline_point_count = b.count;
 	e->spline_points = b.data;
+	/* The 492-byte record (265 and later) ends with two vec2 of
+	 * multi-texture parameters. */
+	if (c->emitter_bytes >= 0x1ec)
+		m2_emitter_floats(p + 0x1dc, e->multi_texture, 4);
 	who->field = "enabled";
 	return m2_track_read(c, at + 0x1c8, M2_VALUE_U8, false, who, &e->enabled);
 }
@@ -276,14 +282,8 @@ int m2_emitter_read(struct m2_ctx *c)
 
 	m->emitter_count = b->count;
 	m->emitters = m2_alloc(c, b->count, sizeof *m->emitters);
-	/* The wowdev wiki: with global flag 0x200 (or past 271) emitters are
-	 * 492 bytes, a record no source animd follows lays out for 264. */
-	if (b->count > 0 && c->l->per_sequence && (m->global_flags & 0x200u))
-		return m2_error(c, M2_HDR_GLOBAL_FLAGS, "global flag 0x200 (the 492-byte particle "
-				"emitters of later versions) in a version %" PRIu32 " model: animd reads "
-				"the 476-byte emitters of 264", m->version);
 	for (uint32_t i = 0; i < b->count; i++) {
-		int rc = m2_emitter_one(c, b->data + (size_t)i * c->l->emitter_bytes, i,
+		int rc = m2_emitter_one(c, b->data + (size_t)i * c->emitter_bytes, i,
 					&m->emitters[i]);
 
 		if (rc < 0)

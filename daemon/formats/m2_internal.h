@@ -31,6 +31,8 @@ struct m2_ctx {
 	struct m2_model *m;
 	const struct m2_layout *l;
 	uint32_t header_bytes;          /* arrays start at or after it */
+	uint32_t emitter_bytes;         /* the layout's, or 492 for a 264 model
+					   with global flag 0x200 */
 	uint32_t track_slots;           /* room in m->tracks */
 	/* The header's {count, offset} pairs, checked, by field offset / 4. */
 	struct m2_block hdr[M2_HEADER_BYTES / 4];
@@ -40,7 +42,15 @@ struct m2_ctx {
 	/* Bytes of track and view arrays still allowed to be checked
 	 * (m2_spend). */
 	uint64_t budget;
+	/* Where notes go (the model's, or a companion's caller's); may be
+	 * NULL. */
+	struct diag_notes *notes;
 };
+
+/* A note (diag.h) at offset off of the buffer c reads: fmt, a literal,
+ * names its kind. */
+#define m2_note(c, off, ...) \
+	diag_note_offset((c)->notes, (uint64_t)(off) + (c)->r.base, __VA_ARGS__)
 
 /* Arrays may overlap (nothing forbids two tracks one timeline), but a
  * file of N bytes whose records all point at its one big array would
@@ -92,7 +102,8 @@ int m2_track_read(struct m2_ctx *c, uint64_t at, enum m2_value_type type, bool f
 
 /* 264 and later: check sequence s's arrays of track t against the
  * buffer of reader r (the model's, or an .anim's), whose reports locate
- * errors in that file.  finite as for m2_track_read. */
+ * errors in that file: bounds, and for value tracks timestamps in order
+ * and (finite) finite keys.  finite as for m2_track_read. */
 int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const struct m2_track *t,
 			    uint32_t s, bool finite);
 /* Which sequences need an .anim (264 and later), once every track is read. */
@@ -109,11 +120,12 @@ int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_view *v)
 int m2_attach_read(struct m2_ctx *c);
 int m2_emitter_read(struct m2_ctx *c);
 
-/* A lookup table of stride-byte entries led by a 16-bit index: every
- * index below limit, or -1 (none) when is_signed.  what names the table,
- * target (targets) what its entries index: "sequence" ("sequences"). */
-int m2_lookup_check(const struct m2_ctx *c, const struct m2_block *b, uint32_t stride,
-		    bool is_signed, uint32_t limit, const char *what, const char *target,
-		    const char *targets);
+/* A lookup table of stride-byte entries led by a 16-bit index, which
+ * nothing animd publishes reads: the first entry that is not below limit
+ * (or -1, none, when is_signed) is noted, the table kept as stored.  what
+ * names the table, target (targets) what its entries index: "sequence"
+ * ("sequences"). */
+void m2_lookup_note(struct m2_ctx *c, const struct m2_block *b, uint32_t stride, bool is_signed,
+		    uint32_t limit, const char *what, const char *target, const char *targets);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * m2_layout.c - what differs between the M2 versions animd reads, as
  * data: one struct m2_layout per range of versions, and where each header
- * field is in it.  The facts and their sources are in daemon/formats/FORMATS-M2.md
+ * field is in it.  The facts and their sources are in docs/formats/m2.md
  * (wowdev.wiki M2 and M2/.skin; WoW Model Viewer's modelheaders.h and
  * animated.h; WMVx's M2Definitions.h and M2.cpp).
  */
@@ -20,6 +20,7 @@ static const struct m2_layout m2_layouts[] = {
 		.submesh_bytes = 32,
 		.colors_bytes = 56, .transparency_bytes = 28, .texture_animation_bytes = 84,
 		.light_bytes = 212, .camera_bytes = 124, .ribbon_bytes = 220,
+		.skin_header_bytes = 48,
 	},
 	{
 		/* The Burning Crusade: the classic header and tracks; bones
@@ -35,6 +36,7 @@ static const struct m2_layout m2_layouts[] = {
 		.submesh_bytes = 48,
 		.colors_bytes = 56, .transparency_bytes = 28, .texture_animation_bytes = 84,
 		.light_bytes = 212, .camera_bytes = 124, .ribbon_bytes = 220,
+		.skin_header_bytes = 48,
 		.quat16 = true,
 	},
 	{
@@ -47,8 +49,28 @@ static const struct m2_layout m2_layouts[] = {
 		.submesh_bytes = 48,
 		.colors_bytes = 40, .transparency_bytes = 20, .texture_animation_bytes = 60,
 		.light_bytes = 156, .camera_bytes = 100, .ribbon_bytes = 176,
+		.skin_header_bytes = 48,
 		.quat16 = true, .per_sequence = true, .external_views = true,
-		.emitter_u8_types = true,
+		.emitter_u8_types = true, .aliases = true,
+	},
+	{
+		/* Cataclysm to Mists of Pandaria: 264 for everything animd
+		 * reads, but particle emitters of 492 bytes (whatever global
+		 * flag 0x200 says) and .skin files with an array of shadow
+		 * batches after the bone count (their data after 64 bytes in
+		 * real files).  The blocks animd only bounds-checks keep 264's
+		 * sizes, the smallest any source gives (cameras may be 116). */
+		.version_min = 265, .version_max = 272,
+		.header_bytes = 0x130, .sequence_bytes = 64,
+		.bone_bytes = 88, .bone_tracks_at = 16,
+		.track_bytes = 20, .track_base_bytes = 12,
+		.attachment_bytes = 40, .event_bytes = 36, .emitter_bytes = 0x1ec,
+		.submesh_bytes = 48,
+		.colors_bytes = 40, .transparency_bytes = 20, .texture_animation_bytes = 60,
+		.light_bytes = 156, .camera_bytes = 100, .ribbon_bytes = 176,
+		.skin_header_bytes = 56,
+		.quat16 = true, .per_sequence = true, .external_views = true,
+		.emitter_u8_types = true, .aliases = true,
 	},
 };
 

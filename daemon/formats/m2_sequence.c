@@ -1,9 +1,10 @@
 /*
  * m2_sequence.c - the timeline: global sequence lengths, the 68-byte
- * sequences (every field decoded, windows that do not run backwards,
- * variations and aliases that name sequences, alias chains resolved to
- * the sequence whose keys they play), and the two lookups indexed by
- * animation id.
+ * sequences (64 from 264; every field decoded, windows that do not run
+ * backwards, from 264 aliases that name sequences and alias chains
+ * resolved to the sequence whose keys they play), and the two lookups
+ * indexed by animation id.  Next variations and the lookups feed nothing
+ * animd publishes: what they name is noted when it is no sequence.
  */
 #include "daemon/formats/m2_internal.h"
 
@@ -14,6 +15,12 @@
 #define M2_SEQ_UNRESOLVED UINT32_MAX
 #define M2_SEQ_ON_PATH (UINT32_MAX - 1)
 
+/* Is sequence s an alias in this version (m2.h, M2_SEQ_ALIAS)? */
+static bool m2_sequence_is_alias(const struct m2_ctx *c, const struct m2_sequence *s)
+{
+	return c->l->aliases && (s->flags & M2_SEQ_ALIAS) && !(s->flags & M2_SEQ_IN_MODEL);
+}
+
 /* The checks every version shares, on a decoded sequence at file offset
  * at; next and alias are the offsets of those fields in the record. */
 static int m2_sequence_check(struct m2_ctx *c, uint64_t at, uint32_t i, const struct m2_sequence *s,
@@ -22,10 +29,10 @@ static int m2_sequence_check(struct m2_ctx *c, uint64_t at, uint32_t i, const st
 	uint32_t n = c->m->sequence_count;
 
 	if (s->next_variation < -1 || (s->next_variation >= 0 && (uint32_t)s->next_variation >= n))
-		return m2_error(c, at + next, "sequence %" PRIu32 " names sequence %d as its next "
-				"variation, but the model has %" PRIu32 " sequences (-1: none)", i,
-				s->next_variation, n);
-	if (s->flags & M2_SEQ_ALIAS) {
+		m2_note(c, at + next, "sequence %" PRIu32 " names sequence %d as its next "
+			"variation, but the model has %" PRIu32 " sequences: kept as stored (animd "
+			"does not follow variations)", i, s->next_variation, n);
+	if (m2_sequence_is_alias(c, s)) {
 		if (s->alias_next >= n)
 			return m2_error(c, at + alias, "sequence %" PRIu32 " is an alias (flag 0x40) "
 					"of sequence %u, but the model has %" PRIu32 " sequences", i,
@@ -63,7 +70,6 @@ static int m2_sequence_decode_264(struct m2_ctx *c, const unsigned char *p, uint
 	s->next_variation = bin_les16(p + 60);
 	s->alias_next = bin_le16(p + 62);
 	s->alias_target = M2_SEQ_UNRESOLVED;
-	s->looping = true;
 	return m2_sequence_check(c, at, i, s, 60, 62);
 }
 
@@ -71,7 +77,6 @@ static int m2_sequence_decode(struct m2_ctx *c, const unsigned char *p, uint32_t
 			      struct m2_sequence *s)
 {
 	uint64_t at = (uint64_t)(p - c->r.data);
-	uint32_t n = c->m->sequence_count;
 
 	if (c->l->per_sequence)
 		return m2_sequence_decode_264(c, p, i, s);
@@ -94,11 +99,9 @@ static int m2_sequence_decode(struct m2_ctx *c, const unsigned char *p, uint32_t
 	s->next_variation = bin_les16(p + 64);
 	s->alias_next = bin_le16(p + 66);
 	s->alias_target = M2_SEQ_UNRESOLVED;
-	s->looping = (s->flags & M2_SEQ_LOOPING) != 0;
 	if (s->end_ms < s->start_ms)
 		return m2_error(c, at + 8, "sequence %" PRIu32 " ends at %" PRIu32 " ms, before it "
 				"starts at %" PRIu32 " ms", i, s->end_ms, s->start_ms);
-	(void)n;
 	return m2_sequence_check(c, at, i, s, 64, 66);
 }
 
@@ -144,7 +147,7 @@ static int m2_sequence_aliases(struct m2_ctx *c)
 				target = seq[j].alias_target;
 				break;
 			}
-			if (!(seq[j].flags & M2_SEQ_ALIAS)) {
+			if (!m2_sequence_is_alias(c, &seq[j])) {
 				seq[j].alias_target = target = j;
 				break;
 			}
@@ -212,15 +215,13 @@ void m2_sequence_data(struct m2_ctx *c)
 int m2_sequence_lookups(struct m2_ctx *c)
 {
 	const struct m2_model *m = c->m;
-	int rc;
 
-	rc = m2_lookup_check(c, &m->animation_lookup, 2, true, m->sequence_count,
-			     "the animation lookup", "sequence", "sequences");
-	if (rc < 0)
-		return rc;
+	m2_lookup_note(c, &m->animation_lookup, 2, true, m->sequence_count,
+		       "the animation lookup", "sequence", "sequences");
 	/* {fallback animation id, flags}, indexed by animation id: a fallback
-	 * is itself an entry of the table. */
-	return m2_lookup_check(c, &m->playable_lookup, 4, true, m->playable_lookup.count,
-			       "the playable animation lookup", "fallback entry",
-			       "entries in that table");
+	 * is itself an entry of the table.  Real classic files hold junk here
+	 * (fallback -404, flags 0x28). */
+	m2_lookup_note(c, &m->playable_lookup, 4, true, m->playable_lookup.count,
+		       "the playable animation lookup", "fallback entry", "entries in that table");
+	return 0;
 }

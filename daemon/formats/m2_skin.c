@@ -3,8 +3,9 @@
  * "SKIN", then the five {count, offset} arrays and the largest bone count
  * of an inline view, every offset relative to the .skin's start, the
  * data after its 48-byte header (wowdev.wiki M2/.skin; WMVx's
- * ModelViewM2 for 264).  Checked as an inline view, against the model's
- * vertices; errors are located in the .skin.
+ * ModelViewM2 for 264; from 265 an array of shadow batches follows, and
+ * real files start their data after 64 bytes).  Checked as an inline
+ * view, against the model's vertices; errors are located in the .skin.
  */
 #include "daemon/formats/m2_internal.h"
 
@@ -12,10 +13,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define M2_SKIN_HEADER_BYTES 48u
-
-int m2_attach_skin(struct m2_model *m, uint32_t i, const void *data, size_t len, struct diag *d)
+int m2_attach_skin(struct m2_model *m, uint32_t i, const void *data, size_t len, struct diag *d,
+		   struct diag_notes *notes)
 {
+	uint32_t header = m->layout->skin_header_bytes;
 	struct m2_ctx c;
 	struct m2_view v;
 	int rc;
@@ -27,14 +28,21 @@ int m2_attach_skin(struct m2_model *m, uint32_t i, const void *data, size_t len,
 	bin_init(&c.r, data, len, d);
 	c.m = m;
 	c.l = m->layout;
-	c.header_bytes = M2_SKIN_HEADER_BYTES;
+	c.notes = notes;
+	c.header_bytes = header;
 	c.budget = (uint64_t)len * M2_SHARE_FACTOR + M2_SHARE_SLACK;
 	if (len < 4 || memcmp(data, "SKIN", 4) != 0)
 		return m2_error(&c, 0, "not a .skin file: it does not start with \"SKIN\"");
-	if (len < M2_SKIN_HEADER_BYTES)
+	if (len < header)
 		return m2_error(&c, len, "the file ends at 0x%zx, inside the 0x%x-byte .skin header",
-				len, M2_SKIN_HEADER_BYTES);
+				len, header);
 	rc = m2_view_decode(&c, 4, i, &v);
+	if (rc == 0 && header > 48) {
+		/* 265 and later: shadow batches, which animd does not read. */
+		struct m2_block shadow;
+
+		rc = m2_array(&c, 48, 1, &shadow, "view %" PRIu32 " shadow batches", i);
+	}
 	if (rc < 0)
 		return rc;
 	v.offset = 0;

@@ -1,9 +1,14 @@
 /*
- * m2_track.c - one animated value (m2.h, struct m2_track), checked whole:
- * the interpolation, the global sequence, the three arrays inside the
- * file, one range per sequence (or none), every range inside the keys, as
- * many values as timestamps, timestamps that never go back, and (for bone
- * tracks) no NaN or infinity in any key.
+ * m2_track.c - one animated value (m2.h, struct m2_track), checked by the
+ * reader's rule (m2.h, STRICTNESS).  A value track (bones, attachments,
+ * emitters feed what animd publishes): the interpolation, the global
+ * sequence, the three arrays inside the file, each range a sequence uses
+ * inside the keys, at least as many values as timestamps, timestamps that
+ * never go back, and (for bone tracks) no NaN or infinity in any key;
+ * ranges past the sequences are never read, and fewer ranges than
+ * sequences are noted.  An event track (timestamps only): its arrays
+ * inside the file, nothing else (its ranges are half-open, its times
+ * unordered: m2_event_keys reads them safely whatever they hold).
  *
  * This is the parser's hot loop: a model is mostly keys.  Names for
  * messages are only formatted when something fails.
@@ -24,23 +29,24 @@ static const uint8_t m2_track_value_bytes[] = {
 	[M2_VALUE_QUAT16] = 8,
 };
 
-/* Every range inside the keys, first <= last; {0, 0} when there are none
- * (what a writer puts for a sequence of a keyless track). */
-static int m2_track_ranges(const struct m2_ctx *c, const struct m2_track *t,
-			   const struct m2_block *ranges, const struct m2_owner *who)
+/* The ranges sequences use (the first `used`) inside the keys, first <=
+ * last; a keyless track's ranges are never read, so anything in them is
+ * only noted. */
+static int m2_track_ranges(struct m2_ctx *c, const struct m2_track *t,
+			   const struct m2_block *ranges, uint32_t used, const struct m2_owner *who)
 {
 	char name[96];
 
-	for (uint32_t s = 0; s < t->range_count; s++) {
+	for (uint32_t s = 0; s < used; s++) {
 		const unsigned char *p = ranges->data + (size_t)s * 8;
 		uint64_t at = ranges->offset + (uint64_t)s * 8;
 		uint32_t first = bin_le32(p), last = bin_le32(p + 4);
 
 		if (t->key_count == 0) {
 			if (first != 0 || last != 0)
-				return m2_error(c, at, "%s: range %" PRIu32 " is %" PRIu32 "..%" PRIu32
-						", but the track has no keys (its ranges must be 0..0)",
-						m2_owner_name(who, name, sizeof name), s, first, last);
+				m2_note(c, at, "%s: range %" PRIu32 " is %" PRIu32 "..%" PRIu32 ", but "
+					"the track has no keys (ignored)",
+					m2_owner_name(who, name, sizeof name), s, first, last);
 		} else if (first > last) {
 			return m2_error(c, at, "%s: range %" PRIu32 " is %" PRIu32 "..%" PRIu32
 					": it runs backwards", m2_owner_name(who, name, sizeof name), s,
@@ -135,6 +141,7 @@ static int m2_track_read_ranged(struct m2_ctx *c, uint64_t at, enum m2_value_typ
 	const unsigned char *p = c->r.data + at;
 	const struct m2_model *m = c->m;
 	struct m2_block ranges, times, values = { 0 };
+	uint32_t used;
 	char name[96];
 	int rc;
 
@@ -142,11 +149,6 @@ static int m2_track_read_ranged(struct m2_ctx *c, uint64_t at, enum m2_value_typ
 		      who->field);
 	if (rc < 0)
 		return rc;
-	if (t->global_sequence < 0 && ranges.count != 0 && ranges.count != m->sequence_count)
-		return m2_error(c, at + 4, "%s: %" PRIu32 " key ranges, but the model has %" PRIu32
-				" sequences (a track has none, or one per sequence)",
-				m2_owner_name(who, name, sizeof name), ranges.count,
-				m->sequence_count);
 	rc = m2_array(c, at + 12, 4, &times, "%s %" PRIu32 " %s timestamps", who->kind,
 		      who->index, who->field);
 	if (rc < 0)
@@ -155,10 +157,14 @@ static int m2_track_read_ranged(struct m2_ctx *c, uint64_t at, enum m2_value_typ
 	t->ranges = ranges.data;
 	t->key_count = times.count;
 	t->times = times.data;
-	if (type != M2_VALUE_NONE) {
+	if (type == M2_VALUE_NONE)
+		/* Events: half-open ranges, unordered times; nothing else to
+		 * check (m2_event_keys clamps what it reads). */
+		return m2_spend(c, (uint64_t)t->range_count * 8 + (uint64_t)t->key_count * 4, at);
+	{
 		uint32_t n = bin_le32(p + 20);
 
-		if (n != times.count)
+		if (n < times.count)
 			return m2_error(c, at + 20, "%s: %" PRIu32 " timestamps but %" PRIu32 " values "
 					"(one value per timestamp)",
 					m2_owner_name(who, name, sizeof name), times.count, n);
@@ -166,13 +172,29 @@ static int m2_track_read_ranged(struct m2_ctx *c, uint64_t at, enum m2_value_typ
 			      who->kind, who->index, who->field);
 		if (rc < 0)
 			return rc;
+		if (n > times.count)
+			m2_note(c, at + 20, "%s: %" PRIu32 " values for %" PRIu32 " timestamps: the "
+				"values past the last timestamp are ignored",
+				m2_owner_name(who, name, sizeof name), n, times.count);
 		t->values = values.data;
+	}
+	/* Range s is sequence s's; real files add trailing ones (nearly
+	 * always one {0, 0}), which nothing reads.  A global-sequence track
+	 * reads none. */
+	used = 0;
+	if (t->global_sequence < 0 && ranges.count > 0) {
+		used = ranges.count < m->sequence_count ? ranges.count : m->sequence_count;
+		if (ranges.count < m->sequence_count)
+			m2_note(c, at + 4, "%s: %" PRIu32 " key ranges for %" PRIu32 " sequences: "
+				"sequences %" PRIu32 " and after play no key of this track",
+				m2_owner_name(who, name, sizeof name), ranges.count,
+				m->sequence_count, ranges.count);
 	}
 	rc = m2_spend(c, (uint64_t)t->range_count * 8 + (uint64_t)t->key_count * (4 + t->key_bytes),
 		      at);
 	if (rc < 0)
 		return rc;
-	rc = m2_track_ranges(c, t, &ranges, who);
+	rc = m2_track_ranges(c, t, &ranges, used, who);
 	if (rc == 0)
 		rc = m2_track_times(c, t, times.offset, who);
 	if (rc == 0 && t->finite && t->key_count > 0)
@@ -241,7 +263,7 @@ int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const 
 		uint64_t here = part == 0 ? pair_at
 				: (uint64_t)(t->seq_values + (size_t)s * 8 - m->data);
 
-		if (in_model && off < c->header_bytes)
+		if (in_model && off < c->header_bytes && t->value_type != M2_VALUE_NONE)
 			return bin_error(r, here, "%s: %" PRIu32 " entries at 0x%" PRIx32 ", inside "
 					 "the 0x%x-byte header (data follows the header)",
 					 m2_seq_what(t, s, part, in_model, what, sizeof what), n, off,
@@ -251,6 +273,8 @@ int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const 
 					       off, size,
 					       m2_seq_what(t, s, part, in_model, what, sizeof what));
 	}
+	if (t->value_type == M2_VALUE_NONE)
+		return 0;       /* events' times: in any order (m2_event_keys) */
 	/* Times in order, and (bone tracks) finite keys: the messages' names
 	 * are formatted only on failure. */
 	{
@@ -282,12 +306,14 @@ int m2_track_check_sequence(struct m2_ctx *c, const struct bin_reader *r, const 
 
 /* 264 and later: interpolation, global sequence, then two arrays of
  * per-sequence {count, offset} pairs (one for events, which have no
- * values). */
+ * values).  Pair s is sequence s's; pairs past the sequences are never
+ * read (a sequence past the pairs plays pair 0: m2_track_sequence_keys). */
 static int m2_track_read_split(struct m2_ctx *c, uint64_t at, enum m2_value_type type,
 			       const struct m2_owner *who, struct m2_track *t)
 {
 	const struct m2_model *m = c->m;
 	struct m2_block times, values = { 0 };
+	uint32_t used;
 	char name[96];
 	int rc;
 
@@ -295,17 +321,14 @@ static int m2_track_read_split(struct m2_ctx *c, uint64_t at, enum m2_value_type
 		      who->field);
 	if (rc < 0)
 		return rc;
-	if (t->global_sequence < 0 && times.count > m->sequence_count)
-		return m2_error(c, at + 4, "%s: %" PRIu32 " arrays of keys, but the model has %"
-				PRIu32 " sequences (one per sequence at most)",
-				m2_owner_name(who, name, sizeof name), times.count,
-				m->sequence_count);
+	used = t->global_sequence >= 0 ? (times.count > 0 ? 1 : 0)
+	       : times.count < m->sequence_count ? times.count : m->sequence_count;
 	if (type != M2_VALUE_NONE) {
 		rc = m2_array(c, at + 12, 8, &values, "%s %" PRIu32 " %s values", who->kind,
 			      who->index, who->field);
 		if (rc < 0)
 			return rc;
-		if (values.count != times.count)
+		if (values.count < used)
 			return m2_error(c, at + 12, "%s: %" PRIu32 " arrays of timestamps but %" PRIu32
 					" of values (one of each per sequence)",
 					m2_owner_name(who, name, sizeof name), times.count,
@@ -314,21 +337,21 @@ static int m2_track_read_split(struct m2_ctx *c, uint64_t at, enum m2_value_type
 	rc = m2_spend(c, (uint64_t)times.count * 16, at);
 	if (rc < 0)
 		return rc;
-	t->seq_count = times.count;
+	t->seq_count = used;
 	t->seq_times = times.data;
 	t->seq_values = values.data;
-	for (uint32_t s = 0; s < times.count; s++) {
+	for (uint32_t s = 0; s < used; s++) {
 		const unsigned char *tp = times.data + (size_t)s * 8;
-		bool in_model = t->global_sequence >= 0 ? s == 0
-			: (m->sequences[s].flags & M2_SEQ_IN_MODEL) != 0;
+		bool in_model = t->global_sequence >= 0
+			|| (m->sequences[s].flags & M2_SEQ_IN_MODEL) != 0;
 
-		if (type != M2_VALUE_NONE && bin_le32(tp) != bin_le32(values.data + (size_t)s * 8))
+		if (type != M2_VALUE_NONE && bin_le32(tp) > bin_le32(values.data + (size_t)s * 8))
 			return m2_error(c, values.offset + (uint64_t)s * 8, "%s, sequence %" PRIu32
 					": %" PRIu32 " timestamps but %" PRIu32 " values (one value "
 					"per timestamp)", m2_owner_name(who, name, sizeof name), s,
 					bin_le32(tp), bin_le32(values.data + (size_t)s * 8));
 		if (!in_model)
-			continue;       /* in an .anim, or (global) never played */
+			continue;       /* in an .anim (m2_attach_anim) */
 		rc = m2_track_check_sequence(c, &c->r, t, s, true);
 		if (rc < 0)
 			return rc;
@@ -377,6 +400,10 @@ void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t 
 	if (t->key_count == 0 || t->global_sequence >= 0 || t->range_count == 0)
 		return;
 	s = m->sequences[s].alias_target;
+	if (s >= t->range_count) {
+		*end = 0;       /* a sequence past the ranges: no key */
+		return;
+	}
 	seq = &m->sequences[s];
 	m2_track_range(t, s, &lo, &hi);
 	hi++;
@@ -389,6 +416,25 @@ void m2_track_keys(const struct m2_model *m, const struct m2_track *t, uint32_t 
 	}
 	*first = lo;
 	*end = hi;
+}
+
+/* 264 and later: which pair sequence s plays of t, and in which buffer
+ * (NULL: its keys are not loaded). */
+static uint32_t m2_track_pair(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+			      const unsigned char **base)
+{
+	if (t->global_sequence >= 0) {
+		*base = m->data;
+		return 0;
+	}
+	if (s >= t->seq_count) {
+		/* Past the pairs: pair 0, as the client plays a track written
+		 * once for every sequence. */
+		*base = m->sequence_count > 0 ? m->sequences[0].keys_base : NULL;
+		return 0;
+	}
+	*base = m->sequences[s].keys_base;
+	return s;
 }
 
 void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
@@ -404,6 +450,8 @@ void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, 
 		if (t->key_count == 0)
 			return;
 		m2_track_keys(m, t, s, &first, &end);
+		if (end <= first)
+			return;
 		out->count = end - first;
 		out->times = t->times + (size_t)first * 4;
 		out->values = t->values != NULL ? t->values + (size_t)first * t->key_bytes : NULL;
@@ -411,13 +459,7 @@ void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, 
 			out->start_ms = m->sequences[m->sequences[s].alias_target].start_ms;
 		return;
 	}
-	if (t->global_sequence >= 0) {
-		idx = 0;
-		base = m->data;
-	} else {
-		idx = m->sequences[s].alias_target;
-		base = m->sequences[idx].keys_base;
-	}
+	idx = m2_track_pair(m, t, m->sequences[s].alias_target, &base);
 	if (idx >= t->seq_count || base == NULL)
 		return;
 	out->count = bin_le32(t->seq_times + (size_t)idx * 8);
@@ -426,4 +468,59 @@ void m2_track_sequence_keys(const struct m2_model *m, const struct m2_track *t, 
 	out->times = base + bin_le32(t->seq_times + (size_t)idx * 8 + 4);
 	if (t->seq_values != NULL)
 		out->values = base + bin_le32(t->seq_values + (size_t)idx * 8 + 4);
+}
+
+void m2_event_keys(const struct m2_model *m, const struct m2_track *t, uint32_t s,
+		   struct m2_keys *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!m->layout->per_sequence) {
+		const struct m2_sequence *seq = &m->sequences[s];
+		uint32_t first, end;
+
+		if (t->key_count == 0)
+			return;
+		if (t->global_sequence >= 0) {
+			first = 0;
+			end = t->key_count;
+		} else if (t->range_count == 0) {
+			/* No ranges: the keys inside the window, wherever they
+			 * are (the times need not be ordered: the first run of
+			 * keys inside it). */
+			for (first = 0; first < t->key_count; first++) {
+				uint32_t ms = m2_track_time(t, first);
+
+				if (ms >= seq->start_ms && ms <= seq->end_ms)
+					break;
+			}
+			for (end = first; end < t->key_count; end++) {
+				uint32_t ms = m2_track_time(t, end);
+
+				if (ms < seq->start_ms || ms > seq->end_ms)
+					break;
+			}
+		} else if (s < t->range_count) {
+			m2_track_range(t, s, &first, &end);
+			if (end > t->key_count)
+				end = t->key_count;
+		} else {
+			return;
+		}
+		if (end <= first)
+			return;
+		out->count = end - first;
+		out->times = t->times + (size_t)first * 4;
+		out->start_ms = t->global_sequence < 0 ? seq->start_ms : 0;
+		return;
+	}
+	{
+		const unsigned char *base;
+		uint32_t idx = m2_track_pair(m, t, s, &base);
+
+		if (idx >= t->seq_count || base == NULL)
+			return;
+		out->count = bin_le32(t->seq_times + (size_t)idx * 8);
+		if (out->count > 0)
+			out->times = base + bin_le32(t->seq_times + (size_t)idx * 8 + 4);
+	}
 }

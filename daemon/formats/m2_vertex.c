@@ -1,6 +1,7 @@
 /*
  * m2_vertex.c - the 48-byte vertices: position, four bone weights that
- * sum to 255 (or to 0: a vertex no bone holds), four bone indices, a
+ * sum to 255 (or to 0: a vertex no bone holds; any other sum is noted and
+ * skinned as stored, as the game's shader does), four bone indices, a
  * normal and two texture coordinate sets.
  *
  * The bone indices index the bones themselves (WMV and WMVx skin a
@@ -43,11 +44,12 @@ int m2_vertex_read(struct m2_ctx *c)
 			m->unweighted_vertex_count++;
 			continue;
 		}
-		if (sum != 255)
-			return m2_error(c, at + 12, "vertex %" PRIu32 ": weights %u + %u + %u + %u sum "
-					"to %u, not 255 (or 0, for a vertex no bone moves)", i,
-					v->weights[0], v->weights[1], v->weights[2], v->weights[3],
-					sum);
+		if (sum != 255) {
+			m->odd_weight_vertex_count++;
+			m2_note(c, at + 12, "vertex %" PRIu32 ": weights %u + %u + %u + %u sum to %u, "
+				"not 255: skinned as stored, sum (w / 255) * B * v", i,
+				v->weights[0], v->weights[1], v->weights[2], v->weights[3], sum);
+		}
 		for (int k = 0; k < 4; k++)
 			if (v->weights[k] > 0 && v->bones[k] >= m->bone_count)
 				return m2_error(c, at + 16 + k, "vertex %" PRIu32 ": influence %d "

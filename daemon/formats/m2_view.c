@@ -1,10 +1,11 @@
 /*
  * m2_view.c - the views kept inside a classic M2 (the "skin" profiles of
  * later versions, 44 bytes here and without their "SKIN" magic): five
- * {count, offset} arrays and the largest bone count of a submesh.  The
- * vertex list and the triangle list are what the importer draws, so every
- * entry is checked; properties, submeshes and texture units are checked
- * for bounds only.
+ * {count, offset} arrays and the largest bone count of a submesh.  View
+ * 0's vertex list and triangle list are what the importer draws, so every
+ * entry is checked; the other views' entries are only noted when they
+ * name nothing (animd draws none of them); properties, submeshes and
+ * texture units are checked for bounds only.
  */
 #include "daemon/formats/m2_internal.h"
 
@@ -33,10 +34,15 @@ int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_view *v)
 	rc = m2_spend(c, (uint64_t)list.count * 2 + (uint64_t)corners.count * 2, at);
 	if (rc < 0)
 		return rc;
-	if (corners.count % 3 != 0)
-		return m2_error(c, at + 8, "view %" PRIu32 ": its triangle list has %" PRIu32
-				" corners, not a whole number of triangles (3 corners each)", i,
-				corners.count);
+	if (corners.count % 3 != 0) {
+		if (i == 0)
+			return m2_error(c, at + 8, "view %" PRIu32 ": its triangle list has %" PRIu32
+					" corners, not a whole number of triangles (3 corners "
+					"each)", i, corners.count);
+		m2_note(c, at + 8, "view %" PRIu32 ": its triangle list has %" PRIu32 " corners, "
+			"not a whole number of triangles (animd draws view 0 only)", i,
+			corners.count);
+	}
 	v->vertex_count = list.count;
 	v->vertices = list.data;
 	v->triangle_count = corners.count / 3;
@@ -52,19 +58,31 @@ int m2_view_decode(struct m2_ctx *c, uint64_t at, uint32_t i, struct m2_view *v)
 	for (uint32_t k = 0; k < list.count; k++) {
 		uint32_t vi = bin_le16(list.data + (size_t)k * 2);
 
-		if (vi >= m->vertex_count)
+		if (vi < m->vertex_count)
+			continue;
+		if (i == 0)
 			return m2_error(c, list.offset + (uint64_t)k * 2, "view %" PRIu32 ": vertex "
 					"list entry %" PRIu32 " names vertex %" PRIu32 ", but the "
 					"model has %" PRIu32 " vertices", i, k, vi, m->vertex_count);
+		m2_note(c, list.offset + (uint64_t)k * 2, "view %" PRIu32 ": vertex list entry %"
+			PRIu32 " names vertex %" PRIu32 ", but the model has %" PRIu32 " vertices "
+			"(animd draws view 0 only)", i, k, vi, m->vertex_count);
+		break;
 	}
 	for (uint32_t k = 0; k < corners.count; k++) {
 		uint32_t ci = bin_le16(corners.data + (size_t)k * 2);
 
-		if (ci >= list.count)
+		if (ci < list.count)
+			continue;
+		if (i == 0)
 			return m2_error(c, corners.offset + (uint64_t)k * 2, "view %" PRIu32
 					": triangle %" PRIu32 " corner %" PRIu32 " names entry %"
 					PRIu32 " of the vertex list, which has %" PRIu32, i, k / 3,
 					k % 3, ci, list.count);
+		m2_note(c, corners.offset + (uint64_t)k * 2, "view %" PRIu32 ": triangle %" PRIu32
+			" corner %" PRIu32 " names entry %" PRIu32 " of the vertex list, which has %"
+			PRIu32 " (animd draws view 0 only)", i, k / 3, k % 3, ci, list.count);
+		break;
 	}
 	return 0;
 }

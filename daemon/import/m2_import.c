@@ -140,7 +140,8 @@ struct m2i {
 	struct m2_runtime *out;
 	uint32_t *order;                /* joint -> file bone */
 	uint32_t *runtime_of;           /* file bone -> joint */
-	struct m2i_slot *slots;         /* joints * 3, then emitters * 11 */
+	struct m2i_slot *slots;         /* joints * 3, then emitters * 11, then
+					   attachments */
 	uint32_t slot_count;
 };
 
@@ -155,12 +156,19 @@ static struct m2i_slot *m2i_emitter_slot(struct m2i *x, uint32_t e, int k)
 			 (uint32_t)k];
 }
 
+static struct m2i_slot *m2i_attachment_slot(struct m2i *x, uint32_t a)
+{
+	return &x->slots[x->out->skeleton->joint_count * M2I_CHANNELS +
+			 x->m->emitter_count * M2I_EMITTER_TRACKS + a];
+}
+
 static int m2i_slots(struct m2i *x)
 {
 	const struct m2_model *m = x->m;
 	uint32_t n = m->bone_count;
 
-	x->slot_count = n * M2I_CHANNELS + m->emitter_count * M2I_EMITTER_TRACKS;
+	x->slot_count = n * M2I_CHANNELS + m->emitter_count * M2I_EMITTER_TRACKS +
+			m->attachment_count;
 	x->slots = calloc(x->slot_count + 1, sizeof *x->slots);
 	if (x->slots == NULL)
 		return -ENOMEM;
@@ -181,6 +189,8 @@ static int m2i_slots(struct m2i *x)
 			m2i_emitter_slot(x, e, p)->tr = &m->emitters[e].params[p];
 		m2i_emitter_slot(x, e, EMITTER_PARAMS)->tr = &m->emitters[e].enabled;
 	}
+	for (uint32_t a = 0; a < m->attachment_count; a++)
+		m2i_attachment_slot(x, a)->tr = &m->attachments[a].animate;
 	return 0;
 }
 
@@ -238,6 +248,43 @@ static void m2i_clip_track(struct m2i *x, const struct m2i_slot *sl, uint32_t se
 		m2i_fill(sl->tr, &k, &sl->fix, out, tp, vp);
 }
 
+static int m2i_event_order(const void *a, const void *b)
+{
+	const struct clip_event *p = a, *q = b;
+
+	if (p->t_ns != q->t_ns)
+		return p->t_ns < q->t_ns ? -1 : 1;
+	return p->event < q->event ? -1 : p->event > q->event;
+}
+
+/* The moments of sequence s's events (m2_event_keys), by time: into
+ * c->events (event_count + 1 entries).  0 or -ENOMEM. */
+static int m2i_clip_events(const struct m2_model *m, uint32_t s, struct clip *c)
+{
+	size_t n = 0;
+
+	for (uint32_t e = 0; e < m->event_count; e++) {
+		struct m2_keys k;
+
+		m2_event_keys(m, &m->events[e].enabled, s, &k);
+		n += k.count;
+	}
+	c->events = malloc((n + 1) * sizeof *c->events);
+	if (c->events == NULL)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < m->event_count; e++) {
+		struct m2_keys k;
+
+		m2_event_keys(m, &m->events[e].enabled, s, &k);
+		for (uint32_t i = 0; i < k.count; i++)
+			c->events[c->event_count++] = (struct clip_event){
+				((int64_t)m2_keys_time(&k, i) - k.start_ms) * 1000000, e
+			};
+	}
+	qsort(c->events, c->event_count, sizeof *c->events, m2i_event_order);
+	return 0;
+}
+
 static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 {
 	const struct m2_model *m = x->m;
@@ -265,7 +312,7 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 	c->name = strdup(name);
 	c->joint_count = n;
 	c->duration_ns = ((int64_t)win->end_ms - win->start_ms) * 1000000;
-	c->loop = seq->looping ? LOOP_LOOP : LOOP_ONCE;
+	c->loop = LOOP_LOOP;
 	c->tracks = calloc((size_t)n + 1, sizeof *c->tracks);
 	c->rest = malloc(((size_t)n + 1) * sizeof *c->rest);
 	c->key_storage_bytes = times * sizeof(int64_t) + floats * sizeof(float) + 1;
@@ -274,8 +321,11 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 	c->global_ns = malloc(((size_t)c->global_count + 1) * sizeof *c->global_ns);
 	c->emitter_count = m->emitter_count;
 	c->emitters = calloc((size_t)m->emitter_count + 1, sizeof *c->emitters);
+	c->attachment_count = m->attachment_count;
+	c->attachments = calloc((size_t)m->attachment_count + 1, sizeof *c->attachments);
 	if (c->name == NULL || c->tracks == NULL || c->rest == NULL || c->key_storage == NULL ||
-	    c->global_ns == NULL || c->emitters == NULL) {
+	    c->global_ns == NULL || c->emitters == NULL || c->attachments == NULL ||
+	    m2i_clip_events(m, s, c) < 0) {
 		clip_free(c);
 		return -ENOMEM;
 	}
@@ -297,6 +347,8 @@ static int m2i_clip(struct m2i *x, uint32_t s, struct clip **out)
 		m2i_clip_track(x, m2i_emitter_slot(x, e, EMITTER_PARAMS), s,
 			       &c->emitters[e].enabled, &tp, &vp);
 	}
+	for (uint32_t a = 0; a < m->attachment_count; a++)
+		m2i_clip_track(x, m2i_attachment_slot(x, a), s, &c->attachments[a], &tp, &vp);
 	if (clip_index_keys(c) != 0) {
 		clip_free(c);
 		return -ENOMEM;
@@ -392,6 +444,18 @@ static int m2i_skeleton(struct m2i *x)
 					 bone->pivot[1] - (pp ? pp[1] : 0.0f),
 					 bone->pivot[2] - (pp ? pp[2] : 0.0f));
 		x->out->joints[j] = (struct m2_joint_info){ b, bone->flags, bone->key_bone_id };
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		uint8_t bits = (uint8_t)(m->bones[x->order[j]].flags & SKELETON_IGNORE_PARENT_ALL);
+
+		if (bits == 0 || s->parents[j] < 0)
+			continue;
+		if (s->ignore_parent == NULL) {
+			s->ignore_parent = calloc((size_t)n + 1, sizeof *s->ignore_parent);
+			if (s->ignore_parent == NULL)
+				return -ENOMEM;
+		}
+		s->ignore_parent[j] = bits;
 	}
 	/* The bind pose is T(pivot) for every joint. */
 	return skeleton_compute_bind(s);
@@ -510,6 +574,38 @@ static int m2i_emitters(struct m2i *x)
 	return 0;
 }
 
+static int m2i_attachments(struct m2i *x)
+{
+	const struct m2_model *m = x->m;
+	struct m2_runtime *out = x->out;
+
+	out->attachments = calloc((size_t)m->attachment_count + 1, sizeof *out->attachments);
+	out->events = calloc((size_t)m->event_count + 1, sizeof *out->events);
+	if (out->attachments == NULL || out->events == NULL)
+		return -ENOMEM;
+	out->attachment_count = m->attachment_count;
+	for (uint32_t i = 0; i < m->attachment_count; i++) {
+		const struct m2_attachment *a = &m->attachments[i];
+
+		out->attachments[i] = (struct attachment){
+			a->id, x->runtime_of[a->bone],
+			vec3_make(a->position[0], a->position[1], a->position[2])
+		};
+	}
+	out->event_count = m->event_count;
+	for (uint32_t i = 0; i < m->event_count; i++) {
+		const struct m2_event *e = &m->events[i];
+		struct m2_event_info *o = &out->events[i];
+
+		memcpy(o->id, e->id, sizeof o->id);
+		o->data = e->data;
+		o->bone = e->bone;
+		o->joint = e->bone < m->bone_count ? (int32_t)x->runtime_of[e->bone] : -1;
+		o->position = vec3_make(e->position[0], e->position[1], e->position[2]);
+	}
+	return 0;
+}
+
 int m2_import(const struct m2_model *m, struct m2_runtime *out)
 {
 	struct m2i x = { .m = m, .out = out };
@@ -542,6 +638,8 @@ int m2_import(const struct m2_model *m, struct m2_runtime *out)
 		rc = m2i_mesh(&x);
 	if (rc == 0)
 		rc = m2i_emitters(&x);
+	if (rc == 0)
+		rc = m2i_attachments(&x);
 	free(x.slots);
 	free(x.order);
 	free(x.runtime_of);
@@ -566,5 +664,7 @@ void m2_runtime_free(struct m2_runtime *r)
 	for (uint32_t i = 0; i < r->emitter_count; i++)
 		emitter_fini(&r->emitters[i]);
 	free(r->emitters);
+	free(r->attachments);
+	free(r->events);
 	memset(r, 0, sizeof *r);
 }

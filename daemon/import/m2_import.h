@@ -15,14 +15,24 @@
  * tangents are not); rotations are used as the file has them (x, y, z, w),
  * normalised.  M2 is right-handed and Z-up: declared, not converted.
  *
+ * Bones that ignore part of their parent (flags 0x1, 0x2, 0x4) keep those
+ * bits in the skeleton's ignore_parent (skeleton.h says how the model
+ * matrix is then made; with this frame, B_j = model_j * T(-pivot_j) is
+ * WebWowViewerCpp's P' * T(pivot) * T(t) * R * S * T(-pivot), P' the
+ * parent's bone matrix with the ignored parts replaced by the model's).
+ *
  * Sequences.  Sequence s plays its alias target's keys and window
  * [start, end] on the shared millisecond timeline: of a track's keys, those
  * in the target's range whose time falls in the window (m2_track_keys: all
  * keys when the track has no ranges, the whole range when none falls in
  * the window, so that its nearest key holds), at clip time (ms - start).
  * A track on a global sequence keeps all its keys on that sequence's own
- * clock.  Looping follows the sequence's flags (0x20 looping, else played
- * once).
+ * clock.  Every sequence is authored `loop` (no flag says otherwise: m2.h).
+ *
+ * Attachment points become struct attachment (their bone's joint, their
+ * position) with one track per clip (its "animate" value); events become
+ * struct m2_event_info with, per clip, the moments of the sequence's keys
+ * (m2_event_keys, at ms - start: some lie outside the clip, as stored).
  */
 #ifndef ANIMD_M2_IMPORT_H
 #define ANIMD_M2_IMPORT_H
@@ -31,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/anim/attachment.h"
 #include "daemon/anim/clip.h"
 #include "daemon/anim/emitter.h"
 #include "daemon/anim/mesh.h"
@@ -58,8 +69,19 @@ struct m2_sequence_info {
 /* Per runtime joint: what the file says beyond the skeleton. */
 struct m2_joint_info {
 	uint32_t file_index;            /* the bone's index in the file */
-	uint32_t flags;                 /* M2_BONE_* as stored (0x8 billboard) */
+	uint32_t flags;                 /* M2_BONE_* as stored (m2_bone_billboard
+					   names its billboard) */
 	int32_t key_bone_id;            /* -1 or the client's key-bone id */
+};
+
+/* An event (m2.h, struct m2_event): what it is; when it happens is each
+ * clip's (clip.h, struct clip_event). */
+struct m2_event_info {
+	char id[4];                     /* as stored, e.g. "$DTH" (any bytes) */
+	uint32_t data;
+	uint32_t bone;                  /* as stored */
+	int32_t joint;                  /* its joint, or -1 when bone names none */
+	vec3 position;                  /* in the joint's space */
 };
 
 struct m2_runtime {
@@ -77,6 +99,10 @@ struct m2_runtime {
 	struct mesh **meshes;
 	uint32_t emitter_count;
 	struct emitter *emitters;
+	uint32_t attachment_count;
+	struct attachment *attachments;
+	uint32_t event_count;
+	struct m2_event_info *events;
 };
 
 /* Convert.  0 with *out filled (free with m2_runtime_free), -ENOMEM.  A

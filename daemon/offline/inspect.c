@@ -165,8 +165,15 @@ static void inspect_text(const struct asset *a)
 		       s->bind_model ? ", bind pose" : "");
 		for (uint32_t i = 0; i < s->joint_count; i++) {
 			printf("  %4u  %-32s parent %d", i, s->names[i], s->parents[i]);
-			if (a->joint_info != NULL && (a->joint_info[i].flags & M2_BONE_BILLBOARD))
-				printf(", billboard");
+			if (a->joint_info != NULL && m2_bone_billboard(a->joint_info[i].flags))
+				printf(", %s billboard", m2_bone_billboard(a->joint_info[i].flags));
+			if (s->ignore_parent != NULL && s->ignore_parent[i])
+				printf(", ignores its parent's%s%s%s",
+				       s->ignore_parent[i] & SKELETON_IGNORE_PARENT_TRANSLATION
+				       ? " translation" : "",
+				       s->ignore_parent[i] & SKELETON_IGNORE_PARENT_SCALE ? " scale" : "",
+				       s->ignore_parent[i] & SKELETON_IGNORE_PARENT_ROTATION
+				       ? " rotation" : "");
 			if (s->rest_not_trs != NULL && s->rest_not_trs[i])
 				printf(", matrix not a TRS (kept exact)");
 			printf("\n");

@@ -61,7 +61,7 @@ void m2_json_joint(json_t *joint, const struct m2_joint_info *j)
 {
 	json_object_set_new(joint, "bone", json_integer(j->file_index));
 	json_object_set_new(joint, "flags", json_integer(j->flags));
-	json_object_set_new(joint, "billboard", json_boolean(j->flags & M2_BONE_BILLBOARD));
+	json_object_set_new(joint, "billboard", json_out_string_or_null(m2_bone_billboard(j->flags)));
 	json_object_set_new(joint, "key_bone_id", json_integer(j->key_bone_id));
 }
 

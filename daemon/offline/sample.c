@@ -49,8 +49,8 @@ static json_t *sample_joints_json(const struct sample_request *q, const struct s
 		/* Billboard flags ride along: a renderer applies them (it has the
 		 * camera); the matrices are as the bones give them. */
 		if (q->asset->joint_info != NULL && s == q->asset->skeleton)
-			json_object_set_new(j, "billboard",
-					    json_boolean(q->asset->joint_info[i].flags & M2_BONE_BILLBOARD));
+			json_object_set_new(j, "billboard", json_out_string_or_null(
+				m2_bone_billboard(q->asset->joint_info[i].flags)));
 		json_array_append_new(joints, j);
 	}
 	return joints;

@@ -147,7 +147,7 @@ static void synth_build(struct synth *s, struct m2w_file *out, int mixed)
 		sq->id = (uint16_t)q;
 		sq->start_ms = q * (SEQ_MS + GAP_MS);
 		sq->end_ms = sq->start_ms + SEQ_MS;
-		sq->flags = M2_SEQ_LOOPING;
+		sq->flags = M2_SEQ_IN_MODEL;
 		sq->next_variation = -1;
 		sq->alias_next = (uint16_t)q;
 		for (uint32_t k = 0; k < KEYS_PER_SEQ; k++)

@@ -108,7 +108,7 @@ static int seed_tracks(const char *dir)
 	static const uint16_t corners[] = { 0, 1, 2, 2, 1, 3 };
 	static const int16_t anim[] = { 0, -1, 1 };
 	struct m2w_sequence seq[2] = {
-		{ .start_ms = 0, .end_ms = 250, .flags = M2_SEQ_LOOPING, .next_variation = 1 },
+		{ .start_ms = 0, .end_ms = 250, .flags = M2_SEQ_IN_MODEL, .next_variation = 1 },
 		{ .start_ms = 250, .end_ms = 1000, .next_variation = -1, .alias_next = 1 },
 	};
 	struct m2w_bone b[3] = {

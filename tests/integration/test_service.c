@@ -934,7 +934,7 @@ static void test_m2_companions_reload(void **state)
 {
 	struct fixture *fx = *state;
 	struct m2w_sequence seq[2] = {
-		{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_LOOPING, .next_variation = -1 },
+		{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
 		{ .id = 5, .variation = 1, .start_ms = 2000, .end_ms = 3000, .next_variation = -1 },
 	};
 	struct m2w_bone bone = { .key_bone_id = -1, .parent = -1,

@@ -28,13 +28,13 @@ static const uint32_t demo_globals[] = { 1200 };
 
 static const struct m2w_sequence demo_sequences[] = {
 	{ .id = 0, .variation = 0, .start_ms = 0, .end_ms = 2000, .movespeed = 0,
-	  .flags = M2_SEQ_LOOPING, .frequency = 32767, .blend_ms = 150,
+	  .flags = M2_SEQ_IN_MODEL, .frequency = 32767, .blend_ms = 150,
 	  .box_min = { -1, -1, 0 }, .box_max = { 1, 1, 3 }, .radius = 3.2f,
 	  .next_variation = 2, .alias_next = 0 },
 	{ .id = 1, .start_ms = 2100, .end_ms = 2100, .flags = 0, .replay_min = 1,
 	  .replay_max = 3, .box_min = { -1, -1, 0 }, .box_max = { 1, 1, 3 }, .radius = 3.2f,
 	  .next_variation = -1, .alias_next = 1 },
-	{ .id = 0, .variation = 1, .flags = M2_SEQ_LOOPING | M2_SEQ_ALIAS, .frequency = 0,
+	{ .id = 0, .variation = 1, .flags = M2_SEQ_IN_MODEL | M2_SEQ_ALIAS, .frequency = 0,
 	  .next_variation = -1, .alias_next = 0 },
 };
 
@@ -259,7 +259,7 @@ void m2w_synth_version(struct m2w_file *out, uint32_t version, uint32_t nbones, 
 		seq[s].id = (uint16_t)s;
 		seq[s].start_ms = s * 1100;
 		seq[s].end_ms = s * 1100 + 1000;
-		seq[s].flags = M2_SEQ_LOOPING;
+		seq[s].flags = M2_SEQ_IN_MODEL;
 		seq[s].next_variation = -1;
 		seq[s].alias_next = (uint16_t)s;
 		for (uint32_t k = 0; k < kps; k++)

@@ -198,7 +198,7 @@ static void test_sequences(void **state)
 	m2x_fails(&f, s2 + 66, "sequence 2 is an alias (flag 0x40) of itself");
 	/* 0 -> 2 -> 0. */
 	m2w_put16(&f, s2 + 66, 0);
-	m2w_put32(&f, f.sequences + 16, M2_SEQ_LOOPING | M2_SEQ_ALIAS);
+	m2w_put32(&f, f.sequences + 16, M2_SEQ_IN_MODEL | M2_SEQ_ALIAS);
 	m2w_put16(&f, f.sequences + 66, 2);
 	m2x_fails(&f, f.sequences + 66, "sequence 0 is an alias (flag 0x40) whose chain 0 -> 2 -> 0 "
 		  "never reaches a sequence that is not an alias");

@@ -58,13 +58,13 @@ static double local_tx(const struct asset *a, const char *clip, double t, uint32
 }
 
 static const struct m2w_sequence one_second[] = {
-	{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_LOOPING, .next_variation = -1 },
+	{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
 };
 
 /* Two seconds, so that 1 s is inside the clip (a looping clip's end is
  * its next cycle's start). */
 static const struct m2w_sequence two_seconds[] = {
-	{ .id = 4, .end_ms = 2000, .flags = M2_SEQ_LOOPING, .next_variation = -1 },
+	{ .id = 4, .end_ms = 2000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
 };
 
 /* One bone whose translation runs 0 -> 1 -> 3 along x at 0, 500, 1000 ms. */
@@ -189,10 +189,10 @@ static void test_windows_zero_length_and_alias(void **state)
 	static const uint32_t t[] = { 0, 1000, 2000, 3000, 5000 };
 	static const float v[] = { 0, 0, 0, 1, 0, 0, 5, 0, 0, 7, 0, 0, 42, 0, 0 };
 	static const struct m2w_sequence seq[] = {
-		{ .id = 0, .end_ms = 1000, .flags = M2_SEQ_LOOPING, .next_variation = -1 },
+		{ .id = 0, .end_ms = 1000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
 		{ .id = 1, .start_ms = 2000, .end_ms = 3000, .next_variation = -1 },
 		{ .id = 2, .start_ms = 5000, .end_ms = 5000, .next_variation = -1 },
-		{ .id = 1, .variation = 1, .flags = M2_SEQ_ALIAS | M2_SEQ_LOOPING,
+		{ .id = 1, .variation = 1, .flags = M2_SEQ_ALIAS | M2_SEQ_IN_MODEL,
 		  .alias_next = 1, .next_variation = -1 },
 	};
 	struct m2w_bone b = { .key_bone_id = -1, .parent = -1,

@@ -116,8 +116,8 @@ static const float tv[] = { 0, 0, 0, 2, 0, 0, 10, 0, 0, 20, 0, 0 };
 static const float rv[] = { 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0 };
 
 static struct m2w_sequence seqs[2] = {
-	{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_LOOPING, .next_variation = -1 },
-	{ .id = 5, .variation = 1, .start_ms = 2000, .end_ms = 3000, .flags = M2_SEQ_LOOPING,
+	{ .id = 4, .end_ms = 1000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
+	{ .id = 5, .variation = 1, .start_ms = 2000, .end_ms = 3000, .flags = M2_SEQ_IN_MODEL,
 	  .next_variation = -1 },
 };
 

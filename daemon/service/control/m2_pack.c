@@ -7,7 +7,10 @@ void m2_pack_joint(struct rpc_out *out, const struct m2_joint_info *j)
 	rpc_put_lit(out, "flags");
 	rpc_put_uint(out, j->flags);
 	rpc_put_lit(out, "billboard");
-	rpc_put_bool(out, j->flags & M2_BONE_BILLBOARD);
+	if (m2_bone_billboard(j->flags) != NULL)
+		rpc_put_cstr(out, m2_bone_billboard(j->flags));
+	else
+		rpc_put_nil(out);
 	rpc_put_lit(out, "key_bone_id");
 	rpc_put_int(out, j->key_bone_id);
 }

@@ -59,8 +59,13 @@ static void pack_joints(struct rpc_out *out, const struct sample_request *q,
 			rpc_put_float_array(out, &r->mats[i].m[0][0], 12);
 		}
 		if (billboard) {
+			const char *kind = m2_bone_billboard(q->asset->joint_info[i].flags);
+
 			rpc_put_lit(out, "billboard");
-			rpc_put_bool(out, q->asset->joint_info[i].flags & M2_BONE_BILLBOARD);
+			if (kind != NULL)
+				rpc_put_cstr(out, kind);
+			else
+				rpc_put_nil(out);
 		}
 		if (exact != NULL) {
 			rpc_put_lit(out, "trs");
