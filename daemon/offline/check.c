@@ -3,10 +3,12 @@
  *
  * Loads every file named, and every asset file under every directory named
  * (recursively, in name order), exactly as the daemon would.  One line per
- * problem; with -v one line per good file too.  With --json, one JSON object
- * per line for every file (good or not; -v adds nothing), the error located
- * in fields rather than in text, for editors and CI.  Exit 0 only if
- * everything loaded (and, with --mesh, every anim fits the mesh's skeleton).
+ * problem; with -v one line per good file too, then one per note (what the
+ * file holds that the game ignores and animd only notes, located like an
+ * error).  With --json, one JSON object per line for every file (good or
+ * not; -v adds nothing), the error located in fields rather than in text,
+ * its notes as lines, for editors and CI.  Exit 0 only if everything
+ * loaded (and, with --mesh, every anim fits the mesh's skeleton).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -107,8 +109,11 @@ static void check_report(const struct check_state *st, const char *path,
 	if (!st->json) {
 		if (error != NULL)
 			printf("%s\n", error);
-		else if (st->verbose)
+		else if (st->verbose) {
 			printf("%s: ok (%s)\n", path, summary);
+			for (uint32_t i = 0; a != NULL && i < a->note_count; i++)
+				printf("%s\n", a->notes[i]);
+		}
 		return;
 	}
 	o = json_object();
@@ -117,6 +122,13 @@ static void check_report(const struct check_state *st, const char *path,
 	json_object_set_new(o, "format", f == ASSET_FORMAT_UNKNOWN
 					 ? json_null() : json_string(asset_format_name(f)));
 	json_object_set_new(o, "summary", json_out_string_or_null(error == NULL ? summary : NULL));
+	{
+		json_t *notes = json_array();
+
+		for (uint32_t i = 0; a != NULL && error == NULL && i < a->note_count; i++)
+			json_array_append_new(notes, json_out_string_or_null(a->notes[i]));
+		json_object_set_new(o, "notes", notes);
+	}
 	if (error != NULL) {
 		e = check_located(path, error);
 		json_object_set_new(e, "text", json_out_string_or_null(error));

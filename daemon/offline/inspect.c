@@ -125,6 +125,13 @@ static json_t *inspect_json(const struct asset *a)
 	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
 	json_object_set_new(root, "note", json_out_string_or_null(a->note));
+	{
+		json_t *notes = json_array();
+
+		for (uint32_t i = 0; i < a->note_count; i++)
+			json_array_append_new(notes, json_out_string_or_null(a->notes[i]));
+		json_object_set_new(root, "notes", notes);
+	}
 	return root;
 }
 
@@ -147,6 +154,8 @@ static void inspect_text(const struct asset *a)
 		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
 	if (a->note != NULL)
 		printf("note     %s\n", a->note);
+	for (uint32_t i = 0; i < a->note_count; i++)
+		printf("note     %s\n", a->notes[i]);
 	for (uint32_t i = 0; i < a->companion_count; i++) {
 		const struct asset_companion *cp = &a->companions[i];
 

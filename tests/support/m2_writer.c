@@ -145,12 +145,30 @@ static void m2w_auto_range(const struct m2w_track *t, const struct m2w_sequence 
 	*last = l;
 }
 
+/* The half-open run [first, end) of event keys whose times fall in
+ * sequence s's window (their times need not be ordered: the run from the
+ * first to the last of them), {0, 0} when none does. */
+static void m2w_event_range(const struct m2w_track *t, const struct m2w_sequence *s,
+			    uint32_t *first, uint32_t *end)
+{
+	uint32_t f = UINT32_MAX, l = 0;
+
+	for (uint32_t k = 0; k < t->count; k++)
+		if (t->times[k] >= s->start_ms && t->times[k] <= s->end_ms) {
+			if (f == UINT32_MAX)
+				f = k;
+			l = k;
+		}
+	*first = f == UINT32_MAX ? 0 : f;
+	*end = f == UINT32_MAX ? 0 : l + 1;
+}
+
 static uint32_t m2w_range_count(const struct m2w *w, const struct m2w_track *t)
 {
 	switch (t->ranges) {
 	case M2W_RANGES_AUTO:
 	case M2W_RANGES_ALL:
-		return t->global ? 0 : w->m->sequence_count;
+		return t->global ? 0 : w->m->sequence_count + w->m->extra_ranges;
 	case M2W_RANGES_GIVEN:
 		return t->range_count;
 	default:
@@ -158,16 +176,22 @@ static uint32_t m2w_range_count(const struct m2w *w, const struct m2w_track *t)
 	}
 }
 
+/* Range s as written: {first, last}, or for an event track (events) the
+ * half-open {first, end}; past the sequences, {0, 0}. */
 static void m2w_range(const struct m2w *w, const struct m2w_track *t, uint32_t s, uint32_t *first,
-		      uint32_t *last)
+		      uint32_t *last, int events)
 {
 	*first = *last = 0;
 	if (t->ranges == M2W_RANGES_GIVEN) {
 		*first = t->given[2 * s];
 		*last = t->given[2 * s + 1];
-	} else if (t->count > 0 && t->ranges == M2W_RANGES_ALL) {
-		*last = t->count - 1;
-	} else if (t->count > 0) {
+	} else if (s >= w->m->sequence_count || t->count == 0) {
+		return;
+	} else if (t->ranges == M2W_RANGES_ALL) {
+		*last = events ? t->count : t->count - 1;
+	} else if (events) {
+		m2w_event_range(t, &w->m->sequences[s], first, last);
+	} else {
 		m2w_auto_range(t, &w->m->sequences[s], first, last);
 	}
 }
@@ -232,16 +256,20 @@ static void m2w_track_split(struct m2w *w, size_t at, const struct m2w_track *t,
 {
 	const struct m2w_model *m = w->m;
 	uint32_t n = t->global ? 1 : t->count > 0 || t->ranges == M2W_RANGES_GIVEN ? m->sequence_count : 0;
-	uint32_t tp, vp = 0;
+	uint32_t tp, vp = 0, extra;
 	size_t kb = width != 0 ? m2w_key_bytes(w, t, width) : 0;
 
 	if (t->ranges == M2W_RANGES_GIVEN && !t->global)
 		n = t->range_count;
 	if (t->count == 0 && t->ranges != M2W_RANGES_GIVEN)
 		n = 0;
-	tp = m2w_array(w, at + 4, n, 8);
+	if (t->single && n > 0)
+		n = 1;
+	extra = !t->global && !t->single && n > 0 && t->ranges != M2W_RANGES_GIVEN
+		? m->extra_ranges : 0;
+	tp = m2w_array(w, at + 4, n + extra, 8);
 	if (width != 0)
-		vp = m2w_array(w, at + 12, n, 8);
+		vp = m2w_array(w, at + 12, n + extra, 8);
 	for (uint32_t s = 0; s < n; s++) {
 		uint32_t first = 0, last = 0, k, cnt, start = 0, off;
 		struct m2w_buf *b = &w->b;
@@ -249,15 +277,24 @@ static void m2w_track_split(struct m2w *w, size_t at, const struct m2w_track *t,
 		if (t->global) {
 			cnt = t->count;
 			k = 0;
+		} else if (t->single) {
+			/* Every key at its time, in sequence 0's buffer. */
+			cnt = t->count;
+			k = 0;
+			if (m->sequence_count > 0 && !(m->sequences[0].flags & M2_SEQ_IN_MODEL))
+				b = m2w_anim(w, 0);
 		} else {
 			const struct m2w_sequence *q = s < m->sequence_count ? &m->sequences[s] : NULL;
 
 			if (m2w_range_count(w, t) > 0) {
-				m2w_range(w, t, s, &first, &last);
+				m2w_range(w, t, s, &first, &last, width == 0);
 				k = first;
-				cnt = t->count > 0 ? last - first + 1 : 0;
-				/* Narrowed to the window, as m2_track_keys does. */
-				if (q != NULL && cnt > 0) {
+				cnt = t->count > 0 ? last - first + (width == 0 ? 0 : 1) : 0;
+				if (width == 0 && last < first)
+					cnt = 0;
+				/* Narrowed to the window, as m2_track_keys does
+				 * (events' ranges are taken whole). */
+				if (q != NULL && cnt > 0 && width != 0) {
 					uint32_t a = first, e = last + 1;
 
 					while (a < e && t->times[a] < q->start_ms)
@@ -309,7 +346,7 @@ static void m2w_track(struct m2w *w, size_t at, const struct m2w_track *t, int w
 	for (uint32_t s = 0; s < nranges; s++) {
 		uint32_t first, last;
 
-		m2w_range(w, t, s, &first, &last);
+		m2w_range(w, t, s, &first, &last, width == 0);
 		m2w_u32(w, off + 8 * (size_t)s, first);
 		m2w_u32(w, off + 8 * (size_t)s + 4, last);
 	}
@@ -495,10 +532,13 @@ static void m2w_views(struct m2w *w, struct m2w_file *out)
 		m2w_u32(w, M2_V264_VIEW_COUNT, m->view_count);
 		for (uint32_t i = 0; i < m->view_count; i++) {
 			struct m2w_buf skin = { .misalign = m->misalign };
+			/* 64 bytes from 265, as real files have them: the
+			 * shadow batches' pair at 48 (none), 8 unknown bytes. */
+			size_t header = w->l->skin_header_bytes > 48 ? 64 : 48;
 			char suffix[32];
 
-			m2w_reserve_in(&skin, 48);
-			skin.len = 48;
+			m2w_reserve_in(&skin, header);
+			skin.len = header;
 			memcpy(skin.p, "SKIN", 4);
 			m2w_view(w, &skin, &skin, 4, &m->views[i]);
 			snprintf(suffix, sizeof suffix, "%02u.skin", i);
@@ -580,6 +620,15 @@ static void m2w_emitter_264_parts(struct m2w *w, size_t p, const struct m2w_emit
 	}
 }
 
+/* The record's size: the layout's, or 492 for a 264 model with global
+ * flag 0x200, as the reader has it. */
+static uint32_t m2w_emitter_bytes(const struct m2w *w)
+{
+	if (w->l->per_sequence && (w->m->global_flags & 0x200u))
+		return 0x1ec;
+	return w->l->emitter_bytes;
+}
+
 static void m2w_emitter_264(struct m2w *w, size_t p, const struct m2w_emitter *e)
 {
 	uint32_t a;
@@ -607,12 +656,14 @@ static void m2w_emitter_264(struct m2w *w, size_t p, const struct m2w_emitter *e
 	if (e->spline_point_count > 0)
 		m2w_floats(w, a, e->spline_points, (int)(3 * e->spline_point_count));
 	m2w_track(w, p + 0x1c8, &e->enabled, -1);
+	if (m2w_emitter_bytes(w) >= 0x1ec)
+		m2w_floats(w, p + 0x1dc, e->multi_texture, 4);
 }
 
 static void m2w_emitters(struct m2w *w, struct m2w_file *out)
 {
 	const struct m2w_model *m = w->m;
-	uint32_t size = w->l->emitter_bytes;
+	uint32_t size = m2w_emitter_bytes(w);
 	uint32_t off = m2w_array(w, m2w_hdr(w, M2_HDR_PARTICLE_EMITTERS), m->emitter_count, size);
 
 	out->emitters = off;
@@ -844,9 +895,11 @@ uint32_t m2w_bone_track(const struct m2w_file *f, uint32_t i, unsigned which)
 uint32_t m2w_emitter_track(const struct m2w_file *f, uint32_t i, unsigned k)
 {
 	const struct m2_layout *l = m2w_layout(f);
+	uint32_t size = l->per_sequence && (m2w_get32(f, M2_HDR_GLOBAL_FLAGS) & 0x200u)
+		? 0x1ec : l->emitter_bytes;
 
 	if (l->per_sequence)
-		return f->emitters + i * l->emitter_bytes +
+		return f->emitters + i * size +
 		       (k < M2_EMIT_PARAMS ? m2w_emitter_264_params[k] : 0x1c8);
 	return f->emitters + i * l->emitter_bytes +
 	       (k < M2_EMIT_PARAMS ? 0x34 + k * M2_TRACK_BYTES : 0x1dc);

@@ -28,8 +28,18 @@
  * name writes none), but a zero parent or next_variation is index 0: set
  * -1 for none.
  *
- * Versions: the same description writes 256, 260..263 and 264 (the
- * reader's struct m2_layout says what differs).  From 260 bones get a
+ * Real files' quirks, which the writer reproduces so that tests witness
+ * what real data holds (docs/formats/m2.md): `extra_ranges` trailing
+ * {0, 0} ranges on every keyed track (one in nearly every classic file),
+ * events' ranges half-open [first, end) (M2W_RANGES_AUTO on an event
+ * track) with their times as given (unordered, outside their window),
+ * lookup tables written as given (junk included), flags as given (classic
+ * 0x40 and 0x20 mean nothing to the reader), a 264+ track written as one
+ * pair for every sequence (`single`), 492-byte emitters and 64-byte .skin
+ * headers from 265.
+ *
+ * Versions: the same description writes 256, 260..263, 264 and 265..272
+ * (the reader's struct m2_layout says what differs).  From 260 bones get a
  * name hash (the bone's index) and rotations are written compressed
  * (m2w_quat16_encode of the floats, or `packed` as given).  For 264 keys
  * stay described on one timeline of sequence windows: each sequence gets
@@ -71,7 +81,11 @@ struct m2w_track {
 					   written as is (NULL: encode values) */
 	enum m2w_ranges ranges;
 	uint32_t range_count;           /* M2W_RANGES_GIVEN */
-	const uint32_t *given;          /* 2 x range_count: first, last */
+	const uint32_t *given;          /* 2 x range_count: first, last (an
+					   event track's: first, end) */
+	/* 264 and later: one pair of arrays, holding every key at its time as
+	 * given, which the reader plays for every sequence. */
+	int single;
 };
 
 struct m2w_sequence {
@@ -149,6 +163,7 @@ struct m2w_emitter {
 	uint32_t spline_point_count;
 	const float *spline_points;     /* 3 x spline_point_count */
 	struct m2w_track enabled;       /* U8 */
+	float multi_texture[4];         /* 492-byte records (265 and later) */
 };
 
 struct m2w_model {
@@ -190,6 +205,10 @@ struct m2w_model {
 	/* Every array starts at an offset of this remainder mod 4 (0..3):
 	 * 1 puts every element off its natural alignment. */
 	unsigned misalign;
+	/* Trailing {0, 0} ranges after the sequences' on every track with
+	 * ranges (256..263), or empty pairs after the sequences' (264 and
+	 * later); real classic files nearly always have one. */
+	uint32_t extra_ranges;
 };
 
 /* A companion file (264): its name is the model's stem + suffix. */

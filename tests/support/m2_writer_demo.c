@@ -23,7 +23,13 @@ static void *m2w_xmalloc(size_t n)
 /* ---- the demo: a lantern on a post ---- */
 
 /* Times on the one timeline: Stand is 0..2000, Closed is the pose at
- * 2100, the flame's global sequence runs 0..1200 on its own clock. */
+ * 2100, Stand's second variation 2200..3200, the flame's global sequence
+ * runs 0..1200 on its own clock.  As real classic files do, the variation
+ * is flagged 0x40 and has keys of its own in its own window (0x40 is no
+ * alias before 264; with 0x20 it is none in 264 either), every track has
+ * one trailing {0, 0} range, the playable lookup holds junk and the
+ * event's ranges are half-open around unordered times, one of them 32767
+ * ms past its window. */
 static const uint32_t demo_globals[] = { 1200 };
 
 static const struct m2w_sequence demo_sequences[] = {
@@ -34,7 +40,9 @@ static const struct m2w_sequence demo_sequences[] = {
 	{ .id = 1, .start_ms = 2100, .end_ms = 2100, .flags = 0, .replay_min = 1,
 	  .replay_max = 3, .box_min = { -1, -1, 0 }, .box_max = { 1, 1, 3 }, .radius = 3.2f,
 	  .next_variation = -1, .alias_next = 1 },
-	{ .id = 0, .variation = 1, .flags = M2_SEQ_IN_MODEL | M2_SEQ_ALIAS, .frequency = 0,
+	{ .id = 0, .variation = 1, .start_ms = 2200, .end_ms = 3200,
+	  .flags = M2_SEQ_IN_MODEL | M2_SEQ_ALIAS, .frequency = 0,
+	  .box_min = { -1, -1, 0 }, .box_max = { 1, 1, 3 }, .radius = 3.2f,
 	  .next_variation = -1, .alias_next = 0 },
 };
 
@@ -49,12 +57,15 @@ static const float demo_arm_rot[] = {
 
 /* The lantern: a swing about y, a step in height, and a flicker of its
  * scale on the global sequence (hermite: value, in, out per key). */
-static const uint32_t demo_swing_times[] = { 0, 500, 1500, 2000, 2100 };
+static const uint32_t demo_swing_times[] = { 0, 500, 1500, 2000, 2100, 2200, 2700, 3200 };
 static const float demo_swing_rot[] = {
 	0, 0, 0, 1,
 	0, 0.25881905f, 0, 0.96592583f,
 	0, -0.25881905f, 0, 0.96592583f,
 	0, 0, 0, 1,
+	0, 0, 0, 1,
+	0, 0, 0, 1,
+	0.13052619f, 0, 0, 0.99144486f,
 	0, 0, 0, 1,
 };
 static const uint32_t demo_step_times[] = { 0, 1000 };
@@ -72,7 +83,7 @@ static const struct m2w_bone demo_bones[] = {
 	{ .key_bone_id = -1, .flags = M2_BONE_ANIMATED, .parent = 1, .submesh = 0,
 	  .t = { .interpolation = M2_INTERP_STEP, .count = 2, .times = demo_step_times,
 		 .values = demo_step },
-	  .r = { .interpolation = M2_INTERP_LINEAR, .count = 5, .times = demo_swing_times,
+	  .r = { .interpolation = M2_INTERP_LINEAR, .count = 8, .times = demo_swing_times,
 		 .values = demo_swing_rot },
 	  .s = { .interpolation = M2_INTERP_HERMITE, .global = 1, .count = 3,
 		 .times = demo_flicker_times, .values = demo_flicker },
@@ -81,7 +92,8 @@ static const struct m2w_bone demo_bones[] = {
 	  .r = { .interpolation = M2_INTERP_LINEAR, .count = 4, .times = demo_arm_times,
 		 .values = demo_arm_rot },
 	  .pivot = { 0, 0, 2 } },
-	{ .key_bone_id = 0, .flags = 0, .parent = -1, .pivot = { 0, 0, 0 } },
+	{ .key_bone_id = 0, .flags = M2_BONE_CYLINDRICAL_BILLBOARD_Z, .parent = -1,
+	  .pivot = { 0, 0, 0 } },
 };
 
 /* Two boxes: the post (vertices 0-7: bottom on the post, top shared with
@@ -144,10 +156,15 @@ static const struct m2w_attachment demo_attachments[] = {
 		       .bytes = demo_on, .ranges = M2W_RANGES_ALL } },
 };
 
-static const uint32_t demo_creak_times[] = { 500, 1500 };
+/* Creaks: at 1.5 s and 0.5 s of Stand (stored in that order), none in
+ * Closed, at 0.5 s of the variation and once 32767 ms past its start, as
+ * an exporter's 16-bit wrap leaves some.  Ranges half-open, one extra. */
+static const uint32_t demo_creak_times[] = { 1500, 500, 2700, 2200 + 32767 };
+static const uint32_t demo_creak_ranges[] = { 0, 2, 2, 2, 2, 4, 0, 0 };
 static const struct m2w_event demo_events[] = {
 	{ .id = { '$', 'C', 'S', 'D' }, .data = 7, .bone = 1, .position = { 0, 0, 2 },
-	  .enabled = { .count = 2, .times = demo_creak_times } },
+	  .enabled = { .count = 4, .times = demo_creak_times, .ranges = M2W_RANGES_GIVEN,
+		       .range_count = 4, .given = demo_creak_ranges } },
 };
 
 /* Sparks: a bezier emission speed over Stand, a stepped rate, on in Stand
@@ -192,7 +209,7 @@ static const struct m2w_emitter demo_emitters[] = {
 };
 
 static const int16_t demo_animation_lookup[] = { 0, 1 };
-static const int16_t demo_playable_lookup[] = { 0, 0, 0, 0 };
+static const int16_t demo_playable_lookup[] = { 0, 0, -404, 0x28 };
 static const int16_t demo_key_bone_lookup[] = { 2 };
 static const uint16_t demo_bone_lookup[] = { 2, 1, 0 };
 static const int16_t demo_attachment_lookup[] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0 };
@@ -216,6 +233,7 @@ static const struct m2w_model demo_model = {
 	.emitter_count = 1, .emitters = demo_emitters,
 	.filler = { [M2_HDR_TEXTURES / 4] = 1, [M2_HDR_RENDER_FLAGS / 4] = 1,
 		    [M2_HDR_TEXTURE_LOOKUP / 4] = 1 },
+	.extra_ranges = 1,
 };
 
 const struct m2w_model *m2w_demo_description(void)

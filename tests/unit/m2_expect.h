@@ -9,6 +9,7 @@
 #define ANIMD_TEST_M2_EXPECT_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,33 @@ static inline struct m2_model *m2x_ok(const struct m2w_file *f, unsigned char **
 		fail_msg("rc %d at offset 0x%llx: %s", rc, (unsigned long long)d.offset, d.msg);
 	assert_non_null(m);
 	return m;
+}
+
+/* f must load, with a note at offset whose message contains msg (the
+ * strictness rule: what the game ignores is noted, not refused). */
+static inline void m2x_notes(const struct m2w_file *f, uint64_t offset, const char *msg)
+{
+	unsigned char *copy;
+	struct m2_model *m = m2x_ok(f, &copy);
+	char all[4096] = "";
+	size_t o = 0;
+
+	for (uint32_t i = 0; i < m->notes.count; i++) {
+		const struct diag_note *n = &m->notes.note[i];
+
+		if (n->offset == offset && strstr(n->msg, msg) != NULL) {
+			m2_model_free(m);
+			free(copy);
+			return;
+		}
+		o += (size_t)snprintf(all + o, o < sizeof all ? sizeof all - o : 0,
+				      " [0x%llx \"%s\"]", (unsigned long long)n->offset, n->msg);
+		if (o >= sizeof all)
+			o = sizeof all - 1;
+	}
+	m2_model_free(m);
+	free(copy);
+	fail_msg("no note at 0x%llx \"%s\"; the notes:%s", (unsigned long long)offset, msg, all);
 }
 
 /* Sample asset a's clip at playback time t in space sp (fails the test on

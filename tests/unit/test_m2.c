@@ -59,13 +59,14 @@ static void expect_track(const struct m2_model *m, const struct m2_track *t,
 	if (w->global) {
 		assert_int_equal(t->range_count, 0);
 	} else if (w->ranges == M2W_RANGES_ALL) {
-		assert_int_equal(t->range_count, m->sequence_count);
+		/* One per sequence, then the writer's trailing {0, 0}s. */
+		assert_true(t->range_count >= m->sequence_count);
 		for (uint32_t s = 0; s < t->range_count; s++) {
 			uint32_t first, last;
 
 			m2_track_range(t, s, &first, &last);
 			assert_int_equal(first, 0);
-			assert_int_equal(last, w->count ? w->count - 1 : 0);
+			assert_int_equal(last, w->count && s < m->sequence_count ? w->count - 1 : 0);
 		}
 	}
 }
@@ -111,9 +112,11 @@ static void check_demo(const struct m2_model *m)
 		assert_int_equal(s->next_variation, ws->next_variation);
 		assert_int_equal(s->alias_next, ws->alias_next);
 	}
+	/* Flag 0x40 makes no alias before 264: the variation plays its own
+	 * window. */
 	assert_int_equal(m->sequences[0].alias_target, 0);
 	assert_int_equal(m->sequences[1].alias_target, 1);
-	assert_int_equal(m->sequences[2].alias_target, 0);     /* the alias of Stand */
+	assert_int_equal(m->sequences[2].alias_target, 2);
 	assert_int_equal(m->sequences[1].start_ms, m->sequences[1].end_ms);
 
 	assert_int_equal(m->bone_count, 3);
@@ -138,16 +141,20 @@ static void check_demo(const struct m2_model *m)
 	assert_int_equal(m->bones[1].depth, 1);
 	assert_int_equal(m->bones[0].depth, 2);
 	/* The arm's ranges from the windows: Stand keys 0..2, Closed key 3,
-	 * the alias (window 0..0) key 0. */
-	assert_int_equal(m->bones[1].rotation.range_count, 3);
+	 * the variation (no key in 2200..3200) key 3, the one before it; and
+	 * a trailing {0, 0}, as real files have. */
+	assert_int_equal(m->bones[1].rotation.range_count, 4);
 	m2_track_range(&m->bones[1].rotation, 0, &first, &last);
 	assert_true(first == 0 && last == 2);
 	m2_track_range(&m->bones[1].rotation, 1, &first, &last);
 	assert_true(first == 3 && last == 3);
 	m2_track_range(&m->bones[1].rotation, 2, &first, &last);
+	assert_true(first == 3 && last == 3);
+	m2_track_range(&m->bones[1].rotation, 3, &first, &last);
 	assert_true(first == 0 && last == 0);
-	/* The keys each plays: Stand 0..2, Closed 3, the alias Stand's; the
-	 * flicker (global) all three; a keyless track none. */
+	/* The keys each plays: Stand 0..2, Closed 3, the variation 3; the
+	 * swing's variation its own three keys; the flicker (global) all
+	 * three; a keyless track none. */
 	{
 		const struct m2_track *arm = &m->bones[1].rotation;
 		uint32_t f, e;
@@ -157,7 +164,9 @@ static void check_demo(const struct m2_model *m)
 		m2_track_keys(m, arm, 1, &f, &e);
 		assert_true(f == 3 && e == 4);
 		m2_track_keys(m, arm, 2, &f, &e);
-		assert_true(f == 0 && e == 3);
+		assert_true(f == 3 && e == 4);
+		m2_track_keys(m, &m->bones[0].rotation, 2, &f, &e);
+		assert_true(f == 5 && e == 8);
 		m2_track_keys(m, &m->bones[0].scale, 1, &f, &e);
 		assert_true(f == 0 && e == 3);
 		m2_track_keys(m, &m->bones[2].rotation, 0, &f, &e);
@@ -167,9 +176,10 @@ static void check_demo(const struct m2_model *m)
 		m2_track_keys(m, &m->bones[0].translation, 1, &f, &e);
 		assert_true(f == 1 && e == 2);
 	}
-	/* A track without keys still has a {0, 0} range per sequence. */
+	/* A track without keys still has a {0, 0} range per sequence (and
+	 * the trailing one). */
 	assert_int_equal(m->bones[2].rotation.key_count, 0);
-	assert_int_equal(m->bones[2].rotation.range_count, 3);
+	assert_int_equal(m->bones[2].rotation.range_count, 4);
 	/* The flicker runs on global sequence 0, hermite with tangents. */
 	assert_int_equal(m->bones[0].scale.global_sequence, 0);
 	assert_int_equal(m->bones[0].scale.key_bytes, 36);
@@ -177,7 +187,14 @@ static void check_demo(const struct m2_model *m)
 
 	assert_int_equal(m->animation_lookup.count, 2);
 	assert_int_equal(bin_les16(m->animation_lookup.data + 2), 1);
+	/* Junk in the playable lookup (as real classic files hold) is kept and
+	 * noted, not refused. */
 	assert_int_equal(m->playable_lookup.count, 2);
+	assert_int_equal(bin_les16(m->playable_lookup.data + 4), -404);
+	assert_int_equal(m->notes.count, 1);
+	assert_non_null(strstr(m->notes.note[0].msg, "the playable animation lookup entry 1 is "
+			       "-404, which names no fallback entry"));
+	assert_int_equal(m->notes.note[0].offset, m->playable_lookup.offset + 4);
 	assert_int_equal(m->key_bone_lookup.count, 1);
 	assert_int_equal(bin_les16(m->key_bone_lookup.data), 2);
 	assert_int_equal(m->bone_lookup.count, 3);
@@ -232,7 +249,25 @@ static void check_demo(const struct m2_model *m)
 	expect_floats(m->events[0].position, w->events[0].position, 3);
 	expect_track(m, &m->events[0].enabled, &w->events[0].enabled, M2_VALUE_NONE, 0);
 	assert_null(m->events[0].enabled.values);
-	assert_int_equal(m->events[0].enabled.range_count, 3);
+	assert_int_equal(m->events[0].enabled.range_count, 4);
+	/* Half-open ranges over unordered times, one 32767 ms past its
+	 * window: read as stored. */
+	{
+		struct m2_keys k;
+
+		m2_event_keys(m, &m->events[0].enabled, 0, &k);
+		assert_int_equal(k.count, 2);
+		assert_int_equal(k.start_ms, 0);
+		assert_int_equal(m2_keys_time(&k, 0), 1500);
+		assert_int_equal(m2_keys_time(&k, 1), 500);
+		m2_event_keys(m, &m->events[0].enabled, 1, &k);
+		assert_int_equal(k.count, 0);
+		m2_event_keys(m, &m->events[0].enabled, 2, &k);
+		assert_int_equal(k.count, 2);
+		assert_int_equal(k.start_ms, 2200);
+		assert_int_equal(m2_keys_time(&k, 0), 2700);
+		assert_int_equal(m2_keys_time(&k, 1), 2200 + 32767);
+	}
 
 	assert_int_equal(m->emitter_count, 1);
 	{

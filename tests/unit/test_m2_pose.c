@@ -2,8 +2,9 @@
  * M2 poses against values worked out by hand from FORMATS.md: every
  * interpolation (step, linear, hermite, bezier; slerp for rotations), the
  * sequence's window on the shared timeline (ranges that span every key),
- * global sequences on their own clock, zero-length and aliased sequences,
- * looping and clamping, pivots through a hierarchy listed child first,
+ * global sequences on their own clock, zero-length sequences, classic 0x40
+ * variations with windows of their own, every sequence looping (clamped
+ * when asked), pivots through a hierarchy listed child first,
  * skinned vertices (weights / 255), emitters (bone matrix x position, the
  * animated parameters, the enabled track), and clips named by animation id.
  *
@@ -184,16 +185,20 @@ static void test_rotation_slerp(void **state)
 /* Two sequences on one timeline, ranges spanning every key: each plays
  * the keys in its own window, at its own clip time; a zero-length one
  * holds its key; an alias plays its target. */
-static void test_windows_zero_length_and_alias(void **state)
+static void test_windows_zero_length_and_variation(void **state)
 {
 	static const uint32_t t[] = { 0, 1000, 2000, 3000, 5000 };
 	static const float v[] = { 0, 0, 0, 1, 0, 0, 5, 0, 0, 7, 0, 0, 42, 0, 0 };
+	/* As in real classic files: sequence 3, flagged 0x40 (no alias before
+	 * 264) with alias_next naming sequence 1, has its own window and keys;
+	 * 0x20 is set on some sequences and not others, and says nothing of
+	 * looping. */
 	static const struct m2w_sequence seq[] = {
 		{ .id = 0, .end_ms = 1000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
 		{ .id = 1, .start_ms = 2000, .end_ms = 3000, .next_variation = -1 },
 		{ .id = 2, .start_ms = 5000, .end_ms = 5000, .next_variation = -1 },
-		{ .id = 1, .variation = 1, .flags = M2_SEQ_ALIAS | M2_SEQ_IN_MODEL,
-		  .alias_next = 1, .next_variation = -1 },
+		{ .id = 1, .variation = 1, .start_ms = 3000, .end_ms = 5000,
+		  .flags = M2_SEQ_ALIAS | M2_SEQ_IN_MODEL, .alias_next = 1, .next_variation = -1 },
 	};
 	struct m2w_bone b = { .key_bone_id = -1, .parent = -1,
 			      .t = { .interpolation = M2_INTERP_LINEAR, .count = 5, .times = t,
@@ -206,19 +211,31 @@ static void test_windows_zero_length_and_alias(void **state)
 	(void)state;
 	assert_near(local_tx(a, "0", 0.5, 0), 0.5);
 	assert_near(local_tx(a, "1", 0.5, 0), 6);
-	/* Sequence 1 is played once (no looping flag): past its end it holds. */
-	assert_near(local_tx(a, "1", 7.0, 0), 7);
-	assert_non_null(asset_find_clip(a, "1"));
-	assert_int_equal(a->clips[1]->loop, LOOP_ONCE);
+	/* Every sequence loops (no flag says otherwise, with or without 0x20):
+	 * 7.25 s is 0.25 s into sequence 1's eighth cycle; played once it
+	 * holds its last key. */
+	assert_near(local_tx(a, "1", 7.25, 0), 5.5);
+	assert_int_equal(a->clips[0]->loop, LOOP_LOOP);
+	assert_int_equal(a->clips[1]->loop, LOOP_LOOP);
+	{
+		struct sample_request q = { .asset = a, .clip = "1", .time = 7.0,
+					    .space = SPACE_LOCAL, .loop_set = 1, .loop = LOOP_ONCE };
+		char err[128];
+
+		assert_int_equal(sample_evaluate(&q, &r, err, sizeof err), 0);
+		assert_near(r.local[0].t.x, 7);
+		sample_result_free(&r);
+	}
 	/* Zero length: always its one key, never a division by zero. */
 	m2x_sample(a, "2", 3.7, SPACE_LOCAL, &r);
 	assert_int_equal(r.clip_time.t_ns, 0);
 	assert_near(r.local[0].t.x, 42);
 	sample_result_free(&r);
-	/* The alias plays sequence 1's keys and window, looping by its own flags. */
-	assert_near(local_tx(a, "3", 0.5, 0), 6);
-	assert_near(local_tx(a, "3", 1.5, 0), 6);
-	assert_int_equal(a->sequences[3].alias_of, 1);
+	/* The 0x40 variation plays its own window, 3000..5000: 7 to 42. */
+	assert_near(local_tx(a, "3", 0.5, 0), 7 + 35 * 0.25);
+	assert_near(local_tx(a, "3", 2.5, 0), 7 + 35 * 0.25);
+	assert_int_equal(a->sequences[3].alias_of, -1);
+	assert_int_equal(a->sequences[3].flags, M2_SEQ_ALIAS | M2_SEQ_IN_MODEL);
 	/* By animation id: the first of id 1 is sequence 1, variation 1 the alias. */
 	assert_ptr_equal(asset_find_clip(a, "id=1"), a->clips[1]);
 	assert_ptr_equal(asset_find_clip(a, "id=1.1"), a->clips[3]);
@@ -327,6 +344,203 @@ static void test_pivots_hierarchy_and_vertices(void **state)
 	asset_free(a);
 }
 
+/* The demo lantern's attachment point, event, billboard and notes as the
+ * runtime has them: the event's moments per clip at their times in the
+ * sequence, ordered (the file stores them out of order, one far past its
+ * window, as real files do). */
+static void test_demo_runtime_extras(void **state)
+{
+	struct asset *a = load(m2w_demo_description());
+	uint32_t post, arm;
+
+	(void)state;
+	post = (uint32_t)skeleton_find(a->skeleton, "bone2");
+	arm = (uint32_t)skeleton_find(a->skeleton, "bone1");
+	assert_string_equal(m2_bone_billboard(a->joint_info[post].flags), "cylindrical_z");
+	assert_null(m2_bone_billboard(a->joint_info[arm].flags));
+	assert_int_equal(a->attachment_count, 1);
+	assert_int_equal(a->attachments[0].id, 11);
+	assert_int_equal(a->attachments[0].joint, (uint32_t)skeleton_find(a->skeleton, "bone0"));
+	assert_true(a->attachments[0].position.z == 1.4f);
+	assert_int_equal(a->clips[0]->attachment_count, 1);
+	assert_int_equal(a->clips[0]->attachments[0].count, 1);
+	assert_int_equal(a->event_count, 1);
+	assert_memory_equal(a->events[0].id, "$CSD", 4);
+	assert_int_equal(a->events[0].data, 7);
+	assert_int_equal(a->events[0].joint, (int32_t)arm);
+	assert_int_equal(a->clips[0]->event_count, 2);
+	assert_true(a->clips[0]->events[0].t_ns == 500000000 &&
+		    a->clips[0]->events[1].t_ns == 1500000000);
+	assert_int_equal(a->clips[1]->event_count, 0);
+	assert_int_equal(a->clips[2]->event_count, 2);
+	assert_true(a->clips[2]->events[0].t_ns == 500000000 &&
+		    a->clips[2]->events[1].t_ns == 32767000000);
+	/* The junk playable lookup, noted and located. */
+	assert_int_equal(a->note_count, 1);
+	assert_non_null(strstr(a->notes[0], "t.m2: offset 0x"));
+	assert_non_null(strstr(a->notes[0], ": note: the playable animation lookup entry 1 is "
+			       "-404"));
+	asset_free(a);
+}
+
+/* ---- bones that ignore part of their parent ---------------------------- */
+
+/* 4x4 column-vector matrices for the expected values, worked out apart
+ * from the runtime's 3x4 code. */
+struct m4 {
+	double m[4][4];
+};
+
+static struct m4 m4_id(void)
+{
+	struct m4 r = { { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } } };
+
+	return r;
+}
+
+static struct m4 m4_mul(struct m4 a, struct m4 b)
+{
+	struct m4 r;
+
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++) {
+			r.m[i][j] = 0;
+			for (int k = 0; k < 4; k++)
+				r.m[i][j] += a.m[i][k] * b.m[k][j];
+		}
+	return r;
+}
+
+static struct m4 m4_t(double x, double y, double z)
+{
+	struct m4 r = m4_id();
+
+	r.m[0][3] = x, r.m[1][3] = y, r.m[2][3] = z;
+	return r;
+}
+
+/* A rotation by angle a about axis 0 (x) or 2 (z). */
+static struct m4 m4_r(int axis, double a)
+{
+	struct m4 r = m4_id();
+	int u = axis == 2 ? 0 : 1, v = axis == 2 ? 1 : 2;
+
+	r.m[u][u] = cos(a), r.m[u][v] = -sin(a);
+	r.m[v][u] = sin(a), r.m[v][v] = cos(a);
+	return r;
+}
+
+static struct m4 m4_s(double x, double y, double z)
+{
+	struct m4 r = m4_id();
+
+	r.m[0][0] = x, r.m[1][1] = y, r.m[2][2] = z;
+	return r;
+}
+
+/* T(p) T(t) R S T(-p): an M2 bone's own part. */
+static struct m4 m4_bone(const float p[3], struct m4 trs)
+{
+	return m4_mul(m4_mul(m4_t(p[0], p[1], p[2]), trs), m4_t(-p[0], -p[1], -p[2]));
+}
+
+/* The parent's bone matrix with what `flags` ignores taken out
+ * (WebWowViewerCpp's AnimationManager::calcBoneMatrix, in model space:
+ * the root's axes and origin stand in for what is ignored; 0x2 alone keeps
+ * the parent's rotation at unit scale), and the pivot kept where the
+ * parent carries it unless 0x1 is set. */
+static struct m4 m4_kept_parent(struct m4 par, uint32_t flags, const float pivot[3])
+{
+	struct m4 k = par;
+	double at[3];
+
+	for (int c = 0; c < 3; c++) {
+		double len = sqrt(par.m[0][c] * par.m[0][c] + par.m[1][c] * par.m[1][c] +
+				  par.m[2][c] * par.m[2][c]);
+
+		for (int r = 0; r < 3; r++) {
+			if ((flags & 6) == 6)
+				k.m[r][c] = r == c;
+			else if (flags & 4)
+				k.m[r][c] = r == c ? len : 0;
+			else if (flags & 2)
+				k.m[r][c] = par.m[r][c] / len;
+		}
+	}
+	for (int r = 0; r < 3; r++) {
+		at[r] = par.m[r][3];
+		for (int c = 0; c < 3; c++)
+			at[r] += par.m[r][c] * pivot[c];
+	}
+	for (int r = 0; r < 3; r++) {
+		k.m[r][3] = 0;
+		if (!(flags & 1)) {
+			k.m[r][3] = at[r];
+			for (int c = 0; c < 3; c++)
+				k.m[r][3] -= k.m[r][c] * pivot[c];
+		}
+	}
+	return k;
+}
+
+/*
+ * Bone flags 0x1, 0x2, 0x4 (ignore the parent's translation, scale,
+ * rotation) in every combination: a child under a moved, turned and
+ * stretched parent, and a grandchild without flags, which follows the
+ * child as composed.  Skin matrices (M2's bone matrices) against the
+ * formula worked out with 4x4 matrices; a billboard flag changes nothing.
+ */
+static void test_ignore_parent(void **state)
+{
+	static const uint32_t t0[] = { 0 };
+	static const float tr0[] = { 0, 0, 2 }, ro0[] = { 0, 0, 0.70710678f, 0.70710678f };
+	static const float sc0[] = { 2, 1, 1 }, tr1[] = { 0, 1, 0 };
+	static const float ro1[] = { 0.38268343f, 0, 0, 0.92387953f };   /* 45 deg about x */
+	struct m2w_bone b[3] = {
+		{ .key_bone_id = -1, .parent = -1, .pivot = { 1, 0, 0 },
+		  .t = { .count = 1, .times = t0, .values = tr0, .ranges = M2W_RANGES_ALL },
+		  .r = { .count = 1, .times = t0, .values = ro0, .ranges = M2W_RANGES_ALL },
+		  .s = { .count = 1, .times = t0, .values = sc0, .ranges = M2W_RANGES_ALL } },
+		{ .key_bone_id = -1, .parent = 0, .pivot = { 3, 0, 1 },
+		  .t = { .count = 1, .times = t0, .values = tr1, .ranges = M2W_RANGES_ALL },
+		  .r = { .count = 1, .times = t0, .values = ro1, .ranges = M2W_RANGES_ALL } },
+		{ .key_bone_id = -1, .parent = 1, .pivot = { 4, 0, 1 },
+		  .flags = M2_BONE_SPHERICAL_BILLBOARD },
+	};
+	struct m2w_model m = { .sequence_count = 1, .sequences = one_second, .bone_count = 3,
+			       .bones = b, .extra_ranges = 1 };
+	struct m4 b0 = m4_bone(b[0].pivot, m4_mul(m4_mul(m4_t(0, 0, 2), m4_r(2, M_PI / 2)),
+						  m4_s(2, 1, 1)));
+	struct m4 own1 = m4_bone(b[1].pivot, m4_mul(m4_t(0, 1, 0), m4_r(0, M_PI / 4)));
+
+	(void)state;
+	for (uint32_t flags = 0; flags < 8; flags++) {
+		struct m4 b1 = m4_mul(m4_kept_parent(b0, flags, b[1].pivot), own1);
+		struct m4 want[3] = { b0, b1, b1 };
+		struct sample_result r;
+		struct asset *a;
+
+		b[1].flags = flags;
+		a = load(&m);
+		assert_int_equal(a->skeleton->ignore_parent != NULL, flags != 0);
+		m2x_sample(a, NULL, 0.5, SPACE_SKIN, &r);
+		for (uint32_t j = 0; j < 3; j++)
+			for (int row = 0; row < 3; row++)
+				for (int col = 0; col < 4; col++)
+					if (fabs(r.mats[j].m[row][col] - want[j].m[row][col]) > 1e-5)
+						fail_msg("flags 0x%x bone %u [%d][%d]: got %.7g, want "
+							 "%.7g", flags, j, row, col,
+							 r.mats[j].m[row][col], want[j].m[row][col]);
+		sample_result_free(&r);
+		/* The model space agrees: model = skin * T(pivot). */
+		m2x_sample(a, NULL, 0.5, SPACE_MODEL, &r);
+		assert_near(r.mats[1].m[0][3], want[1].m[0][3] + want[1].m[0][0] * 3 +
+			    want[1].m[0][2] * 1);
+		sample_result_free(&r);
+		asset_free(a);
+	}
+}
+
 /* An emitter: its transform is its bone's matrix times its position; its
  * parameters follow their tracks (bezier, step, a global sequence); the
  * enabled track switches it. */
@@ -393,10 +607,12 @@ int main(void)
 		cmocka_unit_test(test_hermite_and_bezier),
 		cmocka_unit_test(test_splines_with_a_pivot),
 		cmocka_unit_test(test_rotation_slerp),
-		cmocka_unit_test(test_windows_zero_length_and_alias),
+		cmocka_unit_test(test_windows_zero_length_and_variation),
 		cmocka_unit_test(test_global_sequence),
 		cmocka_unit_test(test_pivots_hierarchy_and_vertices),
 		cmocka_unit_test(test_emitters),
+		cmocka_unit_test(test_ignore_parent),
+		cmocka_unit_test(test_demo_runtime_extras),
 	};
 
 	return cmocka_run_group_tests_name("m2 poses", tests, NULL, NULL);

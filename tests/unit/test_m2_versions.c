@@ -183,7 +183,7 @@ static void check_pose(const struct asset *a)
 
 static void test_same_pose_every_version(void **state)
 {
-	static const uint32_t versions[] = { 256, 260, 263, 264 };
+	static const uint32_t versions[] = { 256, 260, 263, 264, 265, 272 };
 	struct m2w_model m = two_sequences();
 
 	(void)state;
@@ -193,7 +193,7 @@ static void test_same_pose_every_version(void **state)
 		assert_int_equal(a->version, (int)versions[i]);
 		assert_int_equal(a->meshes[0]->triangle_count, 1);
 		check_pose(a);
-		assert_int_equal(a->companion_count, versions[i] == 264 ? 1 : 0);
+		assert_int_equal(a->companion_count, versions[i] >= 264 ? 1 : 0);
 		asset_free(a);
 	}
 }
@@ -421,8 +421,20 @@ static void test_v264_errors(void **state)
 	m2w_build(&m, &f);
 	at = m2w_bone_track(&f, 0, 0);
 	assert_int_equal(at, f.bones + 16);
+	/* More pairs than sequences: the extra one is never read (it must
+	 * still be inside the file). */
 	m2w_put32(&f, at + 4, 3);
-	m2x_fails(&f, at + 4, "bone 0 translation: 3 arrays of keys, but the model has 2 sequences");
+	m2w_put32(&f, at + 12, 3);
+	{
+		unsigned char *copy;
+		struct m2_model *p = m2x_ok(&f, &copy);
+
+		assert_int_equal(p->bones[0].translation.seq_count, 2);
+		m2_model_free(p);
+		free(copy);
+	}
+	m2w_put32(&f, at + 4, 0x20000000u);
+	m2x_fails(&f, at + 4, "bone 0 translation timestamps: 536870912 x 8 bytes");
 	m2w_put32(&f, at + 4, 2);
 	m2w_put32(&f, at + 12, 1);
 	m2x_fails(&f, at + 12, "bone 0 translation: 2 arrays of timestamps but 1 of values");
@@ -439,15 +451,103 @@ static void test_v264_errors(void **state)
 	m2w_put32(&f, M2_V264_VIEW_COUNT, 101);
 	m2x_fails(&f, M2_V264_VIEW_COUNT, "101 views: their .skin files are numbered with two digits");
 	m2w_file_free(&f);
+	/* Global flag 0x200 gives a 264 model the 492-byte emitters of 265 and
+	 * later (the wowdev wiki); the parameters are where they are in 476. */
 	{
 		struct m2w_model d = *m2w_demo_description();
+		struct m2w_emitter e = d.emitters[0];
+		unsigned char *copy;
+		struct m2_model *p;
 
 		d.version = 264;
 		d.global_flags = 0x200;
+		e.multi_texture[0] = 0.25f;
+		e.multi_texture[3] = -2;
+		d.emitters = &e;
 		m2w_build(&d, &f);
-		m2x_fails(&f, M2_HDR_GLOBAL_FLAGS, "global flag 0x200 (the 492-byte particle emitters");
+		p = m2x_ok(&f, &copy);
+		assert_int_equal(p->emitters[0].params[M2_EMIT_RATE].seq_count, 3);
+		assert_true(p->emitters[0].multi_texture[0] == 0.25f);
+		assert_true(p->emitters[0].multi_texture[3] == -2);
+		m2_model_free(p);
+		free(copy);
 		m2w_file_free(&f);
 	}
+}
+
+/* ---- 265 to 272 ----------------------------------------------------------- */
+
+/* 264's layout, but 492-byte emitters whatever flag 0x200 says, and .skin
+ * files of 64 bytes before their data (an array of shadow batches after
+ * the bone count). */
+static void test_cataclysm_to_mists(void **state)
+{
+	static const uint32_t versions[] = { 265, 268, 272 };
+	struct m2w_model d = *m2w_demo_description();
+	struct m2w_emitter e = d.emitters[0];
+
+	(void)state;
+	e.multi_texture[1] = 0.5f;
+	d.emitters = &e;
+	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+		struct m2w_file f;
+		unsigned char *copy;
+		struct m2_model *p;
+		struct m2w_companion *skin;
+		struct asset *a;
+
+		d.version = versions[i];
+		m2w_build(&d, &f);
+		assert_int_equal(m2w_get32(&f, m2_layout_field(m2_layout_of(versions[i]),
+							  M2_HDR_PARTICLE_EMITTERS)), 1);
+		p = m2x_ok(&f, &copy);
+		assert_int_equal(p->version, versions[i]);
+		assert_int_equal(p->layout->header_bytes, 0x130);
+		assert_true(p->emitters[0].multi_texture[1] == 0.5f);
+		assert_int_equal(p->emitters[0].params[M2_EMIT_RATE].seq_count, 3);
+		m2_model_free(p);
+		free(copy);
+		skin = m2w_companion(&f, "00.skin");
+		assert_non_null(skin);
+		assert_int_equal(m2w_get32(&(struct m2w_file){ .buf = skin->buf }, 8), 64);
+		m2w_file_free(&f);
+		a = load_version(&d, versions[i], NULL);
+		assert_int_equal(a->meshes[0]->triangle_count, 24);
+		assert_int_equal(a->emitter_count, 1);
+		asset_free(a);
+	}
+}
+
+/* A 264+ track with one pair of arrays against several sequences is the
+ * same for every sequence (as the client plays it: a sequence past the
+ * pairs plays pair 0); emitter parameters are written so. */
+static void test_single_pair(void **state)
+{
+	static const uint32_t t[] = { 0, 500 };
+	static const float v[] = { 0, 0, 0, 4, 0, 0 };
+	static const struct m2w_sequence s[3] = {
+		{ .id = 0, .end_ms = 1000, .flags = M2_SEQ_IN_MODEL, .next_variation = -1 },
+		{ .id = 1, .start_ms = 1000, .end_ms = 3000, .flags = M2_SEQ_IN_MODEL,
+		  .next_variation = -1 },
+		{ .id = 2, .start_ms = 3000, .end_ms = 3500, .flags = M2_SEQ_IN_MODEL,
+		  .next_variation = -1 },
+	};
+	struct m2w_bone b = { .key_bone_id = -1, .parent = -1,
+			      .t = { .interpolation = M2_INTERP_LINEAR, .count = 2, .times = t,
+				     .values = v, .single = 1 } };
+	struct m2w_model m = { .version = 264, .sequence_count = 3, .sequences = s,
+			       .bone_count = 1, .bones = &b };
+	struct asset *a = load_version(&m, 264, NULL);
+
+	(void)state;
+	for (uint32_t c = 0; c < 3; c++) {
+		struct sample_result r;
+
+		m2x_sample(a, a->clips[c]->name, 0.25, SPACE_LOCAL, &r);
+		assert_near(r.local[0].t.x, 2);
+		sample_result_free(&r);
+	}
+	asset_free(a);
 }
 
 /* The demo lantern (emitter, attachment, event, alias, global sequence,
@@ -455,7 +555,7 @@ static void test_v264_errors(void **state)
  * reads comes out as 256's, the 264 emitter's parameters included. */
 static void test_demo_every_version(void **state)
 {
-	static const uint32_t versions[] = { 260, 263, 264 };
+	static const uint32_t versions[] = { 260, 263, 264, 272 };
 	struct m2w_model d = *m2w_demo_description();
 	struct asset *base;
 
@@ -532,6 +632,8 @@ int main(void)
 		cmocka_unit_test(test_broken_anim),
 		cmocka_unit_test(test_skin),
 		cmocka_unit_test(test_v264_errors),
+		cmocka_unit_test(test_cataclysm_to_mists),
+		cmocka_unit_test(test_single_pair),
 		cmocka_unit_test(test_companion_names),
 		cmocka_unit_test(test_demo_every_version),
 	};

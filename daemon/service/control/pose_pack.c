@@ -286,7 +286,7 @@ static void pack_memory(struct rpc_out *out, const struct asset_memory *m)
 
 uint32_t pose_asset_info_pairs(const struct asset *a)
 {
-	return 11 + (a->format == ASSET_FORMAT_X ? 2 : 0) +
+	return 12 + (a->format == ASSET_FORMAT_X ? 2 : 0) +
 	       (a->format == ASSET_FORMAT_M2 ? M2_PACK_ASSET_PAIRS : 0);
 }
 
@@ -332,4 +332,8 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 		m2_pack_asset(out, a);
 	rpc_put_lit(out, "note");
 	pack_str_or_nil(out, a->note);
+	rpc_put_lit(out, "notes");
+	rpc_put_array(out, a->note_count);
+	for (uint32_t i = 0; i < a->note_count; i++)
+		rpc_put_cstr(out, a->notes[i]);
 }
