@@ -2,12 +2,16 @@
  * libFuzzer harness for classic M2 files: parse, then hold the model to
  * every promise of formats/m2.h by reading all it points at (so ASan sees
  * any pointer that leaves the buffer): bone_order a permutation with
- * parents first and depths to match; every track's keys, values and
- * ranges inside their counts, times in order, global sequences that
- * exist, the keys each sequence plays (m2_track_keys) among them; aliases resolved to sequences that are no alias; weighted bone
- * indices, view lists and triangles, lookups and emitter bones in range;
- * every bounds-only block readable to its last byte.  A rejected file must
- * come with a message located inside the file.
+ * parents first and depths to match; every value track's keys, values and
+ * the ranges sequences use inside their counts, times in order, global
+ * sequences that exist, the keys each sequence plays (m2_track_keys)
+ * among them; every event track's keys for each sequence (m2_event_keys)
+ * readable, whatever order and ranges the file gave them; aliases (264
+ * and later only) resolved to sequences that are no alias; weighted bone
+ * indices, view 0's lists and triangles, attachment and emitter bones in
+ * range; every lookup, other view and bounds-only block readable to its
+ * last byte; notes that fit their list.  A rejected file must come with a
+ * message located inside the file.
  *
  * Versions 260..264 too, and 264's companions: an input that starts
  * "M2PK" is a pack (uint32 count, then count x {uint32 length, bytes}):
@@ -30,20 +34,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile uint32_t sink;
 
-static void check_track(const struct m2_model *m, const struct m2_track *t)
+/* An event track: every sequence's keys readable, nothing else promised. */
+static void check_event_track(const struct m2_model *m, const struct m2_track *t)
 {
-	uint32_t prev = 0;
+	if (t->values != NULL)
+		abort();
+	for (uint32_t s = 0; s < m->sequence_count && s < 64; s++) {
+		struct m2_keys k;
 
-	if (t->interpolation > M2_INTERP_MAX || t->global_sequence < -1 ||
-	    (t->global_sequence >= 0 && (uint32_t)t->global_sequence >= m->global_sequence_count))
-		abort();
-	if (t->global_sequence < 0 && t->range_count != 0 && t->range_count != m->sequence_count)
-		abort();
+		m2_event_keys(m, t, s, &k);
+		for (uint32_t i = 0; i < k.count; i++)
+			sink += m2_keys_time(&k, i);
+	}
 	for (uint32_t s = 0; s < t->range_count; s++) {
 		uint32_t first, last;
 
 		m2_track_range(t, s, &first, &last);
-		if (t->key_count == 0 ? (first | last) != 0 : (first > last || last >= t->key_count))
+		sink += first + last;
+	}
+	for (uint32_t k = 0; k < t->key_count; k++)
+		sink += m2_track_time(t, k);
+}
+
+static void check_track(const struct m2_model *m, const struct m2_track *t)
+{
+	uint32_t prev = 0, used;
+
+	if (t->value_type == M2_VALUE_NONE) {
+		check_event_track(m, t);
+		return;
+	}
+	if (t->interpolation > M2_INTERP_MAX || t->global_sequence < -1 ||
+	    (t->global_sequence >= 0 && (uint32_t)t->global_sequence >= m->global_sequence_count))
+		abort();
+	/* The ranges sequences use (the others are never read). */
+	used = t->global_sequence >= 0 ? 0
+	       : t->range_count < m->sequence_count ? t->range_count : m->sequence_count;
+	for (uint32_t s = 0; s < used && t->key_count > 0; s++) {
+		uint32_t first, last;
+
+		m2_track_range(t, s, &first, &last);
+		if (first > last || last >= t->key_count)
 			abort();
 	}
 	for (uint32_t s = 0; s < m->sequence_count && s < 64; s++) {
@@ -72,7 +103,8 @@ static void check_track(const struct m2_model *m, const struct m2_track *t)
 			continue;
 		m2_track_keys(m, t, s, &first, &end);
 		if (first > end || end > t->key_count ||
-		    (t->key_count > 0 && t->range_count > 0 && t->global_sequence < 0 && first == end))
+		    (t->key_count > 0 && s < t->range_count && t->global_sequence < 0 &&
+		     first == end))
 			abort();
 	}
 	for (uint32_t k = 0; k < t->key_count; k++) {
@@ -135,15 +167,16 @@ static void check_bones(const struct m2_model *m)
 	free(pos);
 }
 
-static void check_lookup(const struct m2_block *b, uint32_t stride, int is_signed, uint32_t limit)
+/* Lookups feed nothing animd publishes: whatever they hold, readable. */
+static void check_lookup(const struct m2_block *b, uint32_t stride)
 {
-	for (uint32_t i = 0; i < b->count; i++) {
-		int32_t v = is_signed ? bin_les16(b->data + (size_t)i * stride)
-				      : (int32_t)bin_le16(b->data + (size_t)i * stride);
+	for (uint32_t i = 0; i < b->count; i++)
+		sink += bin_le16(b->data + (size_t)i * stride);
+}
 
-		if (!(is_signed && v == -1) && (v < 0 || (uint32_t)v >= limit))
-			abort();
-	}
+static int is_alias(const struct m2_model *m, const struct m2_sequence *s)
+{
+	return m->layout->aliases && (s->flags & M2_SEQ_ALIAS) && !(s->flags & M2_SEQ_IN_MODEL);
 }
 
 static void check_model(const struct m2_model *m)
@@ -155,24 +188,26 @@ static void check_model(const struct m2_model *m)
 		const struct m2_sequence *s = &m->sequences[i];
 
 		if (s->end_ms < s->start_ms || s->alias_target >= m->sequence_count ||
-		    (m->sequences[s->alias_target].flags & M2_SEQ_ALIAS) ||
-		    (!(s->flags & M2_SEQ_ALIAS) && s->alias_target != i))
+		    is_alias(m, &m->sequences[s->alias_target]) ||
+		    (!is_alias(m, s) && s->alias_target != i))
 			abort();
 	}
 	for (uint32_t i = 0; i < m->global_sequence_count; i++)
 		sink += m->global_sequences[i];
 	check_bones(m);
-	check_lookup(&m->animation_lookup, 2, 1, m->sequence_count);
-	check_lookup(&m->playable_lookup, 4, 1, m->playable_lookup.count);
-	check_lookup(&m->key_bone_lookup, 2, 1, m->bone_count);
-	check_lookup(&m->bone_lookup, 2, 0, m->bone_count);
-	check_lookup(&m->attachment_lookup, 2, 1, m->attachment_count);
+	check_lookup(&m->animation_lookup, 2);
+	check_lookup(&m->playable_lookup, 4);
+	check_lookup(&m->key_bone_lookup, 2);
+	check_lookup(&m->bone_lookup, 2);
+	check_lookup(&m->attachment_lookup, 2);
+	if (m->notes.count > DIAG_NOTES_MAX)
+		abort();
+	for (uint32_t i = 0; i < m->notes.count; i++)
+		sink += (uint32_t)strlen(m->notes.note[i].msg);
 	for (uint32_t i = 0, unweighted = 0; i < m->vertex_count; i++) {
 		const struct m2_vertex *v = &m->vertices[i];
 		unsigned sum = v->weights[0] + v->weights[1] + v->weights[2] + v->weights[3];
 
-		if (sum != 0 && sum != 255)
-			abort();
 		unweighted += sum == 0;
 		for (int k = 0; k < 4; k++)
 			if (v->weights[k] && v->bones[k] >= m->bone_count)
@@ -185,10 +220,14 @@ static void check_model(const struct m2_model *m)
 
 		if (!v->loaded)
 			continue;
+		/* View 0 is drawn: every index checked.  The others are only
+		 * readable (their lists are as stored). */
 		for (uint32_t k = 0; k < v->vertex_count; k++)
-			if (m2_view_vertex(v, k) >= m->vertex_count)
+			if (m2_view_vertex(v, k) >= m->vertex_count && i == 0)
 				abort();
-		for (uint32_t t = 0; t < v->triangle_count; t++) {
+		for (uint32_t k = 0; k < v->triangle_count * 3 && i > 0; k++)
+			sink += bin_le16(v->corners + (size_t)k * 2);
+		for (uint32_t t = 0; t < v->triangle_count && i == 0; t++) {
 			uint32_t tri[3];
 
 			m2_view_triangle(v, t, tri);
@@ -214,11 +253,8 @@ static void check_model(const struct m2_model *m)
 			abort();
 		check_track(m, &m->attachments[i].animate);
 	}
-	for (uint32_t i = 0; i < m->event_count; i++) {
-		if (m->events[i].bone >= m->bone_count || m->events[i].enabled.values != NULL)
-			abort();
+	for (uint32_t i = 0; i < m->event_count; i++)
 		check_track(m, &m->events[i].enabled);
-	}
 	for (uint32_t i = 0; i < m->emitter_count; i++) {
 		const struct m2_emitter *e = &m->emitters[i];
 
@@ -320,7 +356,7 @@ static void attach_pack(struct m2_model *m, const struct pack *p)
 	for (uint32_t i = 0; i < m->view_count && b < p->count; i++, b++) {
 		struct diag d = { 0 };
 
-		if (m2_attach_skin(m, i, p->blob[b], p->len[b], &d) < 0 &&
+		if (m2_attach_skin(m, i, p->blob[b], p->len[b], &d, &m->notes) < 0 &&
 		    (!d.set || d.offset > p->len[b] || m->views[i].loaded))
 			abort();
 	}
@@ -329,7 +365,7 @@ static void attach_pack(struct m2_model *m, const struct pack *p)
 
 		if (m->sequences[s].data != M2_SEQ_DATA_ANIM_MISSING)
 			continue;
-		if (m2_attach_anim(m, s, p->blob[b], p->len[b], &d) < 0) {
+		if (m2_attach_anim(m, s, p->blob[b], p->len[b], &d, &m->notes) < 0) {
 			if (!d.set || d.offset > p->len[b] ||
 			    m->sequences[s].data != M2_SEQ_DATA_ANIM_BROKEN)
 				abort();
