@@ -201,9 +201,9 @@ uint32_t m2_layout_field(const struct m2_layout *l, enum m2_header_field f);
 
 /*
  * Interpolation, the one place its numbering lives.  M2 keeps Warcraft
- * III's: 0 step, 1 linear, 2 hermite, 3 bezier (FORMATS.md; WMV's
+ * III's: 0 step, 1 linear, 2 hermite, 3 bezier (docs/formats/m2.md; WMV's
  * INTERPOLATION_HERMITE is 2.  The wowdev wiki and the tools derived from
- * it list 2 as bezier and 3 as hermite: we follow FORMATS.md).  For 2 and
+ * it list 2 as bezier and 3 as hermite: we follow the seed).  For 2 and
  * 3 every key stores {value, in tangent, out tangent}.
  */
 enum m2_interp {
@@ -377,7 +377,7 @@ struct m2_model;
  *    static value, or keys on their own clock);
  *  - a sequence past the track's ranges: none;
  *  - otherwise the sequence's range, narrowed to the keys whose times fall
- *    inside the sequence's window [start_ms, end_ms] (FORMATS.md); when
+ *    inside the sequence's window [start_ms, end_ms]; when
  *    none does, the whole range (which then holds its nearest key, as WMV
  *    holds a range of one key).
  * s must be below the model's sequence_count.  Not for event tracks

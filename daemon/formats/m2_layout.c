@@ -11,7 +11,7 @@
 
 static const struct m2_layout m2_layouts[] = {
 	{
-		/* Classic (FORMATS.md). */
+		/* Classic. */
 		.version_min = 256, .version_max = 257,
 		.header_bytes = 0x144, .sequence_bytes = 68,
 		.bone_bytes = 108, .bone_tracks_at = 12,

@@ -3,7 +3,7 @@
  * a skeleton, one keyed clip per sequence, the vertices with view 0's
  * triangles to one mesh, particle emitters.
  *
- * Conventions (FORMATS.md).  An M2 bone's matrix is
+ * Conventions (docs/formats/m2.md).  An M2 bone's matrix is
  *     B = B_parent * T(pivot) * T(t) * R(r) * S(s) * T(-pivot)
  * and a vertex is sum (w / 255) * B * v, with no inverse bind.  The runtime
  * composes local TRS transforms, model = model_parent * T * R * S, and

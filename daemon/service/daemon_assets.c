@@ -16,13 +16,19 @@
 #include "daemon/service/control/reloads.h"
 #include "daemon/service/playback/instances.h"
 
-/* A load that had to leave something out says so, once per version. */
+/* A load that had to leave something out says so, once per version; what
+ * the file holds that its game ignores is only counted (debug gives the
+ * lines, `animd check -v` and assets.info too). */
 static void daemon_assets_log_note(struct cache *c, const char *name)
 {
 	struct cache_info info;
 
-	if (cache_get(c, name, &info) == 0 && info.asset != NULL && info.asset->note != NULL)
+	if (cache_get(c, name, &info) != 0 || info.asset == NULL)
+		return;
+	if (info.asset->note != NULL)
 		log_warning("%s: %s", name, info.asset->note);
+	for (uint32_t i = 0; i < info.asset->note_count; i++)
+		log_debug("%s", info.asset->notes[i]);
 }
 
 static void daemon_assets_loaded(struct cache *c, const char *name, uint64_t gen, void *data)
