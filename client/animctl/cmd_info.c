@@ -552,8 +552,9 @@ static void sample_text(const animc_pose *p)
 	for (size_t i = 0; i < p->attachment_count; i++) {
 		const animc_attachment_pose *at = &p->attachments[i];
 
-		printf("attachment %u id %u (bone %u) at %9.3f %9.3f %9.3f%s\n", at->index, at->id,
-		       at->bone, at->m[3], at->m[7], at->m[11], at->animate ? "" : "  not animated");
+		printf("attachment %u id %u (bone %u) at %9.3f %9.3f %9.3f%s\n", at->index,
+		       at->id, at->bone, at->m[3], at->m[7], at->m[11],
+		       at->animate ? "" : "  not animated");
 	}
 	for (size_t i = 0; i < p->joint_count; i++) {
 		const animc_joint_pose *j = &p->joints[i];

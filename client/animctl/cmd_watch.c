@@ -348,8 +348,8 @@ static void watch_draw(struct watch *w)
 		       e[12 + ANIMC_EMITTER_LIFESPAN]);
 	}
 	if (w->points.count > 0)
-		printf("%-3s %-8s %-16s %10s %10s %10s %s\x1b[K\n", "#", "ATTACH", "JOINT", "X", "Y", "Z",
-		       "ANIMATE");
+		printf("%-3s %-8s %-16s %10s %10s %10s %s\x1b[K\n", "#", "ATTACH", "JOINT", "X", "Y",
+		       "Z", "ANIMATE");
 	for (uint32_t i = 0; i < w->points.count; i++) {
 		animc_attachment_element at = watch_point(w, i);
 
@@ -795,10 +795,11 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	w.id = st->id;
 	watch_stack_take(&w.stack, st);
 	if (w.skel->emitter_count > 0)
-		watch_open_extra(&w, &w.emitters, ANIMC_SPACE_EMITTERS, w.skel->emitter_count, o, so);
+		watch_open_extra(&w, &w.emitters, ANIMC_SPACE_EMITTERS, w.skel->emitter_count,
+				 o, so);
 	if (w.skel->attachment_count > 0)
-		watch_open_extra(&w, &w.points, ANIMC_SPACE_ATTACHMENTS, w.skel->attachment_count, o,
-				 so);
+		watch_open_extra(&w, &w.points, ANIMC_SPACE_ATTACHMENTS,
+				 w.skel->attachment_count, o, so);
 	snprintf(w.status, sizeof w.status, "%s clip %s, %.3f s, %s, speed %g, stream %" PRIu64,
 		 escape_text(st->state_name), st->clip ? escape_text(st->clip) : "-", st->duration,
 		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);

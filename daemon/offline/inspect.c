@@ -220,8 +220,8 @@ static void inspect_text(const struct asset *a)
 	for (uint32_t i = 0; i < a->attachment_count; i++) {
 		const struct attachment *p = &a->attachments[i];
 
-		printf("attach   %u id %u on %s at %g %g %g\n", i, p->id, a->skeleton->names[p->joint],
-		       p->position.x, p->position.y, p->position.z);
+		printf("attach   %u id %u on %s at %g %g %g\n", i, p->id,
+		       a->skeleton->names[p->joint], p->position.x, p->position.y, p->position.z);
 	}
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];

@@ -1,7 +1,8 @@
 /*
  * m2_json.h - the JSON of what only M2 has, for inspect and sample: a
  * sequence's facts, a bone's flags, an emitter's and an attachment point's
- * static fields and their state at a time.  The field names are a contract (README, PROTOCOL.md).
+ * static fields and their state at a time.  The field names are a
+ * contract (README, PROTOCOL.md).
  */
 #ifndef ANIMD_M2_JSON_H
 #define ANIMD_M2_JSON_H
