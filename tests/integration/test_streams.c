@@ -668,8 +668,9 @@ static void attachments_at(struct fixture *fx, const struct mapped *st, int64_t 
 
 /* An M2's attachments stream carries, per point, what `sample --space
  * attachments` gives at the same time, bit for bit (the animate track
- * included); an M2 without points publishes empty poses; the walker is
- * refused, and so is a pose larger than the slots. */
+ * included); a fade to an asset with another number of points is refused;
+ * an M2 without points publishes empty poses; the walker is refused, and
+ * so is a pose larger than the slots. */
 static void test_attachments_stream(void **state)
 {
 	struct fixture *fx = *state;
@@ -697,6 +698,14 @@ static void test_attachments_stream(void **state)
 	assert_memory_equal(e, want, 2 * sizeof *e);
 	assert_true(e[0].animate == 0.0f && e[1].animate == 1.0f);
 	assert_true(e[0].reserved == 0 && e[1].reserved == 0);
+	/* A fade to an asset with other points would outgrow the stream's
+	 * slots once it ends: refused. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "instance:u asset:s", (uint64_t)id,
+					 "bare.m2"), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "asset_error");
+	assert_non_null(strstr(r.message, "0 attachment points"));
+	rpc_reply_free(&r);
 	stop_instance(fx, id);
 
 	/* No points: empty poses, and an empty list from sample. */
