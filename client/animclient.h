@@ -517,6 +517,9 @@ typedef struct animc_asset_info {
 	size_t emitter_count;
 	size_t global_sequence_count;
 	const double *global_sequences;
+	/* M2: attachment points (a stream of space ATTACHMENTS publishes
+	 * them). */
+	size_t attachment_count;
 } animc_asset_info;
 
 typedef enum animc_loop {
@@ -539,9 +542,11 @@ typedef enum animc_space {
 	ANIMC_SPACE_SKIN,               /* model x inverse bind: 12 floats */
 	ANIMC_SPACE_VERTICES,           /* per vertex xyz, meshes in file order: 3 floats */
 	ANIMC_SPACE_CAMERA,             /* position xyz, orientation xyzw, fov: 8 floats */
-	ANIMC_SPACE_EMITTERS            /* per M2 particle emitter: 3x4 model-space matrix,
+	ANIMC_SPACE_EMITTERS,           /* per M2 particle emitter: 3x4 model-space matrix,
 					   the ten parameters (ANIMC_EMITTER_*), enabled,
 					   0: 24 floats */
+	ANIMC_SPACE_ATTACHMENTS         /* per M2 attachment point: an
+					   animc_attachment_element, 16 floats' room */
 } animc_space;
 
 /* The ten animated parameters of an M2 particle emitter, in the order of
@@ -572,7 +577,7 @@ ANIMC_API const char *animc_space_name(animc_space v);
 ANIMC_API int animc_loop_lookup(const char *name);
 ANIMC_API int animc_root_motion_lookup(const char *name);
 ANIMC_API int animc_space_lookup(const char *name);
-/* Floats per element of a space (10, 12, 12, 3, 8); 0 for DEFAULT. */
+/* Floats per element of a space (10, 12, 12, 3, 8, 24, 16); 0 for DEFAULT. */
 ANIMC_API unsigned animc_space_floats(animc_space v);
 
 typedef enum animc_state {
@@ -652,6 +657,18 @@ typedef struct animc_emitter_pose {
 	float params[ANIMC_EMITTER_PARAMS];
 } animc_emitter_pose;
 
+/* One M2 attachment point of a sampled pose. */
+typedef struct animc_attachment_pose {
+	uint32_t index;                 /* in the file */
+	uint32_t id;                    /* the file's attachment id (1 right hand, 11 head, ...) */
+	uint32_t bone;                  /* the bone it hangs on (file index) */
+	uint32_t joint;                 /* the same bone's joint (index in joints) */
+	float position[3];              /* in that joint's space */
+	float m[12];                    /* model-space 3x4, row-major: the joint's
+					   skin matrix times the position */
+	int animate;                    /* whether a model hung there animates */
+} animc_attachment_pose;
+
 typedef struct animc_mesh_pose {
 	const char *name;
 	size_t vertex_count;
@@ -682,6 +699,8 @@ typedef struct animc_pose {
 	float camera_fov;               /* degrees */
 	size_t emitter_count;           /* emitters */
 	const animc_emitter_pose *emitters;
+	size_t attachment_count;        /* attachments */
+	const animc_attachment_pose *attachments;
 } animc_pose;
 
 /* ====================================================================
@@ -938,7 +957,7 @@ ANIMC_API int animc_subscribe_async(animc_client *c, unsigned mask, animc_done_f
 #define ANIMC_RATE_DEFAULT (-1)
 
 typedef struct animc_stream_opts {
-	animc_space space;              /* required: LOCAL, MODEL, SKIN, VERTICES or CAMERA */
+	animc_space space;              /* required: any but DEFAULT */
 	int rate_hz;                    /* ANIMC_RATE_DEFAULT, 0 (only on changes) or 1..1000 */
 	uint32_t channels;              /* instances at once; 0: the daemon's default (16) */
 	uint32_t max_elements;          /* joints (vertices) per pose; 0: default (256) */
@@ -1042,6 +1061,23 @@ ANIMC_API int animc_stream_latest(animc_stream *s, uint64_t instance, float *buf
  */
 ANIMC_API int animc_stream_next(animc_stream *s, uint64_t instance, float *buf,
 				size_t buf_floats, animc_pose_info *info, uint64_t *dropped);
+
+/* One element of a pose of an ATTACHMENTS stream, as the stream lays it
+ * out (64 bytes: the floats, then three 32-bit integers, which a float
+ * buffer carries bit for bit). */
+typedef struct animc_attachment_element {
+	float m[12];                    /* model-space 3x4, row-major */
+	float animate;                  /* 1 a model hung there animates, 0 not */
+	uint32_t id;                    /* the file's attachment id */
+	uint32_t joint;                 /* the joint it hangs on */
+	uint32_t reserved;              /* 0 */
+} animc_attachment_element;
+
+/* Element i of a pose of an ATTACHMENTS stream copied into buf (by
+ * animc_stream_latest or animc_stream_next) into *out.  0, or -EINVAL
+ * for a NULL argument. */
+ANIMC_API int animc_stream_attachment(const float *buf, size_t i,
+				      animc_attachment_element *out);
 
 /* ====================================================================
  * Reconnection

@@ -44,6 +44,7 @@ enum animd_shm_space {
 	ANIMD_SHM_SPACE_VERTICES = 3,   /* per vertex, meshes in file order: xyz: 3 float32 */
 	ANIMD_SHM_SPACE_CAMERA = 4,     /* one element: position xyz, orientation xyzw, fov deg */
 	ANIMD_SHM_SPACE_EMITTERS = 5,   /* per M2 particle emitter: struct animd_shm_emitter */
+	ANIMD_SHM_SPACE_ATTACHMENTS = 6,        /* per M2 attachment point: struct animd_shm_attachment */
 };
 
 #define ANIMD_SHM_STRIDE_LOCAL 40u
@@ -51,6 +52,7 @@ enum animd_shm_space {
 #define ANIMD_SHM_STRIDE_VERTEX 12u
 #define ANIMD_SHM_STRIDE_CAMERA 32u
 #define ANIMD_SHM_STRIDE_EMITTER 96u
+#define ANIMD_SHM_STRIDE_ATTACHMENT 64u
 /* A vertices stream with ANIMD_SHM_FEATURE_NORMALS: position xyz, then the
  * skinned unit normal xyz (zero where the mesh has none), per vertex. */
 #define ANIMD_SHM_STRIDE_VERTEX_NORMAL 24u
@@ -67,6 +69,18 @@ struct animd_shm_emitter {
 					   area_length, area_width, z_source */
 	float enabled;                  /* 88: 1 on, 0 off */
 	float reserved;                 /* 92: 0 */
+};
+
+/* One element of an attachments payload, little-endian: the float32
+ * matrix and value, then what says which point it is (so a reader needs
+ * nothing but the stream to hang a model on it). */
+struct animd_shm_attachment {
+	float m[12];                    /*  0: model-space 3x4, row-major, translation last column:
+					   the joint's skin matrix times T(position) */
+	float animate;                  /* 48: 1 the model hung there animates, 0 not */
+	uint32_t id;                    /* 52: the file's attachment id (1 right hand, 11 head, ...) */
+	uint32_t joint;                 /* 56: the joint it hangs on (index in the skeleton) */
+	uint32_t reserved;              /* 60: 0 */
 };
 
 /* header.state */
@@ -150,6 +164,12 @@ _Static_assert(offsetof(struct animd_shm_slot, checksum) == 56, "layout");
 _Static_assert(sizeof(struct animd_shm_emitter) == ANIMD_SHM_STRIDE_EMITTER, "emitter element");
 _Static_assert(offsetof(struct animd_shm_emitter, params) == 48, "layout");
 _Static_assert(offsetof(struct animd_shm_emitter, enabled) == 88, "layout");
+_Static_assert(sizeof(struct animd_shm_attachment) == ANIMD_SHM_STRIDE_ATTACHMENT,
+	       "attachment element");
+_Static_assert(offsetof(struct animd_shm_attachment, animate) == 48, "layout");
+_Static_assert(offsetof(struct animd_shm_attachment, id) == 52, "layout");
+_Static_assert(offsetof(struct animd_shm_attachment, joint) == 56, "layout");
+_Static_assert(offsetof(struct animd_shm_attachment, reserved) == 60, "layout");
 _Static_assert(sizeof(double) == 8 && sizeof(float) == 4, "IEEE-754 binary32/64");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the stream layout is little-endian; this target is not"

@@ -309,6 +309,9 @@ static void info_text(const animc_asset_info *a)
 	if (a->emitter_count > 0)
 		printf("emitters    %zu (animctl sample %s --space emitters)\n", a->emitter_count,
 		       escape_text(a->name));
+	if (a->attachment_count > 0)
+		printf("attachments %zu (animctl sample %s --space attachments)\n",
+		       a->attachment_count, escape_text(a->name));
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 
@@ -458,6 +461,25 @@ static void sample_json(const animc_pose *p)
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
+	} else if (p->space == ANIMC_SPACE_ATTACHMENTS) {
+		json_key(&j, "attachments");
+		json_arr(&j);
+		for (size_t i = 0; i < p->attachment_count; i++) {
+			const animc_attachment_pose *at = &p->attachments[i];
+
+			json_obj(&j);
+			json_kuint(&j, "index", at->index);
+			json_kuint(&j, "id", at->id);
+			json_kuint(&j, "bone", at->bone);
+			json_kuint(&j, "joint", at->joint);
+			json_key(&j, "position");
+			json_floats(&j, at->position, 3);
+			json_key(&j, "m");
+			json_floats(&j, at->m, 12);
+			json_kbool(&j, "animate", at->animate);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 	} else if (p->space == ANIMC_SPACE_VERTICES) {
 		json_key(&j, "meshes");
 		json_arr(&j);
@@ -527,6 +549,13 @@ static void sample_text(const animc_pose *p)
 		       e->params[ANIMC_EMITTER_EMISSION_RATE], e->params[ANIMC_EMITTER_EMISSION_SPEED],
 		       e->params[ANIMC_EMITTER_LIFESPAN]);
 	}
+	for (size_t i = 0; i < p->attachment_count; i++) {
+		const animc_attachment_pose *at = &p->attachments[i];
+
+		printf("attachment %u id %u (bone %u) at %9.3f %9.3f %9.3f%s\n", at->index,
+		       at->id, at->bone, at->m[3], at->m[7], at->m[11],
+		       at->animate ? "" : "  not animated");
+	}
 	for (size_t i = 0; i < p->joint_count; i++) {
 		const animc_joint_pose *j = &p->joints[i];
 
@@ -544,7 +573,7 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
 		"usage: animctl sample ASSET --time SECONDS [--clip NAME] [--mesh MESH]\n"
-		"                      [--space local|model|skin|vertices|camera|emitters]\n"
+		"                      [--space local|model|skin|vertices|camera|emitters|attachments]\n"
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"

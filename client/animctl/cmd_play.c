@@ -54,7 +54,7 @@ static const char play_help[] =
 	"  --root-motion M    raw (default) or in_place\n"
 	"  --stream           also open a shared-memory stream and publish into it\n"
 	"  --space SPACE      the stream's space: local, model (default), skin,\n"
-	"                     vertices or camera\n"
+	"                     vertices, camera, emitters or attachments\n"
 	"  --rate HZ          the stream's publish rate (default: the daemon's)\n"
 	"  --until-end        exit when the instance ends or is stopped\n"
 	"  --reconnect        survive a daemon restart: reconnect and replay\n"
@@ -115,10 +115,37 @@ static void play_on_reconnect(animc_client *c, const animc_reconnect_info *info,
 	}
 }
 
+/* An attachment point's element carries integers among its floats: its
+ * fields by name. */
+static void play_attachment_json(struct json *j, const float *buf, uint32_t e)
+{
+	animc_attachment_element at;
+
+	animc_stream_attachment(buf, e, &at);
+	json_obj(j);
+	json_key(j, "m");
+	json_floats(j, at.m, 12);
+	json_kbool(j, "animate", at.animate > 0.5f);
+	json_kuint(j, "id", at.id);
+	json_kuint(j, "joint", at.joint);
+	json_obj_end(j);
+}
+
+static void play_attachment_text(const float *buf, uint32_t e)
+{
+	animc_attachment_element at;
+
+	animc_stream_attachment(buf, e, &at);
+	printf("  %3u id %u joint %u at %9.3f %9.3f %9.3f%s\n", e, at.id, at.joint, at.m[3],
+	       at.m[7], at.m[11], at.animate > 0.5f ? "" : "  not animated");
+}
+
 /* Print the stream's latest pose of the instance. */
 static void play_pose(struct play *p)
 {
 	animc_pose_info info;
+	animc_stream_info si;
+	bool points;
 	size_t n;
 	float *buf;
 	int rc;
@@ -127,6 +154,7 @@ static void play_pose(struct play *p)
 		fprintf(stderr, "animctl play: `pose` needs --stream\n");
 		return;
 	}
+	points = animc_stream_info_get(p->stream, &si) == 0 && si.space == ANIMC_SPACE_ATTACHMENTS;
 	n = animc_stream_pose_floats(p->stream);
 	buf = malloc((n ? n : 1) * sizeof *buf);
 	if (buf == NULL)
@@ -147,9 +175,13 @@ static void play_pose(struct play *p)
 		json_kuint(&j, "flags", info.flags);
 		json_key(&j, "elements");
 		json_arr(&j);
-		for (uint32_t e = 0; e < info.element_count; e++)
-			json_floats(&j, buf + (size_t)e * info.floats_per_element,
-				    info.floats_per_element);
+		for (uint32_t e = 0; e < info.element_count; e++) {
+			if (points)
+				play_attachment_json(&j, buf, e);
+			else
+				json_floats(&j, buf + (size_t)e * info.floats_per_element,
+					    info.floats_per_element);
+		}
 		json_arr_end(&j);
 		json_obj_end(&j);
 		json_end(&j);
@@ -161,6 +193,10 @@ static void play_pose(struct play *p)
 		for (uint32_t e = 0; e < info.element_count; e++) {
 			const float *v = buf + (size_t)e * info.floats_per_element;
 
+			if (points) {
+				play_attachment_text(buf, e);
+				continue;
+			}
 			printf("  %3u", e);
 			for (uint32_t k = 0; k < info.floats_per_element; k++)
 				printf(" %9.3f", v[k]);

@@ -20,6 +20,18 @@
 #define WATCH_W 60
 #define WATCH_H 20
 
+/* What an M2 has beside its joints: its particle emitters and its
+ * attachment points, each from a stream of their space, into which a
+ * second instance of the same clip plays (an instance publishes into one
+ * stream). */
+struct watch_extra {
+	animc_stream *stream;           /* NULL: none (or the daemon refused) */
+	uint64_t id;                    /* the instance */
+	float *buf;                     /* the latest pose */
+	size_t buf_floats;
+	uint32_t count;                 /* elements in it, 0 before one */
+};
+
 struct watch {
 	struct ctl *ctl;
 	animc_asset_info *skel;         /* joint names and parents */
@@ -35,13 +47,8 @@ struct watch {
 	bool ended, paused, stopped, done;
 	uint64_t frames, max_frames, dropped;
 	animc_pose_info info;
-	/* An M2's particle emitters: a second instance of the same clip plays
-	 * into a stream of their space (an instance publishes into one). */
-	animc_stream *estream;
-	uint64_t eid;
-	float *ebuf;                    /* 24 floats per emitter */
-	size_t ebuf_floats;
-	uint32_t ecount;                /* emitters in the latest pose, 0 before one */
+	struct watch_extra emitters;    /* 24 floats per emitter */
+	struct watch_extra points;      /* animc_attachment_element each */
 	/* The stack, its clips to cycle through (the asset's: skel unless
 	 * a mesh was given) and the cross-fades' options. */
 	struct watch_stack stack;
@@ -75,7 +82,9 @@ static const char watch_help[] =
 	"it missed, and the stack), N poses at most.  The instance ends when watch\n"
 	"does.\n"
 	"An M2 with particle emitters also shows them (on/off, position, emission\n"
-	"rate, speed, lifespan), from a stream of the emitters space.\n";
+	"rate, speed, lifespan), from a stream of the emitters space, and one with\n"
+	"attachment points shows those (id, joint, position, whether a model hung\n"
+	"there animates), from a stream of the attachments space.\n";
 
 /* ---- joint positions ------------------------------------------------------ */
 
@@ -175,19 +184,37 @@ static void watch_axes(const struct watch *w, int *h, int *v)
 	*v = t[w->view][1];
 }
 
-/* The emitters' latest state (nothing until their stream has one). */
-static void watch_emitters(struct watch *w)
+/* The emitters' and points' latest state (nothing until their stream has
+ * one). */
+static void watch_extras(struct watch *w)
 {
+	struct watch_extra *x[2] = { &w->emitters, &w->points };
 	animc_pose_info info;
 
-	if (w->estream != NULL &&
-	    animc_stream_latest(w->estream, w->eid, w->ebuf, w->ebuf_floats, &info) == 0)
-		w->ecount = info.element_count;
+	for (int k = 0; k < 2; k++)
+		if (x[k]->stream != NULL &&
+		    animc_stream_latest(x[k]->stream, x[k]->id, x[k]->buf, x[k]->buf_floats,
+					&info) == 0)
+			x[k]->count = info.element_count;
 }
 
 static const float *watch_emitter(const struct watch *w, uint32_t i)
 {
-	return w->ebuf + (size_t)i * animc_space_floats(ANIMC_SPACE_EMITTERS);
+	return w->emitters.buf + (size_t)i * animc_space_floats(ANIMC_SPACE_EMITTERS);
+}
+
+static animc_attachment_element watch_point(const struct watch *w, uint32_t i)
+{
+	animc_attachment_element at;
+
+	animc_stream_attachment(w->points.buf, i, &at);
+	return at;
+}
+
+/* The name of the joint a point hangs on. */
+static const char *watch_joint_name(const struct watch *w, uint32_t j)
+{
+	return j < w->skel->joint_count ? escape_text(w->skel->joints[j].name) : "?";
 }
 
 /* ---- the terminal view ------------------------------------------------------ */
@@ -309,16 +336,26 @@ static void watch_draw(struct watch *w)
 		       p >= 0 ? escape_text(w->skel->joints[p].name) : "-", w->pos[j][0], w->pos[j][1],
 		       w->pos[j][2]);
 	}
-	if (w->ecount > 0)
+	if (w->emitters.count > 0)
 		printf("%-3s %-8s %10s %10s %10s %10s %10s %10s\x1b[K\n", "#", "EMITTER", "X", "Y", "Z",
 		       "RATE", "SPEED", "LIFESPAN");
-	for (uint32_t i = 0; i < w->ecount; i++) {
+	for (uint32_t i = 0; i < w->emitters.count; i++) {
 		const float *e = watch_emitter(w, i);
 
 		printf("%-3u %-8s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\x1b[K\n", i,
 		       e[22] > 0.5f ? "on" : "off", e[3], e[7], e[11],
 		       e[12 + ANIMC_EMITTER_EMISSION_RATE], e[12 + ANIMC_EMITTER_EMISSION_SPEED],
 		       e[12 + ANIMC_EMITTER_LIFESPAN]);
+	}
+	if (w->points.count > 0)
+		printf("%-3s %-8s %-16s %10s %10s %10s %s\x1b[K\n", "#", "ATTACH", "JOINT", "X", "Y",
+		       "Z", "ANIMATE");
+	for (uint32_t i = 0; i < w->points.count; i++) {
+		animc_attachment_element at = watch_point(w, i);
+
+		printf("%-3u id %-5u %-16.16s %10.3f %10.3f %10.3f %s\x1b[K\n", i, at.id,
+		       watch_joint_name(w, at.joint), at.m[3], at.m[7], at.m[11],
+		       at.animate > 0.5f ? "yes" : "no");
 	}
 	printf("q quit  space pause/resume  r restart  n/p fade to next/previous clip"
 	       "\x1b[K\x1b[J");
@@ -353,10 +390,10 @@ static void watch_print(struct watch *w, uint64_t dropped)
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
-		if (w->estream != NULL) {
+		if (w->emitters.stream != NULL) {
 			json_key(&j, "emitters");
 			json_arr(&j);
-			for (uint32_t i = 0; i < w->ecount; i++) {
+			for (uint32_t i = 0; i < w->emitters.count; i++) {
 				const float *e = watch_emitter(w, i);
 				float at[3] = { e[3], e[7], e[11] };
 
@@ -372,6 +409,24 @@ static void watch_print(struct watch *w, uint64_t dropped)
 					json_float(&j, e[12 + k]);
 				}
 				json_obj_end(&j);
+				json_obj_end(&j);
+			}
+			json_arr_end(&j);
+		}
+		if (w->points.stream != NULL) {
+			json_key(&j, "attachments");
+			json_arr(&j);
+			for (uint32_t i = 0; i < w->points.count; i++) {
+				animc_attachment_element at = watch_point(w, i);
+				float pos[3] = { at.m[3], at.m[7], at.m[11] };
+
+				json_obj(&j);
+				json_kuint(&j, "index", i);
+				json_kuint(&j, "id", at.id);
+				json_kuint(&j, "joint", at.joint);
+				json_kbool(&j, "animate", at.animate > 0.5f);
+				json_key(&j, "position");
+				json_floats(&j, pos, 3);
 				json_obj_end(&j);
 			}
 			json_arr_end(&j);
@@ -393,11 +448,18 @@ static void watch_print(struct watch *w, uint64_t dropped)
 		printf("  %s %.2f %.2f %.2f",
 		       k < w->skel->joint_count ? escape_text(w->skel->joints[k].name) : "?",
 		       w->pos[k][0], w->pos[k][1], w->pos[k][2]);
-	for (uint32_t i = 0; i < w->ecount; i++) {
+	for (uint32_t i = 0; i < w->emitters.count; i++) {
 		const float *e = watch_emitter(w, i);
 
 		printf("  emitter%u %s %.2f %.2f %.2f rate %.2f", i, e[22] > 0.5f ? "on" : "off", e[3],
 		       e[7], e[11], e[12 + ANIMC_EMITTER_EMISSION_RATE]);
+	}
+	for (uint32_t i = 0; i < w->points.count; i++) {
+		animc_attachment_element at = watch_point(w, i);
+
+		printf("  attachment%u id %u on %s %.2f %.2f %.2f%s", i, at.id,
+		       watch_joint_name(w, at.joint), at.m[3], at.m[7], at.m[11],
+		       at.animate > 0.5f ? "" : " still");
 	}
 	printf("\n");
 	fflush(stdout);
@@ -432,8 +494,9 @@ static void watch_on_reconnect(animc_client *c, const animc_reconnect_info *info
 		 info->server_pid, info->instance_count, info->instance_count == 1 ? "" : "s");
 }
 
-/* Cross-fade (the emitters' instance too) to `target`: a clip of ASSET, or
- * another asset's first clip.  0 or the library's negative errno. */
+/* Cross-fade (the emitters' and points' instances too) to `target`: a
+ * clip of ASSET, or another asset's first clip.  0 or the library's
+ * negative errno. */
 static int watch_fade(struct watch *w, const char *target)
 {
 	animc_fade_opts o = ANIMC_FADE_OPTS_INIT;
@@ -453,8 +516,10 @@ static int watch_fade(struct watch *w, const char *target)
 	if (rc == 0) {
 		watch_stack_take(&w->stack, st);
 		animc_free(st);
-		if (w->eid != 0)
-			rc = animc_fade(w->ctl->c, w->eid, &o, NULL);
+		if (w->emitters.id != 0)
+			rc = animc_fade(w->ctl->c, w->emitters.id, &o, NULL);
+		if (rc == 0 && w->points.id != 0)
+			rc = animc_fade(w->ctl->c, w->points.id, &o, NULL);
 	}
 	return rc;
 }
@@ -498,15 +563,20 @@ static void watch_key(struct watch *w, char k)
 	} else if (k == ' ') {
 		rc = w->paused ? animc_resume(w->ctl->c, w->id, &st)
 			       : animc_pause(w->ctl->c, w->id, &st);
-		if (rc == 0 && w->eid != 0)
-			rc = w->paused ? animc_resume(w->ctl->c, w->eid, NULL)
-				       : animc_pause(w->ctl->c, w->eid, NULL);
+		if (rc == 0 && w->emitters.id != 0)
+			rc = w->paused ? animc_resume(w->ctl->c, w->emitters.id, NULL)
+				       : animc_pause(w->ctl->c, w->emitters.id, NULL);
+		if (rc == 0 && w->points.id != 0)
+			rc = w->paused ? animc_resume(w->ctl->c, w->points.id, NULL)
+				       : animc_pause(w->ctl->c, w->points.id, NULL);
 		if (rc == 0)
 			w->paused = st->state == ANIMC_STATE_PAUSED;
 	} else if (k == 'r') {
 		rc = animc_seek(w->ctl->c, w->id, 0, NULL);
-		if (rc == 0 && w->eid != 0)
-			rc = animc_seek(w->ctl->c, w->eid, 0, NULL);
+		if (rc == 0 && w->emitters.id != 0)
+			rc = animc_seek(w->ctl->c, w->emitters.id, 0, NULL);
+		if (rc == 0 && w->points.id != 0)
+			rc = animc_seek(w->ctl->c, w->points.id, 0, NULL);
 	} else if (k == 'n' || k == 'p') {
 		const char *to = watch_next_clip(w, k == 'n' ? 1 : -1);
 
@@ -535,7 +605,7 @@ static int watch_read(struct watch *w, bool tui)
 		rc = animc_stream_latest(w->stream, w->id, w->buf, w->buf_floats, &w->info);
 		if (rc == 0) {
 			watch_positions(w);
-			watch_emitters(w);
+			watch_extras(w);
 			w->frames++;
 		}
 		return rc == -ENODATA ? 0 : rc;
@@ -543,7 +613,7 @@ static int watch_read(struct watch *w, bool tui)
 	while ((rc = animc_stream_next(w->stream, w->id, w->buf, w->buf_floats, &w->info,
 				       &dropped)) == 0) {
 		watch_positions(w);
-		watch_emitters(w);
+		watch_extras(w);
 		watch_print(w, dropped);
 		if (++w->frames == w->max_frames) {
 			w->done = true;
@@ -613,25 +683,26 @@ static int watch_loop(struct watch *w, bool tui)
 	return EXIT_OK;
 }
 
-/* The emitters' stream and its instance (watch goes on without them if
- * the daemon refuses). */
-static void watch_open_emitters(struct watch *w, animc_play_opts o, animc_stream_opts so)
+/* The emitters' or points' stream of `count` elements and its instance
+ * (watch goes on without them if the daemon refuses). */
+static void watch_open_extra(struct watch *w, struct watch_extra *x, animc_space space,
+			     size_t count, animc_play_opts o, animc_stream_opts so)
 {
 	animc_instance *in = NULL;
 
-	so.space = ANIMC_SPACE_EMITTERS;
-	so.max_elements = (uint32_t)w->skel->emitter_count;
-	if (animc_stream_open(w->ctl->c, &so, &w->estream) < 0)
+	so.space = space;
+	so.max_elements = (uint32_t)count;
+	if (animc_stream_open(w->ctl->c, &so, &x->stream) < 0)
 		return;
-	o.stream = w->estream;
-	w->ebuf_floats = animc_stream_pose_floats(w->estream);
-	w->ebuf = malloc(w->ebuf_floats * sizeof *w->ebuf);
-	if (w->ebuf == NULL || animc_play(w->ctl->c, &o, &in) < 0) {
-		animc_stream_close(w->estream);
-		w->estream = NULL;
+	o.stream = x->stream;
+	x->buf_floats = animc_stream_pose_floats(x->stream);
+	x->buf = malloc(x->buf_floats * sizeof *x->buf);
+	if (x->buf == NULL || animc_play(w->ctl->c, &o, &in) < 0) {
+		animc_stream_close(x->stream);
+		x->stream = NULL;
 		return;
 	}
-	w->eid = in->id;
+	x->id = in->id;
 	animc_free(in);
 }
 
@@ -724,7 +795,11 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	w.id = st->id;
 	watch_stack_take(&w.stack, st);
 	if (w.skel->emitter_count > 0)
-		watch_open_emitters(&w, o, so);
+		watch_open_extra(&w, &w.emitters, ANIMC_SPACE_EMITTERS, w.skel->emitter_count,
+				 o, so);
+	if (w.skel->attachment_count > 0)
+		watch_open_extra(&w, &w.points, ANIMC_SPACE_ATTACHMENTS,
+				 w.skel->attachment_count, o, so);
 	snprintf(w.status, sizeof w.status, "%s clip %s, %.3f s, %s, speed %g, stream %" PRIu64,
 		 escape_text(st->state_name), st->clip ? escape_text(st->clip) : "-", st->duration,
 		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);
@@ -745,7 +820,8 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		rc = watch_loop(&w, tui);
 	}
 	free(w.buf);
-	free(w.ebuf);
+	free(w.emitters.buf);
+	free(w.points.buf);
 	free(w.pos);
 	if (w.anim != w.skel)
 		animc_free(w.anim);

@@ -13,4 +13,5 @@ _Static_assert(sizeof(animc_stream_opts) == 56, "animc_stream_opts is part of th
 _Static_assert(sizeof(animc_reconnect_opts) == 64, "animc_reconnect_opts is part of the 1.0 ABI");
 _Static_assert(sizeof(animc_stream_info) == 96, "animc_stream_info is part of the 1.0 ABI");
 _Static_assert(sizeof(animc_pose_info) == 104, "animc_pose_info is part of the 1.0 ABI");
+_Static_assert(sizeof(animc_attachment_element) == 64, "animc_attachment_element is a stream's");
 #endif

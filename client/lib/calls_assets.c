@@ -220,6 +220,7 @@ static void info_m2(struct ac_parse *p, animc_asset_info *a, const msgpack_objec
 	double *v = ac_res_alloc(p->res, n * sizeof *v);
 
 	ac_obj_array(p, r, "emitters", &a->emitter_count);
+	ac_obj_array(p, r, "attachments", &a->attachment_count);
 	if (v == NULL) {
 		p->err = p->err ? p->err : -ENOMEM;
 		return;

@@ -132,6 +132,32 @@ static void sample_emitters(struct ac_parse *p, animc_pose *pose, const msgpack_
 	pose->emitter_count = n;
 }
 
+static void sample_attachments(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "attachments", &n);
+	animc_attachment_pose *at = ac_res_alloc(p->res, n * sizeof *at);
+
+	if (at == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i], *on;
+
+		at[i].index = (uint32_t)ac_obj_i64(p, o, "index", 0);
+		at[i].id = (uint32_t)ac_obj_i64(p, o, "id", 0);
+		at[i].bone = (uint32_t)ac_obj_i64(p, o, "bone", 0);
+		at[i].joint = (uint32_t)ac_obj_i64(p, o, "joint", 0);
+		ac_obj_floats(p, ac_obj_get(o, "position"), at[i].position, 3, "position");
+		ac_obj_floats(p, ac_obj_get(o, "m"), at[i].m, 12, "m");
+		on = ac_obj_get(o, "animate");
+		at[i].animate = on != NULL && on->type == MSGPACK_OBJECT_BOOLEAN && on->via.boolean;
+	}
+	pose->attachments = at;
+	pose->attachment_count = n;
+}
+
 static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_pose *pose = ac_res_new(sizeof *pose);
@@ -171,6 +197,7 @@ static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 	sample_joints(&p, pose, r);
 	sample_meshes(&p, pose, r);
 	sample_emitters(&p, pose, r);
+	sample_attachments(&p, pose, r);
 	return p.err;
 }
 

@@ -401,6 +401,23 @@ int animc_stream_next(animc_stream *s, uint64_t instance, float *buf, size_t buf
 	return rc == -ESTALE ? -EAGAIN : rc;
 }
 
+/* The element's bytes as the daemon wrote them: a copy, never a cast
+ * (the buffer is the caller's floats). */
+int animc_stream_attachment(const float *buf, size_t i, animc_attachment_element *out)
+{
+	_Static_assert(sizeof *out == ANIMD_SHM_STRIDE_ATTACHMENT,
+		       "the element is the stream's layout");
+	_Static_assert(offsetof(animc_attachment_element, id) ==
+		       offsetof(struct animd_shm_attachment, id), "layout");
+	_Static_assert(offsetof(animc_attachment_element, joint) ==
+		       offsetof(struct animd_shm_attachment, joint), "layout");
+
+	if (buf == NULL || out == NULL)
+		return -EINVAL;
+	memcpy(out, buf + i * (ANIMD_SHM_STRIDE_ATTACHMENT / sizeof *buf), sizeof *out);
+	return 0;
+}
+
 int animc_stream_info_get(const animc_stream *s, animc_stream_info *info)
 {
 	const struct animd_shm_header *live;

@@ -15,6 +15,7 @@ const char *const sample_space_names[SAMPLE_SPACE_COUNT] = {
 	[SPACE_VERTICES] = "vertices",
 	[SPACE_CAMERA] = "camera",
 	[SPACE_EMITTERS] = "emitters",
+	[SPACE_ATTACHMENTS] = "attachments",
 };
 
 const char *const sample_loop_names[3] = {
@@ -181,6 +182,29 @@ static int sampling_emitters(const struct sample_request *req, struct sample_res
 	return 0;
 }
 
+/* Each point hangs on its joint's skin matrix too.  An M2 without points
+ * gives an empty list. */
+static int sampling_attachments(const struct sample_request *req, struct sample_result *res,
+				const struct skeleton *skel, const mat34 *model)
+{
+	const struct asset *a = req->asset;
+	mat34 *skin = malloc((size_t)skel->joint_count * sizeof *skin + 1);
+
+	res->attachment_states =
+		malloc((size_t)a->attachment_count * sizeof *res->attachment_states + 1);
+	if (skin == NULL || res->attachment_states == NULL) {
+		free(skin);
+		return -ENOMEM;
+	}
+	pose_model_to_skin(skel, model, skin);
+	res->attachment_count = a->attachment_count;
+	res->attachments = a->attachments;
+	attachments_sample(a->attachments, a->attachment_count, res->clip, res->clip_time.t_ns,
+			   time_from_seconds(req->time), skin, res->attachment_states);
+	free(skin);
+	return 0;
+}
+
 int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
 		    size_t errlen)
 {
@@ -230,6 +254,10 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		return sampling_fail(err, errlen, -EOPNOTSUPP,
 				     "%s has no particle emitters: the %s space is M2's", a->name,
 				     "emitters");
+	if (req->space == SPACE_ATTACHMENTS && a->format != ASSET_FORMAT_M2)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s has no attachment points: the %s space is M2's", a->name,
+				     "attachments");
 
 	res->skeleton = skel;
 	res->clip = clip;
@@ -290,6 +318,12 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		return 0;
 	case SPACE_EMITTERS:
 		rc = sampling_emitters(req, res, skel, model);
+		if (rc < 0)
+			goto fail;
+		free(model);
+		return 0;
+	case SPACE_ATTACHMENTS:
+		rc = sampling_attachments(req, res, skel, model);
 		if (rc < 0)
 			goto fail;
 		free(model);
@@ -357,5 +391,6 @@ void sample_result_free(struct sample_result *res)
 	free(res->local);
 	free(res->mats);
 	free(res->emitter_states);
+	free(res->attachment_states);
 	memset(res, 0, sizeof *res);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/anim/attachment.h"
 #include "daemon/assets/asset.h"
 
 enum sample_space {
@@ -20,6 +21,7 @@ enum sample_space {
 	SPACE_VERTICES,
 	SPACE_CAMERA,
 	SPACE_EMITTERS,                 /* M2 particle emitters */
+	SPACE_ATTACHMENTS,              /* M2 attachment points */
 };
 
 /*
@@ -81,12 +83,15 @@ struct sample_result {
 	uint32_t emitter_count;             /* SPACE_EMITTERS */
 	const struct emitter *emitters;     /* the asset's definitions */
 	struct emitter_state *emitter_states;
+	uint32_t attachment_count;          /* SPACE_ATTACHMENTS */
+	const struct attachment *attachments;   /* the asset's points */
+	struct attachment_state *attachment_states;
 	int has_bounds;                     /* the clip's box (not with layers) */
 	float bounds[6];
 	uint32_t layer_count;               /* the request's layers, applied */
 };
 
-#define SAMPLE_SPACE_COUNT (SPACE_EMITTERS + 1)
+#define SAMPLE_SPACE_COUNT (SPACE_ATTACHMENTS + 1)
 /* The names of spaces, loop modes and root-motion modes, by value (the wire
  * and the tools use these words). */
 extern const char *const sample_space_names[SAMPLE_SPACE_COUNT];

@@ -113,14 +113,17 @@ static json_t *inspect_json(const struct asset *a)
 		json_object_set_new(root, "ticks_from_file", json_boolean(a->ticks_from_file));
 	}
 	if (a->format == ASSET_FORMAT_M2) {
-		json_t *globals = json_array(), *emitters = json_array();
+		json_t *globals = json_array(), *emitters = json_array(), *points = json_array();
 
 		for (uint32_t i = 0; i < a->global_count; i++)
 			json_array_append_new(globals, json_out_number(time_to_seconds(a->global_ns[i])));
 		for (uint32_t i = 0; i < a->emitter_count; i++)
 			json_array_append_new(emitters, m2_json_emitter(a, i));
+		for (uint32_t i = 0; i < a->attachment_count; i++)
+			json_array_append_new(points, m2_json_attachment(a, i));
 		json_object_set_new(root, "global_sequences", globals);
 		json_object_set_new(root, "emitters", emitters);
+		json_object_set_new(root, "attachments", points);
 		json_object_set_new(root, "companions", m2_json_companions(a));
 	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
@@ -222,6 +225,12 @@ static void inspect_text(const struct asset *a)
 		       "texture %d, %dx%d tiles\n", i, a->skeleton->names[e->joint], e->position.x,
 		       e->position.y, e->position.z, e->emitter_type, e->particle_type,
 		       e->blend_mode, e->texture, e->rows, e->columns);
+	}
+	for (uint32_t i = 0; i < a->attachment_count; i++) {
+		const struct attachment *p = &a->attachments[i];
+
+		printf("attach   %u id %u on %s at %g %g %g\n", i, p->id,
+		       a->skeleton->names[p->joint], p->position.x, p->position.y, p->position.z);
 	}
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];

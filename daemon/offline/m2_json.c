@@ -118,3 +118,22 @@ json_t *m2_json_emitter_state(const struct asset *a, uint32_t i, const struct em
 	json_object_set_new(o, "params", params);
 	return o;
 }
+
+json_t *m2_json_attachment(const struct asset *a, uint32_t i)
+{
+	const struct attachment *p = &a->attachments[i];
+
+	return json_pack("{s:I, s:I, s:I, s:I, s:o}", "index", (json_int_t)i, "id",
+			 (json_int_t)p->id, "bone", (json_int_t)a->joint_info[p->joint].file_index,
+			 "joint", (json_int_t)p->joint, "position", json_out_vec3(p->position));
+}
+
+json_t *m2_json_attachment_state(const struct asset *a, uint32_t i,
+				 const struct attachment_state *st)
+{
+	json_t *o = m2_json_attachment(a, i);
+
+	json_object_set_new(o, "m", json_out_mat34(&st->m));
+	json_object_set_new(o, "animate", json_boolean(st->animate > 0.5f));
+	return o;
+}

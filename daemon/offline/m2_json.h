@@ -1,7 +1,8 @@
 /*
  * m2_json.h - the JSON of what only M2 has, for inspect and sample: a
- * sequence's facts, a bone's flags, an emitter's static fields and its
- * state at a time.  The field names are a contract (README, PROTOCOL.md).
+ * sequence's facts, a bone's flags, an emitter's and an attachment point's
+ * static fields and their state at a time.  The field names are a
+ * contract (README, PROTOCOL.md).
  */
 #ifndef ANIMD_M2_JSON_H
 #define ANIMD_M2_JSON_H
@@ -27,5 +28,10 @@ void m2_json_joint(json_t *joint, const struct m2_joint_info *j);
 json_t *m2_json_emitter(const struct asset *a, uint32_t i);
 /* The same with its state: "m" (model-space 3x4), "enabled", "params". */
 json_t *m2_json_emitter_state(const struct asset *a, uint32_t i, const struct emitter_state *st);
+/* Attachment point i: {"index", "id", "bone", "joint", "position"}. */
+json_t *m2_json_attachment(const struct asset *a, uint32_t i);
+/* The same with its state: "m" (model-space 3x4), "animate" (bool). */
+json_t *m2_json_attachment_state(const struct asset *a, uint32_t i,
+				 const struct attachment_state *st);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * animd sample FILE [--mesh MESH] [--clip NAME] --time SECONDS
  *              [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
- *              [--space local|model|skin|vertices|camera] [--loop MODE]
+ *              [--space local|model|skin|vertices|camera|emitters|attachments]
+ *              [--loop MODE]
  *              [--root-motion raw|in_place] [--json]
  *
  * Evaluates one pose exactly as the daemon's `sample` request does.  The
@@ -134,6 +135,15 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 		json_object_set_new(root, "emitters", emitters);
 		break;
 	}
+	case SPACE_ATTACHMENTS: {
+		json_t *points = json_array();
+
+		for (uint32_t i = 0; i < r->attachment_count; i++)
+			json_array_append_new(points, m2_json_attachment_state(
+				q->asset, i, &r->attachment_states[i]));
+		json_object_set_new(root, "attachments", points);
+		break;
+	}
 	default:
 		json_object_set_new(root, "joints", sample_joints_json(q, r));
 		break;
@@ -165,6 +175,16 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 			for (int p = 0; p < EMITTER_PARAMS; p++)
 				printf(" %s %g", emitter_param_names[p], e->param[p]);
 			printf("\n");
+		}
+		return;
+	case SPACE_ATTACHMENTS:
+		for (uint32_t i = 0; i < r->attachment_count; i++) {
+			const struct attachment *p = &r->attachments[i];
+			const struct attachment_state *st = &r->attachment_states[i];
+
+			printf("attachment %u id %u on %s at %10.4f %10.4f %10.4f%s\n", i, p->id,
+			       r->skeleton->names[p->joint], st->m.m[0][3], st->m.m[1][3],
+			       st->m.m[2][3], st->animate > 0.5f ? "" : " (not animated)");
 		}
 		return;
 	case SPACE_VERTICES:
@@ -200,7 +220,7 @@ static void sample_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] --time SECONDS\n"
-		"                    [--space local|model|skin|vertices|camera|emitters]\n"
+		"                    [--space local|model|skin|vertices|camera|emitters|attachments]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
 		"                    [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
@@ -426,7 +446,7 @@ int offline_sample(int argc, char **argv)
 	q.layer_count = st.count;
 	q.space = sample_default_space(a);
 	if (space != NULL && sample_space_parse(space, &q.space) < 0) {
-		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera or emitters, not \"%s\"\n", space);
+		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera, emitters or attachments, not \"%s\"\n", space);
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -190,6 +190,17 @@ def t_sample(c):
           np.array_equal(e.joints[0], np.float32(em[0]["m"]).reshape(3, 4)) and
           e.params[0][0] == np.float32(em[0]["params"]["emission_speed"]) and
           bool(e.enabled[0]) == em[0]["enabled"], "sample emitters: matrices, params, on/off")
+    at = c.sample(asset="lantern.m2", time=0.5, space="attachments")
+    pt = at["attachments"]
+    check(animd.SPACES[6] == "attachments" and at.attachments.shape == (1, 16) and
+          pt[0]["id"] == 11 and pt[0]["bone"] == 0 and
+          np.array_equal(at.joints[0], np.float32(pt[0]["m"]).reshape(3, 4)) and
+          at.ids.tolist() == [11] and at.joint_indices.tolist() == [pt[0]["joint"]] and
+          at.animate.tolist() == [pt[0]["animate"]] and at.ids.dtype == np.uint32,
+          "sample attachments: matrices, animate, ids and joints (%r)" % pt)
+    raises(animd.Unsupported, lambda: c.sample(asset="walker.md5anim", time=0.5,
+                                               space="attachments"),
+           "sample attachments of an md5anim")
     bl = c.sample(asset="walker.md5anim", mesh="walker.md5mesh", time=0.25,
                   layers=[{"asset": "idle.md5anim", "time": 0.0, "weight": 0.5}])
     check(bl["layers"][0]["weight"] == 0.5 and bl.joints.shape == (10, 3, 4), "sample with layers")
@@ -248,6 +259,21 @@ def t_stream_methods(c):
     v.close()
     check(not v.live if v._mm else True, "Stream.close")
     c.stop(instance=i)
+    # An M2's attachment points: sample's rows, bit for bit (the ids and
+    # joints are integers in the float rows).
+    ap = c.stream_open(space="attachments", rate=0, joints=4)
+    k = c.play(stream=ap, asset="lantern.m2")
+    c.pause(instance=k)
+    c.seek(instance=k, time=0.7)
+    p = ap.latest(k)
+    s = c.sample(asset="lantern.m2", time=0.7, space="attachments")
+    check(ap.space == "attachments" and p.data.shape == (1, 16) and
+          np.array_equal(p.data.view(np.uint32), s.data.view(np.uint32)) and
+          p.ids.tolist() == [11] and p.joint_indices.tolist() == s.joint_indices.tolist() and
+          bool(p.animate[0]) and np.array_equal(p.positions, s.positions),
+          "an attachments stream: sample's rows, bit for bit")
+    ap.close()
+    c.stop(instance=k)
     c.stop(instance=a)
     c.stop(instance=b)
 

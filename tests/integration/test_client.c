@@ -749,6 +749,64 @@ static void test_stream_x_vertices(void **state)
 	animc_stream_close(s);
 }
 
+/* The demo lantern's attachment point through the library: counted by
+ * assets.info, sampled (animc_attachment_pose), and read from a stream of
+ * its space (animc_stream_attachment) with the same numbers; the name and
+ * width of the space. */
+static void test_stream_m2_attachments(void **state)
+{
+	struct fixture *fx = *state;
+	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_sample_opts o = { .asset = "lantern.m2", .time = 0.7,
+				.space = ANIMC_SPACE_ATTACHMENTS };
+	animc_attachment_element el;
+	animc_stream *s = NULL;
+	animc_asset_info *ai;
+	animc_instance *in;
+	animc_pose_info pi;
+	animc_pose *p;
+	float buf[4 * 16];
+
+	assert_int_equal(animc_space_lookup("attachments"), ANIMC_SPACE_ATTACHMENTS);
+	assert_string_equal(animc_space_name(ANIMC_SPACE_ATTACHMENTS), "attachments");
+	assert_int_equal(animc_space_floats(ANIMC_SPACE_ATTACHMENTS), 16);
+	expect_ok(fx->c, animc_assets_info(fx->c, "lantern.m2", &ai));
+	assert_int_equal(ai->attachment_count, 1);
+	animc_free(ai);
+	expect_ok(fx->c, animc_sample(fx->c, &o, &p));
+	assert_int_equal(p->space, ANIMC_SPACE_ATTACHMENTS);
+	assert_int_equal(p->attachment_count, 1);
+	assert_int_equal(p->attachments[0].index, 0);
+	assert_int_equal(p->attachments[0].id, 11);
+	assert_int_equal(p->attachments[0].bone, 0);
+	assert_true(p->attachments[0].animate);
+	assert_true(fabsf(p->attachments[0].position[2] - 1.4f) < 1e-6f);
+
+	so.space = ANIMC_SPACE_ATTACHMENTS;
+	so.channels = 1;
+	so.max_elements = 4;
+	expect_ok(fx->c, animc_stream_open(fx->c, &so, &s));
+	po.asset = "lantern.m2";
+	po.stream = s;
+	po.speed = 0;
+	po.start = 0.7;
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	expect_ok(fx->c, animc_stream_latest(s, in->id, buf, 4 * 16, &pi));
+	assert_int_equal(pi.element_count, 1);
+	assert_int_equal(pi.floats_per_element, 16);
+	expect_ok(fx->c, animc_stream_attachment(buf, 0, &el));
+	assert_memory_equal(el.m, p->attachments[0].m, sizeof el.m);
+	assert_true(el.animate == 1.0f);
+	assert_int_equal(el.id, 11);
+	assert_int_equal(el.joint, p->attachments[0].joint);
+	assert_int_equal(el.reserved, 0);
+	assert_int_equal(animc_stream_attachment(NULL, 0, &el), -EINVAL);
+	animc_free(p);
+	animc_free(in);
+	animc_stream_close(s);
+}
+
 static void test_stream_latest_next(void **state)
 {
 	struct fixture *fx = *state;
@@ -1188,6 +1246,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nonblocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_latest_next, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_x_vertices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_m2_attachments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_drops_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_no_torn_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_without_reconnect, setup, teardown),

@@ -103,6 +103,28 @@ expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.5 --space vertices -
 expect_jq '(.meshes[0].positions | length) == 16' "$TMP/out"
 expect_status 1 "$ANIMD" sample "$demo/walker.md5anim" --time 0 --space emitters
 expect_match 'emitters space is M2' "$TMP/err"
+# Attachment points: inspect lists the lantern's (id 11 on file bone 0,
+# which is joint 2: the file lists bones child first); sample's
+# attachments space gives its model-space transform, its joint's skin
+# matrix times T(position), and whether a model hung there animates.
+expect_jq '(.attachments | length) == 1 and .attachments[0] as $p | $p.index == 0 and $p.id == 11 and $p.bone == 0 and $p.joint == 2 and ([$p.position[0] - 0.5, $p.position[1], $p.position[2] - 1.4] | map(fabs) | max) < 1e-6' "$TMP/m2.json"
+expect_status 0 "$ANIMD" inspect "$demo/lantern.m2"
+expect_match '^attach   0 id 11 on bone0 at 0\.5 0 1\.4$' "$TMP/out"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space attachments --json
+cp "$TMP/out" "$TMP/points.json"
+expect_jq '.space == "attachments" and (.attachments | length) == 1 and (.attachments[0] | keys) == ["animate","bone","id","index","joint","m","position"]' "$TMP/points.json"
+expect_jq '.attachments[0] | .index == 0 and .id == 11 and .bone == 0 and .joint == 2 and .animate == true and (.m | length) == 12' "$TMP/points.json"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space skin --json
+jq -s '{point: .[0].attachments[0], skin: .[1].joints}' "$TMP/points.json" "$TMP/out" >"$TMP/both.json"
+expect_jq '.point as $p | .skin[$p.joint].m as $k | $p.position as $x | ([range(0; 3) as $r | range(0; 3) as $c | $k[4 * $r + $c] - $p.m[4 * $r + $c] | fabs] | max) < 1e-6 and ([range(0; 3) as $r | $k[4 * $r] * $x[0] + $k[4 * $r + 1] * $x[1] + $k[4 * $r + 2] * $x[2] + $k[4 * $r + 3] - $p.m[4 * $r + 3] | fabs] | max) < 1e-5' "$TMP/both.json"
+expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space attachments
+expect_match '^attachment 0 id 11 on bone0 at +0\.2644 +0\.1754 +1\.2964$' "$TMP/out"
+# An M2 without points gives an empty list; a file that is not an M2 has none.
+mkdir "$TMP/seeds" && "$BUILD/gen/gen_m2_seeds" "$TMP/seeds" >/dev/null || { echo "gen_m2_seeds failed"; exit 1; }
+expect_status 0 "$ANIMD" sample "$TMP/seeds/synth.m2" --time 0.5 --space attachments --json
+expect_jq '.space == "attachments" and .attachments == []' "$TMP/out"
+expect_status 1 "$ANIMD" sample "$demo/walker.md5anim" --time 0 --space attachments
+expect_match 'has no attachment points: the attachments space is M2' "$TMP/err"
 # A broken M2 is refused with its file offset.
 head -c 300 "$demo/lantern.m2" >"$TMP/cut.m2"
 expect_status 1 "$ANIMD" check "$TMP/cut.m2"

@@ -833,17 +833,18 @@ static void test_x_asset(void **state)
 }
 
 /* Issue 10: a World of Warcraft M2 served like any asset: listed as
- * "m2", its sequences and global sequences in assets.info, a clip named
+ * "m2", its sequences, global sequences, emitters and attachment points
+ * in assets.info, a clip named
  * by animation id, played, and hot-reloaded through a broken save. */
 static void test_m2_asset(void **state)
 {
 	struct fixture *fx = *state;
-	const msgpack_object *clips, *list;
+	const msgpack_object *clips, *list, *points;
 	char dst[1024], msg[512], clip[32];
 	struct m2w_file f;
 	struct rpc_event ev;
 	struct rpc_reply r;
-	int64_t id, gen;
+	int64_t id, gen, v;
 	float x;
 	int found = 0;
 
@@ -873,6 +874,19 @@ static void test_m2_asset(void **state)
 	assert_int_equal(clips->via.array.size, 3);
 	assert_int_equal(rpc_get(r.result, "global_sequences")->via.array.size, 1);
 	assert_int_equal(rpc_get(r.result, "emitters")->via.array.size, 1);
+	/* Its attachment point's static fields: id 11 on bone 0 (joint 2:
+	 * the file lists bones child first). */
+	points = rpc_get(r.result, "attachments");
+	assert_non_null(points);
+	assert_int_equal(points->via.array.size, 1);
+	assert_int_equal(rpc_get_i64(&points->via.array.ptr[0], "id", &v), 0);
+	assert_int_equal(v, 11);
+	assert_int_equal(rpc_get_i64(&points->via.array.ptr[0], "bone", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(rpc_get_i64(&points->via.array.ptr[0], "joint", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(rpc_get(&points->via.array.ptr[0], "position")->via.array.size, 3);
+	assert_null(rpc_get(&points->via.array.ptr[0], "m"));
 	rpc_reply_free(&r);
 	/* Animation 0, variation 1 is the third sequence. */
 	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s clip:s", "glow.m2", "id=0.1"), 0);

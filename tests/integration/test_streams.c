@@ -30,6 +30,7 @@
 
 #include "proto/animd_shm.h"
 #include "tests/support/daemon_proc.h"
+#include "tests/support/m2_writer.h"
 #include "tests/support/rpc_client.h"
 
 #define TIMEOUT_MS 10000
@@ -62,6 +63,49 @@ static int setup(void **state)
 	struct fixture *fx = calloc(1, sizeof *fx);
 
 	assert_int_equal(daemon_proc_init(&fx->d), 0);
+	assert_int_equal(start_daemon(fx), 0);
+	*state = fx;
+	return 0;
+}
+
+/*
+ * The demo lantern with other attachment points: hands.m2 has two, point
+ * 0 (id 1) on the arm with an animate track that is 1 from 0 ms and 0
+ * from 1000 ms of Stand, point 1 (id 11) on the lantern without keys;
+ * bare.m2 has none.  Written before the daemon starts, so both load with
+ * the demo.
+ */
+static const uint32_t hands_times[] = { 0, 1000 };
+static const uint8_t hands_animate[] = { 1, 0 };
+static const struct m2w_attachment hands_points[] = {
+	{ .id = 1, .bone = 1, .position = { 0.1f, 0.2f, 0.3f },
+	  .animate = { .interpolation = M2_INTERP_STEP, .count = 2, .times = hands_times,
+		       .bytes = hands_animate } },
+	{ .id = 11, .bone = 0, .position = { 0.5f, 0, 1.4f } },
+};
+static const int16_t hands_lookup[] = { -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1 };
+
+static void write_m2(const char *dir, const char *stem, uint32_t points)
+{
+	struct m2w_model m = *m2w_demo_description();
+	struct m2w_file f;
+
+	m.attachment_count = points;
+	m.attachments = points ? hands_points : NULL;
+	m.attachment_lookup_count = points ? 12 : 0;
+	m.attachment_lookup = points ? hands_lookup : NULL;
+	m2w_build(&m, &f);
+	assert_int_equal(m2w_write_files(&f, dir, stem), 0);
+	m2w_file_free(&f);
+}
+
+static int setup_m2s(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof *fx);
+
+	assert_int_equal(daemon_proc_init(&fx->d), 0);
+	write_m2(fx->d.assets, "hands", 2);
+	write_m2(fx->d.assets, "bare", 0);
 	assert_int_equal(start_daemon(fx), 0);
 	*state = fx;
 	return 0;
@@ -575,6 +619,126 @@ static void stop_instance(struct fixture *fx, int64_t id)
 	rpc_reply_free(&r);
 }
 
+/* Pause the instance at `time` and read its pose; the same time's
+ * `sample --space attachments` as the stream's elements would carry it
+ * (the reply's "m", "animate", "id" and "joint"), and its "bone"s. */
+static void attachments_at(struct fixture *fx, const struct mapped *st, int64_t id,
+			   const char *asset, double time, unsigned char *buf, size_t size,
+			   struct animd_shm_attachment *want, int64_t *bones, uint32_t room)
+{
+	const msgpack_object *list;
+	struct rpc_reply r;
+
+	assert_int_equal(rpc_client_call(&fx->c, &r, "pause", "instance:u", (uint64_t)id), 0);
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "seek", "instance:u time:d", (uint64_t)id,
+					 time), 0);
+	rpc_reply_free(&r);
+	assert_int_equal(latest(st, 0, buf, size), 0);
+	assert_true(animd_shm_verify(buf, st->h->element_stride));
+	assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s", asset,
+					 time, "attachments"), 0);
+	if (r.error != NULL)
+		fail_msg("sample: %s %s", r.code, r.message);
+	list = rpc_get(r.result, "attachments");
+	assert_non_null(list);
+	assert_int_equal(list->type, MSGPACK_OBJECT_ARRAY);
+	assert_true(list->via.array.size <= room);
+	for (uint32_t i = 0; i < list->via.array.size; i++) {
+		const msgpack_object *p = &list->via.array.ptr[i], *m = rpc_get(p, "m");
+		int64_t v;
+
+		memset(&want[i], 0, sizeof want[i]);
+		assert_int_equal(m->via.array.size, 12);
+		for (int k = 0; k < 12; k++)
+			want[i].m[k] = (float)m->via.array.ptr[k].via.f64;
+		want[i].animate = rpc_get(p, "animate")->via.boolean ? 1.0f : 0.0f;
+		assert_int_equal(rpc_get_i64(p, "id", &v), 0);
+		want[i].id = (uint32_t)v;
+		assert_int_equal(rpc_get_i64(p, "joint", &v), 0);
+		want[i].joint = (uint32_t)v;
+		assert_int_equal(rpc_get_i64(p, "bone", &bones[i]), 0);
+		assert_int_equal(rpc_get_i64(p, "index", &v), 0);
+		assert_int_equal(v, i);
+	}
+	assert_int_equal(((const struct animd_shm_slot *)(const void *)buf)->element_count,
+			 list->via.array.size);
+	rpc_reply_free(&r);
+}
+
+/* An M2's attachments stream carries, per point, what `sample --space
+ * attachments` gives at the same time, bit for bit (the animate track
+ * included); a fade to an asset with another number of points is refused;
+ * an M2 without points publishes empty poses; the walker is refused, and
+ * so is a pose larger than the slots. */
+static void test_attachments_stream(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned char buf[64 + 4 * ANIMD_SHM_STRIDE_ATTACHMENT];
+	const struct animd_shm_attachment *e = (const void *)(buf + 64);
+	struct animd_shm_attachment want[4];
+	int64_t bones[4], id;
+	struct rpc_reply r;
+	struct mapped st, small;
+
+	open_stream_sized(fx, "attachments", 0, 1, 4, &st);
+	assert_int_equal(st.h->space, ANIMD_SHM_SPACE_ATTACHMENTS);
+	assert_int_equal(st.h->element_stride, ANIMD_SHM_STRIDE_ATTACHMENT);
+	id = play_into(fx, st.id, "hands.m2", NULL);
+	attachments_at(fx, &st, id, "hands.m2", 0.5, buf, sizeof buf, want, bones, 4);
+	assert_int_equal(((const struct animd_shm_slot *)(const void *)buf)->element_count, 2);
+	assert_memory_equal(e, want, 2 * sizeof *e);
+	assert_true(e[0].id == 1 && e[1].id == 11);
+	assert_true(bones[0] == 1 && bones[1] == 0);
+	assert_true(e[0].joint != e[1].joint);
+	assert_true(e[0].animate == 1.0f && e[1].animate == 1.0f);
+	/* Past the track's second key: point 0 no longer animates, point 1
+	 * (no keys) still does; and the arm has moved. */
+	attachments_at(fx, &st, id, "hands.m2", 1.5, buf, sizeof buf, want, bones, 4);
+	assert_memory_equal(e, want, 2 * sizeof *e);
+	assert_true(e[0].animate == 0.0f && e[1].animate == 1.0f);
+	assert_true(e[0].reserved == 0 && e[1].reserved == 0);
+	/* A fade to an asset with other points would outgrow the stream's
+	 * slots once it ends: refused. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "instance:u asset:s", (uint64_t)id,
+					 "bare.m2"), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "asset_error");
+	assert_non_null(strstr(r.message, "0 attachment points"));
+	rpc_reply_free(&r);
+	stop_instance(fx, id);
+
+	/* No points: empty poses, and an empty list from sample. */
+	id = play_into(fx, st.id, "bare.m2", NULL);
+	attachments_at(fx, &st, id, "bare.m2", 0.5, buf, sizeof buf, want, bones, 4);
+	assert_int_equal(((const struct animd_shm_slot *)(const void *)buf)->element_count, 0);
+	stop_instance(fx, id);
+
+	/* Not an M2: refused by the stream and by sample. */
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", st.id), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "unsupported");
+	rpc_reply_free(&r);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "sample", "asset:s time:d space:s",
+					 "walker.md5anim", 0.5, "attachments"), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "unsupported");
+	assert_non_null(strstr(r.message, "attachments space is M2's"));
+	rpc_reply_free(&r);
+
+	/* Two points do not fit slots of one. */
+	open_stream_sized(fx, "attachments", 0, 1, 1, &small);
+	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s stream:u", "hands.m2",
+					 small.id), 0);
+	assert_non_null(r.error);
+	assert_string_equal(r.code, "limit");
+	assert_non_null(strstr(r.message, "2 attachment points"));
+	rpc_reply_free(&r);
+	unmap(&small);
+	unmap(&st);
+}
+
 /* A crowd big enough for its ticks to be spread over the cores (where
  * there are two), with holes: every channel in use, and only those, keeps
  * getting poses after the topmost instances and some in the middle stop
@@ -990,6 +1154,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_region_cannot_be_tampered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_publishes_and_seek_is_immediate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emitters_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attachments_stream, setup_m2s, teardown),
 		cmocka_unit_test_setup_teardown(test_vertices_with_normals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spaces_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress_no_torn_reads, setup, teardown),

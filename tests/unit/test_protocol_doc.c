@@ -4,7 +4,8 @@
  * and every event type and error code is documented; the stats section's
  * table lists exactly the fields the daemon packs (method_stats_fields),
  * each with a type and a meaning, and so does the layer table of
- * layer.add's (instance_pack_layer_fields).
+ * layer.add's (instance_pack_layer_fields); section 13's header table
+ * numbers every stream space by its name and gives its stride.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,9 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/assets/sampling.h"
 #include "daemon/service/control/dispatch.h"
 #include "daemon/service/control/instance_pack.h"
 #include "proto/animd_proto.h"
+#include "proto/animd_shm.h"
 
 static char *doc;
 
@@ -202,6 +205,47 @@ static void test_layer_fields_documented(void **state)
 	check_field_table("layer.add", instance_pack_layer_fields);
 }
 
+/* The line of the doc that starts with `prefix`, as a string (freed by
+ * the caller). */
+static char *doc_line(const char *prefix)
+{
+	const char *at = strstr(doc, prefix), *end;
+	char *line;
+
+	if (at == NULL)
+		fail_msg("PROTOCOL.md has no line \"%s\"", prefix);
+	end = strchr(at, '\n');
+	line = strndup(at, end != NULL ? (size_t)(end - at) : strlen(at));
+	assert_non_null(line);
+	return line;
+}
+
+/* The header's `space` row says "N name" for every space a stream has
+ * (the stream spaces are the sample spaces, numbered alike), and its
+ * `element_stride` row lists their strides in that order. */
+static void test_stream_spaces_documented(void **state)
+{
+	char *spaces = doc_line("| 32 | u32 | `space` |");
+	char *strides = doc_line("| 36 | u32 | `element_stride` |");
+	char want[64], list[256] = "";
+	uint32_t n = 0;
+
+	(void)state;
+	for (; animd_shm_stride(n) != 0; n++) {
+		assert_true(n < SAMPLE_SPACE_COUNT);
+		snprintf(want, sizeof want, " %u %s", n, sample_space_names[n]);
+		if (strstr(spaces, want) == NULL)
+			fail_msg("PROTOCOL.md's space row lacks \"%s\": %s", want + 1, spaces);
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u", n ? ", " : " ",
+			 animd_shm_stride(n));
+	}
+	assert_int_equal(n, SAMPLE_SPACE_COUNT);
+	if (strstr(strides, list) == NULL)
+		fail_msg("PROTOCOL.md's stride row lacks \"%s\": %s", list + 1, strides);
+	free(spaces);
+	free(strides);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_events_and_errors_documented),
 		cmocka_unit_test(test_stats_fields_documented),
 		cmocka_unit_test(test_layer_fields_documented),
+		cmocka_unit_test(test_stream_spaces_documented),
 	};
 
 	return cmocka_run_group_tests(tests, load_doc, free_doc);

@@ -42,6 +42,26 @@ static void test_layout_validates(void **state)
 	expect_invalid(&h, h.region_bytes - 1, "region is larger than the mapping");
 }
 
+/* The attachments space: 64-byte elements, a layout readers accept, no
+ * normals; a header claiming another stride for it is refused. */
+static void test_attachments_space(void **state)
+{
+	struct animd_shm_header h;
+	const char *reason = "unset";
+
+	(void)state;
+	assert_int_equal(animd_shm_stride(ANIMD_SHM_SPACE_ATTACHMENTS), 64);
+	assert_int_equal(animd_shm_feature_stride(ANIMD_SHM_SPACE_ATTACHMENTS,
+						  ANIMD_SHM_FEATURE_NORMALS), 0);
+	assert_int_equal(animd_shm_stride(ANIMD_SHM_SPACE_ATTACHMENTS + 1), 0);
+	assert_int_equal(animd_shm_layout(&h, ANIMD_SHM_SPACE_ATTACHMENTS, 3, 2, 4), 0);
+	assert_int_equal(h.element_stride, ANIMD_SHM_STRIDE_ATTACHMENT);
+	assert_int_equal(h.slot_bytes, 64 + 3 * 64);
+	assert_int_equal(animd_shm_validate(&h, h.region_bytes, &reason), 0);
+	h.element_stride = ANIMD_SHM_STRIDE_MATRIX;
+	expect_invalid(&h, h.region_bytes, "unknown space or features, or wrong element stride");
+}
+
 /* The fuzzer's case: channel_bytes 2^63 times 4 channels is 2^65, which
  * wrapped to 0 and let channel 1 sit 2^63 bytes past the mapping. */
 static void test_channel_product_wraps(void **state)
@@ -158,7 +178,8 @@ static void test_read_near_wrap(void **state)
 static void test_write_payload_with(int kernel)
 {
 	static const uint32_t spaces[] = { ANIMD_SHM_SPACE_LOCAL, ANIMD_SHM_SPACE_VERTICES,
-					   ANIMD_SHM_SPACE_CAMERA, ANIMD_SHM_SPACE_EMITTERS };
+					   ANIMD_SHM_SPACE_CAMERA, ANIMD_SHM_SPACE_EMITTERS,
+					   ANIMD_SHM_SPACE_ATTACHMENTS };
 	uint64_t rng = 88172645463325252ull;
 
 	print_message("copy kernel %d\n", kernel);
@@ -222,6 +243,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_validates),
+		cmocka_unit_test(test_attachments_space),
 		cmocka_unit_test(test_channel_product_wraps),
 		cmocka_unit_test(test_channels_offset_past_region),
 		cmocka_unit_test(test_channels_bound_exact),

@@ -35,7 +35,7 @@ def positions(pose):
     """Joint positions (n, 3) of a model-space pose: a Sample or stream Pose,
     an (n, 3, 4) array of matrices, or (n, 3) positions as they are."""
     space = getattr(pose, "space", None)
-    if space is not None and space not in ("model", "emitters", "vertices"):
+    if space is not None and space not in ("model", "emitters", "attachments", "vertices"):
         raise ValueError("a skeleton is drawn from model space, not %s" % space)
     if space == "vertices":
         return np.asarray(pose.vertices, dtype=np.float64)

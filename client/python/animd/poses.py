@@ -15,14 +15,23 @@ vertices    ``vertices`` (n, 3), every mesh back to back in file order;
 camera      ``camera`` (8,); ``position`` (3,), ``orientation`` (4,), ``fov``
 emitters    ``emitters`` (n, 24); ``joints`` (n, 3, 4) their matrices,
             ``positions`` (n, 3), ``params`` (n, 10), ``enabled`` (n,) bool
+attachments ``attachments`` (n, 16); ``joints`` (n, 3, 4) their matrices,
+            ``positions`` (n, 3), ``animate`` (n,) bool, ``ids`` (n,) uint32
+            (the file's attachment ids), ``joint_indices`` (n,) uint32 (the
+            joint each hangs on)
 ==========  =================================================================
+
+An attachments row holds three 32-bit integers after its 13 floats (id,
+joint, 0), as the stream does: ``data`` carries their bits, and ``ids`` and
+``joint_indices`` read them as integers.
 """
 import numpy as np
 
-SPACES = ("local", "model", "skin", "vertices", "camera", "emitters")
+SPACES = ("local", "model", "skin", "vertices", "camera", "emitters", "attachments")
 # Floats per element by space (section 13's strides / 4); vertices with
 # normals carry 6.
-FLOATS = {"local": 10, "model": 12, "skin": 12, "vertices": 3, "camera": 8, "emitters": 24}
+FLOATS = {"local": 10, "model": 12, "skin": 12, "vertices": 3, "camera": 8, "emitters": 24,
+          "attachments": 16}
 # The ten animated parameters of an emitter, in the stream's order.
 EMITTER_PARAMS = ("emission_speed", "speed_variation", "vertical_range", "horizontal_range",
                   "gravity", "lifespan", "emission_rate", "area_length", "area_width",
@@ -45,8 +54,8 @@ class PoseViews:
             return self._rows(10)
         if self.space in ("model", "skin"):
             return self.data.reshape(-1, 3, 4)
-        if self.space == "emitters":
-            return self._rows(24)[:, :12].reshape(-1, 3, 4)
+        if self.space in ("emitters", "attachments"):
+            return self._rows(FLOATS[self.space])[:, :12].reshape(-1, 3, 4)
         return None
 
     @property
@@ -95,6 +104,22 @@ class PoseViews:
     def enabled(self):
         return self._rows(24)[:, 22] > 0.5 if self.space == "emitters" else None
 
+    @property
+    def attachments(self):
+        return self._rows(16) if self.space == "attachments" else None
+
+    @property
+    def animate(self):
+        return self._rows(16)[:, 12] > 0.5 if self.space == "attachments" else None
+
+    def _words(self, k):
+        if self.space != "attachments":
+            return None
+        return self._rows(16).view(np.uint32)[:, k]
+
+    ids = property(lambda self: self._words(13))
+    joint_indices = property(lambda self: self._words(14))
+
     def __array__(self, dtype=None):
         return self.data if dtype is None else self.data.astype(dtype)
 
@@ -127,6 +152,14 @@ def sample_rows(reply):
         return space, _f32([e["m"] + [e["params"][k] for k in EMITTER_PARAMS] +
                             [1.0 if e["enabled"] else 0.0, 0.0]
                             for e in reply.get("emitters", [])], 24)
+    if space == "attachments":
+        points = reply.get("attachments", [])
+        rows = _f32([p["m"] + [1.0 if p["animate"] else 0.0, 0.0, 0.0, 0.0] for p in points], 16)
+        # The id and the joint as the stream lays them: integers' bits.
+        words = rows.view(np.uint32)
+        words[:, 13] = [p["id"] for p in points]
+        words[:, 14] = [p["joint"] for p in points]
+        return space, rows
     return space, None
 
 

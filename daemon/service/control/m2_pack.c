@@ -95,6 +95,10 @@ void m2_pack_asset(struct rpc_out *out, const struct asset *a)
 	rpc_put_array(out, a->emitter_count);
 	for (uint32_t i = 0; i < a->emitter_count; i++)
 		m2_pack_emitter(out, a, i, NULL);
+	rpc_put_lit(out, "attachments");
+	rpc_put_array(out, a->attachment_count);
+	for (uint32_t i = 0; i < a->attachment_count; i++)
+		m2_pack_attachment(out, a, i, NULL);
 	m2_pack_companions(out, a);
 }
 
@@ -178,4 +182,29 @@ void m2_pack_emitter(struct rpc_out *out, const struct asset *a, uint32_t i,
 		rpc_put_cstr(out, emitter_param_names[p]);
 		rpc_put_float(out, st->param[p]);
 	}
+}
+
+void m2_pack_attachment(struct rpc_out *out, const struct asset *a, uint32_t i,
+			const struct attachment_state *st)
+{
+	const struct attachment *p = &a->attachments[i];
+	float pos[3] = { p->position.x, p->position.y, p->position.z };
+
+	rpc_put_map(out, 5 + (st != NULL ? 2 : 0));
+	rpc_put_lit(out, "index");
+	rpc_put_uint(out, i);
+	rpc_put_lit(out, "id");
+	rpc_put_uint(out, p->id);
+	rpc_put_lit(out, "bone");
+	rpc_put_uint(out, a->joint_info[p->joint].file_index);
+	rpc_put_lit(out, "joint");
+	rpc_put_uint(out, p->joint);
+	rpc_put_lit(out, "position");
+	rpc_put_float_array(out, pos, 3);
+	if (st == NULL)
+		return;
+	rpc_put_lit(out, "m");
+	rpc_put_float_array(out, &st->m.m[0][0], 12);
+	rpc_put_lit(out, "animate");
+	rpc_put_bool(out, st->animate > 0.5f);
 }

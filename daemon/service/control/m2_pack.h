@@ -13,15 +13,20 @@
 #define M2_PACK_JOINT_PAIRS 4u
 #define M2_PACK_SEQUENCE_PAIRS 12u
 /* Pairs m2_pack_asset adds to assets.info. */
-#define M2_PACK_ASSET_PAIRS 3u
+#define M2_PACK_ASSET_PAIRS 4u
 
 void m2_pack_joint(struct rpc_out *out, const struct m2_joint_info *j);
 void m2_pack_sequence(struct rpc_out *out, const struct m2_sequence_info *s, const struct clip *c);
-/* "global_sequences", "emitters" (their static fields) and "companions". */
+/* "global_sequences", "emitters" and "attachments" (their static fields)
+ * and "companions". */
 void m2_pack_asset(struct rpc_out *out, const struct asset *a);
 /* Emitter i of a: its static fields, and with st (may be NULL) its state
  * ("m", "enabled", "params"). */
 void m2_pack_emitter(struct rpc_out *out, const struct asset *a, uint32_t i,
 		     const struct emitter_state *st);
+/* Attachment point i of a: "index", "id", "bone", "joint", "position", and
+ * with st (may be NULL) its state ("m", "animate"). */
+void m2_pack_attachment(struct rpc_out *out, const struct asset *a, uint32_t i,
+			const struct attachment_state *st);
 
 #endif

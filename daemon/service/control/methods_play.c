@@ -128,6 +128,14 @@ int play_check_fit(const char *method, const struct instance *in, const struct a
 				 in->asset->emitter_count);
 		return -1;
 	}
+	/* So were an attachments stream's. */
+	if (a != in->asset && a->attachment_count != in->asset->attachment_count) {
+		rpc_error_format(err, PROTO_ERR_ASSET_ERROR,
+				 "%s: %s has %u attachment points, instance %llu's asset %u",
+				 method, name, a->attachment_count, (unsigned long long)in->id,
+				 in->asset->attachment_count);
+		return -1;
+	}
 	if (c->joint_count != in->clip->joint_count) {
 		rpc_error_format(err, PROTO_ERR_ASSET_ERROR,
 				 "%s: clip \"%s\" has %u joints, instance %llu %u", method, c->name,

@@ -172,6 +172,12 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 		for (uint32_t i = 0; i < r->emitter_count; i++)
 			m2_pack_emitter(out, q->asset, i, &r->emitter_states[i]);
 		break;
+	case SPACE_ATTACHMENTS:
+		rpc_put_lit(out, "attachments");
+		rpc_put_array(out, r->attachment_count);
+		for (uint32_t i = 0; i < r->attachment_count; i++)
+			m2_pack_attachment(out, q->asset, i, &r->attachment_states[i]);
+		break;
 	default:
 		rpc_put_lit(out, "joints");
 		pack_joints(out, q, r);

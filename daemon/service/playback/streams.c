@@ -86,6 +86,8 @@ struct stream_scratch {
 	uint32_t joints;                /* capacity of each */
 	struct emitter_state *emitters;
 	uint32_t emitter_room;          /* capacity of emitters */
+	struct attachment_state *attachments;
+	uint32_t attachment_room;       /* capacity of attachments */
 	vec3 *positions, *normals;      /* a mesh's, before interleaving */
 	uint32_t vertex_room;           /* capacity of each */
 	float *payload;                 /* a pose as it goes into a slot (slot_bytes) */
@@ -119,6 +121,7 @@ static uint32_t stream_shm_space(enum sample_space s)
 	case SPACE_SKIN: return ANIMD_SHM_SPACE_SKIN;
 	case SPACE_VERTICES: return ANIMD_SHM_SPACE_VERTICES;
 	case SPACE_EMITTERS: return ANIMD_SHM_SPACE_EMITTERS;
+	case SPACE_ATTACHMENTS: return ANIMD_SHM_SPACE_ATTACHMENTS;
 	default: return ANIMD_SHM_SPACE_CAMERA;
 	}
 }
@@ -187,14 +190,20 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 		snprintf(err, errlen, "an emitters stream needs an M2 asset");
 		return -EOPNOTSUPP;
 	}
-	need = st->space == SPACE_VERTICES   ? stream_vertex_count(mesh)
-	       : st->space == SPACE_EMITTERS ? in->asset->emitter_count
-					     : skel->joint_count;
+	if (st->space == SPACE_ATTACHMENTS && in->asset->format != ASSET_FORMAT_M2) {
+		snprintf(err, errlen, "an attachments stream needs an M2 asset");
+		return -EOPNOTSUPP;
+	}
+	need = st->space == SPACE_VERTICES      ? stream_vertex_count(mesh)
+	       : st->space == SPACE_EMITTERS    ? in->asset->emitter_count
+	       : st->space == SPACE_ATTACHMENTS ? in->asset->attachment_count
+						: skel->joint_count;
 	if (need > st->geom.max_elements) {
 		snprintf(err, errlen, "the pose has %u %s but the stream's slots hold %u", need,
-			 st->space == SPACE_VERTICES   ? "vertices"
-			 : st->space == SPACE_EMITTERS ? "emitters"
-						       : "joints",
+			 st->space == SPACE_VERTICES      ? "vertices"
+			 : st->space == SPACE_EMITTERS    ? "emitters"
+			 : st->space == SPACE_ATTACHMENTS ? "attachment points"
+							  : "joints",
 			 st->geom.max_elements);
 		return -E2BIG;
 	}
@@ -219,6 +228,27 @@ static uint32_t stream_emitters(struct stream_scratch *sc, const struct instance
 		e[i].reserved = 0;
 	}
 	return a->emitter_count;
+}
+
+/* An M2 instance's attachment points, as struct animd_shm_attachment. */
+static uint32_t stream_attachments(struct stream_scratch *sc, const struct instance *in,
+				   const struct clip_time *ct, int64_t global_ns,
+				   const mat34 *model, float *out)
+{
+	const struct asset *a = in->asset;
+	struct animd_shm_attachment *e = (struct animd_shm_attachment *)(void *)out;
+
+	pose_model_to_skin(a->skeleton, model, sc->skin);
+	attachments_sample(a->attachments, a->attachment_count, in->clip, ct->t_ns, global_ns,
+			   sc->skin, sc->attachments);
+	for (uint32_t i = 0; i < a->attachment_count; i++) {
+		memcpy(e[i].m, &sc->attachments[i].m, sizeof e[i].m);
+		e[i].animate = sc->attachments[i].animate;
+		e[i].id = a->attachments[i].id;
+		e[i].joint = a->attachments[i].joint;
+		e[i].reserved = 0;
+	}
+	return a->attachment_count;
 }
 
 /* Ask for what publishing channel c touches first: its instance's two
@@ -255,6 +285,8 @@ static uint32_t stream_from_model(const struct stream *st, struct stream_scratch
 	}
 	if (st->space == SPACE_EMITTERS)
 		return stream_emitters(sc, in, ct, global_ns, model, out);
+	if (st->space == SPACE_ATTACHMENTS)
+		return stream_attachments(sc, in, ct, global_ns, model, out);
 	mesh = stream_mesh_asset(in);
 	if (!st->normals) {
 		for (uint32_t i = 0; i < mesh->mesh_count; i++) {
@@ -562,10 +594,11 @@ static void stream_tick_late(uv_check_t *c)
 	stream_tick(c->data);
 }
 
-/* Scratch grows to the largest skeleton (and emitter count) attached, at
- * attach time or when a reload swaps a bigger version in, never while
- * publishing. */
-static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters, uint32_t vertices)
+/* Scratch grows to the largest skeleton (and emitter and attachment
+ * count) attached, at attach time or when a reload swaps a bigger version
+ * in, never while publishing. */
+static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters,
+			  uint32_t attachments, uint32_t vertices)
 {
 	for (unsigned i = 0; i < st->parts; i++) {
 		struct stream_scratch *sc = &st->scratch[i];
@@ -610,6 +643,15 @@ static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters,
 			sc->emitters = e;
 			sc->emitter_room = emitters;
 		}
+		if (attachments > sc->attachment_room) {
+			struct attachment_state *at =
+				realloc(sc->attachments, attachments * sizeof *at);
+
+			if (at == NULL)
+				return -ENOMEM;
+			sc->attachments = at;
+			sc->attachment_room = attachments;
+		}
 	}
 	return 0;
 }
@@ -620,7 +662,7 @@ int stream_fit(struct stream *st, const struct instance *in, char *err, size_t e
 	int rc = stream_check(st, in, err, errlen);
 
 	if (rc == 0 && stream_reserve(st, skel != NULL ? skel->joint_count : 0,
-				      in->asset->emitter_count,
+				      in->asset->emitter_count, in->asset->attachment_count,
 				      st->normals ? stream_largest_mesh(stream_mesh_asset(in)) : 0) < 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
@@ -684,6 +726,7 @@ static void stream_handle_closed(uv_handle_t *h)
 		free(st->scratch[i].model);
 		free(st->scratch[i].skin);
 		free(st->scratch[i].emitters);
+		free(st->scratch[i].attachments);
 		free(st->scratch[i].positions);
 		free(st->scratch[i].payload);
 		free(st->scratch[i].normals);

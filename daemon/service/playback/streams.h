@@ -96,8 +96,8 @@ const struct animd_shm_header *stream_header(const struct stream *st);
  * -EOPNOTSUPP (wrong kind of asset for the space) / -E2BIG with a reason.  Then attach: a free channel is taken
  * (-ENOSPC when none) and the pose published at once. */
 int stream_check(const struct stream *st, const struct instance *in, char *err, size_t errlen);
-/* stream_check, then make room for the instance's pose (its skeleton and
- * emitters): at attach time and when a reload swaps a new version in.
+/* stream_check, then make room for the instance's pose (its skeleton,
+ * emitters and attachment points): at attach time and when a reload swaps a new version in.
  * 0, its errors, or -ENOMEM. */
 int stream_fit(struct stream *st, const struct instance *in, char *err, size_t errlen);
 int stream_attach(struct stream *st, struct instance *in, char *err, size_t errlen);
