@@ -441,10 +441,18 @@ typedef struct animc_joint_info {
 	const char *name;
 	int32_t parent;                 /* -1 for a root */
 	/* M2 (0 otherwise): the bone's flags as stored; billboard bones face
-	 * the viewer, which only the renderer can apply. */
+	 * the viewer, which only the renderer can apply: billboard is their
+	 * kind, ANIMC_BILLBOARD_* (0 none; nonzero is a billboard, as this
+	 * field's earlier true). */
 	uint32_t bone_flags;
 	int billboard;
 } animc_joint_info;
+
+#define ANIMC_BILLBOARD_NONE 0
+#define ANIMC_BILLBOARD_SPHERICAL 1     /* flag 0x8: faces the viewer */
+#define ANIMC_BILLBOARD_CYLINDRICAL_X 2 /* 0x10: turns about its X axis only */
+#define ANIMC_BILLBOARD_CYLINDRICAL_Y 3 /* 0x20 */
+#define ANIMC_BILLBOARD_CYLINDRICAL_Z 4 /* 0x40 */
 
 typedef struct animc_clip_info {
 	const char *name;

@@ -82,6 +82,18 @@ static int info_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 	return assets_pack_name(pk, msgid, "assets.info", params);
 }
 
+/* The wire's billboard kind (a string, or nil) as ANIMC_BILLBOARD_*. */
+static int info_billboard(const char *kind)
+{
+	static const char *const kinds[] = { "spherical", "cylindrical_x", "cylindrical_y",
+					     "cylindrical_z" };
+
+	for (int k = 0; kind != NULL && k < 4; k++)
+		if (strcmp(kind, kinds[k]) == 0)
+			return k + 1;
+	return ANIMC_BILLBOARD_NONE;
+}
+
 static void info_skeleton(struct ac_parse *p, animc_asset_info *a, const msgpack_object *sk)
 {
 	const msgpack_object *arr;
@@ -104,7 +116,7 @@ static void info_skeleton(struct ac_parse *p, animc_asset_info *a, const msgpack
 		joints[i].name = ac_obj_str(p, o, "name");
 		joints[i].parent = (int32_t)ac_obj_i64(p, o, "parent", -1);
 		joints[i].bone_flags = (uint32_t)ac_obj_u64(p, o, "flags", 0);
-		joints[i].billboard = ac_obj_bool(p, o, "billboard", 0);
+		joints[i].billboard = info_billboard(ac_obj_str(p, o, "billboard"));
 	}
 	a->joints = joints;
 	a->joint_count = n;
