@@ -273,14 +273,14 @@ static int m2_header(struct m2_ctx *c)
 		return m2_error(c, M2_HDR_VERSION, "unsupported M2 version %" PRIu32
 				" (animd reads 256, 257 and 260 to 272)", version);
 	c->header_bytes = c->l->header_bytes;
-	c->emitter_bytes = c->l->emitter_bytes;
-	/* The wowdev wiki: global flag 0x200 gives a 264 model the 492-byte
-	 * emitters 265 and later always have. */
-	if (c->l->per_sequence && (bin_le32(p + M2_HDR_GLOBAL_FLAGS) & 0x200u))
-		c->emitter_bytes = 0x1ec;
 	if (c->r.len < c->header_bytes)
 		return m2_error(c, c->r.len, "the file ends at 0x%zx, inside the 0x%x-byte header",
 				c->r.len, c->header_bytes);
+	/* The wowdev wiki: global flag 0x200 gives a 264 model the 492-byte
+	 * emitters 265 and later always have. */
+	c->emitter_bytes = c->l->emitter_bytes;
+	if (c->l->per_sequence && (bin_le32(p + M2_HDR_GLOBAL_FLAGS) & 0x200u))
+		c->emitter_bytes = 0x1ec;
 	if (version >= 260 && (bin_le32(p + M2_HDR_GLOBAL_FLAGS) & M2_FLAG_COMBINER_COMBOS)) {
 		/* One more pair: the header is 8 bytes longer. */
 		struct m2_block b;

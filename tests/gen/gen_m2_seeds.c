@@ -5,8 +5,8 @@
  * synthetic skeleton stored children first; every interpolation with
  * global-sequence tracks and given ranges; an emitter with file names and
  * spline points; unweighted vertices and a view of two triangles.  Then
- * the same descriptions in The Burning Crusade's layout (260, 263) and in
- * 264's, each 264 file also as a pack with its .skin and .anim companions
+ * the same descriptions in The Burning Crusade's layout (260, 263), in
+ * 264's and 272's, each 264 and 272 file also as a pack with its .skin and .anim companions
  * (fuzz_m2.c: "M2PK", a count, then {length, bytes} blobs: the .m2, the
  * .skin files, the .anim files in the order the loader asks for them).
  */
@@ -67,10 +67,10 @@ static int seed_pack(const char *dir, const char *name, const struct m2w_file *f
 }
 
 /* A description in 256 and in the later layouts: NAME, NAME-v260,
- * NAME-v263, NAME-v264 and NAME-v264-pack. */
+ * NAME-v263, NAME-v264, NAME-v272 and their packs. */
 static int seed_model(const char *dir, const char *name, const struct m2w_model *m)
 {
-	static const uint32_t later[] = { 260, 263, 264 };
+	static const uint32_t later[] = { 260, 263, 264, 272 };
 	struct m2w_model v = *m;
 	struct m2w_file f;
 	char vname[128];
