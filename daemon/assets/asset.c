@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/assets/asset_internal.h"
 #include "daemon/assets/asset_m2.h"
 #include "daemon/formats/m2.h"
 #include "daemon/formats/md5.h"
@@ -103,6 +105,34 @@ static int asset_fail_diag(const char *name, const struct diag *d, int rc, char 
 	else
 		diag_format(d, name, err, errlen);
 	return rc;
+}
+
+int asset_add_notes(struct asset *a, const char *name, const struct diag_notes *notes)
+{
+	uint32_t n = notes->count + (notes->dropped > 0);
+	char line[DIAG_MSG_MAX + 1200];
+	char **grown;
+
+	if (n == 0 || a->note_count >= ASSET_NOTES_MAX)
+		return 0;
+	if (n > ASSET_NOTES_MAX - a->note_count)
+		n = ASSET_NOTES_MAX - a->note_count;
+	grown = realloc(a->notes, ((size_t)a->note_count + n + 1) * sizeof *a->notes);
+	if (grown == NULL)
+		return -ENOMEM;
+	a->notes = grown;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < notes->count)
+			diag_note_format(&notes->note[i], name, line, sizeof line);
+		else
+			snprintf(line, sizeof line, "%s: note: %" PRIu32 " notes of other kinds left "
+				 "out", name, notes->dropped);
+		a->notes[a->note_count] = strdup(line);
+		if (a->notes[a->note_count] == NULL)
+			return -ENOMEM;
+		a->note_count++;
+	}
+	return 0;
 }
 
 static int asset_fail(const char *name, int rc, char *err, size_t errlen, const char *what)
