@@ -170,7 +170,9 @@ static int asset_load_md5mesh(struct asset *a, const void *buf, size_t len, char
 
 	if (rc < 0)
 		return asset_fail_diag(a->name, &d, rc, err, errlen);
-	rc = md5_import_skeleton(m, &a->skeleton);
+	rc = asset_add_notes(a, a->name, &m->notes);
+	if (rc == 0)
+		rc = md5_import_skeleton(m, &a->skeleton);
 	if (rc == 0 && m->num_meshes > 0) {
 		a->meshes = calloc(m->num_meshes, sizeof *a->meshes);
 		if (a->meshes == NULL)
@@ -203,6 +205,8 @@ static int asset_load_md5anim(struct asset *a, const void *buf, size_t len, char
 	if (stem == NULL || a->clips == NULL)
 		rc = -ENOMEM;
 	if (rc == 0)
+		rc = asset_add_notes(a, a->name, &an->notes);
+	if (rc == 0)
 		rc = md5_import_anim_skeleton(an, &a->skeleton);
 	if (rc == 0)
 		rc = md5_import_clip(an, stem, &a->clips[0]);
@@ -222,7 +226,9 @@ static int asset_load_md5camera(struct asset *a, const void *buf, size_t len, ch
 
 	if (rc < 0)
 		return asset_fail_diag(a->name, &d, rc, err, errlen);
-	rc = md5_import_camera(c, &a->camera);
+	rc = asset_add_notes(a, a->name, &c->notes);
+	if (rc == 0)
+		rc = md5_import_camera(c, &a->camera);
 	md5_camera_free(c);
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert camera") : 0;
 }
