@@ -255,6 +255,11 @@ static int asset_load_x(struct asset *a, const void *buf, size_t len,
 	free(stem);
 	if (rc < 0)
 		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	rc = asset_add_notes(a, a->name, &m.notes);
+	if (rc < 0) {
+		x_model_free(&m);
+		return asset_fail(a->name, rc, err, errlen, "cannot load");
+	}
 	a->up = "y_up";
 	a->handedness = "left";
 	a->skeleton = m.skeleton;
