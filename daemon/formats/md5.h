@@ -26,10 +26,11 @@
  * md5mesh: -1 <= parent < i; per vertex weightCount >= 1 and
  *   firstWeight + weightCount <= numweights; weight joint < numJoints;
  *   triangle indices < numverts; the index after vert/tri/weight equals its
- *   position; numMeshes blocks exactly.
+ *   position; numMeshes blocks (what follows them is a note).
  * md5anim: numFrames >= 1, numJoints >= 1, frameRate > 0, single root at
  *   joint 0, parent < i, flags only the six bits, startIndex +
- *   popcount(flags) <= numAnimatedComponents, frames numbered in order,
+ *   popcount(flags) <= numAnimatedComponents for a joint with flags,
+ *   frames numbered in order,
  *   numAnimatedComponents floats per frame (0 is valid).
  * md5camera: numFrames >= 1, frameRate > 0, 0 <= numCuts <= numFrames,
  *   cuts strictly ascending within [1, numFrames - 1].
