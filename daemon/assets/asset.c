@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/assets/asset_internal.h"
 #include "daemon/assets/asset_m2.h"
 #include "daemon/formats/m2.h"
 #include "daemon/formats/md5.h"
@@ -105,6 +107,34 @@ static int asset_fail_diag(const char *name, const struct diag *d, int rc, char 
 	return rc;
 }
 
+int asset_add_notes(struct asset *a, const char *name, const struct diag_notes *notes)
+{
+	uint32_t n = notes->count + (notes->dropped > 0);
+	char line[DIAG_MSG_MAX + 1200];
+	char **grown;
+
+	if (n == 0 || a->note_count >= ASSET_NOTES_MAX)
+		return 0;
+	if (n > ASSET_NOTES_MAX - a->note_count)
+		n = ASSET_NOTES_MAX - a->note_count;
+	grown = realloc(a->notes, ((size_t)a->note_count + n + 1) * sizeof *a->notes);
+	if (grown == NULL)
+		return -ENOMEM;
+	a->notes = grown;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < notes->count)
+			diag_note_format(&notes->note[i], name, line, sizeof line);
+		else
+			snprintf(line, sizeof line, "%s: note: %" PRIu32 " notes of other kinds left "
+				 "out", name, notes->dropped);
+		a->notes[a->note_count] = strdup(line);
+		if (a->notes[a->note_count] == NULL)
+			return -ENOMEM;
+		a->note_count++;
+	}
+	return 0;
+}
+
 static int asset_fail(const char *name, int rc, char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "%s: error: %s: %s", name, what, strerror(-rc));
@@ -140,7 +170,9 @@ static int asset_load_md5mesh(struct asset *a, const void *buf, size_t len, char
 
 	if (rc < 0)
 		return asset_fail_diag(a->name, &d, rc, err, errlen);
-	rc = md5_import_skeleton(m, &a->skeleton);
+	rc = asset_add_notes(a, a->name, &m->notes);
+	if (rc == 0)
+		rc = md5_import_skeleton(m, &a->skeleton);
 	if (rc == 0 && m->num_meshes > 0) {
 		a->meshes = calloc(m->num_meshes, sizeof *a->meshes);
 		if (a->meshes == NULL)
@@ -173,6 +205,8 @@ static int asset_load_md5anim(struct asset *a, const void *buf, size_t len, char
 	if (stem == NULL || a->clips == NULL)
 		rc = -ENOMEM;
 	if (rc == 0)
+		rc = asset_add_notes(a, a->name, &an->notes);
+	if (rc == 0)
 		rc = md5_import_anim_skeleton(an, &a->skeleton);
 	if (rc == 0)
 		rc = md5_import_clip(an, stem, &a->clips[0]);
@@ -192,7 +226,9 @@ static int asset_load_md5camera(struct asset *a, const void *buf, size_t len, ch
 
 	if (rc < 0)
 		return asset_fail_diag(a->name, &d, rc, err, errlen);
-	rc = md5_import_camera(c, &a->camera);
+	rc = asset_add_notes(a, a->name, &c->notes);
+	if (rc == 0)
+		rc = md5_import_camera(c, &a->camera);
 	md5_camera_free(c);
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert camera") : 0;
 }
@@ -219,6 +255,11 @@ static int asset_load_x(struct asset *a, const void *buf, size_t len,
 	free(stem);
 	if (rc < 0)
 		return asset_fail_diag(a->name, &d, rc, err, errlen);
+	rc = asset_add_notes(a, a->name, &m.notes);
+	if (rc < 0) {
+		x_model_free(&m);
+		return asset_fail(a->name, rc, err, errlen, "cannot load");
+	}
 	a->up = "y_up";
 	a->handedness = "left";
 	a->skeleton = m.skeleton;

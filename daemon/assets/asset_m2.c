@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/assets/asset_internal.h"
 #include "daemon/formats/m2.h"
 #include "daemon/import/m2_import.h"
 
@@ -28,40 +29,6 @@ struct asset_m2_load {
 	uint32_t buf_count;
 	uint64_t hash;
 };
-
-/* Most located notes an asset keeps (each file keeps at most
- * DIAG_NOTES_MAX kinds; a model with many companions could add up). */
-#define ASSET_M2_NOTES_MAX 64
-
-/* Each note of `notes` as a located line of file `name`, appended to
- * a->notes.  0 or -ENOMEM. */
-static int asset_m2_add_notes(struct asset *a, const char *name, const struct diag_notes *notes)
-{
-	uint32_t n = notes->count + (notes->dropped > 0);
-	char line[DIAG_MSG_MAX + 1200];
-	char **grown;
-
-	if (n == 0 || a->note_count >= ASSET_M2_NOTES_MAX)
-		return 0;
-	if (n > ASSET_M2_NOTES_MAX - a->note_count)
-		n = ASSET_M2_NOTES_MAX - a->note_count;
-	grown = realloc(a->notes, ((size_t)a->note_count + n + 1) * sizeof *a->notes);
-	if (grown == NULL)
-		return -ENOMEM;
-	a->notes = grown;
-	for (uint32_t i = 0; i < n; i++) {
-		if (i < notes->count)
-			diag_note_format(&notes->note[i], name, line, sizeof line);
-		else
-			snprintf(line, sizeof line, "%s: note: %" PRIu32 " notes of other kinds left "
-				 "out", name, notes->dropped);
-		a->notes[a->note_count] = strdup(line);
-		if (a->notes[a->note_count] == NULL)
-			return -ENOMEM;
-		a->note_count++;
-	}
-	return 0;
-}
 
 static uint64_t asset_m2_fnv(uint64_t h, const unsigned char *p, size_t n)
 {
@@ -123,7 +90,7 @@ static int asset_m2_companion(struct asset_m2_load *l, struct m2_model *m, const
 	}
 	c->status = ASSET_COMPANION_FOUND;
 	l->bufs[l->buf_count++] = buf;
-	return asset_m2_add_notes(l->a, name, &notes);
+	return asset_add_notes(l->a, name, &notes);
 }
 
 static int asset_m2_companions(struct asset_m2_load *l, struct m2_model *m)
@@ -218,7 +185,7 @@ int asset_m2_load(struct asset *a, const void *buf, size_t len, const struct ass
 		return rc;
 	}
 	a->version = (int)m->version;
-	rc = asset_m2_add_notes(a, a->name, &m->notes);
+	rc = asset_add_notes(a, a->name, &m->notes);
 	if (rc == 0)
 		rc = asset_m2_companions(&l, m);
 	if (rc == 0)

@@ -62,29 +62,49 @@ static struct diag_note *diag_note_slot(struct diag_notes *n, const char *kind, 
 	return &n->note[n->count++];
 }
 
-static void diag_note_vadd(struct diag_notes *n, uint32_t line, uint32_t col, uint64_t offset,
-			   const char *fmt, va_list ap)
+/* The fresh note of this kind, located; NULL when the kind is already
+ * kept (counted) or the list is full (dropped). */
+static struct diag_note *diag_note_new(struct diag_notes *n, const char *kind, uint32_t line,
+				       uint32_t col, uint64_t offset)
 {
 	struct diag_note *note;
 	int fresh;
 
 	if (n == NULL)
-		return;
-	note = diag_note_slot(n, fmt, &fresh);
+		return NULL;
+	note = diag_note_slot(n, kind, &fresh);
 	if (note == NULL) {
 		n->dropped++;
-		return;
+		return NULL;
 	}
 	if (!fresh) {
 		note->more++;
-		return;
+		return NULL;
 	}
-	note->kind = fmt;
+	note->kind = kind;
 	note->line = line;
 	note->col = col;
 	note->offset = offset;
 	note->more = 0;
-	vsnprintf(note->msg, sizeof note->msg, fmt, ap);
+	return note;
+}
+
+static void diag_note_vadd(struct diag_notes *n, uint32_t line, uint32_t col, uint64_t offset,
+			   const char *fmt, va_list ap)
+{
+	struct diag_note *note = diag_note_new(n, fmt, line, col, offset);
+
+	if (note != NULL)
+		vsnprintf(note->msg, sizeof note->msg, fmt, ap);
+}
+
+void diag_note_put(struct diag_notes *n, const char *kind, uint32_t line, uint32_t col,
+		   uint64_t offset, const char *msg)
+{
+	struct diag_note *note = diag_note_new(n, kind, line, col, offset);
+
+	if (note != NULL)
+		snprintf(note->msg, sizeof note->msg, "%s", msg);
 }
 
 void diag_note_at(struct diag_notes *n, uint32_t line, uint32_t col, const char *fmt, ...)

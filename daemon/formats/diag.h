@@ -71,6 +71,12 @@ void diag_note_at(struct diag_notes *n, uint32_t line, uint32_t col, const char 
 	__attribute__((format(printf, 4, 5)));
 void diag_note_offset(struct diag_notes *n, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with the message already written, for a layer that locates
+ * its notes its own way (x_tree_note): `kind` (a string literal, usually
+ * the format the message was made with) names the kind; line 0 means
+ * `offset`. */
+void diag_note_put(struct diag_notes *n, const char *kind, uint32_t line, uint32_t col,
+		   uint64_t offset, const char *msg);
 
 /* "file:line:col: note: msg" or "file: offset 0x..: note: msg", with
  * " (and N more like it)" when the kind repeated.  As diag_format. */

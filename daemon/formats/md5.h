@@ -6,17 +6,31 @@
  * w = +sqrt(|1 - x^2 - y^2 - z^2|) already computed, NOT yet converted to
  * animd's column-vector convention (anim/md5_import does that, once).
  *
+ * STRICTNESS (docs/formats/md5.md, "What is an error and what is a note").
  * Every rule below is enforced; a violation returns -EINVAL with the diag
  * pointing at the offending token.  Nothing is read or allocated from a
  * count before the count has been checked against the bytes that remain.
+ * The rules are safety (every count, index and range inside what it
+ * indexes) or feed what animd publishes (joints, bind pose, vertices,
+ * triangles, frames, bounds, cameras); the line numbers after vert, tri
+ * and weight stay errors although Doom skips them, because other readers
+ * (assimp) index by them.  What Doom never reads and animd does not either
+ * loads, with a located note in the model's `notes` (diag.h):
+ *  - anything after the last block (Doom stops reading there): the file's
+ *    counts say what it holds;
+ *  - md5anim: the startIndex of a joint whose flags are 0 (it reads no
+ *    component) past the components of a frame: kept as
+ *    numAnimatedComponents, so startIndex + popcount(flags) <=
+ *    numAnimatedComponents holds for every joint.
  *
  * md5mesh: -1 <= parent < i; per vertex weightCount >= 1 and
  *   firstWeight + weightCount <= numweights; weight joint < numJoints;
  *   triangle indices < numverts; the index after vert/tri/weight equals its
- *   position; numMeshes blocks exactly.
+ *   position; numMeshes blocks (what follows them is a note).
  * md5anim: numFrames >= 1, numJoints >= 1, frameRate > 0, single root at
  *   joint 0, parent < i, flags only the six bits, startIndex +
- *   popcount(flags) <= numAnimatedComponents, frames numbered in order,
+ *   popcount(flags) <= numAnimatedComponents for a joint with flags,
+ *   frames numbered in order,
  *   numAnimatedComponents floats per frame (0 is valid).
  * md5camera: numFrames >= 1, frameRate > 0, 0 <= numCuts <= numFrames,
  *   cuts strictly ascending within [1, numFrames - 1].
@@ -79,6 +93,7 @@ struct md5_model {
 	uint32_t num_meshes;
 	struct md5_joint *joints;
 	struct md5_mesh *meshes;
+	struct diag_notes notes;       /* what loaded but is worth a word */
 };
 
 struct md5_anim_joint {
@@ -99,6 +114,7 @@ struct md5_anim {
 	struct md5_joint *base; /* per joint, parent-relative; name/parent copied
 				   from the hierarchy (names shared: do not free) */
 	float *components;      /* num_frames * num_components */
+	struct diag_notes notes;
 };
 
 struct md5_camera_frame {
@@ -114,6 +130,7 @@ struct md5_camera {
 	uint32_t num_cuts;
 	uint32_t *cuts;
 	struct md5_camera_frame *frames;
+	struct diag_notes notes;
 };
 
 /* Parse a whole file held in buf.  On success *out owns everything and the

@@ -190,18 +190,25 @@ int md5_common_name(struct lexer *lx, const char *what, char **out)
 	return 0;
 }
 
-int md5_common_end(struct lexer *lx)
+int md5_common_end(struct lexer *lx, struct diag_notes *notes)
 {
+	/* A copy of the lexer with a diag of its own: what follows is not
+	 * part of the file, and even a comment never closed there is only
+	 * worth a note. */
+	struct lexer probe = *lx;
+	struct diag scratch = { 0 };
 	struct lex_token tok;
 	char found[64];
 
-	if (lex_next(lx, &tok) < 0)
-		return -EINVAL;
-	if (tok.kind == LEX_EOF)
-		return 0;
-	diag_at(lx->diag, tok.line, tok.col, "unexpected %s after the last block",
-		lex_describe(&tok, found, sizeof found));
-	return -EINVAL;
+	probe.diag = &scratch;
+	if (lex_next(&probe, &tok) < 0)
+		diag_note_at(notes, scratch.line, scratch.col,
+			     "what follows the last block is not read (%s)", scratch.msg);
+	else if (tok.kind != LEX_EOF)
+		diag_note_at(notes, tok.line, tok.col,
+			     "%s after the last block: what follows is not read (Doom stops there "
+			     "too)", lex_describe(&tok, found, sizeof found));
+	return 0;
 }
 
 int md5_common_nomem(struct lexer *lx)

@@ -58,8 +58,10 @@ int md5_common_line(struct lexer *lx, const char *keyword, uint32_t i,
 /* A quoted string copied to a new C string in *out (the caller frees). */
 int md5_common_name(struct lexer *lx, const char *what, char **out);
 
-/* Nothing but comments and whitespace may follow the last block. */
-int md5_common_end(struct lexer *lx);
+/* After the last block: Doom reads no further, nor does animd.  Anything
+ * but comments and whitespace there is a note in `notes` (at the first
+ * thing that follows; the file's counts say what it holds).  Returns 0. */
+int md5_common_end(struct lexer *lx, struct diag_notes *notes);
 
 /* Record an out-of-memory failure at the lexer's position; returns -ENOMEM. */
 int md5_common_nomem(struct lexer *lx);

@@ -116,19 +116,23 @@ static int md5_anim_joint(struct lexer *lx, struct md5_anim *a, uint32_t i)
 	rc = md5_common_int(lx, "joint startIndex", 0, INT64_MAX, &v, &tok);
 	if (rc < 0)
 		return rc;
-	/* Doom never checks this and reads past the frame. */
+	/* Doom checks only the first component and reads past the frame. */
 	end = (uint64_t)v + md5_anim_popcount(j->flags);
-	if (end > a->num_components) {
-		if (j->flags != 0)
-			diag_at(lx->diag, tok.line, tok.col,
-				"joint \"%.40s\" reads components %lld..%llu but frames hold %lu",
-				j->name, (long long)v, (unsigned long long)end - 1,
-				(unsigned long)a->num_components);
-		else
-			diag_at(lx->diag, tok.line, tok.col,
-				"joint \"%.40s\" startIndex %lld is past the %lu components of a frame",
-				j->name, (long long)v, (unsigned long)a->num_components);
+	if (end > a->num_components && j->flags != 0) {
+		diag_at(lx->diag, tok.line, tok.col,
+			"joint \"%.40s\" reads components %lld..%llu but frames hold %lu",
+			j->name, (long long)v, (unsigned long long)end - 1,
+			(unsigned long)a->num_components);
 		return -EINVAL;
+	}
+	/* A joint without flags reads nothing: its startIndex is never used
+	 * (by Doom or by animd), wherever it points. */
+	if (end > a->num_components) {
+		diag_note_at(&a->notes, tok.line, tok.col,
+			     "joint \"%.40s\" has flags 0 and reads no component: its startIndex "
+			     "%lld, past the %lu components of a frame, is not used", j->name,
+			     (long long)v, (unsigned long)a->num_components);
+		v = a->num_components;
 	}
 	j->start_index = (uint32_t)v;
 
@@ -250,7 +254,7 @@ static int md5_anim_body(struct lexer *lx, struct md5_anim *a)
 		if (rc < 0)
 			return rc;
 	}
-	return md5_common_end(lx);
+	return md5_common_end(lx, &a->notes);
 }
 
 int md5_anim_parse(const char *buf, size_t len, struct md5_anim **out, struct diag *d)

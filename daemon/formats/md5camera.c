@@ -107,7 +107,7 @@ static int md5_camera_body(struct lexer *lx, struct md5_camera *c)
 	rc = md5_camera_frames(lx, c);
 	if (rc < 0)
 		return rc;
-	return md5_common_end(lx);
+	return md5_common_end(lx, &c->notes);
 }
 
 int md5_camera_parse(const char *buf, size_t len, struct md5_camera **out, struct diag *d)

@@ -284,7 +284,7 @@ static int md5_mesh_body(struct lexer *lx, struct md5_model *m)
 		if (rc < 0)
 			return rc;
 	}
-	return md5_common_end(lx);
+	return md5_common_end(lx, &m->notes);
 }
 
 int md5_mesh_parse(const char *buf, size_t len, struct md5_model **out, struct diag *d)

@@ -234,37 +234,77 @@ int x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const cha
 	return rc;
 }
 
+/* Where `pos` of the body is: line and column for plain text (counted the
+ * way the lexer counts them), else *line 0 and the file offset. */
+static void x_tree_locate(const struct x_tree *t, uint32_t pos, uint32_t *line, uint32_t *col,
+			  uint64_t *offset)
+{
+	*line = 0;
+	*col = 0;
+	/* Offsets count from the start of the file, header included; for a
+	 * compressed file, of the file as decompressed (whose declared size
+	 * includes the header too). */
+	*offset = (uint64_t)pos + 16;
+	if (t->header.encoding == X_TEXT && !t->header.compressed && t->body != NULL) {
+		/* LF, CRLF and a lone CR each end a line.  The body starts
+		 * after the 16-byte header, on line 1. */
+		uint32_t l = 1, c = 17;
+		size_t end = pos < t->body_len ? pos : t->body_len;
+
+		for (size_t i = 0; i < end; i++) {
+			char ch = t->body[i];
+
+			if (ch == '\n' ||
+			    (ch == '\r' && (i + 1 >= t->body_len || t->body[i + 1] != '\n'))) {
+				l++;
+				c = 1;
+			} else if (ch != '\r') {
+				c++;
+			}
+		}
+		*line = l;
+		*col = c;
+	}
+}
+
 int x_tree_verror(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt,
 		  va_list ap)
 {
 	char msg[DIAG_MSG_MAX];
+	uint32_t line, col;
+	uint64_t offset;
 
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (t->header.encoding == X_TEXT && !t->header.compressed && t->body != NULL) {
-		/* Count lines as the lexer does: LF, CRLF and a lone CR each end
-		 * one.  The body starts after the 16-byte header, on line 1. */
-		uint32_t line = 1, col = 17;
-		size_t end = pos < t->body_len ? pos : t->body_len;
-
-		for (size_t i = 0; i < end; i++) {
-			char c = t->body[i];
-
-			if (c == '\n' || (c == '\r' && (i + 1 >= t->body_len || t->body[i + 1] != '\n'))) {
-				line++;
-				col = 1;
-			} else if (c != '\r') {
-				col++;
-			}
-		}
+	x_tree_locate(t, pos, &line, &col, &offset);
+	if (line > 0)
 		diag_at(d, line, col, "%s", msg);
-	} else {
-		/* Offsets count from the start of the file, header included; for
-		 * a compressed file, of the file as decompressed (whose declared
-		 * size includes the header too). */
-		diag_at_offset(d, (uint64_t)pos + 16, "%s%s",
+	else
+		diag_at_offset(d, offset, "%s%s",
 			       t->header.compressed ? "in the decompressed data: " : "", msg);
-	}
 	return -EINVAL;
+}
+
+void x_tree_note(const struct x_tree *t, struct diag_notes *n, uint32_t pos, const char *fmt,
+		 ...)
+{
+	static const char prefix[] = "in the decompressed data: ";
+	char msg[sizeof prefix + DIAG_MSG_MAX];
+	size_t at = 0;
+	uint32_t line, col;
+	uint64_t offset;
+	va_list ap;
+
+	if (n == NULL)
+		return;
+	x_tree_locate(t, pos, &line, &col, &offset);
+	if (line == 0 && t->header.compressed) {
+		memcpy(msg, prefix, sizeof prefix - 1);
+		at = sizeof prefix - 1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg + at, sizeof msg - at, fmt, ap);
+	va_end(ap);
+	diag_note_put(n, fmt, line, col, offset, msg);
 }
 
 /* ------------------------------------------------------------------- */

@@ -131,6 +131,11 @@ int x_tree_error(const struct x_tree *t, struct diag *d, uint32_t pos, const cha
 	__attribute__((format(printf, 4, 5)));
 int x_tree_verror(const struct x_tree *t, struct diag *d, uint32_t pos, const char *fmt,
 		  va_list ap) __attribute__((format(printf, 4, 0)));
+/* A note (diag.h: what loads but is worth a word) at `pos`, located as
+ * x_tree_error locates an error; `fmt` (a string literal) names its kind.
+ * n may be NULL. */
+void x_tree_note(const struct x_tree *t, struct diag_notes *n, uint32_t pos, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
 
 /* ---------------------------------------------------------------------
  * Building a tree: what the text and binary readers call, in file order.

@@ -42,13 +42,29 @@ struct x_model {
 	uint32_t skipped_sets;          /* CompressedAnimationSets (not supported) */
 	uint32_t unknown_bones;         /* SkinWeights naming no frame (dropped) */
 	char first_unknown_bone[64];
+	/* What loaded but is worth a word, located (x_tree_note): data animd
+	 * does not evaluate that breaks a rule, a reference to nothing. */
+	struct diag_notes notes;
 };
 
 /*
  * Convert a parsed file.  `ticks_default` is used when the file has no
  * AnimTicksPerSecond (0 means X_DEFAULT_TICKS_PER_SECOND); `name` names an
  * unnamed animation set.  0 with *out filled (x_model_free), -EINVAL with d
- * located at the offending value (x_tree_error), or -ENOMEM.  The tree is
+ * located at the offending value (x_tree_error), or -ENOMEM.
+ *
+ * STRICTNESS (docs/formats/x.md, "What is an error and what is a note"):
+ * errors for safety (every count against the values that follow, every
+ * index animd follows inside what it indexes, values of the kind the
+ * template says) and for rules on what animd publishes (frames, vertices,
+ * faces, normals, skin weights, materials, keys, ticks, options); notes in
+ * out->notes, and the file loads, for what animd does not evaluate:
+ * XSkinMeshHeader's nBones disagreeing with the SkinWeights (unused), an
+ * Animation naming no frame or one the file does not have (its keys still
+ * count for the set's length and looping; they move no joint),
+ * MeshTextureCoords with a count other than nVertices or a non-finite
+ * coordinate (that set is left out), MeshVertexColors entries colouring no
+ * vertex or with a non-finite component (left out).  The tree is
  * read, not changed, but the import's temporaries (positions and normals
  * before they are the mesh's influences, face corners) are allocated in
  * its arena: they go with the tree, and a thread's next load reuses that

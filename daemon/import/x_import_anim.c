@@ -146,44 +146,56 @@ static int x_animation(const struct x_tree *t, const struct x_frames *f,
 		       struct diag *d)
 {
 	const struct x_object *ref = NULL;
-	int32_t joint;
+	/* The keys of an Animation that animates no frame still count for the
+	 * set's length (and its options for looping), as D3DX keeps every
+	 * Animation of a set whether a frame takes it or not: they are read
+	 * into channels of their own, then dropped. */
+	struct x_channel unbound[X_CHANNELS] = { 0 };
+	struct x_channel *ch = unbound;
+	int32_t joint = -1;
 	bool spline = false, open = false;
+	int rc = 0;
 
 	for (uint32_t i = 0; i < a->child_count; i++)
 		if (a->children[i]->type == NULL || x_is(a->children[i], "Frame"))
 			ref = a->children[i];
 	if (ref == NULL || ref->name == NULL)
-		return x_tree_error(t, d, a->pos, "Animation%s%s names no frame to animate",
-				     a->name ? " " : "", a->name ? a->name : "");
-	joint = x_frames_find(f, ref->name);
-	if (joint < 0)
-		return x_tree_error(t, d, ref->pos,
-				     "Animation refers to frame \"%s\", which the file does not have",
-				     ref->name);
-	for (uint32_t i = 0; i < a->child_count; i++) {
+		x_tree_note(t, &m->notes, a->pos, "Animation%s%s names no frame: its keys move no "
+			    "joint", a->name ? " " : "", a->name ? a->name : "");
+	else if ((joint = x_frames_find(f, ref->name)) < 0)
+		x_tree_note(t, &m->notes, ref->pos, "Animation refers to frame \"%s\", which the "
+			    "file does not have: its keys move no joint", ref->name);
+	else
+		ch = set->ch[joint];
+	for (uint32_t i = 0; rc == 0 && i < a->child_count; i++) {
 		const struct x_object *c = a->children[i];
 
 		if (x_is(c, "AnimationKey")) {
-			int rc = x_key(t, c, set->ch[joint], m->ticks_per_second, set, d);
-
-			if (rc < 0)
-				return rc;
+			rc = x_key(t, c, ch, m->ticks_per_second, set, d);
 		} else if (x_is(c, "AnimationOptions")) {
 			struct x_reader r;
 			uint32_t openclosed, quality;
 
 			x_reader_init(&r, t, c, d);
 			if (x_read_uint(&r, "openclosed", 1, &openclosed) < 0 ||
-			    x_read_uint(&r, "positionquality", 1, &quality) < 0)
-				return -EINVAL;
+			    x_read_uint(&r, "positionquality", 1, &quality) < 0) {
+				rc = -EINVAL;
+				break;
+			}
 			open = openclosed == 1;
 			spline = quality == 0;
 		}
 	}
+	for (int k = 0; k < X_CHANNELS; k++) {
+		free(unbound[k].times);
+		free(unbound[k].values);
+	}
+	if (rc < 0)
+		return rc;
 	set->animations++;
 	set->open += open;
 	/* Spline positions are about position keys, not matrix keys. */
-	if (spline && !set->ch[joint][X_CH_T].from_matrix)
+	if (joint >= 0 && spline && !set->ch[joint][X_CH_T].from_matrix)
 		set->ch[joint][X_CH_T].interp = INTERP_CATMULL_ROM;
 	return 0;
 }

@@ -253,28 +253,50 @@ static int x_mesh_normals(const struct x_tree *t, const struct x_object *o, stru
 	return rc;
 }
 
+/* MeshTextureCoords: animd keeps the coordinates but publishes only how
+ * many sets there are, and evaluates none: a set that is not one per
+ * vertex, or holds a NaN or an infinity, is left out with a note. */
 static int x_mesh_uvs(const struct x_tree *t, const struct x_object *o, struct x_mesh_src *s,
-		      struct diag *d)
+		      struct diag_notes *notes, struct diag *d)
 {
 	struct x_reader r;
-	uint32_t n;
+	float (*uvs)[2];
+	uint32_t n, bad = UINT32_MAX, bad_pos = 0;
 	int rc;
 
 	x_reader_init(&r, t, o, d);
 	rc = x_read_count(&r, "nTextureCoords", 2, &n);
 	if (rc < 0)
 		return rc;
-	if (n != s->vertex_count)
-		return x_tree_error(t, d, o->pos, "MeshTextureCoords has %u coordinates for %u vertices",
-				     n, s->vertex_count);
+	if (n != s->vertex_count) {
+		x_tree_note(t, notes, o->pos, "MeshTextureCoords has %u coordinates for %u vertices: "
+			    "the set is left out", n, s->vertex_count);
+		return 0;
+	}
+	uvs = malloc(((size_t)n + 1) * sizeof *uvs);
+	if (uvs == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pos = x_reader_pos(&r);
+
+		if (x_read_floats_any(&r, "a texture coordinate", uvs[i], 2) < 0) {
+			free(uvs);
+			return -EINVAL;
+		}
+		if (bad == UINT32_MAX && !(isfinite(uvs[i][0]) && isfinite(uvs[i][1]))) {
+			bad = i;
+			bad_pos = pos;
+		}
+	}
+	if (bad != UINT32_MAX) {
+		x_tree_note(t, notes, bad_pos, "MeshTextureCoords: the coordinate of vertex %u is "
+			    "not finite: the set is left out", bad);
+		free(uvs);
+		return 0;
+	}
 	s->uv_sets++;
 	free(s->uvs);                   /* a second MeshTextureCoords wins */
-	s->uvs = malloc(((size_t)n + 1) * sizeof *s->uvs);
-	if (s->uvs == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		if (x_read_floats(&r, "a texture coordinate", s->uvs[i], 2) < 0)
-			return -EINVAL;
+	s->uvs = uvs;
 	return 0;
 }
 
@@ -410,9 +432,12 @@ static int x_mesh_materials(const struct x_tree *t, const struct x_object *o, st
 	return rc;
 }
 
-/* MeshVertexColors: nVertexColors, then {vertex index, r g b a}. */
+/* MeshVertexColors: nVertexColors, then {vertex index, r g b a}.  animd
+ * keeps the colours but publishes only that there are some: an entry
+ * colouring no vertex, or with a NaN or an infinity, is left out with a
+ * note (the vertex keeps white). */
 static int x_mesh_colors(const struct x_tree *t, const struct x_object *o, struct x_mesh_src *s,
-			 struct diag *d)
+			 struct diag_notes *notes, struct diag *d)
 {
 	struct x_reader r;
 	uint32_t n;
@@ -431,12 +456,16 @@ static int x_mesh_colors(const struct x_tree *t, const struct x_object *o, struc
 		float c[4];
 
 		if (x_read_uint(&r, "a vertex colour's index", UINT32_MAX, &v) < 0 ||
-		    x_read_floats(&r, "a vertex colour component", c, 4) < 0)
+		    x_read_floats_any(&r, "a vertex colour component", c, 4) < 0)
 			return -EINVAL;
 		if (v >= s->vertex_count)
-			return x_tree_error(t, d, pos, "MeshVertexColors colours vertex %u, but the mesh has %u",
-					     v, s->vertex_count);
-		memcpy(s->colors[v], c, sizeof c);
+			x_tree_note(t, notes, pos, "MeshVertexColors colours vertex %u, but the mesh "
+				    "has %u: the entry is left out", v, s->vertex_count);
+		else if (!(isfinite(c[0]) && isfinite(c[1]) && isfinite(c[2]) && isfinite(c[3])))
+			x_tree_note(t, notes, pos, "MeshVertexColors: the colour of vertex %u is not "
+				    "finite: the entry is left out", v);
+		else
+			memcpy(s->colors[v], c, sizeof c);
 	}
 	return 0;
 }
@@ -591,11 +620,11 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 		if (x_is(c, "MeshNormals"))
 			rc = x_mesh_normals(t, c, s, corners, start, face_count, d);
 		else if (x_is(c, "MeshTextureCoords"))
-			rc = x_mesh_uvs(t, c, s, d);
+			rc = x_mesh_uvs(t, c, s, &m->notes, d);
 		else if (x_is(c, "MeshMaterialList") && s->materials == NULL)
 			rc = x_mesh_materials(t, c, s, d);
 		else if (x_is(c, "MeshVertexColors"))
-			rc = x_mesh_colors(t, c, s, d);
+			rc = x_mesh_colors(t, c, s, &m->notes, d);
 		else if (x_is(c, "XSkinMeshHeader"))
 			rc = x_mesh_skin_header(t, c, s, d);
 		else if (x_is(c, "SkinWeights"))
@@ -605,10 +634,12 @@ static int x_mesh_read(const struct x_tree *t, const struct x_frames *f, struct 
 			x_mesh_unread(s, c->type);
 	}
 	s->corner_start = NULL;
+	/* nBones says how many SkinWeights follow; animd skins with the
+	 * SkinWeights themselves and uses nBones for nothing. */
 	if (rc == 0 && s->bones_declared != UINT32_MAX && s->bones_declared != s->skin_objects)
-		rc = x_tree_error(t, d, s->header_pos,
-				   "XSkinMeshHeader declares %u bones, but the mesh has %u SkinWeights",
-				   s->bones_declared, s->skin_objects);
+		x_tree_note(t, &m->notes, s->header_pos,
+			    "XSkinMeshHeader declares %u bones, but the mesh has %u SkinWeights: "
+			    "nBones is not used", s->bones_declared, s->skin_objects);
 	return rc;
 }
 

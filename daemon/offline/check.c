@@ -4,8 +4,8 @@
  * Loads every file named, and every asset file under every directory named
  * (recursively, in name order), exactly as the daemon would.  One line per
  * problem; with -v one line per good file too, then one per note (what the
- * file holds that the game ignores and animd only notes, located like an
- * error).  With --json, one JSON object per line for every file (good or
+ * file holds that animd does not evaluate or the game ignores, and animd
+ * only notes, located like an error).  With --json, one JSON object per line for every file (good or
  * not; -v adds nothing), the error located in fields rather than in text,
  * its notes as lines, for editors and CI.  Exit 0 only if everything
  * loaded (and, with --mesh, every anim fits the mesh's skeleton).

@@ -50,6 +50,16 @@ static void check_anim(const struct md5_anim *a)
 			abort();
 }
 
+/* A file that loads may carry notes: each located at a line and column. */
+static void check_notes(const struct diag_notes *n)
+{
+	if (n->count > DIAG_NOTES_MAX)
+		abort();
+	for (uint32_t i = 0; i < n->count; i++)
+		if (n->note[i].line == 0 || n->note[i].col == 0 || n->note[i].msg[0] == '\0')
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct md5_anim *a = NULL;
@@ -59,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = md5_anim_parse((const char *)data, size, &a, &d);
 	if (rc == 0) {
 		check_anim(a);
+		check_notes(&a->notes);
 		md5_anim_free(a);
 	} else if (a != NULL || !d.set || d.line == 0) {
 		abort();

@@ -27,6 +27,16 @@ static void check_camera(const struct md5_camera *c)
 			abort();
 }
 
+/* A file that loads may carry notes: each located at a line and column. */
+static void check_notes(const struct diag_notes *n)
+{
+	if (n->count > DIAG_NOTES_MAX)
+		abort();
+	for (uint32_t i = 0; i < n->count; i++)
+		if (n->note[i].line == 0 || n->note[i].col == 0 || n->note[i].msg[0] == '\0')
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct md5_camera *c = NULL;
@@ -36,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = md5_camera_parse((const char *)data, size, &c, &d);
 	if (rc == 0) {
 		check_camera(c);
+		check_notes(&c->notes);
 		md5_camera_free(c);
 	} else if (c != NULL || !d.set || d.line == 0) {
 		abort();

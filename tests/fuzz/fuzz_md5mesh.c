@@ -41,6 +41,16 @@ static void check_model(const struct md5_model *m)
 	}
 }
 
+/* A file that loads may carry notes: each located at a line and column. */
+static void check_notes(const struct diag_notes *n)
+{
+	if (n->count > DIAG_NOTES_MAX)
+		abort();
+	for (uint32_t i = 0; i < n->count; i++)
+		if (n->note[i].line == 0 || n->note[i].col == 0 || n->note[i].msg[0] == '\0')
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct md5_model *m = NULL;
@@ -50,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = md5_mesh_parse((const char *)data, size, &m, &d);
 	if (rc == 0) {
 		check_model(m);
+		check_notes(&m->notes);
 		md5_model_free(m);
 	} else if (m != NULL || !d.set || d.line == 0) {
 		abort();        /* failure must leave *out alone and say where */

@@ -8,6 +8,8 @@
  * rejected file must come with a located message.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,7 +69,7 @@ static void check_track(const struct track *tr, unsigned width)
 			abort();
 }
 
-static void check_model(const struct x_model *m)
+static void check_model(const struct x_model *m, bool text_plain)
 {
 	const struct skeleton *s = m->skeleton;
 	mat34 *model = malloc(((size_t)s->joint_count + 1) * sizeof *model);
@@ -102,6 +104,27 @@ static void check_model(const struct x_model *m)
 		mesh_skin_normals(me, skin, out, nrm);
 		free(out);
 		free(nrm);
+	}
+	/* Notes are located: a line and column in plain text, an offset past
+	 * the header otherwise (the uvs and colours they leave out are not
+	 * kept: whatever is kept is finite). */
+	for (uint32_t i = 0; i < m->notes.count; i++) {
+		const struct diag_note *n = &m->notes.note[i];
+
+		if (n->msg[0] == '\0' || (text_plain ? n->line == 0 || n->col == 0
+						     : n->line != 0 || n->offset < 16))
+			abort();
+	}
+	for (uint32_t i = 0; i < m->mesh_count; i++) {
+		const struct mesh *me = m->meshes[i];
+
+		for (uint32_t v = 0; me->uvs != NULL && v < me->vertex_count; v++)
+			if (!isfinite(me->uvs[v][0]) || !isfinite(me->uvs[v][1]))
+				abort();
+		for (uint32_t v = 0; me->colors != NULL && v < me->vertex_count; v++)
+			for (int k = 0; k < 4; k++)
+				if (!isfinite(me->colors[v][k]))
+					abort();
 	}
 	for (uint32_t i = 0; i < m->clip_count; i++) {
 		const struct clip *c = m->clips[i];
@@ -142,7 +165,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			rc = x_import(&t, 0, "fuzz", &m, &di);
 			if (rc == 0)
-				check_model(&m);
+				check_model(&m, t.header.encoding == X_TEXT &&
+						    !t.header.compressed);
 			else if (rc != -ENOMEM && (rc != -EINVAL || !di.set))
 				abort();
 			x_model_free(&m);

@@ -32,6 +32,15 @@ sed 's/"head"/"skull"/' "$demo/walker.md5anim" >"$TMP/renamed.md5anim"
 expect_status 1 "$ANIMD" check --mesh "$demo/walker.md5mesh" "$TMP/renamed.md5anim"
 expect_match 'renamed\.md5anim: error: does not fit mesh .*head|skull' "$TMP/out"
 
+# What Doom never reads (a block after the last one) is a located note:
+# the file loads, and says where the unread part starts.
+cp "$demo/walker.md5anim" "$TMP/tail.md5anim"
+printf 'frame 99 {\n}\n' >>"$TMP/tail.md5anim"
+expect_status 0 "$ANIMD" check -v "$TMP/tail.md5anim"
+expect_match '^.*tail\.md5anim:[0-9]+:1: note: "frame" after the last block: what follows is not read' "$TMP/out"
+expect_status 0 "$ANIMD" check --json "$TMP/tail.md5anim"
+expect_jq '.ok and (.notes | length) == 1' "$TMP/out"
+
 # Missing paths and unknown formats are problems too; usage errors are 2.
 expect_status 1 "$ANIMD" check "$TMP/nope.md5mesh"
 echo hello >"$TMP/notes.txt"

@@ -10,8 +10,8 @@
  *     #define MD5X_PARSER md5_anim_parse
  *     #define MD5X_FREE md5_anim_free
  * and gets parse(), parse_ok(), expect_fail(), expect_fail_len(),
- * expect_subst_fail(), check_prefixes(), check_file_prefixes(), subst() and
- * read_file() bound to them.
+ * expect_subst_fail(), expect_note(), expect_subst_note(), check_prefixes(),
+ * check_file_prefixes(), subst() and read_file() bound to them.
  */
 #ifndef ANIMD_TEST_MD5_EXPECT_H
 #define ANIMD_TEST_MD5_EXPECT_H
@@ -132,6 +132,42 @@ static inline int parse(const char *text, size_t len, MD5X_TYPE **out, struct di
 #define expect_subst_fail(base, from, to, line, col, msg) \
 	md5x_expect_subst_fail(parse_any, base, from, to, line, col, msg)
 #define parse_ok(text, len) ((MD5X_TYPE *)md5x_parse_ok(parse_any, text, len))
+
+/* The model's notes hold one at line:col whose message has msg (and no
+ * other, so that a note never hides a second finding). */
+static inline void expect_model_note(const MD5X_TYPE *m, uint32_t line, uint32_t col,
+				     const char *msg)
+{
+	const struct diag_notes *n = &m->notes;
+
+	if (n->count != 1 || n->dropped != 0 || n->note[0].line != line ||
+	    n->note[0].col != col || strstr(n->note[0].msg, msg) == NULL)
+		fail_msg("%u notes, the first at %u:%u \"%s\"; want one at %u:%u \"%s\"",
+			 (unsigned)n->count, n->count ? (unsigned)n->note[0].line : 0,
+			 n->count ? (unsigned)n->note[0].col : 0, n->count ? n->note[0].msg : "",
+			 (unsigned)line, (unsigned)col, msg);
+}
+
+/* The text loads, with one note at line:col saying msg: the model, for the
+ * caller to check and free. */
+static inline MD5X_TYPE *expect_note(const char *text, uint32_t line, uint32_t col,
+				     const char *msg)
+{
+	MD5X_TYPE *m = parse_ok(text, strlen(text));
+
+	expect_model_note(m, line, col, msg);
+	return m;
+}
+
+static inline MD5X_TYPE *expect_subst_note(const char *base, const char *from, const char *to,
+					   uint32_t line, uint32_t col, const char *msg)
+{
+	char *s = subst(base, from, to);
+	MD5X_TYPE *m = expect_note(s, line, col, msg);
+
+	free(s);
+	return m;
+}
 
 /* Every prefix of a valid text fails cleanly (the last '}' is needed) with
  * a located error, and the whole text parses.  Under ASan this also proves

@@ -44,7 +44,9 @@
 #include <string.h>
 
 #include "daemon/anim/pose.h"
+#include "daemon/assets/asset.h"
 #include "daemon/import/md5_import.h"
+#include "tests/support/testdata.h"
 
 #define S 0.7071068f
 #define MS 1000000LL
@@ -83,7 +85,7 @@ static struct md5_vert mverts[3] = {
 };
 static uint32_t mtris[1][3] = { { 0, 1, 2 } };
 static struct md5_mesh mmesh = { mesh_name, shader, 3, 1, 4, mverts, mtris, mweights };
-static struct md5_model model = { NULL, 2, 1, mjoints, &mmesh };
+static struct md5_model model = { NULL, 2, 1, mjoints, &mmesh, { 0 } };
 
 static struct md5_anim_joint ajoints[2] = {
 	{ n_root, -1, MD5_ANIM_TX, 0 },
@@ -95,7 +97,7 @@ static struct md5_joint abase[2] = {
 };
 static float acomp[2 * 2] = { 0, S, 2, 0 };
 static float abounds[2][6] = { { -1, -1, -1, 1, 1, 1 }, { -1, -1, -1, 3, 1, 1 } };
-static struct md5_anim anim = { NULL, 2, 2, 10, 2, ajoints, abounds, abase, acomp };
+static struct md5_anim anim = { NULL, 2, 2, 10, 2, ajoints, abounds, abase, acomp, { 0 } };
 
 static int setup(void **state)
 {
@@ -269,7 +271,7 @@ static void test_pose_anim(void **state)
 {
 	/* numAnimatedComponents 0: every frame is the baseframe. */
 	struct md5_anim_joint j[2] = { { n_root, -1, 0, 0 }, { n_arm, 0, 0, 0 } };
-	struct md5_anim a = { NULL, 3, 2, 24, 0, j, NULL, abase, NULL };
+	struct md5_anim a = { NULL, 3, 2, 24, 0, j, NULL, abase, NULL, { 0 } };
 	struct clip *c = NULL;
 	struct transform out[2];
 	float b[6];
@@ -534,6 +536,76 @@ static void test_fixture_files(void **state)
 	free(atext);
 }
 
+/* The fixture file `name` with `tail` after its last block, loaded as an
+ * asset (the caller frees it). */
+static struct asset *load_with_tail(const char *name, const char *tail)
+{
+	char path[256], err[512] = "";
+	struct asset *a = NULL;
+	size_t len;
+	char *text, *buf;
+
+	snprintf(path, sizeof path, "tests/fixtures/md5/%s", name);
+	text = test_file_read(path, &len);
+	assert_non_null(text);
+	buf = malloc(len + strlen(tail) + 1);
+	assert_non_null(buf);
+	memcpy(buf, text, len);
+	memcpy(buf + len, tail, strlen(tail) + 1);
+	if (asset_load_buffer(name, buf, len + strlen(tail), &a, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	free(buf);
+	free(text);
+	return a;
+}
+
+/* What the parser notes reaches the asset as located lines ("name:line:
+ * col: note: ..."), as M2's do, and the asset publishes what the file
+ * without the unread part does. */
+static void test_asset_notes(void **state)
+{
+	struct asset *clean, *a;
+
+	(void)state;
+	clean = load_with_tail("walk.md5anim", "");
+	assert_int_equal(clean->note_count, 0);
+	a = load_with_tail("walk.md5anim", "frame 4 {\n1 2 3\n}\n");
+	assert_int_equal(a->note_count, 1);
+	assert_string_equal(a->notes[0], "walk.md5anim:47:1: note: \"frame\" after the last block: "
+			    "what follows is not read (Doom stops there too)");
+	assert_int_equal(a->clips[0]->frame_count, clean->clips[0]->frame_count);
+	assert_int_equal(a->clips[0]->duration_ns, clean->clips[0]->duration_ns);
+	assert_memory_equal(a->clips[0]->frames, clean->clips[0]->frames,
+			    (size_t)clean->clips[0]->frame_count * clean->clips[0]->joint_count *
+				    sizeof *clean->clips[0]->frames);
+	assert_memory_equal(a->clips[0]->bounds, clean->clips[0]->bounds,
+			    clean->clips[0]->frame_count * sizeof *clean->clips[0]->bounds);
+	asset_free(a);
+	asset_free(clean);
+
+	clean = load_with_tail("skin3.md5mesh", "");
+	a = load_with_tail("skin3.md5mesh", "mesh {\n");
+	assert_int_equal(clean->note_count, 0);
+	assert_int_equal(a->note_count, 1);
+	assert_non_null(strstr(a->notes[0], "skin3.md5mesh:55:1: note: \"mesh\" after the last "
+				  "block"));
+	assert_int_equal(a->mesh_count, clean->mesh_count);
+	for (uint32_t i = 0; i < a->mesh_count; i++) {
+		const struct mesh *x = a->meshes[i], *y = clean->meshes[i];
+
+		assert_int_equal(x->vertex_count, y->vertex_count);
+		assert_int_equal(x->influence_count, y->influence_count);
+		assert_memory_equal(x->influences, y->influences,
+				    x->influence_count * sizeof *x->influences);
+		assert_memory_equal(x->triangles, y->triangles,
+				    x->triangle_count * sizeof *x->triangles);
+	}
+	assert_memory_equal(a->skeleton->bind_model, clean->skeleton->bind_model,
+			    a->skeleton->joint_count * sizeof *a->skeleton->bind_model);
+	asset_free(a);
+	asset_free(clean);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_pose_anim),
 		cmocka_unit_test(test_import_rejects),
 		cmocka_unit_test(test_fixture_files),
+		cmocka_unit_test(test_asset_notes),
 	};
 
 	/* Everything twice: with the widest SIMD level this CPU has, then

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "daemon/formats/md5.h"
+#include "daemon/import/md5_import.h"
 
 #define MD5X_TYPE struct md5_anim
 #define MD5X_PARSER md5_anim_parse
@@ -142,8 +143,6 @@ static void test_hierarchy_rules(void **state)
 			  "joint \"arm\" reads components 2..4 but frames hold 4");
 	expect_subst_fail(anim_base, "\"arm\" 0 56 1", "\"arm\" 0 63 1", 9, 12,
 			  "joint \"arm\" reads components 1..6 but frames hold 4");
-	expect_subst_fail(anim_base, "\"root\" -1 1 0", "\"root\" -1 0 5", 8, 13,
-			  "joint \"root\" startIndex 5 is past the 4 components of a frame");
 	expect_subst_fail(anim_base, "\"arm\" 0 56 1", "\"arm\" 0 56 -1", 9, 12,
 			  "joint startIndex -1 is out of range");
 	expect_subst_fail(anim_base, "\"arm\" 0 56 1\n", "", 9, 1,
@@ -188,8 +187,6 @@ static void test_frame_rules(void **state)
 			  "found \"0x1p3\"");
 	expect_subst_fail(anim_base, "frame 1 {\n1 0.1 0.2 0.3\n}\n", "", 22, 1,
 			  "expected frame 1 (numFrames is 2), found end of file");
-	expect_subst_fail(anim_base, "1 0.1 0.2 0.3\n}\n", "1 0.1 0.2 0.3\n}\nframe 2 {\n}\n", 25, 1,
-			  "unexpected \"frame\" after the last block");
 	expect_subst_fail(anim_base, "frame 1 {", "frame 1", 23, 1, "expected '{', found \"1\"");
 }
 
@@ -258,12 +255,10 @@ static void test_walk_fixture(void **state)
 	md5_anim_free(a);
 }
 
-static void test_crlf_twin(void **state)
+static void assert_anims_equal(const struct md5_anim *a, const struct md5_anim *b)
 {
-	struct md5_anim *a = load("walk.md5anim"), *b = load("walk_crlf.md5anim");
 	uint32_t i;
 
-	(void)state;
 	assert_string_equal(a->commandline, b->commandline);
 	assert_int_equal(a->num_frames, b->num_frames);
 	assert_int_equal(a->num_joints, b->num_joints);
@@ -280,8 +275,81 @@ static void test_crlf_twin(void **state)
 	assert_memory_equal(a->bounds, b->bounds, a->num_frames * sizeof *a->bounds);
 	assert_memory_equal(a->components, b->components,
 			    (size_t)a->num_frames * a->num_components * sizeof *a->components);
+}
+
+static void test_crlf_twin(void **state)
+{
+	struct md5_anim *a = load("walk.md5anim"), *b = load("walk_crlf.md5anim");
+
+	(void)state;
+	assert_anims_equal(a, b);
 	md5_anim_free(a);
 	md5_anim_free(b);
+}
+
+/* What a clip publishes of an anim: every joint of every frame, bounds. */
+static void assert_same_clip(const struct md5_anim *a, const struct md5_anim *b)
+{
+	struct clip *x = NULL, *y = NULL;
+
+	assert_int_equal(md5_import_clip(a, "a", &x), 0);
+	assert_int_equal(md5_import_clip(b, "b", &y), 0);
+	assert_int_equal(x->frame_count, y->frame_count);
+	assert_int_equal(x->joint_count, y->joint_count);
+	assert_int_equal(x->duration_ns, y->duration_ns);
+	assert_memory_equal(x->frames, y->frames,
+			    (size_t)x->frame_count * x->joint_count * sizeof *x->frames);
+	assert_memory_equal(x->bounds, y->bounds, x->frame_count * sizeof *x->bounds);
+	clip_free(x);
+	clip_free(y);
+}
+
+/* What neither Doom nor animd reads loads, with a located note, and
+ * publishes what the file without it does. */
+static void test_notes(void **state)
+{
+	struct md5_anim *base, *a, *b;
+	char *s;
+
+	(void)state;
+	base = parse_ok(anim_base, strlen(anim_base));
+	assert_int_equal(base->notes.count, 0);
+	/* Doom reads numFrames frames and stops. */
+	a = expect_subst_note(anim_base, "1 0.1 0.2 0.3\n}\n",
+			      "1 0.1 0.2 0.3\n}\nframe 2 {\n1 2 3 4\n}\n", 25, 1,
+			      "\"frame\" after the last block: what follows is not read");
+	assert_anims_equal(a, base);
+	assert_same_clip(a, base);
+	md5_anim_free(a);
+	a = expect_subst_note(anim_base, "1 0.1 0.2 0.3\n}\n", "1 0.1 0.2 0.3\n}\n}\n/* x", 25, 1,
+			      "'}' after the last block");
+	assert_anims_equal(a, base);
+	md5_anim_free(a);
+	/* A joint without flags reads no component: where its startIndex
+	 * points does not matter (kept within the frame). */
+	s = subst(anim_base, "\"root\" -1 1 0", "\"root\" -1 0 0");
+	b = parse_ok(s, strlen(s));
+	assert_int_equal(b->notes.count, 0);
+	free(s);
+	a = expect_subst_note(anim_base, "\"root\" -1 1 0", "\"root\" -1 0 5", 8, 13,
+			      "joint \"root\" has flags 0 and reads no component: its startIndex 5, "
+			      "past the 4 components of a frame, is not used");
+	assert_int_equal(a->joints[0].flags, 0);
+	assert_int_equal(a->joints[0].start_index, 4);
+	assert_same_clip(a, b);
+	md5_anim_free(a);
+	a = expect_subst_note(anim_base, "\"root\" -1 1 0", "\"root\" -1 0 4294967296", 8, 13,
+			      "its startIndex 4294967296, past the 4 components");
+	assert_same_clip(a, b);
+	md5_anim_free(a);
+	/* startIndex at the end of the frame reads nothing and is fine. */
+	s = subst(anim_base, "\"root\" -1 1 0", "\"root\" -1 0 4");
+	a = parse_ok(s, strlen(s));
+	assert_int_equal(a->notes.count, 0);
+	free(s);
+	md5_anim_free(a);
+	md5_anim_free(b);
+	md5_anim_free(base);
 }
 
 /* numAnimatedComponents 0 with several frames is a valid pose file
@@ -375,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_frame_rules),
 		cmocka_unit_test(test_walk_fixture),
 		cmocka_unit_test(test_crlf_twin),
+		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_pose_fixture),
 		cmocka_unit_test(test_quat_w),
 		cmocka_unit_test(test_truncations),

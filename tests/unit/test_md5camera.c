@@ -124,10 +124,28 @@ static void test_frame_rules(void **state)
 			  "expected ')', found \"0\"");
 	expect_subst_fail(camera_base, "( 0 0 0.5 )", "( 0 0 NaN )", 13, 17,
 			  "expected a finite number for camera orientation, found \"NaN\"");
-	expect_subst_fail(camera_base, "70\n}\n", "70\n}\ncamera {\n}\n", 16, 1,
-			  "unexpected \"camera\" after the last block");
 	expect_subst_fail(camera_base, "70\n}\n", "70\n", 15, 1,
 			  "expected '}' (numFrames is 4), found end of file");
+}
+
+/* Doom reads the camera block and stops: a second one is not read, by
+ * Doom or by animd.  The file loads, the same camera, with a note. */
+static void test_after_last_block_is_a_note(void **state)
+{
+	struct md5_camera *base, *c;
+
+	(void)state;
+	base = parse_ok(camera_base, strlen(camera_base));
+	assert_int_equal(base->notes.count, 0);
+	c = expect_subst_note(camera_base, "70\n}\n", "70\n}\ncamera {\n( 9 9 9 ) ( 0 0 0 ) 1\n}\n",
+			      16, 1, "\"camera\" after the last block: what follows is not read");
+	assert_int_equal(c->num_frames, base->num_frames);
+	assert_int_equal(c->frame_rate, base->frame_rate);
+	assert_int_equal(c->num_cuts, base->num_cuts);
+	assert_memory_equal(c->cuts, base->cuts, base->num_cuts * sizeof *c->cuts);
+	assert_memory_equal(c->frames, base->frames, base->num_frames * sizeof *c->frames);
+	md5_camera_free(c);
+	md5_camera_free(base);
 }
 
 /* ---- fixtures ---- */
@@ -228,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_header_rules),
 		cmocka_unit_test(test_cut_rules),
 		cmocka_unit_test(test_frame_rules),
+		cmocka_unit_test(test_after_last_block_is_a_note),
 		cmocka_unit_test(test_cuts_fixture),
 		cmocka_unit_test(test_no_cuts),
 		cmocka_unit_test(test_truncations),

@@ -149,8 +149,6 @@ static void test_mesh_block_rules(void **state)
 	(void)state;
 	expect_subst_fail(mesh_base, "numMeshes 1", "numMeshes 2", 22, 1,
 			  "expected \"mesh\", found end of file");
-	expect_subst_fail(mesh_base, "numMeshes 1", "numMeshes 0", 9, 1,
-			  "unexpected \"mesh\" after the last block");
 	expect_subst_fail(mesh_base, "shader \"s\"", "shader s", 10, 8,
 			  "expected a quoted shader, found \"s\"");
 	/* Doom's order is shader, then numverts. */
@@ -230,14 +228,8 @@ static void test_file_level_rules(void **state)
 	(void)state;
 	expect_fail("", 1, 1, "expected \"MD5Version\", found end of file");
 	expect_fail("  \n// only a comment\n", 3, 1, "expected \"MD5Version\", found end of file");
-	expect_subst_fail(mesh_base, "( 0 1 0 )\n}\n", "( 0 1 0 )\n}\nextra\n", 22, 1,
-			  "unexpected \"extra\" after the last block");
-	expect_subst_fail(mesh_base, "( 0 1 0 )\n}\n", "( 0 1 0 )\n}\n}", 22, 1,
-			  "unexpected '}' after the last block");
 	expect_subst_fail(mesh_base, "( 0 1 0 )\n}\n", "( 0 1 0 )\n", 21, 1,
 			  "expected '}', found end of file");
-	expect_subst_fail(mesh_base, "( 0 1 0 )\n}\n", "( 0 1 0 )\n}\n/* open", 22, 1,
-			  "comment opened here is never closed");
 	expect_subst_fail(mesh_base, "commandline \"\"", "commandline \"abc", 2, 13,
 			  "string opened here is not closed on its line");
 	/* A NUL byte is a control byte, wherever it is. */
@@ -365,6 +357,58 @@ static void assert_models_equal(const struct md5_model *a, const struct md5_mode
 	}
 }
 
+/* Doom reads numMeshes mesh blocks and stops: whatever follows them is
+ * not read, by Doom or by animd.  The file loads, the model is the one
+ * without it, and a note says where the unread part starts. */
+static void test_after_last_block_is_a_note(void **state)
+{
+	static const struct {
+		const char *to;
+		uint32_t line, col;
+		const char *msg;
+	} tails[] = {
+		{ "( 0 1 0 )\n}\nextra\n", 22, 1,
+		  "\"extra\" after the last block: what follows is not read" },
+		{ "( 0 1 0 )\n}\n}", 22, 1, "'}' after the last block" },
+		{ "( 0 1 0 )\n}\nmesh {\nshader \"t\"\n", 22, 1, "\"mesh\" after the last block" },
+		/* Even what the lexer would refuse is not read. */
+		{ "( 0 1 0 )\n}\n/* open", 22, 1,
+		  "what follows the last block is not read (comment opened here is never closed)" },
+		{ "( 0 1 0 )\n}\n  \"never closed", 22, 3,
+		  "(string opened here is not closed on its line)" },
+	};
+	struct md5_model *base, *m;
+
+	(void)state;
+	base = parse_ok(mesh_base, strlen(mesh_base));
+	assert_int_equal(base->notes.count, 0);
+	for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+		m = expect_subst_note(mesh_base, "( 0 1 0 )\n}\n", tails[i].to, tails[i].line,
+				      tails[i].col, tails[i].msg);
+		assert_models_equal(m, base);
+		md5_model_free(m);
+	}
+	/* A mesh block past numMeshes is not a mesh of the model. */
+	m = expect_subst_note(mesh_base, "numMeshes 1", "numMeshes 0", 9, 1,
+			      "\"mesh\" after the last block: what follows is not read");
+	assert_int_equal(m->num_meshes, 0);
+	assert_int_equal(m->num_joints, 2);
+	md5_model_free(m);
+	/* A control byte after the last block: the file is text up to it. */
+	{
+		char buf[sizeof mesh_base + 2];
+
+		memcpy(buf, mesh_base, sizeof mesh_base);
+		buf[sizeof mesh_base - 1] = '\0';
+		buf[sizeof mesh_base] = 'x';
+		m = parse_ok(buf, sizeof mesh_base + 1);
+		expect_model_note(m, 22, 1, "(unexpected control byte 0x00");
+		assert_models_equal(m, base);
+		md5_model_free(m);
+	}
+	md5_model_free(base);
+}
+
 static void test_crlf_twin(void **state)
 {
 	struct md5_model *lf, *crlf;
@@ -460,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_file_level_rules),
 		cmocka_unit_test(test_compact_spelling),
 		cmocka_unit_test(test_fixture_values),
+		cmocka_unit_test(test_after_last_block_is_a_note),
 		cmocka_unit_test(test_crlf_twin),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_real_files),

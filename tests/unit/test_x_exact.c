@@ -13,7 +13,8 @@
  *  - a set mixing open and closed Animations loops; all open, it plays
  *    once;
  *  - a bent arm's skinned normals (inverse transpose per bone, weighted,
- *    normalised), and its materials with their triangles.
+ *    normalised), and its materials with their triangles;
+ *  - what the import notes, located in every encoding.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -261,6 +262,51 @@ static void test_bent_arm_normals_and_materials(void **state)
 	}
 }
 
+/*
+ * What the import notes reaches the asset as located lines, in every
+ * encoding: a line and column in plain text, an offset otherwise (in the
+ * decompressed data for MSZIP); the file loads all the same.
+ */
+static const char noted_x[] = HEADER
+	"Frame A { }\n"
+	"Mesh m { 1; 1.0;0.0;0.0;; 0;\n"
+	"  XSkinMeshHeader { 1; 1; 3; }\n"
+	"  SkinWeights { \"A\"; 1; 0; 1.0; 1.0,0.0,0.0,0.0, 0.0,1.0,0.0,0.0, 0.0,0.0,1.0,0.0,"
+	" 0.0,0.0,0.0,1.0;; } }\n"
+	"AnimationSet walk { Animation { { Gone } } }\n";
+
+static void test_notes_in_every_encoding(void **state)
+{
+	static const char *const where[XENC_COUNT] = {
+		[XENC_TEXT] = "exact.x:4:3: note: ",
+		[XENC_BINARY32] = "exact.x: offset 0x",
+		[XENC_BINARY64] = "exact.x: offset 0x",
+		[XENC_TEXT_MSZIP] = "exact.x: offset 0x",
+		[XENC_BINARY32_MSZIP] = "exact.x: offset 0x",
+	};
+
+	(void)state;
+	for (int e = 0; e < XENC_COUNT; e++) {
+		struct asset *a = load_in(noted_x, (enum x_encoding_kind)e);
+		int zip = e == XENC_TEXT_MSZIP || e == XENC_BINARY32_MSZIP;
+
+		assert_int_equal(a->note_count, 2);
+		if (strncmp(a->notes[0], where[e], strlen(where[e])) != 0)
+			fail_msg("%s: %s", x_encoding_names[e], a->notes[0]);
+		assert_non_null(strstr(a->notes[0], zip ? ": note: in the decompressed data: "
+							"XSkinMeshHeader declares 3 bones"
+							: ": note: XSkinMeshHeader declares 3 bones"));
+		assert_non_null(strstr(a->notes[1], "Animation refers to frame \"Gone\", which the "
+					      "file does not have: its keys move no joint"));
+		if (e == XENC_TEXT)
+			assert_non_null(strstr(a->notes[1], "exact.x:6:33: note: "));
+		assert_int_equal(a->mesh_count, 1);
+		assert_int_equal(a->clip_count, 1);
+		assert_null(a->note);
+		asset_unref(a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_partial_channels_and_matrix_keys),
 		cmocka_unit_test(test_open_and_closed),
 		cmocka_unit_test(test_bent_arm_normals_and_materials),
+		cmocka_unit_test(test_notes_in_every_encoding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

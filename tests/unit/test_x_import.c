@@ -340,6 +340,164 @@ static void test_matrix_keys_and_compressed_sets(void **state)
 	x_model_free(&m);
 }
 
+/* The import's notes: exactly one, at line:col, saying msg. */
+static void expect_one_note(const struct x_model *m, uint32_t line, uint32_t col, const char *msg)
+{
+	const struct diag_notes *n = &m->notes;
+
+	if (n->count != 1 || n->dropped != 0 || n->note[0].line != line ||
+	    n->note[0].col != col || strstr(n->note[0].msg, msg) == NULL)
+		fail_msg("%u notes, the first at %u:%u \"%s\"; want one at %u:%u \"%s\"",
+			 (unsigned)n->count, n->count ? (unsigned)n->note[0].line : 0,
+			 n->count ? (unsigned)n->note[0].col : 0, n->count ? n->note[0].msg : "",
+			 (unsigned)line, (unsigned)col, msg);
+}
+
+static void assert_same_skin(const struct x_model *a, const struct x_model *b)
+{
+	const struct mesh *x = a->meshes[0], *y = b->meshes[0];
+
+	assert_int_equal(a->mesh_count, b->mesh_count);
+	assert_int_equal(x->vertex_count, y->vertex_count);
+	assert_int_equal(x->influence_count, y->influence_count);
+	assert_memory_equal(x->first_influence, y->first_influence,
+			    ((size_t)x->vertex_count + 1) * sizeof *x->first_influence);
+	assert_memory_equal(x->influences, y->influences,
+			    x->influence_count * sizeof *x->influences);
+	assert_memory_equal(x->triangles, y->triangles, x->triangle_count * sizeof *x->triangles);
+}
+
+/* nBones is a count animd never uses (it skins with the SkinWeights
+ * present): disagreeing, it is a note, and the skin is the same. */
+static void test_note_skin_header(void **state)
+{
+	static const char with[] = HEADER
+		"Frame A { Mesh { 1; 1;0;0;; 0;\n"
+		" XSkinMeshHeader { 1; 1; 2; }\n"
+		" SkinWeights { \"A\"; 1; 0; 1.0; 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1;; } } }\n";
+	static const char without[] = HEADER
+		"Frame A { Mesh { 1; 1;0;0;; 0;\n"
+		" SkinWeights { \"A\"; 1; 0; 1.0; 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1;; } } }\n";
+	struct x_model a = { 0 }, b = { 0 };
+
+	(void)state;
+	load_ok(with, 0, &a);
+	expect_one_note(&a, 3, 2, "XSkinMeshHeader declares 2 bones, but the mesh has 1 "
+			"SkinWeights: nBones is not used");
+	load_ok(without, 0, &b);
+	assert_int_equal(b.notes.count, 0);
+	assert_same_skin(&a, &b);
+	x_model_free(&a);
+	x_model_free(&b);
+}
+
+/* An Animation whose frame the file does not have (or that names none)
+ * moves no joint: a note.  Its keys are still read, checked, and count
+ * for the set's length, as D3DX's set keeps them. */
+static void test_note_animation_without_frame(void **state)
+{
+	static const char text[] = HEADER
+		"Frame A { }\n"
+		"AnimationSet { Animation { { A }\n"
+		"  AnimationKey { 2; 2; 0; 3; 0,0,0;;, 2400; 3; 2,0,0;;; } }\n"
+		" Animation { { B }\n"
+		"  AnimationKey { 2; 2; 0; 3; 0,0,0;;, 4800; 3; 9,9,9;;; } } }\n";
+	static const char unnamed[] = HEADER
+		"Frame A { }\n"
+		"AnimationSet { Animation { { A }\n"
+		"  AnimationKey { 2; 2; 0; 3; 0,0,0;;, 2400; 3; 2,0,0;;; } }\n"
+		" Animation Stray {\n"
+		"  AnimationOptions { 1; 1; }\n"
+		"  AnimationKey { 2; 2; 0; 3; 0,0,0;;, 4800; 3; 9,9,9;;; } } }\n";
+	struct x_model m = { 0 };
+	struct transform pose;
+
+	(void)state;
+	load_ok(text, 0, &m);
+	expect_one_note(&m, 5, 14, "Animation refers to frame \"B\", which the file does not "
+			"have: its keys move no joint");
+	assert_int_equal(m.skeleton->joint_count, 1);
+	assert_int_equal(m.clip_count, 1);
+	/* B's last key, at 4800 ticks, is the set's end. */
+	assert_true(m.clips[0]->duration_ns == 1000000000LL);
+	assert_int_equal(m.clips[0]->loop, LOOP_LOOP);
+	assert_int_equal(m.clips[0]->tracks[0].t.count, 2);
+	clip_sample(m.clips[0], 250000000LL, &pose);
+	assert_vec3_near(pose.t, vec3_make(1, 0, 0), 1e-6f);
+	x_model_free(&m);
+
+	load_ok(unnamed, 0, &m);
+	expect_one_note(&m, 5, 2, "Animation Stray names no frame: its keys move no joint");
+	assert_true(m.clips[0]->duration_ns == 1000000000LL);
+	/* One closed Animation (A's, without options) keeps the set looping. */
+	assert_int_equal(m.clips[0]->loop, LOOP_LOOP);
+	assert_int_equal(m.clips[0]->tracks[0].t.count, 2);
+	x_model_free(&m);
+}
+
+/* Texture coordinates and vertex colours: animd keeps them but publishes
+ * only that they are there (uv_sets, vertex_colors) and evaluates neither.
+ * A set that is not one per vertex or not finite, an entry colouring no
+ * vertex or not finite, is left out with a note; the mesh is the same. */
+static void test_note_uvs_and_colors(void **state)
+{
+	static const char base[] = HEADER
+		"Frame A { Mesh { 3; 0;0;0;, 1;0;0;, 0;1;0;; 1; 3; 0,1,2;;\n"
+		"  MeshTextureCoords { 3; 0;0;, 1;0;, 0;1;; }\n"
+		"  MeshVertexColors { 2; 0; 1;0;0;1;;, 2; 0;0;1;1;;; }\n"
+		" } }\n";
+	static const struct {
+		const char *from, *to;
+		uint32_t line, col;
+		const char *msg;
+		uint32_t uv_sets;
+		int colour_of_2;        /* vertex 2 keeps its blue */
+	} cases[] = {
+		{ "MeshTextureCoords { 3; 0;0;, 1;0;, 0;1;; }",
+		  "MeshTextureCoords { 2; 0;0;, 1;0;; }", 3, 3,
+		  "MeshTextureCoords has 2 coordinates for 3 vertices: the set is left out", 0, 1 },
+		{ "1;0;, 0;1;; }", "1;0;, 0;-1.#IND00;; }", 3, 38,
+		  "MeshTextureCoords: the coordinate of vertex 2 is not finite: the set is left out",
+		  0, 1 },
+		{ "2; 0;0;1;1;;; }", "7; 0;0;1;1;;; }", 4, 39,
+		  "MeshVertexColors colours vertex 7, but the mesh has 3: the entry is left out", 1,
+		  0 },
+		{ "2; 0;0;1;1;;; }", "2; 0;1.#QNAN0;1;1;;; }", 4, 39,
+		  "MeshVertexColors: the colour of vertex 2 is not finite: the entry is left out", 1,
+		  0 },
+	};
+	struct x_model clean = { 0 };
+
+	(void)state;
+	load_ok(base, 0, &clean);
+	assert_int_equal(clean.notes.count, 0);
+	assert_int_equal(clean.meshes[0]->uv_sets, 1);
+	assert_true(clean.meshes[0]->colors[2][2] == 1.0f && clean.meshes[0]->colors[2][0] == 0.0f);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct x_model m = { 0 };
+		char text[sizeof base + 64];
+		const char *at = strstr(base, cases[i].from);
+		const struct mesh *me;
+
+		assert_non_null(at);
+		snprintf(text, sizeof text, "%.*s%s%s", (int)(at - base), base, cases[i].to,
+			 at + strlen(cases[i].from));
+		load_ok(text, 0, &m);
+		expect_one_note(&m, cases[i].line, cases[i].col, cases[i].msg);
+		me = m.meshes[0];
+		assert_int_equal(me->uv_sets, cases[i].uv_sets);
+		if (cases[i].uv_sets == 0)
+			assert_null(me->uvs);
+		assert_non_null(me->colors);
+		assert_true(me->colors[0][0] == 1.0f && me->colors[0][1] == 0.0f);
+		assert_true(me->colors[2][0] == (cases[i].colour_of_2 ? 0.0f : 1.0f));
+		assert_true(me->colors[1][0] == 1.0f && me->colors[1][1] == 1.0f);
+		assert_same_skin(&m, &clean);
+		x_model_free(&m);
+	}
+	x_model_free(&clean);
+}
+
 static void test_errors_located(void **state)
 {
 	(void)state;
@@ -350,12 +508,13 @@ static void test_errors_located(void **state)
 	expect_fail(HEADER "Frame A { Mesh { 1; 1;0;0;; 0;\n"
 		    " SkinWeights { \"A\"; 1; 4; 1.0; 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1;; } } }\n",
 		    3, 24, "weighs vertex 4, but the mesh has 1");
-	expect_fail(HEADER "Frame A { Mesh { 1; 1;0;0;; 0;\n"
-		    " XSkinMeshHeader { 1; 1; 2; }\n"
-		    " SkinWeights { \"A\"; 1; 0; 1.0; 1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1;; } } }\n",
-		    3, 2, "declares 2 bones, but the mesh has 1 SkinWeights");
-	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation { { B } } }\n", 3, 28,
-		    "refers to frame \"B\", which the file does not have");
+	/* An Animation that moves no joint still has its keys checked: they
+	 * count for the set's length. */
+	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation { { B }\n"
+		    " AnimationKey { 2; 1; 0; 4; 1,2,3,4;;; } } }\n", 4, 26,
+		    "a position key has 4 values, not 3");
+	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation {\n"
+		    " AnimationOptions { 2; 1; } } }\n", 4, 21, "openclosed is 2, outside 0..1");
 	expect_fail(HEADER "Frame A { }\nAnimationSet { Animation { { A }\n"
 		    " AnimationKey { 2; 1; 0; 4; 1,2,3,4;;; } } }\n", 4, 26,
 		    "a position key has 4 values, not 3");
@@ -379,6 +538,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_bone),
 		cmocka_unit_test(test_normals_and_uvs),
 		cmocka_unit_test(test_matrix_keys_and_compressed_sets),
+		cmocka_unit_test(test_note_skin_header),
+		cmocka_unit_test(test_note_animation_without_frame),
+		cmocka_unit_test(test_note_uvs_and_colors),
 		cmocka_unit_test(test_errors_located),
 	};
 
