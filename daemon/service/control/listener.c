@@ -28,6 +28,8 @@ struct listener {
 	uint64_t refusals_unlogged;     /* refused since, not logged */
 	uint64_t next_id;
 	bool activated;                 /* the socket came from systemd */
+	dev_t path_dev;                 /* the socket file we made at path (lstat */
+	ino_t path_ino;                 /* after bind): only that one is removed */
 	bool closing;
 	bool pipe_closed;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -282,12 +284,57 @@ static int listener_group(const char *name, gid_t *out)
 	return 1;
 }
 
+/* What is at a path, for the log line that says it was left alone. */
+static const char *listener_file_kind(mode_t mode)
+{
+	return S_ISREG(mode) ? "a regular file" : S_ISDIR(mode) ? "a directory"
+	       : S_ISLNK(mode) ? "a symbolic link" : S_ISSOCK(mode) ? "another socket"
+	       : S_ISFIFO(mode) ? "a FIFO" : "a device";
+}
+
+/*
+ * Remove socket.path only while it is still the socket this daemon made:
+ * since then someone may have put a file there, or removed ours and let a
+ * second daemon bind the path, and a stop must not delete theirs.  (The
+ * path can still change between the lstat and the unlink: no call closes
+ * that window, but it is a replacement racing the stop itself, not one
+ * made at any time since start.)
+ */
+static void listener_unlink_own(struct listener *srv)
+{
+	struct stat st;
+
+	if (srv->path[0] == '\0')
+		return;
+	if (lstat(srv->path, &st) < 0) {
+		if (errno != ENOENT)
+			log_warning("cannot check the socket path %s: %s; left in place", srv->path,
+				    strerror(errno));
+		return;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_dev != srv->path_dev || st.st_ino != srv->path_ino) {
+		log_warning("%s is now %s, not the socket animd made: left in place", srv->path,
+			    listener_file_kind(st.st_mode));
+		return;
+	}
+	if (unlink(srv->path) < 0 && errno != ENOENT)
+		log_warning("cannot remove the socket %s: %s", srv->path, strerror(errno));
+}
+
+/*
+ * The socket is made here rather than by uv_pipe_bind, which would keep the
+ * path and unlink it when the handle closes, whatever is there by then;
+ * libuv is handed the bound descriptor (uv_pipe_open), as under socket
+ * activation, and the path is ours to remove (listener_unlink_own).
+ */
 static int listener_bind(struct listener *srv, char *err, size_t errlen)
 {
 	const struct config *cfg = srv->ctl->cfg;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
 	mode_t old;
 	gid_t gid = 0;
-	int rc, has_group;
+	int rc, has_group, fd;
 
 	rc = listener_prepare_path(cfg->socket_path, err, errlen);
 	if (rc < 0) {
@@ -300,20 +347,47 @@ static int listener_bind(struct listener *srv, char *err, size_t errlen)
 		snprintf(err, errlen, "socket.group \"%s\" is not a known group", cfg->socket_group);
 		return has_group;
 	}
+	if (strlen(cfg->socket_path) >= sizeof sa.sun_path) {
+		snprintf(err, errlen, "cannot bind %s: the path is longer than %zu bytes",
+			 cfg->socket_path, sizeof sa.sun_path - 1);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, cfg->socket_path, strlen(cfg->socket_path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot make a socket: %s", strerror(-rc));
+		return rc;
+	}
 	/* The socket is born with the configured mode: no window in which it
 	 * is more open than that. */
 	old = umask((mode_t)(~cfg->socket_mode & 0777));
-	rc = uv_pipe_bind(&srv->pipe, cfg->socket_path);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? 0 : -errno;
 	umask(old);
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot bind %s: %s", cfg->socket_path, uv_strerror(rc));
+		snprintf(err, errlen, "cannot bind %s: %s", cfg->socket_path, strerror(-rc));
+		close(fd);
 		return rc;
 	}
-	snprintf(srv->path, sizeof srv->path, "%s", cfg->socket_path);
+	/* Ours from here: remembered at once, so that even a failure below
+	 * removes it (and only it). */
+	if (lstat(cfg->socket_path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		srv->path_dev = st.st_dev;
+		srv->path_ino = st.st_ino;
+		snprintf(srv->path, sizeof srv->path, "%s", cfg->socket_path);
+	}
+	rc = uv_pipe_open(&srv->pipe, fd);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot use the socket %s: %s", cfg->socket_path,
+			 uv_strerror(rc));
+		close(fd);
+		return rc;
+	}
 	if (has_group && chown(cfg->socket_path, (uid_t)-1, gid) < 0) {
+		rc = -errno;
 		snprintf(err, errlen, "cannot give %s to group %s: %s", cfg->socket_path,
-			 cfg->socket_group, strerror(errno));
-		return -errno;
+			 cfg->socket_group, strerror(-rc));
+		return rc;
 	}
 	return 0;
 }
@@ -409,8 +483,7 @@ int listener_open(struct control *ctl, struct listener **out, char *err, size_t 
 				 uv_strerror(rc));
 	}
 	if (rc < 0) {
-		if (srv->path[0] != '\0')
-			unlink(srv->path);
+		listener_unlink_own(srv);
 		srv->closing = true;
 		uv_close((uv_handle_t *)&srv->sweep, listener_sweep_closed);
 		uv_close((uv_handle_t *)&srv->pipe, listener_pipe_closed);
@@ -427,9 +500,9 @@ void listener_close(struct listener *srv, void (*done)(void *data), void *data)
 	srv->closing = true;
 	srv->done = done;
 	srv->done_data = data;
-	/* Unlink first: from now on no new client can find us. */
-	if (!srv->activated && srv->path[0] != '\0')
-		unlink(srv->path);
+	/* Unlink first: from now on no new client can find us.  Under socket
+	 * activation path stays empty: the socket is systemd's to remove. */
+	listener_unlink_own(srv);
 	for (s = srv->sessions; s != NULL; s = next) {
 		next = s->next;
 		session_close(s, "animd is shutting down");

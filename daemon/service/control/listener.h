@@ -7,7 +7,10 @@
  * the configured mode and group.  A path that is already a socket is probed
  * first: if a live daemon answers, we refuse to start (never steal a running
  * daemon's socket); only a stale socket (connection refused) is unlinked.
- * Anything that is not a socket is never removed.
+ * Anything that is not a socket is never removed.  The device and inode of
+ * the socket file made are kept: a stop removes the path only while it is
+ * still that file (not one put there since, nor another daemon's socket),
+ * and never the socket systemd passed.
  */
 #ifndef ANIMD_LISTENER_H
 #define ANIMD_LISTENER_H
@@ -47,7 +50,8 @@ void listener_forget(struct listener *srv, struct session *s);
 void listener_release(struct listener *srv, struct session *s);
 
 /* Stop accepting, close every session (their instances end), unlink the
- * socket path, and call done(data) once every handle is closed. */
+ * socket path if it is still the socket made at start (else log what is
+ * there and leave it), and call done(data) once every handle is closed. */
 void listener_close(struct listener *srv, void (*done)(void *data), void *data);
 
 #endif
