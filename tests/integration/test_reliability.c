@@ -22,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/support/daemon_proc.h"
@@ -164,12 +167,178 @@ static void test_r3_stop_leaves_another_daemons_socket(void **state)
 	daemon_proc_cleanup(&b);
 }
 
+/* ---- R6: a request that straddles a stop of the daemon ---------------- */
+
+/* SIGSTOP, and wait until the daemon (our child) is stopped. */
+static void freeze(const struct daemon_proc *d)
+{
+	int status;
+
+	assert_int_equal(kill(d->pid, SIGSTOP), 0);
+	assert_int_equal(waitpid(d->pid, &status, WUNTRACED), d->pid);
+	assert_true(WIFSTOPPED(status));
+}
+
+/* Long past every deadline of the configurations below (2 s at most; the
+ * sweep runs at least once a second), then SIGCONT. */
+static void thaw_late(const struct daemon_proc *d)
+{
+	usleep(3000 * 1000);
+	assert_int_equal(kill(d->pid, SIGCONT), 0);
+}
+
+/* [0, 7, "status", []], written by hand so that it can be sent in two
+ * parts. */
+static const unsigned char status_7[] = { 0x94, 0x00, 0x07, 0xa6, 's', 't', 'a', 't', 'u', 's',
+					  0x90 };
+
+static void expect_status_7(struct daemon_proc *d, struct rpc_client *c)
+{
+	struct rpc_reply r;
+	int rc = rpc_client_wait(c, 7, &r);
+
+	if (rc != 0) {
+		dump_log(d);
+		fail_msg("no reply to the request sent while the daemon was stopped: %s",
+			 strerror(-rc));
+	}
+	expect_ok(&r);
+	rpc_reply_free(&r);
+}
+
+/* Wait until the daemon has read and served everything sent on c.  For a
+ * Unix socket SIOCOUTQ is what the peer has not taken yet; once it is 0,
+ * the read callback that took the last bytes has run or is running, and a
+ * request on another connection sent now is served after it ends (one
+ * loop thread). */
+static void wait_served(struct daemon_proc *d, const struct rpc_client *c)
+{
+	int queued = -1;
+
+	for (int i = 0; i < TIMEOUT_MS / 5 && queued != 0; i++) {
+		assert_int_equal(ioctl(c->fd, SIOCOUTQ, &queued), 0);
+		if (queued != 0)
+			usleep(5000);
+	}
+	if (queued != 0) {
+		dump_log(d);
+		fail_msg("the daemon did not read what was sent (%d bytes left)", queued);
+	}
+	expect_hello(d->socket);
+}
+
+/* An idle connection (2 s) sends its request while the daemon is stopped;
+ * the daemon runs again long after the deadline: the request is answered,
+ * and the connection is not taken for idle. */
+static void test_r6_request_sent_while_stopped_is_answered(void **state)
+{
+	struct daemon_proc d;
+	struct rpc_client c;
+	struct rpc_reply r;
+
+	(void)state;
+	start(&d, "[limits]\nidle_timeout_s = 2\n");
+	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_call(&c, &r, "hello", NULL), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+	freeze(&d);
+	assert_int_equal(rpc_client_send_raw(&c, status_7, sizeof status_7), 0);
+	thaw_late(&d);
+	expect_status_7(&d, &c);
+	assert_false(daemon_proc_log_contains(&d, "idle_timeout_s"));
+	rpc_client_close(&c);
+	stop(&d);
+	daemon_proc_cleanup(&d);
+}
+
+/* A request begun before the stop and finished during it: complete when
+ * the daemon runs again, so not past limits.request_timeout_ms. */
+static void test_r6_request_finished_while_stopped_is_answered(void **state)
+{
+	struct daemon_proc d;
+	struct rpc_client c;
+
+	(void)state;
+	start(&d, "[limits]\nrequest_timeout_ms = 1000\n");
+	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_send_raw(&c, status_7, 5), 0);
+	wait_served(&d, &c);
+	freeze(&d);
+	assert_int_equal(rpc_client_send_raw(&c, status_7 + 5, sizeof status_7 - 5), 0);
+	thaw_late(&d);
+	expect_status_7(&d, &c);
+	assert_false(daemon_proc_log_contains(&d, "request_timeout_ms"));
+	rpc_client_close(&c);
+	stop(&d);
+	daemon_proc_cleanup(&d);
+}
+
+/* Replies queued beyond what the socket holds; the client reads all it can
+ * while the daemon is stopped: when the daemon runs again the socket has
+ * room, and the rest is sent rather than the client taken for one that
+ * does not read its replies. */
+static void test_r6_replies_read_while_stopped_are_not_a_stall(void **state)
+{
+	enum { N = 2000 };
+	struct daemon_proc d;
+	struct rpc_client c;
+	struct rpc_reply r;
+	int64_t first = 0;
+	int avail = 0;
+	unsigned got = 0;
+	int rc;
+
+	(void)state;
+	start(&d, "[limits]\nidle_timeout_s = 2\n");
+	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
+	/* status replies, some 370 bytes each: far more than the socket's
+	 * buffer (208 KiB by default), less than the high mark (1 MiB: reading
+	 * never pauses, every request is read and answered at once). */
+	rpc_client_cork(&c);
+	for (int i = 0; i < N; i++) {
+		int64_t id = rpc_client_send(&c, "status", NULL);
+
+		assert_true(id > 0);
+		if (i == 0)
+			first = id;
+	}
+	assert_int_equal(rpc_client_uncork(&c), 0);
+	wait_served(&d, &c);
+	freeze(&d);
+	assert_int_equal(ioctl(c.fd, FIONREAD, &avail), 0);
+	assert_true(avail > 0);
+	while ((rc = rpc_client_read_nowait(&c)) == 0)
+		;
+	assert_int_equal(rc, -EAGAIN);
+	thaw_late(&d);
+	while (got < N) {
+		rc = rpc_client_wait_any(&c, &r);
+		if (rc != 0) {
+			dump_log(&d);
+			fail_msg("%u of %d replies, then %s", got, N, strerror(-rc));
+		}
+		expect_ok(&r);
+		assert_int_equal(r.msgid, (uint32_t)(first + got));
+		got++;
+		rpc_reply_free(&r);
+	}
+	printf("  %d bytes read while the daemon was stopped, %d replies in all\n", avail, N);
+	assert_false(daemon_proc_log_contains(&d, "not reading its replies"));
+	rpc_client_close(&c);
+	stop(&d);
+	daemon_proc_cleanup(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_r3_stop_removes_its_own_socket),
 		cmocka_unit_test(test_r3_stop_leaves_a_file_at_its_path),
 		cmocka_unit_test(test_r3_stop_leaves_another_daemons_socket),
+		cmocka_unit_test(test_r6_request_sent_while_stopped_is_answered),
+		cmocka_unit_test(test_r6_request_finished_while_stopped_is_answered),
+		cmocka_unit_test(test_r6_replies_read_while_stopped_are_not_a_stall),
 	};
 
 	return cmocka_run_group_tests_name("reliability", tests, NULL, NULL);

@@ -1,6 +1,7 @@
 #include "daemon/service/control/session.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -611,6 +612,34 @@ static void session_timeout(struct session *s, const char *fmt, ...)
 	session_send_error(s, &err);
 }
 
+/*
+ * Whether the socket holds what the loop has not taken yet: input for a
+ * session that reads (its read callback will take it), or room again for
+ * the output it has queued (its write callback will send it).  After a
+ * stall of the loop (SIGSTOP, a long callback) the sweep's timer can run
+ * before the I/O phase that would take them: a client whose request or
+ * read straddled the stall is late only by the daemon's own lateness.
+ * One poll(2) without waiting, and only for a session already past a
+ * deadline.
+ */
+static bool session_io_waiting(const struct session *s)
+{
+	struct pollfd pfd = { .fd = -1 };
+	uv_os_fd_t fd;
+
+	if (uv_fileno((const uv_handle_t *)&s->pipe, &fd) < 0)
+		return false;
+	pfd.fd = fd;
+	/* Not after EOF: the socket stays readable then, with nothing to take. */
+	if (s->reading && !s->peer_eof)
+		pfd.events |= POLLIN;
+	if (s->queued > 0)
+		pfd.events |= POLLOUT;
+	if (pfd.events == 0)
+		return false;
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & pfd.events) != 0;
+}
+
 void session_check_timeouts(struct session *s, uint64_t now_ms)
 {
 	const struct config *cfg = s->ctl->cfg;
@@ -625,7 +654,12 @@ void session_check_timeouts(struct session *s, uint64_t now_ms)
 	}
 	if (s->hanging_up)
 		return;
+	/* Past a deadline with bytes waiting to be taken: the next turn of
+	 * the loop takes them and the sweep after it judges afresh (a
+	 * request still not complete then is still timed from its start). */
 	if (s->partial_since_ms != 0 && now_ms - s->partial_since_ms >= cfg->request_timeout_ms) {
+		if (session_io_waiting(s))
+			return;
 		session_timeout(s, "a request began %llu ms ago and is still not complete "
 			       "(limits.request_timeout_ms = %u)",
 			       (unsigned long long)(now_ms - s->partial_since_ms),
@@ -635,13 +669,15 @@ void session_check_timeouts(struct session *s, uint64_t now_ms)
 	if (idle_ms == 0)
 		return;
 	if (s->tx_stall_since_ms != 0 && now_ms - s->tx_stall_since_ms >= idle_ms) {
+		if (session_io_waiting(s))
+			return;
 		/* It does not read: an error reply would never arrive either. */
 		session_close(s, "not reading its replies (limits.idle_timeout_s)");
 		return;
 	}
 	if (now_ms - s->last_rx_ms >= idle_ms && !s->peer_eof && s->owns.instances == 0 &&
 	    s->subscriptions == 0 && s->deferred == 0 && s->queued == 0 &&
-	    s->owns.streams == 0)
+	    s->owns.streams == 0 && !session_io_waiting(s))
 		session_timeout(s, "idle for %u s with nothing open (limits.idle_timeout_s)",
 			       cfg->idle_timeout_s);
 }

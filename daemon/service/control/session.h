@@ -85,7 +85,11 @@ int session_start(struct session *s);
 int session_refuse(struct session *s, const struct rpc_error *err);
 
 /* What listener.c's periodic sweep asks of each session: close it (with a
- * fatal error saying why) if it has broken a timeout.  now_ms is uv_now. */
+ * fatal error saying why) if it has broken a timeout.  now_ms is uv_now.
+ * A session past a deadline whose socket holds input not yet read, or has
+ * room again for its queued output, is left for the loop's next I/O phase
+ * and judged at the next sweep: after a stall of the daemon (SIGSTOP, a
+ * long callback) the lateness is the daemon's, not the client's. */
 void session_check_timeouts(struct session *s, uint64_t now_ms);
 
 /* Queue bytes for the client (copied).  0, or -ECONNRESET when the session
