@@ -181,7 +181,9 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 	};
 	int rc;
 
-	daemon_signals_start(d);
+	rc = daemon_signals_start(d, err, errlen);
+	if (rc < 0)
+		return rc;
 
 	/* Stream ticks with many instances are spread over threads
 	 * (workers.h): the loop thread and one helper per other core the
@@ -248,6 +250,9 @@ int daemon_main(int argc, char **argv)
 	if (print)
 		return config_dump(&d.cfg, stdout) < 0;
 	log_init(d.cfg.log_level);
+	/* Before any thread exists (libuv's pool, the workers): they inherit
+	 * the mask, and the signals reach the loop's signalfd alone. */
+	daemon_signals_block();
 	signal(SIGPIPE, SIG_IGN);
 	log_info("animd %s starting (pid %d, config %s)", ANIMD_VERSION, (int)getpid(),
 		 d.flags.config_path ? d.flags.config_path
@@ -258,6 +263,7 @@ int daemon_main(int argc, char **argv)
 		return 1;
 	}
 	d.loop = &loop;
+	d.sig_fd = -1;
 	d.ctl.loop = &loop;
 	d.ctl.cfg = &d.cfg;
 	d.ctl.started_ns = clock_now_ns();

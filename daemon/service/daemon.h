@@ -35,7 +35,8 @@ struct daemon {
 	struct streams *streams;
 	struct instances *instances;
 	struct control ctl;             /* what connections reach; ctl.stopping is the daemon's */
-	uv_signal_t sig_term, sig_int, sig_hup;
+	int sig_fd;                     /* signalfd of SIGTERM, SIGINT, SIGHUP; -1: none */
+	uv_poll_t sig_poll;             /* the loop's watch on it */
 	uv_timer_t watchdog;
 	uv_timer_t hup_timer;           /* spaces SIGHUP reloads */
 	bool hup_running;               /* a SIGHUP reload is on the thread pool */
@@ -60,8 +61,12 @@ extern const struct cache_events daemon_cache_events;
 void daemon_assets_ready(struct cache *c, const struct cache_summary *s, void *data);
 
 /* daemon_signals.c: SIGTERM/SIGINT stop, SIGHUP reloads (one at a time,
- * spaced), the systemd watchdog; closed at the very end of a shutdown. */
-void daemon_signals_start(struct daemon *d);
+ * spaced), the systemd watchdog; closed at the very end of a shutdown.
+ * daemon_signals_block blocks the three in the calling thread: called
+ * before any thread starts, so that every thread inherits it; start reads
+ * them from a signalfd on the loop (0, or -errno and a message in err). */
+void daemon_signals_block(void);
+int daemon_signals_start(struct daemon *d, char *err, size_t errlen);
 void daemon_signals_close(struct daemon *d);
 /* Start libuv's thread pool with every signal blocked (see the .c). */
 void daemon_threads_without_signals(uv_loop_t *loop);

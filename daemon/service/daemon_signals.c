@@ -4,21 +4,60 @@
  * SIGHUP re-reads the configuration on the thread pool, applies what can
  * change live and rescans the assets, one reload at a time and at least
  * DAEMON_HUP_MIN_INTERVAL_MS apart; the systemd watchdog is fed from here
- * too.  Only the loop thread ever takes a signal.
+ * too.
+ *
+ * The three signals are blocked in every thread from the start
+ * (daemon_signals_block, before any thread exists, so that every thread
+ * inherits the mask) and read from a signalfd the loop polls.  No handler
+ * runs per signal: the kernel keeps one pending signal of each kind however
+ * many are sent, so a storm of them is one wake-up of the loop per turn and
+ * one read, where a handler (uv_signal_t) cost a handler run and a pipe
+ * write per signal and stalled the loop behind them.  Only the loop thread
+ * ever takes a signal.
  */
 #include "daemon/service/daemon.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include "daemon/service/base/log.h"
 #include "daemon/service/base/notify.h"
 #include "daemon/service/cache/cache.h"
 
-static void daemon_signals_closed(uv_handle_t *h)
+/* Reads of the signalfd per wake-up: what a storm refills while they run
+ * waits for the next turn of the loop (the poll is level-triggered), so
+ * the loop serves its clients between them. */
+#define DAEMON_SIGNAL_READS_MAX 16
+
+static void daemon_signals_set(sigset_t *set)
 {
-	(void)h;
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+void daemon_signals_block(void)
+{
+	sigset_t set;
+
+	daemon_signals_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+/* The descriptor goes only once libuv no longer polls it. */
+static void daemon_signals_fd_closed(uv_handle_t *h)
+{
+	struct daemon *d = h->data;
+
+	close(d->sig_fd);
+	d->sig_fd = -1;
 }
 
 static void daemon_signals_watchdog(uv_timer_t *t)
@@ -27,41 +66,24 @@ static void daemon_signals_watchdog(uv_timer_t *t)
 	notify_watchdog_ping();
 }
 
-/* The last step of a shutdown: the signal handlers go only now, so that a
- * second SIGTERM (an impatient operator, a storm) during it changes
- * nothing instead of killing the process half-way. */
+/* The last step of a shutdown: the signalfd goes only now, so that a
+ * second SIGTERM (an impatient operator, a storm) during it is read and
+ * changes nothing.  The signals stay blocked until exit: one arriving
+ * after this stays pending and cannot end the process with another status
+ * than the one chosen. */
 void daemon_signals_close(struct daemon *d)
 {
-	sigset_t set, old;
-
-	/* Closing the handles gives the default actions back; until exit
-	 * these signals must not end the process with another status than
-	 * the one chosen.  Blocked across the switch to "ignore", so that
-	 * none lands in between (a pending one is discarded when ignored). */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	uv_close((uv_handle_t *)&d->sig_term, daemon_signals_closed);
-	uv_close((uv_handle_t *)&d->sig_int, daemon_signals_closed);
-	uv_close((uv_handle_t *)&d->sig_hup, daemon_signals_closed);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (d->sig_fd >= 0)
+		uv_close((uv_handle_t *)&d->sig_poll, daemon_signals_fd_closed);
 }
 
-static void daemon_signals_on_stop(uv_signal_t *h, int signum)
+static void daemon_signals_on_stop(struct daemon *d, int signum)
 {
-	struct daemon *d = h->data;
-
 	if (d->ctl.stopping)
 		return;
 	log_info("received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
 	daemon_stop(d, 0);
 }
-
 
 /* One SIGHUP's work: the configuration is read and checked on the thread
  * pool (a file on a slow disk must not stall the loop), applied on the
@@ -159,12 +181,10 @@ static void daemon_signals_hup_start(struct daemon *d)
 	d->hup_running = true;
 }
 
-static void daemon_signals_on_hup(uv_signal_t *h, int signum)
+/* However many SIGHUPs one read brought (the kernel merges those sent
+ * while one is pending), one reload: at most one runs and one more waits. */
+static void daemon_signals_on_hup(struct daemon *d)
 {
-	struct daemon *d = h->data;
-
-	(void)signum;
-	d->ctl.sighups++;
 	if (d->ctl.stopping)
 		return;
 	d->hup_pending = true;
@@ -172,23 +192,78 @@ static void daemon_signals_on_hup(uv_signal_t *h, int signum)
 		daemon_signals_hup_start(d);
 }
 
-void daemon_signals_start(struct daemon *d)
+static void daemon_signals_on_readable(uv_poll_t *p, int status, int events)
 {
-	uint64_t wd;
+	struct daemon *d = p->data;
+	struct signalfd_siginfo si[8];
+	bool hup = false;
+	int stop = 0;
 
-	uv_signal_init(d->loop, &d->sig_term);
-	uv_signal_init(d->loop, &d->sig_int);
-	uv_signal_init(d->loop, &d->sig_hup);
+	(void)events;
+	if (status < 0) {
+		/* Not a daemon that SIGTERM can no longer stop: stop it now. */
+		log_error("cannot read signals: %s; stopping", uv_strerror(status));
+		uv_poll_stop(p);
+		daemon_stop(d, 1);
+		return;
+	}
+	for (int i = 0; i < DAEMON_SIGNAL_READS_MAX; i++) {
+		ssize_t n = read(d->sig_fd, si, sizeof si);
+
+		if (n <= 0)
+			break;          /* EAGAIN: all taken (no handler: no EINTR) */
+		/* Each SIGHUP read is counted (status's sighups): the kernel
+		 * merged into it those sent while it was pending. */
+		for (size_t k = 0; k < (size_t)n / sizeof si[0]; k++) {
+			if (si[k].ssi_signo == SIGHUP) {
+				d->ctl.sighups++;
+				hup = true;
+			} else if (stop == 0) {
+				stop = (int)si[k].ssi_signo;
+			}
+		}
+	}
+	if (stop != 0)
+		daemon_signals_on_stop(d, stop);
+	if (hup)
+		daemon_signals_on_hup(d);
+}
+
+int daemon_signals_start(struct daemon *d, char *err, size_t errlen)
+{
+	sigset_t set;
+	uint64_t wd;
+	int rc;
+
+	/* The timers first: a shutdown closes them even when what follows
+	 * fails. */
 	uv_timer_init(d->loop, &d->watchdog);
 	uv_timer_init(d->loop, &d->hup_timer);
 	d->hup_timer.data = d;
-	d->sig_term.data = d->sig_int.data = d->sig_hup.data = d;
-	uv_signal_start(&d->sig_term, daemon_signals_on_stop, SIGTERM);
-	uv_signal_start(&d->sig_int, daemon_signals_on_stop, SIGINT);
-	uv_signal_start(&d->sig_hup, daemon_signals_on_hup, SIGHUP);
+	daemon_signals_set(&set);
+	d->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sig_fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot make a signalfd: %s", strerror(-rc));
+		return rc;
+	}
+	rc = uv_poll_init(d->loop, &d->sig_poll, d->sig_fd);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot poll the signalfd: %s", uv_strerror(rc));
+		close(d->sig_fd);
+		d->sig_fd = -1;
+		return rc;
+	}
+	d->sig_poll.data = d;
+	rc = uv_poll_start(&d->sig_poll, UV_READABLE, daemon_signals_on_readable);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot poll the signalfd: %s", uv_strerror(rc));
+		return rc;      /* the shutdown closes the handle and the fd */
+	}
 	wd = notify_watchdog_interval_usec();
 	if (wd > 0)
 		uv_timer_start(&d->watchdog, daemon_signals_watchdog, wd / 2000, wd / 2000);
+	return 0;
 }
 
 static void daemon_signals_noop_work(uv_work_t *w)
@@ -203,11 +278,10 @@ static void daemon_signals_noop_done(uv_work_t *w, int status)
 }
 
 /*
- * Signals are the loop thread's alone: libuv's thread pool is started here,
- * with every signal blocked (threads inherit the mask), rather than by the
- * first load.  Otherwise a thread of the pool may take a SIGTERM while the
- * handlers are being switched off at the end of a shutdown, when its
- * default action would kill the process.
+ * libuv's thread pool is started here, with every signal blocked (threads
+ * inherit the mask), rather than by the first load: SIGTERM, SIGINT and
+ * SIGHUP are blocked already (daemon_signals_block), and the pool's threads
+ * take no other asynchronous signal either.
  */
 void daemon_threads_without_signals(uv_loop_t *loop)
 {

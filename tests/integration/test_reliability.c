@@ -16,18 +16,23 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "proto/animd_shm.h"
 #include "tests/support/daemon_proc.h"
 #include "tests/support/rpc_client.h"
 
@@ -330,6 +335,242 @@ static void test_r6_replies_read_while_stopped_are_not_a_stall(void **state)
 	daemon_proc_cleanup(&d);
 }
 
+/* ---- R7a: signals through a signalfd ------------------------------------ */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* The hexadecimal signal set on the line of a /proc status or fdinfo file
+ * that starts with `key` ("SigBlk:", "sigmask:"); 0 and a failure when
+ * there is none. */
+static uint64_t proc_sigset(const char *path, const char *key)
+{
+	char line[256];
+	uint64_t set = 0;
+	int found = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	while (!found && fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, key, strlen(key)) == 0)
+			found = sscanf(line + strlen(key), "%" SCNx64, &set) == 1;
+	fclose(f);
+	if (!found)
+		fail_msg("%s has no %s line", path, key);
+	return set;
+}
+
+#define SIGBIT(sig) (UINT64_C(1) << ((sig) - 1))
+#define TAKEN_SIGNALS (SIGBIT(SIGHUP) | SIGBIT(SIGINT) | SIGBIT(SIGTERM))
+
+/*
+ * What makes a storm cheap: no handler runs per signal (none is installed
+ * for SIGHUP, SIGINT, SIGTERM), every thread blocks them, and a signalfd
+ * holds them (the kernel keeps one pending SIGHUP however many are sent,
+ * and the loop reads it when it polls).
+ */
+static void test_r7a_signals_are_taken_through_a_signalfd(void **state)
+{
+	struct daemon_proc d;
+	char path[512], link[256];
+	struct dirent *e;
+	unsigned threads = 0, signalfds = 0;
+	DIR *dir;
+
+	(void)state;
+	start(&d, NULL);
+	snprintf(path, sizeof path, "/proc/%d/status", (int)d.pid);
+	if ((proc_sigset(path, "SigCgt:") & TAKEN_SIGNALS) != 0)
+		fail_msg("a handler is installed for SIGHUP, SIGINT or SIGTERM (SigCgt %" PRIx64 ")",
+			 proc_sigset(path, "SigCgt:"));
+	snprintf(path, sizeof path, "/proc/%d/task", (int)d.pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((e = readdir(dir)) != NULL) {
+		char status[512];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(status, sizeof status, "/proc/%d/task/%s/status", (int)d.pid, e->d_name);
+		if ((proc_sigset(status, "SigBlk:") & TAKEN_SIGNALS) != TAKEN_SIGNALS)
+			fail_msg("thread %s does not block SIGHUP, SIGINT and SIGTERM", e->d_name);
+		threads++;
+	}
+	closedir(dir);
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)d.pid);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((e = readdir(dir)) != NULL) {
+		char fd[512], info[512];
+		ssize_t n;
+
+		snprintf(fd, sizeof fd, "/proc/%d/fd/%s", (int)d.pid, e->d_name);
+		n = readlink(fd, link, sizeof link - 1);
+		if (e->d_name[0] == '.' || n < 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, "anon_inode:[signalfd]") != 0)
+			continue;
+		snprintf(info, sizeof info, "/proc/%d/fdinfo/%s", (int)d.pid, e->d_name);
+		assert_int_equal(proc_sigset(info, "sigmask:") & TAKEN_SIGNALS, TAKEN_SIGNALS);
+		signalfds++;
+	}
+	closedir(dir);
+	printf("  %u threads block them, %u signalfd\n", threads, signalfds);
+	assert_true(threads >= 2);      /* the loop and libuv's pool at least */
+	assert_int_equal(signalfds, 1);
+	/* And they still do what they did. */
+	assert_int_equal(kill(d.pid, SIGHUP), 0);
+	assert_int_equal(daemon_proc_wait_notify(&d, "RELOADING=1", TIMEOUT_MS), 0);
+	assert_int_equal(daemon_proc_wait_notify(&d, "READY=1", TIMEOUT_MS), 0);
+	stop(&d);
+	daemon_proc_cleanup(&d);
+}
+
+static void status_counts(struct rpc_client *c, int64_t *hups, int64_t *reloads)
+{
+	struct rpc_reply r;
+
+	assert_int_equal(rpc_client_call(c, &r, "status", NULL), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(r.result, "sighups", hups), 0);
+	assert_int_equal(rpc_get_i64(r.result, "config_reloads", reloads), 0);
+	rpc_reply_free(&r);
+}
+
+/* A child that sends SIGHUP to pid as fast as it can for about a second,
+ * then writes how many it sent to fd. */
+static pid_t storm(pid_t pid, int fd)
+{
+	pid_t child = fork();
+	long end;
+	uint64_t sent = 0;
+
+	assert_true(child >= 0);
+	if (child > 0)
+		return child;
+	end = now_ms() + 1000;
+	for (;;) {
+		if (kill(pid, SIGHUP) == 0)
+			sent++;
+		if ((sent & 1023) == 0 && now_ms() >= end)
+			break;
+	}
+	_exit(write(fd, &sent, sizeof sent) == sizeof sent ? 0 : 1);
+}
+
+/*
+ * A storm of SIGHUPs while a client streams at 60 Hz and makes requests:
+ * every request is answered, the stream goes on, and the reloads coalesce
+ * (one runs, one more waits; never a queue of them).  Counts only: how long
+ * the stream stalled is printed, never asserted.
+ */
+static void test_r7a_sighup_storm_while_streaming(void **state)
+{
+	struct daemon_proc d;
+	struct rpc_client c;
+	struct rpc_reply r;
+	const struct animd_shm_header *h;
+	const struct animd_shm_channel *ch;
+	uint64_t sent = 0, before, last;
+	int64_t stream, v, hups, reloads, hups_after, reloads_after, h2, r2;
+	long last_change, worst_gap = 0;
+	unsigned answered = 0;
+	size_t bytes;
+	int pipefd[2], fd, status, stable = 0;
+	char cmd[1024];
+	const char *build = getenv("BUILD");
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(daemon_proc_init(&d), 0);
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", d.assets);
+	assert_int_equal(system(cmd), 0);
+	if (daemon_proc_start(&d, NULL, TIMEOUT_MS) != 0) {
+		dump_log(&d);
+		fail_msg("the daemon did not start");
+	}
+	assert_int_equal(rpc_client_connect(&c, d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(rpc_client_call(&c, &r, "stream.open", "space:s rate:u", "model",
+					 (uint64_t)60), 0);
+	expect_ok(&r);
+	assert_int_equal(rpc_get_i64(r.result, "stream", &stream), 0);
+	assert_int_equal(rpc_get_i64(r.result, "region_bytes", &v), 0);
+	bytes = (size_t)v;
+	rpc_reply_free(&r);
+	fd = rpc_client_take_fd(&c);
+	assert_true(fd >= 0);
+	h = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(h != MAP_FAILED);
+	assert_int_equal(rpc_client_call(&c, &r, "play", "asset:s mesh:s stream:u",
+					 "walker.md5anim", "walker.md5mesh", (uint64_t)stream), 0);
+	expect_ok(&r);
+	rpc_reply_free(&r);
+	ch = animd_shm_channel((void *)h, h, 0);
+
+	assert_int_equal(pipe(pipefd), 0);
+	before = last = animd_shm_published(ch);
+	last_change = now_ms();
+	child = storm(d.pid, pipefd[1]);
+	/* Requests all through the storm; the notify socket drained as
+	 * systemd would (RELOADING=1, READY=1 per reload). */
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		uint64_t p;
+
+		assert_int_equal(rpc_client_call(&c, &r, "hello", NULL), 0);
+		expect_ok(&r);
+		rpc_reply_free(&r);
+		answered++;
+		daemon_proc_drain_notify(&d);
+		p = animd_shm_published(ch);
+		if (p != last) {
+			if (now_ms() - last_change > worst_gap)
+				worst_gap = now_ms() - last_change;
+			last = p;
+			last_change = now_ms();
+		}
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(read(pipefd[0], &sent, sizeof sent), (ssize_t)sizeof sent);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	/* The storm is over: at most one SIGHUP is still pending, and at most
+	 * one reload runs and one more waits. */
+	status_counts(&c, &hups, &reloads);
+	hups_after = hups;
+	reloads_after = reloads;
+	for (int i = 0; i < 100 && stable < 5; i++) {
+		usleep(100000);
+		daemon_proc_drain_notify(&d);
+		status_counts(&c, &h2, &r2);
+		stable = h2 == hups_after && r2 == reloads_after ? stable + 1 : 0;
+		hups_after = h2;
+		reloads_after = r2;
+	}
+	printf("  %" PRIu64 " SIGHUPs sent, %" PRId64 " taken, %" PRId64 " reloads; %u requests "
+	       "answered during the storm, %" PRIu64 " poses published, the longest wait for one "
+	       "%ld ms\n", sent, hups_after, reloads_after, answered,
+	       animd_shm_published(ch) - before, worst_gap);
+	assert_true(sent > 0);
+	assert_true(answered > 0);
+	assert_true(last > before);
+	assert_true(hups_after >= 1 && (uint64_t)hups_after <= sent);
+	assert_true(hups_after <= hups + 1);
+	assert_true(reloads_after >= 1 && reloads_after <= hups_after);
+	assert_true(reloads_after <= reloads + 2);
+	munmap((void *)h, bytes);
+	close(fd);
+	rpc_client_close(&c);
+	stop(&d);
+	daemon_proc_cleanup(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +580,8 @@ int main(void)
 		cmocka_unit_test(test_r6_request_sent_while_stopped_is_answered),
 		cmocka_unit_test(test_r6_request_finished_while_stopped_is_answered),
 		cmocka_unit_test(test_r6_replies_read_while_stopped_are_not_a_stall),
+		cmocka_unit_test(test_r7a_signals_are_taken_through_a_signalfd),
+		cmocka_unit_test(test_r7a_sighup_storm_while_streaming),
 	};
 
 	return cmocka_run_group_tests_name("reliability", tests, NULL, NULL);

@@ -199,8 +199,8 @@ static void soak_stop(struct soak_run *run)
 	}
 	if (!told)
 		soak_run_fail(run, "SIGTERM: no server.stopping event on the driver's connection");
-	/* Signal 0: the SIGTERM is sent; a second one would find the default
-	 * action restored once the daemon closed its signal handles. */
+	/* Signal 0: the SIGTERM is sent already; this only waits for the
+	 * exit. */
 	rc = daemon_proc_stop(&run->d, 0, timeout);
 	run->stop_ms = (double)(soak_clock_now_ns() - t) / 1e6;
 	run->exit_status = rc;

@@ -29,7 +29,8 @@
  *   - no allocation: the line is built in a stack buffer;
  *   - errno is preserved.
  * Safe from any thread (the loop and the thread pool); not from a signal
- * handler (vsnprintf is not async-signal-safe; use uv_signal_t).
+ * handler (vsnprintf is not async-signal-safe; the daemon runs none: it
+ * reads its signals from a signalfd on the loop).
  *
  * The current level and style are process-wide atomics, read with relaxed
  * ordering (a change reaching another thread a moment late is harmless).

@@ -36,7 +36,8 @@ struct control {
 	int64_t started_ns;             /* monotonic */
 	pid_t pid;                      /* getpid() is a system call: asked once */
 	uint64_t requests;              /* served since start */
-	uint64_t sighups;               /* SIGHUPs received */
+	uint64_t sighups;               /* SIGHUPs read (the kernel merges those sent
+					   while one is pending) */
 	uint64_t config_reloads;        /* configuration reloads done (coalesced) */
 	/* For `stats`: what the cache reported (daemon_assets.c). */
 	uint64_t asset_loads;           /* asset.loaded: a name's first good version */
