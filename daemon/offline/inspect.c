@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "daemon/assets/asset.h"
+#include "daemon/assets/event_id.h"
 #include "daemon/assets/sampling.h"
 #include "daemon/offline/json_out.h"
 #include "daemon/offline/m2_json.h"
@@ -121,6 +122,8 @@ static json_t *inspect_json(const struct asset *a)
 			json_array_append_new(emitters, m2_json_emitter(a, i));
 		json_object_set_new(root, "global_sequences", globals);
 		json_object_set_new(root, "emitters", emitters);
+		json_object_set_new(root, "attachments", m2_json_attachments(a));
+		json_object_set_new(root, "events", m2_json_events(a));
 		json_object_set_new(root, "companions", m2_json_companions(a));
 	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
@@ -203,6 +206,13 @@ static void inspect_text(const struct asset *a)
 		if (clip_index_bytes(c) > 0)
 			printf(" (key index %zu)", clip_index_bytes(c));
 		printf("\n");
+		if (c->event_count > 0) {
+			printf("           events:");
+			for (uint32_t k = 0; k < c->event_count; k++)
+				printf("%s %u at %.6g s", k ? "," : "", c->events[k].event,
+				       time_to_seconds(c->events[k].t_ns));
+			printf("\n");
+		}
 	}
 	for (uint32_t i = 0; i < a->global_count; i++)
 		printf("global   %u: %.6g s\n", i, time_to_seconds(a->global_ns[i]));
@@ -213,6 +223,26 @@ static void inspect_text(const struct asset *a)
 		       "texture %d, %dx%d tiles\n", i, a->skeleton->names[e->joint], e->position.x,
 		       e->position.y, e->position.z, e->emitter_type, e->particle_type,
 		       e->blend_mode, e->texture, e->rows, e->columns);
+	}
+	for (uint32_t i = 0; i < a->attachment_count; i++) {
+		const struct attachment *p = &a->attachments[i];
+
+		printf("attach   %u id %u on %s at %g %g %g\n", i, p->id,
+		       a->skeleton && p->joint < a->skeleton->joint_count ? a->skeleton->names[p->joint]
+		       : "?",
+		       p->position.x, p->position.y, p->position.z);
+	}
+	for (uint32_t i = 0; i < a->event_count; i++) {
+		const struct m2_event_info *e = &a->events[i];
+		char id[EVENT_ID_TEXT_BYTES];
+
+		event_id_text(e->id, id);
+		printf("event    %u \"%s\" data %u on ", i, id, e->data);
+		if (e->joint >= 0 && a->skeleton && (uint32_t)e->joint < a->skeleton->joint_count)
+			printf("%s", a->skeleton->names[e->joint]);
+		else
+			printf("bone %u (none: not in the skeleton)", e->bone);
+		printf(" at %g %g %g\n", e->position.x, e->position.y, e->position.z);
 	}
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];
