@@ -269,8 +269,11 @@ typedef enum animc_event_type {
 					   connection, pid, method, msgid, params, time */
 	ANIMC_EVENT_INSTANCE_FADED,     /* "instance.faded": a cross-fade (animc_fade) completed:
 					   instance, asset, clip (what it plays now), time */
-	ANIMC_EVENT_LAYER_ENDED         /* "layer.ended": a layer faded out by
+	ANIMC_EVENT_LAYER_ENDED,        /* "layer.ended": a layer faded out by
 					   animc_layer_remove is gone: instance, layer, clip, time */
+	ANIMC_EVENT_CLIP_EVENT          /* "clip.event": playback passed a moment of the
+					   clip's events (M2): instance, asset, clip, time (the
+					   moment's clip time), clip_event */
 } animc_event_type;
 
 /* Subscription masks: one bit per type. */
@@ -282,7 +285,31 @@ typedef enum animc_event_type {
 	(ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_ENDED) | ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_STOPPED))
 #define ANIMC_EVENTS_LAYERS                                                          \
 	(ANIMC_EVENT_BIT(ANIMC_EVENT_INSTANCE_FADED) | ANIMC_EVENT_BIT(ANIMC_EVENT_LAYER_ENDED))
-#define ANIMC_EVENTS_ALL (ANIMC_EVENTS_ASSETS | ANIMC_EVENTS_INSTANCES | ANIMC_EVENTS_LAYERS)
+#define ANIMC_EVENTS_CLIP ANIMC_EVENT_BIT(ANIMC_EVENT_CLIP_EVENT)
+#define ANIMC_EVENTS_ALL                                                             \
+	(ANIMC_EVENTS_ASSETS | ANIMC_EVENTS_INSTANCES | ANIMC_EVENTS_LAYERS | ANIMC_EVENTS_CLIP)
+
+/*
+ * What a clip.event says beside its instance, asset and clip (added in
+ * 1.1): which of the asset's events (animc_asset_info.events) playback
+ * passed, where and when.  Each moment passed comes once, in the order of
+ * travel; only the instance's own clip reports, not its layers'.
+ */
+typedef struct animc_clip_event {
+	uint32_t event;                 /* its index in animc_asset_info.events */
+	const char *id;                 /* its four bytes as text (\xNN: not printable) */
+	uint32_t data;
+	uint32_t bone;                  /* the file's bone, as stored */
+	int32_t joint;                  /* that bone's joint, -1: none */
+	float position[3];              /* in the bone's space */
+	double time;                    /* the moment's clip time, seconds */
+	double playback_time;           /* the playback time it was passed at, seconds */
+	int64_t at_ns;                  /* the daemon's CLOCK_MONOTONIC then (worked out,
+					   not when it was noticed) */
+	int direction;                  /* 1 forward, -1 backward */
+	uint64_t missed;                /* not sent before it since the last one (a burst
+					   over 256 at once); 0 normally */
+} animc_clip_event;
 
 /*
  * One event.  Fields the event does not carry are NULL / 0; `instance` is
@@ -300,7 +327,8 @@ typedef struct animc_event {
 	uint64_t generation;
 	uint64_t instance;
 	double time;                    /* playback time, seconds; monitor.request: when,
-					   seconds since the Unix epoch */
+					   seconds since the Unix epoch; clip.event: the
+					   moment's clip time */
 	int live;                       /* asset.error: a good version stays in use */
 	/* monitor.request (appended in 1.1; 0 / NULL for other events): */
 	uint64_t connection;            /* the daemon's id of the requesting connection */
@@ -309,6 +337,8 @@ typedef struct animc_event {
 	uint32_t msgid;
 	const char *params;             /* its arguments, summarised and escaped */
 	uint32_t layer;                 /* layer.ended: the layer's id */
+	/* clip.event (appended in 1.1; NULL for other events): */
+	const animc_clip_event *clip_event;
 } animc_event;
 
 typedef void (*animc_event_fn)(animc_client *c, const animc_event *ev, void *user);
@@ -495,6 +525,39 @@ typedef struct animc_camera_info {
 	const uint32_t *cuts;           /* frame numbers */
 } animc_camera_info;
 
+/* An M2 attachment point (animc_asset_info.attachments). */
+typedef struct animc_attachment_info {
+	uint32_t index;
+	uint32_t id;                    /* the file's attachment id (1 right hand, 11 head, ...) */
+	uint32_t bone;                  /* the file's index of the bone it hangs on */
+	uint32_t joint;                 /* that bone's joint (animc_asset_info.joints) */
+	float position[3];              /* in the bone's space */
+} animc_attachment_info;
+
+/* An M2 event: what it is (animc_asset_info.events); when it happens is
+ * each clip's (animc_asset_info.clip_events). */
+typedef struct animc_event_info {
+	uint32_t index;
+	const char *id;                 /* its four bytes as text: printable ASCII but the
+					   backslash as it is, every other byte as \xNN */
+	uint32_t data;
+	uint32_t bone;                  /* the file's bone, as stored */
+	int32_t joint;                  /* that bone's joint, -1: the file has no such bone */
+	float position[3];              /* in the bone's space */
+} animc_event_info;
+
+/* A moment of a clip at which one of the asset's events happens, and a
+ * clip's moments in time order.  These two are complete as they are. */
+typedef struct animc_event_moment {
+	double time;                    /* clip time, seconds; outside [0, duration]: never passed */
+	uint32_t event;                 /* index in animc_asset_info.events */
+} animc_event_moment;
+
+typedef struct animc_clip_events {
+	size_t count;
+	const animc_event_moment *moments;
+} animc_clip_events;
+
 typedef struct animc_asset_info {
 	const char *name;
 	const char *format;
@@ -525,9 +588,15 @@ typedef struct animc_asset_info {
 	size_t emitter_count;
 	size_t global_sequence_count;
 	const double *global_sequences;
-	/* M2: attachment points (a stream of space ATTACHMENTS publishes
-	 * them). */
+	/* M2 (appended in 1.1; 0 / NULL otherwise): attachment points and
+	 * events, as arrays of pointers (fields appended to their structs
+	 * later move nothing a caller indexes), and per clip (clip_count
+	 * entries, in the order of clips) the moments of its events. */
 	size_t attachment_count;
+	const animc_attachment_info *const *attachments;
+	size_t event_count;
+	const animc_event_info *const *events;
+	const animc_clip_events *clip_events;
 } animc_asset_info;
 
 typedef enum animc_loop {
@@ -774,9 +843,13 @@ typedef struct animc_play_opts {
 	 * its clock was changed since (pause, resume, seek, speed, a switch, a
 	 * layer set or removed) or at_ns is 23 hours old: then from its time. */
 	int64_t at_ns;
+	/* Nonzero: no clip.event from this instance (`play`'s "events":
+	 * false); a replay after a reconnection keeps it. */
+	int32_t no_events;
+	uint32_t reserved_bits;         /* zero */
 	/* Room for fields added later without changing this struct's size
 	 * (LP64): leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[3];
+	void *reserved[2];
 } animc_play_opts;
 
 #define ANIMC_PLAY_OPTS_INIT { .speed = 1.0 }

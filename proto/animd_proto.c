@@ -55,6 +55,7 @@ const char *const proto_event_names[PROTO_EVENT_COUNT] = {
 	[PROTO_EVENT_SERVER_STOPPING] = "server.stopping",
 	[PROTO_EVENT_INSTANCE_FADED] = "instance.faded",
 	[PROTO_EVENT_LAYER_ENDED] = "layer.ended",
+	[PROTO_EVENT_CLIP_EVENT] = "clip.event",
 };
 
 /* Linear search: the tables are a dozen short names, and a request names one

@@ -146,6 +146,8 @@ enum proto_event {
 					   the daemon begins a clean shutdown */
 	PROTO_EVENT_INSTANCE_FADED,     /* "instance.faded" */
 	PROTO_EVENT_LAYER_ENDED,        /* "layer.ended" */
+	PROTO_EVENT_CLIP_EVENT,         /* "clip.event": playback passed a moment
+					   of its clip's events (M2) */
 	PROTO_EVENT_COUNT
 };
 

@@ -157,6 +157,8 @@ int ctl_turn(struct ctl *ctl, int extra_fd, bool *extra_ready, bool *stop);
 /* Turns until *done (set by an event callback) or a terminating signal:
  * EXIT_OK, or the exit code of a lost connection. */
 int ctl_turn_until(struct ctl *ctl, const bool *done);
+/* The same, and at most `seconds` (negative: no limit). */
+int ctl_turn_until_for(struct ctl *ctl, const bool *done, double seconds);
 
 /* ---- term.c: signals and the terminal ----------------------------------- */
 

@@ -165,6 +165,46 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* An M2's attachment points and events. */
+static void info_json_m2(struct json *j, const animc_asset_info *a)
+{
+	json_key(j, "attachments");
+	json_arr(j);
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const animc_attachment_info *t = a->attachments[i];
+
+		json_obj(j);
+		json_kuint(j, "index", t->index);
+		json_kuint(j, "id", t->id);
+		json_kuint(j, "bone", t->bone);
+		json_kuint(j, "joint", t->joint);
+		json_key(j, "position");
+		json_floats(j, t->position, 3);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "events");
+	json_arr(j);
+	for (size_t i = 0; i < a->event_count; i++) {
+		const animc_event_info *e = a->events[i];
+
+		json_obj(j);
+		json_kuint(j, "index", e->index);
+		json_kstr(j, "id", e->id);
+		json_kuint(j, "data", e->data);
+		json_kuint(j, "bone", e->bone);
+		json_key(j, "joint");
+		if (e->joint >= 0)
+			json_int(j, e->joint);
+		else
+			json_null(j);
+		json_key(j, "position");
+		json_floats(j, e->position, 3);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void info_json(const animc_asset_info *a)
 {
 	struct json j;
@@ -221,9 +261,22 @@ static void info_json(const animc_asset_info *a)
 			json_kuint(&j, "frame_rate", c->frame_rate);
 			json_kuint(&j, "frame_count", c->frame_count);
 		}
+		if (a->clip_events != NULL) {
+			json_key(&j, "events");
+			json_arr(&j);
+			for (size_t k = 0; k < a->clip_events[i].count; k++) {
+				json_obj(&j);
+				json_knum(&j, "time", a->clip_events[i].moments[k].time);
+				json_kuint(&j, "event", a->clip_events[i].moments[k].event);
+				json_obj_end(&j);
+			}
+			json_arr_end(&j);
+		}
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	if (a->clip_events != NULL)
+		info_json_m2(&j, a);
 	json_key(&j, "meshes");
 	json_arr(&j);
 	for (size_t i = 0; i < a->mesh_count; i++) {
@@ -259,6 +312,13 @@ static void info_json(const animc_asset_info *a)
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_end(&j);
+}
+
+/* A joint's name, escaped, or "?" when there is no such joint. */
+static const char *info_joint_name(const animc_asset_info *a, uint32_t joint)
+{
+	return joint < a->joint_count && a->joints[joint].name ? escape_text(a->joints[joint].name)
+							       : "?";
 }
 
 static void info_text(const animc_asset_info *a)
@@ -303,6 +363,14 @@ static void info_text(const animc_asset_info *a)
 				printf(", NOT LOADED (its .anim is missing or rejected)");
 		}
 		printf("%s\n", c->has_bounds ? ", bounds" : "");
+		if (a->clip_events != NULL && a->clip_events[i].count > 0) {
+			printf("            events:");
+			for (size_t k = 0; k < a->clip_events[i].count; k++)
+				printf("%s %u at %.3f s", k ? "," : "",
+				       a->clip_events[i].moments[k].event,
+				       a->clip_events[i].moments[k].time);
+			printf("\n");
+		}
 	}
 	for (size_t i = 0; i < a->global_sequence_count; i++)
 		printf("global      %zu: %.3f s\n", i, a->global_sequences[i]);
@@ -312,6 +380,21 @@ static void info_text(const animc_asset_info *a)
 	if (a->attachment_count > 0)
 		printf("attachments %zu (animctl sample %s --space attachments)\n",
 		       a->attachment_count, escape_text(a->name));
+	for (size_t i = 0; i < a->attachment_count; i++) {
+		const animc_attachment_info *t = a->attachments[i];
+
+		printf("attachment  %u: id %u on bone %u (%s) at %g %g %g\n", t->index, t->id, t->bone,
+		       info_joint_name(a, t->joint), t->position[0], t->position[1],
+		       t->position[2]);
+	}
+	for (size_t i = 0; i < a->event_count; i++) {
+		const animc_event_info *e = a->events[i];
+
+		printf("event       %u: %s, data %u, bone %u (%s) at %g %g %g\n", e->index,
+		       e->id ? escape_quoted(e->id) : "?", e->data, e->bone,
+		       e->joint >= 0 ? info_joint_name(a, (uint32_t)e->joint) : "no such joint",
+		       e->position[0], e->position[1], e->position[2]);
+	}
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 

@@ -23,6 +23,8 @@ static const char usage[] =
 	"                             Ctrl-C: pause, resume, seek T, speed S, stop, quit\n"
 	"  watch ASSET [options]      play into a stream and show the live pose\n"
 	"  events                     print the daemon's events as they happen\n"
+	"  events ASSET[#CLIP]        play a clip and print each of its events (M2: a\n"
+	"                             footstep, a sound) as playback passes it\n"
 	"  top [-n N | --once]        a live view: connections, streams (tick rate,\n"
 	"                             skipped ticks, cost per pose), requests/s, errors\n"
 	"  monitor [--count N]        every request of other connections, as it comes\n"

@@ -94,6 +94,26 @@ void print_instance(struct ctl *ctl, const animc_instance *in)
 	fflush(stdout);
 }
 
+/* clip.event's own fields, as the protocol names them. */
+static void print_clip_event_json(struct json *j, const animc_clip_event *ce)
+{
+	json_kuint(j, "event", ce->event);
+	json_kstr(j, "id", ce->id);
+	json_kuint(j, "data", ce->data);
+	json_kuint(j, "bone", ce->bone);
+	json_key(j, "joint");
+	if (ce->joint >= 0)
+		json_int(j, ce->joint);
+	else
+		json_null(j);
+	json_key(j, "position");
+	json_floats(j, ce->position, 3);
+	json_knum(j, "playback_time", ce->playback_time);
+	json_kint(j, "at_ns", ce->at_ns);
+	json_kstr(j, "direction", ce->direction < 0 ? "backward" : "forward");
+	json_kuint(j, "missed", ce->missed);
+}
+
 void print_event(struct ctl *ctl, const animc_event *ev)
 {
 	if (ctl->json) {
@@ -115,8 +135,11 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 		if (ev->type == ANIMC_EVENT_LAYER_ENDED)
 			json_kuint(&j, "layer", ev->layer);
 		if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED ||
-		    ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED)
+		    ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED ||
+		    ev->type == ANIMC_EVENT_CLIP_EVENT)
 			json_knum(&j, "time", ev->time);
+		if (ev->clip_event != NULL)
+			print_clip_event_json(&j, ev->clip_event);
 		if (ev->message != NULL)
 			json_kstr(&j, "message", ev->message);
 		if (ev->type == ANIMC_EVENT_ASSET_ERROR)
@@ -142,9 +165,22 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 		printf(" generation=%" PRIu64, ev->generation);
 	if (ev->type == ANIMC_EVENT_LAYER_ENDED)
 		printf(" layer=%" PRIu32, ev->layer);
+	if (ev->clip_event != NULL) {
+		const animc_clip_event *ce = ev->clip_event;
+
+		printf(" event=%" PRIu32 " id=%s data=%" PRIu32 " bone=%" PRIu32, ce->event,
+		       ce->id ? escape_value(ce->id) : "?", ce->data, ce->bone);
+	}
 	if (ev->type == ANIMC_EVENT_INSTANCE_ENDED || ev->type == ANIMC_EVENT_INSTANCE_STOPPED ||
-	    ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED)
+	    ev->type == ANIMC_EVENT_INSTANCE_FADED || ev->type == ANIMC_EVENT_LAYER_ENDED ||
+	    ev->type == ANIMC_EVENT_CLIP_EVENT)
 		printf(" time=%.3f", ev->time);
+	if (ev->clip_event != NULL) {
+		printf(" playback_time=%.3f direction=%s", ev->clip_event->playback_time,
+		       ev->clip_event->direction < 0 ? "backward" : "forward");
+		if (ev->clip_event->missed > 0)
+			printf(" missed=%" PRIu64, ev->clip_event->missed);
+	}
 	if (ev->type == ANIMC_EVENT_ASSET_ERROR)
 		printf(" live=%s", ev->live ? "yes" : "no");
 	if (ev->reason != NULL)

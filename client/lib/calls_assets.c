@@ -232,7 +232,6 @@ static void info_m2(struct ac_parse *p, animc_asset_info *a, const msgpack_objec
 	double *v = ac_res_alloc(p->res, n * sizeof *v);
 
 	ac_obj_array(p, r, "emitters", &a->emitter_count);
-	ac_obj_array(p, r, "attachments", &a->attachment_count);
 	if (v == NULL) {
 		p->err = p->err ? p->err : -ENOMEM;
 		return;
@@ -245,6 +244,75 @@ static void info_m2(struct ac_parse *p, animc_asset_info *a, const msgpack_objec
 	}
 	a->global_sequences = v;
 	a->global_sequence_count = n;
+}
+
+/* An M2's attachment points, events and its clips' moments. */
+static void info_m2_events(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t na, ne, nc;
+	const msgpack_object *atts = ac_obj_array(p, r, "attachments", &na);
+	const msgpack_object *evs = ac_obj_array(p, r, "events", &ne);
+	const msgpack_object *clips = ac_obj_array(p, r, "clips", &nc);
+	const animc_attachment_info **ap = ac_res_alloc(p->res, na * sizeof *ap);
+	const animc_event_info **ep = ac_res_alloc(p->res, ne * sizeof *ep);
+	animc_clip_events *ce = evs != NULL ? ac_res_alloc(p->res, nc * sizeof *ce) : NULL;
+
+	if (ap == NULL || ep == NULL || (evs != NULL && ce == NULL)) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < na; i++) {
+		const msgpack_object *o = &atts->via.array.ptr[i];
+		animc_attachment_info *t = ac_res_alloc(p->res, sizeof *t);
+
+		if (t == NULL) {
+			p->err = p->err ? p->err : -ENOMEM;
+			return;
+		}
+		t->index = (uint32_t)ac_obj_u64(p, o, "index", i);
+		t->id = (uint32_t)ac_obj_u64(p, o, "id", 0);
+		t->bone = (uint32_t)ac_obj_u64(p, o, "bone", 0);
+		t->joint = (uint32_t)ac_obj_u64(p, o, "joint", 0);
+		ac_obj_floats(p, ac_obj_get(o, "position"), t->position, 3, "position");
+		ap[i] = t;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		const msgpack_object *o = &evs->via.array.ptr[i];
+		animc_event_info *t = ac_res_alloc(p->res, sizeof *t);
+
+		if (t == NULL) {
+			p->err = p->err ? p->err : -ENOMEM;
+			return;
+		}
+		t->index = (uint32_t)ac_obj_u64(p, o, "index", i);
+		t->id = ac_obj_str(p, o, "id");
+		t->data = (uint32_t)ac_obj_u64(p, o, "data", 0);
+		t->bone = (uint32_t)ac_obj_u64(p, o, "bone", 0);
+		t->joint = (int32_t)ac_obj_i64(p, o, "joint", -1);
+		ac_obj_floats(p, ac_obj_get(o, "position"), t->position, 3, "position");
+		ep[i] = t;
+	}
+	for (size_t i = 0; ce != NULL && i < nc; i++) {
+		size_t n;
+		const msgpack_object *m = ac_obj_array(p, &clips->via.array.ptr[i], "events", &n);
+		animc_event_moment *v = ac_res_alloc(p->res, n * sizeof *v);
+
+		if (v == NULL) {
+			p->err = p->err ? p->err : -ENOMEM;
+			return;
+		}
+		for (size_t k = 0; k < n; k++) {
+			v[k].time = ac_obj_f64(p, &m->via.array.ptr[k], "time", 0);
+			v[k].event = (uint32_t)ac_obj_u64(p, &m->via.array.ptr[k], "event", 0);
+		}
+		ce[i].count = n;
+		ce[i].moments = v;
+	}
+	a->attachment_count = na;
+	a->attachments = ap;
+	a->event_count = ne;
+	a->events = ep;
+	a->clip_events = ce;
 }
 
 static int info_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
@@ -276,6 +344,7 @@ static int info_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	info_meshes(&p, a, r);
 	info_cameras(&p, a, r);
 	info_m2(&p, a, r);
+	info_m2_events(&p, a, r);
 	return p.err;
 }
 

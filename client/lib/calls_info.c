@@ -129,20 +129,20 @@ static int subscribe_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid,
 {
 	/* Every type but monitor.request, which is not subscribed to. */
 	const unsigned subscribable =
-		(((ANIMC_EVENT_BIT(ANIMC_EVENT_LAYER_ENDED) << 1) - 2u)) &
+		(((ANIMC_EVENT_BIT(ANIMC_EVENT_CLIP_EVENT) << 1) - 2u)) &
 		~ANIMC_EVENT_BIT(ANIMC_EVENT_MONITOR_REQUEST);
 	unsigned mask = *(const unsigned *)params;
 	uint32_t n = 0;
 
 	(void)c;
-	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_LAYER_ENDED; t++)
+	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_CLIP_EVENT; t++)
 		n += (mask & subscribable) >> t & 1u;
 	if (mask & ~subscribable)
 		return -EINVAL;
 	if (rpc_pack_request(pk, msgid, "subscribe", 1) < 0 || rpc_pack_cstr(pk, "events") < 0 ||
 	    msgpack_pack_array(pk, n) != 0)
 		return -ENOMEM;
-	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_LAYER_ENDED; t++)
+	for (int t = ANIMC_EVENT_ASSET_LOADED; t <= ANIMC_EVENT_CLIP_EVENT; t++)
 		if (((mask >> t) & 1u) && rpc_pack_cstr(pk, animc_event_name(t)) < 0)
 			return -ENOMEM;
 	return 0;

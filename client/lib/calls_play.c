@@ -142,7 +142,7 @@ static int play_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 	    (o->stream != NULL && (o->stream->c != c || o->stream->base == NULL)))
 		return -EINVAL;
 	n = 2 + (o->clip != NULL) + (o->mesh != NULL) + (loop != NULL) + (o->start != 0) +
-	    (root != NULL) + (o->stream != NULL) + (o->at_ns != 0);
+	    (root != NULL) + (o->stream != NULL) + (o->at_ns != 0) + (o->no_events != 0);
 	if (rpc_pack_request(pk, msgid, "play", n) < 0)
 		return -ENOMEM;
 	rc |= ac_pack_kv_str(pk, "asset", o->asset);
@@ -161,13 +161,18 @@ static int play_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const 
 		rc |= ac_pack_kv_u64(pk, "stream", o->stream->id);
 	if (o->at_ns != 0)
 		rc |= ac_pack_kv_i64(pk, "at", o->at_ns);
+	if (o->no_events != 0 &&
+	    (rpc_pack_cstr(pk, "events") < 0 || msgpack_pack_false(pk) != 0))
+		rc = -1;
 	return rc ? -ENOMEM : 0;
 }
 
-/* What play_reply needs of the options: the anchor, if one was given. */
+/* What play_reply needs of the options: the anchor, if one was given, and
+ * whether the instance sends clip.event (a replay keeps both). */
 struct play_anchor {
 	int64_t at_ns;
 	double start;
+	bool no_events;
 };
 
 static void *play_prepare(animc_client *c, const void *params)
@@ -179,6 +184,7 @@ static void *play_prepare(animc_client *c, const void *params)
 	if (a != NULL && o != NULL) {
 		a->at_ns = o->at_ns;
 		a->start = o->start;
+		a->no_events = o->no_events != 0;
 	}
 	return a;
 }
@@ -202,6 +208,7 @@ static int play_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 		return rc;
 	in->anchor_ns = anchor->at_ns;
 	in->anchor_start = anchor->start;
+	in->no_events = anchor->no_events;
 	st->id = in->id;
 	return 0;
 }
@@ -277,6 +284,7 @@ int ac_play_replay(animc_client *c, struct ac_instance *in)
 		.start = ac_instances_time_now(in),
 		.root_motion = in->root_motion,
 		.stream = s != NULL && !s->dead ? s : NULL,
+		.no_events = in->no_events,
 	};
 	int64_t now_ns = ac_now_ms() * 1000000;
 

@@ -6,7 +6,9 @@
  */
 #include "client/lib/internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct ac_event_item {
 	struct ac_item item;
@@ -40,6 +42,31 @@ static void events_apply(animc_client *c, animc_event *ev, uint64_t server_id)
 		in->time = ev->time;
 		in->time_at_ms = ac_now_ms();
 	}
+}
+
+/* clip.event's own fields, into the event's result. */
+static const animc_clip_event *events_clip(struct ac_parse *p, const msgpack_object *body)
+{
+	animc_clip_event *ce = ac_res_alloc(p->res, sizeof *ce);
+	const char *dir;
+
+	if (ce == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return NULL;
+	}
+	ce->event = (uint32_t)ac_obj_u64(p, body, "event", 0);
+	ce->id = ac_obj_str(p, body, "id");
+	ce->data = (uint32_t)ac_obj_u64(p, body, "data", 0);
+	ce->bone = (uint32_t)ac_obj_u64(p, body, "bone", 0);
+	ce->joint = (int32_t)ac_obj_i64(p, body, "joint", -1);
+	ac_obj_floats(p, ac_obj_get(body, "position"), ce->position, 3, "position");
+	ce->time = ac_obj_f64(p, body, "time", 0);
+	ce->playback_time = ac_obj_f64(p, body, "playback_time", 0);
+	ce->at_ns = ac_obj_i64(p, body, "at_ns", 0);
+	dir = ac_obj_str(p, body, "direction");
+	ce->direction = dir != NULL && strcmp(dir, "backward") == 0 ? -1 : 1;
+	ce->missed = ac_obj_u64(p, body, "missed", 0);
+	return ce;
 }
 
 void ac_events_handle(animc_client *c, const msgpack_object *msg)
@@ -84,6 +111,8 @@ void ac_events_handle(animc_client *c, const msgpack_object *msg)
 		e->ev.params = ac_obj_str(&p, body, "params");
 		server_id = 0;
 	}
+	if (e->ev.type == ANIMC_EVENT_CLIP_EVENT)
+		e->ev.clip_event = events_clip(&p, body);
 	if (e->ev.name == NULL || p.err < 0) {
 		ac_res_free(e);
 		return;

@@ -185,6 +185,7 @@ struct ac_instance {
 	 * in step; 0: none. */
 	int64_t anchor_ns;
 	double anchor_start;
+	bool no_events;                 /* played without clip.event */
 	bool playing;
 	uint64_t stream_serial;         /* the stream handle it publishes into, 0: none */
 	int32_t channel;

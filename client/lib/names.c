@@ -31,6 +31,7 @@ static const char *const event_names[] = {
 	[ANIMC_EVENT_MONITOR_REQUEST] = "monitor.request",
 	[ANIMC_EVENT_INSTANCE_FADED] = "instance.faded",
 	[ANIMC_EVENT_LAYER_ENDED] = "layer.ended",
+	[ANIMC_EVENT_CLIP_EVENT] = "clip.event",
 };
 
 static const char *const loop_names[] = {

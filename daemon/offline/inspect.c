@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "daemon/assets/asset.h"
+#include "daemon/assets/event_id.h"
 #include "daemon/assets/sampling.h"
 #include "daemon/offline/json_out.h"
 #include "daemon/offline/m2_json.h"
@@ -124,6 +125,7 @@ static json_t *inspect_json(const struct asset *a)
 		json_object_set_new(root, "global_sequences", globals);
 		json_object_set_new(root, "emitters", emitters);
 		json_object_set_new(root, "attachments", points);
+		json_object_set_new(root, "events", m2_json_events(a));
 		json_object_set_new(root, "companions", m2_json_companions(a));
 	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
@@ -215,6 +217,13 @@ static void inspect_text(const struct asset *a)
 		if (clip_index_bytes(c) > 0)
 			printf(" (key index %zu)", clip_index_bytes(c));
 		printf("\n");
+		if (c->event_count > 0) {
+			printf("           events:");
+			for (uint32_t k = 0; k < c->event_count; k++)
+				printf("%s %u at %.6g s", k ? "," : "", c->events[k].event,
+				       time_to_seconds(c->events[k].t_ns));
+			printf("\n");
+		}
 	}
 	for (uint32_t i = 0; i < a->global_count; i++)
 		printf("global   %u: %.6g s\n", i, time_to_seconds(a->global_ns[i]));
@@ -230,7 +239,21 @@ static void inspect_text(const struct asset *a)
 		const struct attachment *p = &a->attachments[i];
 
 		printf("attach   %u id %u on %s at %g %g %g\n", i, p->id,
-		       a->skeleton->names[p->joint], p->position.x, p->position.y, p->position.z);
+		       a->skeleton && p->joint < a->skeleton->joint_count ? a->skeleton->names[p->joint]
+		       : "?",
+		       p->position.x, p->position.y, p->position.z);
+	}
+	for (uint32_t i = 0; i < a->event_count; i++) {
+		const struct m2_event_info *e = &a->events[i];
+		char id[EVENT_ID_TEXT_BYTES];
+
+		event_id_text(e->id, id);
+		printf("event    %u \"%s\" data %u on ", i, id, e->data);
+		if (e->joint >= 0 && a->skeleton && (uint32_t)e->joint < a->skeleton->joint_count)
+			printf("%s", a->skeleton->names[e->joint]);
+		else
+			printf("bone %u (none: not in the skeleton)", e->bone);
+		printf(" at %g %g %g\n", e->position.x, e->position.y, e->position.z);
 	}
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];

@@ -1,6 +1,18 @@
 #include "daemon/offline/m2_json.h"
 
+#include "daemon/assets/event_id.h"
 #include "daemon/offline/json_out.h"
+
+static json_t *m2_json_moments(const struct clip *c)
+{
+	json_t *list = json_array();
+
+	for (uint32_t i = 0; i < c->event_count; i++)
+		json_array_append_new(list, json_pack("{s:o, s:I}", "time",
+						      json_out_number(time_to_seconds(c->events[i].t_ns)),
+						      "event", (json_int_t)c->events[i].event));
+	return list;
+}
 
 void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const struct clip *c)
 {
@@ -20,6 +32,7 @@ void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const stru
 						    ? json_integer(s->next_variation) : json_null());
 	json_object_set_new(clip, "loaded", json_boolean(s->loaded));
 	json_object_set_new(clip, "keys_in", json_string(m2_json_keys_in(s->data)));
+	json_object_set_new(clip, "events", m2_json_moments(c));
 }
 
 const char *m2_json_keys_in(uint8_t data)
@@ -57,12 +70,39 @@ json_t *m2_json_companions(const struct asset *a)
 	return list;
 }
 
+/* The file's index of the bone behind a joint (the joint itself when the
+ * asset has no file facts for it). */
+static uint32_t m2_json_file_bone(const struct asset *a, uint32_t joint)
+{
+	if (a->joint_info != NULL && a->skeleton != NULL && joint < a->skeleton->joint_count)
+		return a->joint_info[joint].file_index;
+	return joint;
+}
+
 void m2_json_joint(json_t *joint, const struct m2_joint_info *j)
 {
 	json_object_set_new(joint, "bone", json_integer(j->file_index));
 	json_object_set_new(joint, "flags", json_integer(j->flags));
 	json_object_set_new(joint, "billboard", json_out_string_or_null(m2_bone_billboard(j->flags)));
 	json_object_set_new(joint, "key_bone_id", json_integer(j->key_bone_id));
+}
+
+json_t *m2_json_events(const struct asset *a)
+{
+	json_t *list = json_array();
+
+	for (uint32_t i = 0; i < a->event_count; i++) {
+		const struct m2_event_info *e = &a->events[i];
+		char id[EVENT_ID_TEXT_BYTES];
+
+		event_id_text(e->id, id);
+		json_array_append_new(list, json_pack(
+			"{s:I, s:s, s:I, s:I, s:o, s:o}", "index", (json_int_t)i, "id", id,
+			"data", (json_int_t)e->data, "bone", (json_int_t)e->bone,
+			"joint", e->joint >= 0 ? json_integer(e->joint) : json_null(),
+			"position", json_out_vec3(e->position)));
+	}
+	return list;
 }
 
 static json_t *m2_json_color(uint32_t argb)
@@ -124,7 +164,7 @@ json_t *m2_json_attachment(const struct asset *a, uint32_t i)
 	const struct attachment *p = &a->attachments[i];
 
 	return json_pack("{s:I, s:I, s:I, s:I, s:o}", "index", (json_int_t)i, "id",
-			 (json_int_t)p->id, "bone", (json_int_t)a->joint_info[p->joint].file_index,
+			 (json_int_t)p->id, "bone", (json_int_t)m2_json_file_bone(a, p->joint),
 			 "joint", (json_int_t)p->joint, "position", json_out_vec3(p->position));
 }
 

@@ -12,7 +12,9 @@
 #include "daemon/assets/asset.h"
 
 /* Add a sequence's fields (id, variation, flags, movespeed, frequency,
- * replay, blend_ms, alias_of, next_variation, looping) to a clip's object. */
+ * replay, blend_ms, alias_of, next_variation, looping) to a clip's object,
+ * and its events: the moments [{"time" (s, clip time, may lie outside the
+ * clip), "event" (the asset's event)}], in time order. */
 void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const struct clip *c);
 /* "model", "none", "anim", "anim_missing", "anim_rejected": where a
  * sequence's keys are (enum m2_sequence_data). */
@@ -24,6 +26,9 @@ const char *m2_json_companion_status(uint8_t status);
 json_t *m2_json_companions(const struct asset *a);
 /* Add a joint's file fields (bone, flags, billboard, key_bone_id). */
 void m2_json_joint(json_t *joint, const struct m2_joint_info *j);
+/* The events: [{"index", "id" (event_id.h's text), "data", "bone" (as
+ * stored), "joint" (or null when the bone names none), "position"}]. */
+json_t *m2_json_events(const struct asset *a);
 /* Emitter i's static fields: {"index", "bone", "position", "type", ...}. */
 json_t *m2_json_emitter(const struct asset *a, uint32_t i);
 /* The same with its state: "m" (model-space 3x4), "enabled", "params". */

@@ -177,6 +177,7 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 		.stopped = events_instance_stopped,
 		.faded = events_instance_faded,
 		.layer_ended = events_layer_ended,
+		.clip_event = events_clip_event,
 		.ctx = &d->ctl,
 	};
 	int rc;

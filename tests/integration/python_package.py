@@ -346,6 +346,47 @@ def t_events(d):
         check(list(c.events(timeout=0.1)) == [], "with a callback nothing is queued")
 
 
+def t_clip_events(d):
+    """assets.info's attachments, events and moments of the demo lantern
+    (Stand, a 2 s loop, creaks at 0.5 s); clip.event as a map, every field,
+    at_ns worked out from play's at; play(events=False) sends none."""
+    with animd.Client(d.sock) as c:
+        info = c.info(asset="lantern.m2")
+        check(info["attachments"] == [{"index": 0, "id": 11, "bone": 0, "joint": 2,
+                                       "position": [0.5, 0.0, info["attachments"][0]["position"][2]]}]
+              and abs(info["attachments"][0]["position"][2] - 1.4) < 1e-6,
+              "info: the lantern's attachment (%r)" % info["attachments"])
+        check(info["events"] == [{"index": 0, "id": "$CSD", "data": 7, "bone": 1, "joint": 1,
+                                  "position": [0.0, 0.0, 2.0]}], "info: its event (%r)" % info["events"])
+        check([cl["events"] for cl in info["clips"]] == [[{"time": 0.5, "event": 0}], [], []],
+              "info: each clip's moments")
+        check("clip.event" in animd.EVENT_TYPES, "EVENT_TYPES names clip.event")
+        c.subscribe(["clip.event"])
+        at = time.monotonic_ns() + 100_000_000
+        quiet = c.play(asset="lantern.m2", clip="0", speed=4.0, events=False)
+        p = c.play(asset="lantern.m2", clip="0", speed=4.0, at=at)
+        got = []
+        for ev in c.events(timeout=TIMEOUT):
+            check(ev["instance"] != quiet["instance"], "events=False: nothing from it (%r)" % ev)
+            got.append(ev)
+            if len(got) == 2:
+                break
+        check(len(got) == 2, "two crossings (%r)" % got)
+        if len(got) == 2:
+            e = got[0]
+            check(e["type"] == "clip.event" and e["instance"] == p["instance"] and
+                  e["asset"] == "lantern.m2" and e["clip"] == "0" and e["event"] == 0 and
+                  e["id"] == "$CSD" and e["data"] == 7 and e["bone"] == 1 and e["joint"] == 1 and
+                  e["position"] == [0.0, 0.0, 2.0] and e["time"] == 0.5 and
+                  e["playback_time"] == 0.5 and e["direction"] == "forward" and e["missed"] == 0,
+                  "clip.event: its fields (%r)" % e)
+            check([g["at_ns"] for g in got] == [at + 125_000_000, at + 625_000_000],
+                  "clip.event: at_ns from play's at (%r)" % [g["at_ns"] - at for g in got])
+            check(got[1]["playback_time"] == 2.5, "the next loop's crossing")
+        c.stop(instance=p)
+        c.stop(instance=quiet)
+
+
 def t_stopping(d):
     c = animd.Client(d.sock)
     d.proc.send_signal(signal.SIGTERM)
@@ -806,7 +847,8 @@ def main():
     d = Daemon("animd-pypkg-")
     try:
         for name, part in (("every method", t_methods), ("errors", t_errors),
-                           ("events", t_events), ("timeouts", t_timeouts),
+                           ("events", t_events), ("clip events", t_clip_events),
+                           ("timeouts", t_timeouts),
                            ("the context manager", t_context),
                            ("against libanimclient", lambda d: (
                                t_against_c(d, instances=4, poses=1000, depth=64),

@@ -396,7 +396,7 @@ static void test_play_controls(void **state)
 /* ---- events ----------------------------------------------------------- */
 
 struct seen {
-	int count[ANIMC_EVENT_LAYER_ENDED + 1];
+	int count[ANIMC_EVENT_CLIP_EVENT + 1];
 	uint64_t last_instance;
 	uint32_t last_layer;
 	char last_asset[256];
@@ -469,6 +469,112 @@ static void test_events(void **state)
 	sleep_ms(100);
 	animc_client_process(fx->c);
 	assert_int_equal(s.count[ANIMC_EVENT_ASSET_RELOADED], 1);
+}
+
+/* clip.event as libanimclient hands it over, copied out of the callback. */
+struct clip_seen {
+	int count;
+	uint64_t instance;
+	char asset[64], clip[16], name[16], id[32];
+	double time;
+	animc_clip_event ce;
+	int other;                      /* an event of another instance came */
+	uint64_t want;
+};
+
+static void on_clip_event(animc_client *c, const animc_event *ev, void *user)
+{
+	struct clip_seen *s = user;
+
+	(void)c;
+	if (ev->type != ANIMC_EVENT_CLIP_EVENT || ev->clip_event == NULL)
+		return;
+	if (ev->instance != s->want) {
+		s->other = 1;
+		return;
+	}
+	if (s->count++ > 0)
+		return;
+	s->instance = ev->instance;
+	snprintf(s->asset, sizeof s->asset, "%s", ev->asset);
+	snprintf(s->clip, sizeof s->clip, "%s", ev->clip);
+	snprintf(s->name, sizeof s->name, "%s", ev->name);
+	snprintf(s->id, sizeof s->id, "%s", ev->clip_event->id);
+	s->time = ev->time;
+	s->ce = *ev->clip_event;
+}
+
+/* assets.info's attachments, events and moments of the demo lantern
+ * (Stand, a 2 s loop, creaks at 0.5 s); a crossing of it, every field
+ * and the clock reading worked out from at_ns; no_events. */
+static void test_clip_events(void **state)
+{
+	struct fixture *fx = *state;
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	struct clip_seen s = { 0 };
+	animc_asset_info *a;
+	animc_instance *in;
+	unsigned mask;
+	int64_t at;
+
+	expect_ok(fx->c, animc_assets_info(fx->c, "lantern.m2", &a));
+	assert_int_equal(a->attachment_count, 1);
+	assert_int_equal(a->attachments[0]->id, 11);
+	assert_int_equal(a->attachments[0]->bone, 0);
+	assert_int_equal(a->attachments[0]->joint, 2);
+	assert_true(fabsf(a->attachments[0]->position[2] - 1.4f) < 1e-6f);
+	assert_int_equal(a->event_count, 1);
+	assert_string_equal(a->events[0]->id, "$CSD");
+	assert_int_equal(a->events[0]->data, 7);
+	assert_int_equal(a->events[0]->bone, 1);
+	assert_int_equal(a->events[0]->joint, 1);
+	assert_non_null(a->clip_events);
+	assert_int_equal(a->clip_count, 3);
+	assert_int_equal(a->clip_events[0].count, 1);
+	assert_true(a->clip_events[0].moments[0].time == 0.5);
+	assert_int_equal(a->clip_events[0].moments[0].event, 0);
+	assert_int_equal(a->clip_events[1].count, 0);
+	animc_free(a);
+	expect_ok(fx->c, animc_assets_info(fx->c, "walker.md5anim", &a));
+	assert_int_equal(a->event_count, 0);
+	assert_null(a->clip_events);
+	animc_free(a);
+
+	animc_client_on_event(fx->c, on_clip_event, &s);
+	expect_ok(fx->c, animc_subscribe(fx->c, ANIMC_EVENTS_CLIP, &mask));
+	assert_int_equal(mask, ANIMC_EVENTS_CLIP);
+	po.asset = "lantern.m2";
+	po.clip = "0";
+	po.speed = 2;
+	po.no_events = 1;
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	animc_free(in);
+	at = (int64_t)now_ms() * 1000000 + 100000000;
+	po.no_events = 0;
+	po.at_ns = at;
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	s.want = in->id;
+	animc_free(in);
+	wait_for(fx->c, &s.count, 1, 3000);
+	assert_string_equal(s.name, "clip.event");
+	assert_string_equal(s.asset, "lantern.m2");
+	assert_string_equal(s.clip, "0");
+	assert_true(s.time == 0.5);
+	assert_int_equal(s.ce.event, 0);
+	assert_string_equal(s.id, "$CSD");
+	assert_int_equal(s.ce.data, 7);
+	assert_int_equal(s.ce.bone, 1);
+	assert_int_equal(s.ce.joint, 1);
+	assert_true(s.ce.position[0] == 0 && s.ce.position[1] == 0 && s.ce.position[2] == 2);
+	assert_true(s.ce.time == 0.5);
+	assert_true(s.ce.playback_time == 0.5);
+	assert_int_equal(s.ce.at_ns, at + 250000000);
+	assert_int_equal(s.ce.direction, 1);
+	assert_int_equal(s.ce.missed, 0);
+	/* The instance played with no_events passed 0.5 s too: nothing. */
+	sleep_ms(100);
+	animc_client_process(fx->c);
+	assert_false(s.other);
 }
 
 /* animc_fade and the layer calls: the stack as the states report it, the
@@ -1242,6 +1348,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_controls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clip_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fade_and_layers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nonblocking, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_latest_next, setup, teardown),

@@ -460,6 +460,66 @@ static void test_watch_and_events_lines(void **state)
 	free(r);
 }
 
+/* animctl events ASSET[#CLIP]: the demo lantern's Stand (a 2 s loop) creaks
+ * at 0.5 s: one line per crossing, forward and backward, as text and JSON;
+ * info lists its attachment and events; the new options' usage errors. */
+static void test_events_of_a_clip(void **state)
+{
+	struct fixture *fx = *state;
+	const char *second;
+	struct run *r;
+
+	r = run(fx, NULL, "events", "lantern.m2#0", "--speed", "4", "--count", "2", "--seconds", "9",
+		NULL);
+	expect(r, 0, "clip.event asset=lantern.m2 instance=1 clip=0 event=0 id=$CSD data=7 bone=1 "
+	       "time=0.500 playback_time=0.500 direction=forward\n", NULL);
+	second = strchr(r->out, '\n');
+	assert_non_null(second);
+	if (strstr(second, " playback_time=2.500 ") == NULL || strchr(second + 1, '\n')[1] != '\0')
+		fail_msg("not the second crossing alone: %s", r->out);
+	free(r);
+	r = run(fx, NULL, "--json", "events", "lantern.m2", "--speed=-4", "--count", "1", NULL);
+	/* Instance ids are the daemon's: this is its second. */
+	expect(r, 0, "{\"type\":\"clip.event\",\"asset\":\"lantern.m2\",\"instance\":2,\"clip\":"
+	       "\"0\",\"time\":0.5,\"event\":0,\"id\":\"$CSD\",\"data\":7,\"bone\":1,\"joint\":1,"
+	       "\"position\":[0,0,2],\"playback_time\":-1.5,\"at_ns\":", NULL);
+	expect(r, 0, "\"direction\":\"backward\",\"missed\":0}\n", NULL);
+	free(r);
+	/* A clip played once for a while: its one crossing, then nothing
+	 * until the time is up. */
+	r = run(fx, NULL, "events", "lantern.m2#0", "--loop", "once", "--speed", "8", "--seconds",
+		"0.6", NULL);
+	expect(r, 0, "playback_time=0.500", NULL);
+	assert_int_equal(strchr(r->out, '\n')[1], '\0');
+	free(r);
+	r = run(fx, NULL, "events", "--seconds", "0.2", NULL);
+	expect(r, 0, NULL, NULL);
+	free(r);
+	r = run(fx, NULL, "events", "--speed", "2", NULL);
+	expect(r, 2, NULL, "give ASSET");
+	free(r);
+	r = run(fx, NULL, "events", "lantern.m2", "--loop", "sideways", NULL);
+	expect(r, 2, NULL, "--loop is loop, once or pingpong");
+	free(r);
+	r = run(fx, NULL, "events", "lantern.m2", "--events", "all", NULL);
+	expect(r, 2, NULL, "--events");
+	free(r);
+	r = run(fx, NULL, "events", "nope.m2", "--seconds", "1", NULL);
+	expect(r, 1, NULL, "not_found");
+	free(r);
+	r = run(fx, NULL, "info", "lantern.m2", NULL);
+	expect(r, 0, "attachment  0: id 11 on bone 0 (bone0) at 0.5 0 1.4\n", NULL);
+	expect(r, 0, "event       0: \"$CSD\", data 7, bone 1 (bone1) at 0 0 2\n", NULL);
+	expect(r, 0, "            events: 0 at 0.500 s\n", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "info", "lantern.m2", NULL);
+	expect(r, 0, "\"events\":[{\"time\":0.5,\"event\":0}]", NULL);
+	expect(r, 0, "\"attachments\":[{\"index\":0,\"id\":11,\"bone\":0,\"joint\":2,", NULL);
+	expect(r, 0, "\"events\":[{\"index\":0,\"id\":\"$CSD\",\"data\":7,\"bone\":1,\"joint\":1,"
+	       "\"position\":[0,0,2]}]", NULL);
+	free(r);
+}
+
 /* An asset whose name holds a quote and a control byte: `list` shows it as
  * the daemon's log does (`\x01`, the quote as it is), `events` quotes it
  * with the quote escaped, and no raw control byte reaches the terminal. */
@@ -604,6 +664,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_play_layers_from_stdin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_until_signal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_and_events_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_of_a_clip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_escaped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_lost_line, setup, teardown),

@@ -70,12 +70,17 @@ complete_words animctl play x --space a;      offers_only attachments "animctl p
 complete_words animctl sample x --loop p;     offers_only pingpong "animctl sample x --loop p"
 complete_words animctl events --events asset.loaded,instance.e
 offers_only asset.loaded,instance.ended "animctl events --events asset.loaded,instance.e"
+complete_words animctl events --events cl;    offers_only clip.event "animctl events --events cl"
+complete_words animctl events x --loop o;     offers_only once "animctl events x --loop o"
+complete_words animctl events x --sec;        offers_only --seconds "animctl events x --sec"
 # Asset names from the daemon, through the --socket on the line.
 complete_words "$ctl" --socket "$TMP/s.sock" play wal
 offers walker.md5anim "animctl play wal"
 offers walker.md5mesh "animctl play wal"
 complete_words "$ctl" --socket "$TMP/s.sock" watch lan
 offers_only lantern.m2 "animctl watch lan"
+complete_words "$ctl" --socket "$TMP/s.sock" events --speed 2 lan
+offers_only lantern.m2 "animctl events --speed 2 lan"
 complete_words "$ctl" --socket "$TMP/s.sock" play walker.md5anim --mesh walker.md5m
 offers_only walker.md5mesh "animctl play walker.md5anim --mesh walker.md5m"
 # No daemon there: nothing, quickly, and no error on the terminal.

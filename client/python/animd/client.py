@@ -22,7 +22,7 @@ PROTOCOL_VERSION = 1
 EVENT_METHOD = "event"
 EVENT_TYPES = ("asset.loaded", "asset.reloaded", "asset.error", "asset.removed",
                "instance.ended", "instance.faded", "layer.ended", "instance.stopped",
-               "server.stopping")
+               "clip.event", "server.stopping")
 MSGID_MAX = 0xFFFFFFFF
 
 Result = Dict[str, Any]                 # a protocol map, as decoded
@@ -254,16 +254,21 @@ class Client:
              speed: Optional[float] = None, start: Optional[float] = None,
              root_motion: Optional[str] = None, stream: Optional[StreamRef] = None,
              instance: Optional[Instance] = None, fade: Optional[float] = None,
-             sync: Optional[bool] = None, at: Optional[int] = None) -> Result:
+             sync: Optional[bool] = None, at: Optional[int] = None,
+             events: Optional[bool] = None) -> Result:
         """A new instance, or with ``instance`` a switch of that one to
         another clip.  ``stream``: a Stream (or its id) to publish into.
         ``at``: ``time.monotonic_ns()`` at which the playback time is
-        ``start``; instances played with one ``at`` are in step."""
+        ``start``; instances played with one ``at`` are in step.
+        ``events``: whether the instance sends ``clip.event`` (the moments
+        of its clip's events playback passes, to a client subscribed to
+        them); None is the daemon's default, true for a new instance and
+        unchanged on a switch."""
         sid = _id(stream, "stream")
         res = self.call("play", **_args(asset=asset, clip=clip, mesh=mesh, loop=loop,
                                         speed=speed, start=start, root_motion=root_motion,
                                         stream=sid, instance=_id(instance, "instance"),
-                                        fade=fade, sync=sync, at=at))
+                                        fade=fade, sync=sync, at=at, events=events))
         s = self._streams.get(res.get("stream"))
         if s is not None and "channel" in res:
             s._hints[res["instance"]] = res["channel"]

@@ -76,6 +76,7 @@ void dispatch_request(struct session *s, const struct rpc_request *req)
 	} else {
 		if (!deferring[req->method])
 			rpc_put_response(out, req->msgid);
+		session_dispatch_begin(s);
 		r = handlers[req->method](s, req, &args, out, &err);
 	}
 	if (r == DISPATCH_REPLY && rpc_out_failed(out)) {
@@ -92,11 +93,13 @@ void dispatch_request(struct session *s, const struct rpc_request *req)
 	}
 	if (r == DISPATCH_REPLY) {
 		session_out_done(s);
-		return;
+	} else {
+		session_out_rollback(s, mark);
+		if (r == DISPATCH_ERROR) {
+			log_debug("connection %llu: %s", (unsigned long long)s->id, err.message);
+			session_send_error(s, &err);
+		}
 	}
-	session_out_rollback(s, mark);
-	if (r == DISPATCH_ERROR) {
-		log_debug("connection %llu: %s", (unsigned long long)s->id, err.message);
-		session_send_error(s, &err);
-	}
+	/* What the request made happen follows its reply. */
+	session_dispatch_end(s);
 }

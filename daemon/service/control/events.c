@@ -1,5 +1,6 @@
 #include "daemon/service/control/events.h"
 
+#include "daemon/assets/event_id.h"
 #include "daemon/service/control/listener.h"
 #include "daemon/service/control/session.h"
 #include "proto/rpc.h"
@@ -126,6 +127,56 @@ void events_layer_ended(void *ctx, const struct instance *in, uint32_t layer, co
 	rpc_put_double(&out, time_to_seconds(instance_time(in)));
 	if (!s->closing && (s->subscriptions & (UINT64_C(1) << PROTO_EVENT_LAYER_ENDED)) &&
 	    !rpc_out_failed(&out))
+		session_send(s, out.data, out.len);
+	rpc_out_free(&out);
+}
+
+void events_clip_event(void *ctx, const struct instance *in, const struct cue *cue)
+{
+	struct session *s = session_of_owner(in->owner);
+	const struct m2_event_info *e;
+	struct rpc_out out = RPC_OUT_INIT;
+	char id[EVENT_ID_TEXT_BYTES];
+
+	(void)ctx;
+	if (s->closing || !(s->subscriptions & (UINT64_C(1) << PROTO_EVENT_CLIP_EVENT)) ||
+	    cue->moment->event >= in->asset->event_count)
+		return;
+	e = &in->asset->events[cue->moment->event];
+	event_id_text(e->id, id);
+	rpc_put_event(&out, PROTO_EVENT_CLIP_EVENT, 14);
+	rpc_put_lit(&out, "instance");
+	rpc_put_uint(&out, in->id);
+	rpc_put_lit(&out, "asset");
+	rpc_put_cstr(&out, in->asset_name);
+	rpc_put_lit(&out, "clip");
+	rpc_put_cstr(&out, in->clip_name);
+	rpc_put_lit(&out, "event");
+	rpc_put_uint(&out, cue->moment->event);
+	rpc_put_lit(&out, "id");
+	rpc_put_cstr(&out, id);
+	rpc_put_lit(&out, "data");
+	rpc_put_uint(&out, e->data);
+	rpc_put_lit(&out, "bone");
+	rpc_put_uint(&out, e->bone);
+	rpc_put_lit(&out, "joint");
+	if (e->joint >= 0)
+		rpc_put_int(&out, e->joint);
+	else
+		rpc_put_nil(&out);
+	rpc_put_lit(&out, "position");
+	rpc_put_float_array(&out, &e->position.x, 3);
+	rpc_put_lit(&out, "time");
+	rpc_put_double(&out, time_to_seconds(cue->moment->t_ns));
+	rpc_put_lit(&out, "playback_time");
+	rpc_put_double(&out, time_to_seconds(cue->playback_ns));
+	rpc_put_lit(&out, "at_ns");
+	rpc_put_int(&out, cue->at_ns);
+	rpc_put_lit(&out, "direction");
+	rpc_put_cstr(&out, cue->forward ? "forward" : "backward");
+	rpc_put_lit(&out, "missed");
+	rpc_put_uint(&out, cue->missed);
+	if (!rpc_out_failed(&out))
 		session_send(s, out.data, out.len);
 	rpc_out_free(&out);
 }

@@ -25,6 +25,8 @@ void events_instance_stopped(void *ctx, const struct instance *in, const char *r
  * and is gone. */
 void events_instance_faded(void *ctx, const struct instance *in);
 void events_layer_ended(void *ctx, const struct instance *in, uint32_t layer, const char *clip);
+/* clip.event: playback passed a moment of the clip's events (cues.h). */
+void events_clip_event(void *ctx, const struct instance *in, const struct cue *cue);
 /* To every connection, subscribed or not: the daemon is shutting down. */
 void events_server_stopping(struct control *ctl);
 

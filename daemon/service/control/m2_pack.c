@@ -1,5 +1,7 @@
 #include "daemon/service/control/m2_pack.h"
 
+#include "daemon/assets/event_id.h"
+
 void m2_pack_joint(struct rpc_out *out, const struct m2_joint_info *j)
 {
 	rpc_put_lit(out, "bone");
@@ -56,6 +58,15 @@ void m2_pack_sequence(struct rpc_out *out, const struct m2_sequence_info *s, con
 		     : s->data == M2_SEQ_DATA_NONE ? "none"
 		     : s->data == M2_SEQ_DATA_ANIM ? "anim"
 		     : s->data == M2_SEQ_DATA_ANIM_MISSING ? "anim_missing" : "anim_rejected");
+	rpc_put_lit(out, "events");
+	rpc_put_array(out, c->event_count);
+	for (uint32_t i = 0; i < c->event_count; i++) {
+		rpc_put_map(out, 2);
+		rpc_put_lit(out, "time");
+		rpc_put_double(out, time_to_seconds(c->events[i].t_ns));
+		rpc_put_lit(out, "event");
+		rpc_put_uint(out, c->events[i].event);
+	}
 }
 
 static void m2_pack_companions(struct rpc_out *out, const struct asset *a)
@@ -85,6 +96,40 @@ static void m2_pack_companions(struct rpc_out *out, const struct asset *a)
 	}
 }
 
+/* The file's index of the bone behind a joint (the joint itself when the
+ * asset has no file facts for it). */
+static uint32_t m2_pack_file_bone(const struct asset *a, uint32_t joint)
+{
+	if (a->joint_info != NULL && a->skeleton != NULL && joint < a->skeleton->joint_count)
+		return a->joint_info[joint].file_index;
+	return joint;
+}
+
+static void m2_pack_events(struct rpc_out *out, const struct asset *a)
+{
+	rpc_put_lit(out, "events");
+	rpc_put_array(out, a->event_count);
+	for (uint32_t i = 0; i < a->event_count; i++) {
+		const struct m2_event_info *e = &a->events[i];
+		char id[EVENT_ID_TEXT_BYTES];
+
+		event_id_text(e->id, id);
+		rpc_put_map(out, 6);
+		rpc_put_lit(out, "index");
+		rpc_put_uint(out, i);
+		rpc_put_lit(out, "id");
+		rpc_put_cstr(out, id);
+		rpc_put_lit(out, "data");
+		rpc_put_uint(out, e->data);
+		rpc_put_lit(out, "bone");
+		rpc_put_uint(out, e->bone);
+		rpc_put_lit(out, "joint");
+		m2_pack_index_or_nil(out, e->joint);
+		rpc_put_lit(out, "position");
+		rpc_put_float_array(out, &e->position.x, 3);
+	}
+}
+
 void m2_pack_asset(struct rpc_out *out, const struct asset *a)
 {
 	rpc_put_lit(out, "global_sequences");
@@ -99,6 +144,7 @@ void m2_pack_asset(struct rpc_out *out, const struct asset *a)
 	rpc_put_array(out, a->attachment_count);
 	for (uint32_t i = 0; i < a->attachment_count; i++)
 		m2_pack_attachment(out, a, i, NULL);
+	m2_pack_events(out, a);
 	m2_pack_companions(out, a);
 }
 
@@ -196,7 +242,7 @@ void m2_pack_attachment(struct rpc_out *out, const struct asset *a, uint32_t i,
 	rpc_put_lit(out, "id");
 	rpc_put_uint(out, p->id);
 	rpc_put_lit(out, "bone");
-	rpc_put_uint(out, a->joint_info[p->joint].file_index);
+	rpc_put_uint(out, m2_pack_file_bone(a, p->joint));
 	rpc_put_lit(out, "joint");
 	rpc_put_uint(out, p->joint);
 	rpc_put_lit(out, "position");

@@ -11,14 +11,16 @@
 
 /* Pairs m2_pack_joint and m2_pack_sequence add to their map. */
 #define M2_PACK_JOINT_PAIRS 4u
-#define M2_PACK_SEQUENCE_PAIRS 12u
+#define M2_PACK_SEQUENCE_PAIRS 13u
 /* Pairs m2_pack_asset adds to assets.info. */
-#define M2_PACK_ASSET_PAIRS 4u
+#define M2_PACK_ASSET_PAIRS 5u
 
 void m2_pack_joint(struct rpc_out *out, const struct m2_joint_info *j);
+/* The sequence's fields, and the clip's "events": its moments [{"time",
+ * "event"}]. */
 void m2_pack_sequence(struct rpc_out *out, const struct m2_sequence_info *s, const struct clip *c);
-/* "global_sequences", "emitters" and "attachments" (their static fields)
- * and "companions". */
+/* "global_sequences", "emitters" (their static fields), "attachments",
+ * "events" and "companions". */
 void m2_pack_asset(struct rpc_out *out, const struct asset *a);
 /* Emitter i of a: its static fields, and with st (may be NULL) its state
  * ("m", "enabled", "params"). */

@@ -151,6 +151,12 @@ enum dispatch_result method_subscribe(struct session *s, const struct rpc_reques
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	s->subscriptions = mask;
+	/* Instances report clip.event only to an owner that listens: the
+	 * others arm nothing. */
+	if (s->owns.clip_events != ((mask >> PROTO_EVENT_CLIP_EVENT) & 1)) {
+		s->owns.clip_events = (mask >> PROTO_EVENT_CLIP_EVENT) & 1;
+		instances_owner_changed(s->ctl->instances, &s->owns);
+	}
 	for (int e = 0; e < PROTO_EVENT_COUNT; e++)
 		n += (mask >> e) & 1;
 	rpc_put_map(out, 1);

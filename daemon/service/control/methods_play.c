@@ -216,8 +216,8 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	uint64_t stream_no = 0, onto = 0;
 	struct stream *st = NULL;
 	int loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_stream, has_asset, has_onto;
-	int has_fade, has_sync, has_start, has_root, has_at;
-	bool sync = false;
+	int has_fade, has_sync, has_start, has_root, has_at, has_events;
+	bool sync = false, events = true;
 	char why[256];
 
 	(void)req;
@@ -233,6 +233,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	has_onto = rpc_args_uint64(args, "instance", RPC_OPTIONAL, &onto);
 	has_fade = rpc_args_double(args, "fade", RPC_OPTIONAL, &fade);
 	has_sync = rpc_args_bool(args, "sync", RPC_OPTIONAL, &sync);
+	has_events = rpc_args_bool(args, "events", RPC_OPTIONAL, &events);
 	if (rpc_args_finish(args) < 0 || play_check_time("play", "start", start, err) < 0 ||
 	    play_check_speed("play", spec.speed, err) < 0 ||
 	    (has_fade == 1 && play_check_fade("play", fade, err) < 0) ||
@@ -279,6 +280,10 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 		}
 		if (play_check_fit("play", in, p.info.asset, p.info.name, p.clip, err) < 0)
 			return DISPATCH_ERROR;
+		/* Given, it changes the instance's clip.event reports from now
+		 * (a cut then begins with it); left out, they stay as they were. */
+		if (has_events == 1)
+			instance_set_cues(in, events);
 		return play_onto(s, in, &p, out, err);
 	}
 	if (has_fade == 1 || has_sync == 1) {
@@ -344,6 +349,7 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 	spec.start_ns = time_from_seconds(start);
 	spec.has_anchor = has_at == 1;
 	spec.anchor_ns = at;
+	spec.cues_off = !events;
 	if (instances_create(s->ctl->instances, &s->owns, &spec, &in) < 0) {
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "play: out of memory");
 		return DISPATCH_ERROR;

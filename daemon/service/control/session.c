@@ -62,12 +62,13 @@ static void session_closed(uv_handle_t *h)
 		close(s->fd_msg_fd);
 	free(s->fd_msg);
 	rpc_out_free(&s->out);
+	rpc_out_free(&s->held);
 	free(s);
 }
 
 size_t session_bytes(const struct session *s)
 {
-	return sizeof *s + s->dec.cap + s->out.cap + s->queued +
+	return sizeof *s + s->dec.cap + s->out.cap + s->held.cap + s->queued +
 	       (s->fd_msg != NULL ? s->fd_msg_len : 0);
 }
 
@@ -293,6 +294,11 @@ int session_send(struct session *s, const char *data, size_t len)
 {
 	if (s->closing)
 		return -ECONNRESET;
+	if (s->dispatching) {
+		/* A failure is sticky: session_dispatch_end closes then. */
+		rpc_put_raw(&s->held, data, len);
+		return 0;
+	}
 	rpc_put_raw(&s->out, data, len);
 	if (rpc_out_failed(&s->out)) {
 		rpc_out_truncate(&s->out, 0);
@@ -301,6 +307,27 @@ int session_send(struct session *s, const char *data, size_t len)
 	}
 	session_out_done(s);
 	return s->closing ? -ECONNRESET : 0;
+}
+
+void session_dispatch_begin(struct session *s)
+{
+	s->dispatching = true;
+}
+
+void session_dispatch_end(struct session *s)
+{
+	s->dispatching = false;
+	if (rpc_out_failed(&s->held)) {
+		rpc_out_free(&s->held);
+		session_close(s, "out of memory");
+		return;
+	}
+	if (s->held.len == 0)
+		return;
+	session_send(s, s->held.data, s->held.len);
+	rpc_out_truncate(&s->held, 0);
+	if (s->held.cap > 256 * 1024)
+		rpc_out_free(&s->held);
 }
 
 static void session_close_after_write(uv_write_t *req, int status)

@@ -63,6 +63,12 @@ struct session {
 	uint32_t deferred;              /* requests whose reply comes later (assets.reload) */
 	uint64_t requests;              /* requests dispatched (stats) */
 	bool monitor;                   /* sent every other connection's requests (monitor.h) */
+	/* A request's handler is running (session_dispatch_begin): its reply
+	 * is being packed into `out`, so what is sent meanwhile (the clip.event
+	 * reports a pause or a seek makes due) waits in `held` and follows the
+	 * reply. */
+	bool dispatching;
+	struct rpc_out held;
 	bool closing;
 	struct session *prev, *next;
 };
@@ -93,8 +99,15 @@ int session_refuse(struct session *s, const struct rpc_error *err);
 void session_check_timeouts(struct session *s, uint64_t now_ms);
 
 /* Queue bytes for the client (copied).  0, or -ECONNRESET when the session
- * is closing or was just closed for exceeding its output limit. */
+ * is closing or was just closed for exceeding its output limit.  While a
+ * handler runs, they are held until it is done (never closing the session
+ * under it). */
 int session_send(struct session *s, const char *data, size_t len);
+
+/* Around a request's handler (dispatch.c): the end sends what was held,
+ * after the reply, and may close the session (its output limit). */
+void session_dispatch_begin(struct session *s);
+void session_dispatch_end(struct session *s);
 
 /* The session's output, to write a message into (the batch of a read, or
  * a message written as soon as the caller calls session_out_done). */

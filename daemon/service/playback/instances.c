@@ -100,7 +100,7 @@ uint64_t instances_bytes(const struct instances *set)
 	for (const struct instance *in = set->first; in != NULL; in = in->all_next)
 		n += sizeof *in + instances_str_bytes(in->asset_name) +
 		     instances_str_bytes(in->clip_name) + instances_str_bytes(in->mesh_name) +
-		     layers_bytes(in);
+		     layers_bytes(in) + (in->cues != NULL ? sizeof *in->cues : 0);
 	return n;
 }
 
@@ -217,8 +217,16 @@ static void instance_fade_fired(uv_timer_t *timer)
 		l->from = l->to;
 		changed = true;
 		if (l->mode == LAYER_FADE) {
+			int64_t end = l->fade_end_ns;
+
+			/* The old clip was the base until the fade's end, the new
+			 * one is from then: each reports its own crossings. */
+			cues_flush(in, end);
+			if (in->destroyed)
+				return;
 			layers_promote(in, i);
 			instance_arm(in);
+			cues_begin(in, end);
 			stream_publish_now(in);
 			if (in->set->events.faded != NULL)
 				in->set->events.faded(in->set->events.ctx, in);
@@ -267,8 +275,13 @@ int instance_cut_to(struct instance *in, const struct layer_spec *spec)
 	rc = layers_push(in, &cut, &id);
 	if (rc < 0)
 		return rc;
+	cues_flush(in, in->layers[in->fade_count - 1]->clock.anchor_clock_ns);
+	if (in->destroyed)
+		return 0;
 	layers_promote(in, in->fade_count - 1);
 	instance_layers_changed(in);
+	/* A cut starts the clip: a moment at its start is passed. */
+	cues_begin(in, in->clock.anchor_clock_ns);
 	return 0;
 }
 
@@ -290,6 +303,7 @@ int instances_create(struct instances *set, struct playback_owner *owner,
 		     const struct instance_spec *spec, struct instance **out)
 {
 	struct instance *in = calloc(1, sizeof *in);
+	int64_t now = clock_now_ns();
 	size_t k;
 
 	if (in == NULL)
@@ -321,8 +335,9 @@ int instances_create(struct instances *set, struct playback_owner *owner,
 	in->mesh_generation = spec->mesh_generation;
 	in->loop = spec->loop;
 	in->root_motion = spec->root_motion;
-	playback_start(&in->clock, spec->has_anchor ? spec->anchor_ns : clock_now_ns(),
-		       spec->start_ns, spec->speed);
+	in->cues_off = spec->cues_off;
+	playback_start(&in->clock, spec->has_anchor ? spec->anchor_ns : now, spec->start_ns,
+		       spec->speed);
 
 	if (set->count >= set->nbuckets)
 		instances_grow(set);
@@ -338,6 +353,9 @@ int instances_create(struct instances *set, struct playback_owner *owner,
 	set->count++;
 	owner->instances++;
 	instance_arm(in);
+	/* Reports begin where playback is when the play is handled, that
+	 * instant included (its start, unless "at" says otherwise). */
+	cues_begin(in, now);
 	*out = in;
 	return 0;
 }
@@ -360,8 +378,10 @@ static void instance_closed(uv_handle_t *h)
 	struct instance *in = h->data;
 	struct instances *set = in->set;
 
-	if (--in->open_handles == 0)
+	if (--in->open_handles == 0) {
+		free(in->cues);
 		free(in);
+	}
 	set->closing_handles--;
 	instances_maybe_done(set);
 }
@@ -394,9 +414,11 @@ void instances_destroy(struct instance *in)
 	free(in->mesh_name);
 	layers_free_all(in);
 	in->asset = in->mesh = NULL;
-	set->closing_handles += 2;
+	set->closing_handles += in->open_handles;
 	uv_close((uv_handle_t *)&in->end_timer, instance_closed);
 	uv_close((uv_handle_t *)&in->fade_timer, instance_closed);
+	if (in->cues != NULL)
+		uv_close((uv_handle_t *)&in->cues->timer, instance_closed);
 }
 
 void instances_end_owner(struct instances *set, struct playback_owner *owner)
@@ -431,38 +453,100 @@ void instances_each(struct instances *set, int (*fn)(struct instance *in, void *
 	}
 }
 
+/* Each clock change first reports the crossings due under the clock as
+ * it was (cues.h). */
 void instance_pause(struct instance *in)
 {
-	playback_pause(&in->clock, clock_now_ns());
-	layers_pause(in, clock_now_ns());
+	int64_t now = clock_now_ns();
+
+	cues_flush(in, now);
+	if (in->destroyed)
+		return;
+	playback_pause(&in->clock, now);
+	layers_pause(in, now);
 	instance_arm(in);
+	cues_arm(in);
 	stream_publish_now(in);
 }
 
 void instance_resume(struct instance *in)
 {
-	playback_resume(&in->clock, clock_now_ns());
-	layers_resume(in, clock_now_ns());
+	int64_t now = clock_now_ns();
+
+	cues_flush(in, now);
+	if (in->destroyed)
+		return;
+	playback_resume(&in->clock, now);
+	layers_resume(in, now);
 	instance_arm(in);
+	cues_arm(in);
 	stream_publish_now(in);
 }
 
 void instance_seek(struct instance *in, int64_t time_ns)
 {
-	playback_seek(&in->clock, clock_now_ns(), time_ns);
+	int64_t now = clock_now_ns();
+
+	cues_flush(in, now);
+	if (in->destroyed)
+		return;
+	playback_seek(&in->clock, now, time_ns);
 	in->ended = false;
 	instance_arm(in);
 	if (instance_past_end(in) && !in->clock.playing)
 		in->ended = true;
+	cues_jump(in, now);
 	stream_publish_now(in);
 }
 
 void instance_set_speed(struct instance *in, double speed)
 {
-	playback_set_speed(&in->clock, clock_now_ns(), speed);
+	int64_t now = clock_now_ns();
+
+	cues_flush(in, now);
+	if (in->destroyed)
+		return;
+	playback_set_speed(&in->clock, now, speed);
 	in->ended = false;
 	instance_arm(in);
+	cues_arm(in);
 	stream_publish_now(in);
+}
+
+void instance_set_cues(struct instance *in, bool on)
+{
+	in->cues_off = !on;
+	cues_arm(in);
+}
+
+void instances_owner_changed(struct instances *set, struct playback_owner *owner)
+{
+	for (struct instance *in = set->first; in != NULL; in = in->all_next)
+		if (in->owner == owner)
+			cues_arm(in);
+}
+
+struct instance_cues *instance_cues_make(struct instance *in)
+{
+	struct instance_cues *c = in->cues;
+
+	if (c != NULL)
+		return c;
+	c = calloc(1, sizeof *c);
+	if (c == NULL || uv_timer_init(in->set->loop, &c->timer) < 0) {
+		free(c);
+		return NULL;
+	}
+	c->timer.data = in;
+	in->cues = c;
+	in->open_handles++;
+	return c;
+}
+
+void instances_report_cue(struct instance *in, const struct cue *cue)
+{
+	if (in->set->events.clip_event != NULL)
+		in->set->events.clip_event(in->set->events.ctx, in, cue);
 }
 
 /* Stop an instance because its asset changed under it.  The event can end
@@ -492,6 +576,10 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 	const struct asset *old = is_asset ? in->asset : in->mesh;
 	const char *code;
 
+	/* The old version's crossings due so far are its own. */
+	cues_flush(in, clock_now_ns());
+	if (in->destroyed)
+		return;
 	if (layers_use(in, name) &&
 	    layers_rebind(in, name, asset, generation, &code, why, sizeof why) < 0) {
 		instance_stop_with(in, code, "%s%s", why, "");
@@ -503,6 +591,7 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 	}
 	const struct clip *clip = in->clip;
 	const struct skeleton *anim_skel;
+	bool jumped = false;
 
 	if (asset == NULL) {
 		instance_stop_with(in, "asset_removed", "%s%s was removed", is_asset ? "asset " : "mesh ", name);
@@ -537,8 +626,10 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 		in->clip = clip;
 		in->generation = generation;
 		/* A clip played once keeps its place, within the new length. */
-		if (in->loop == LOOP_ONCE && instance_time(in) > instance_duration(in))
+		if (in->loop == LOOP_ONCE && instance_time(in) > instance_duration(in)) {
 			playback_seek(&in->clock, clock_now_ns(), instance_duration(in));
+			jumped = true;
+		}
 	} else {
 		asset_unref(in->mesh);
 		in->mesh = asset_ref(asset);
@@ -551,6 +642,11 @@ static void instance_rebind(struct instance *in, const char *name, struct asset 
 		return;
 	}
 	instance_arm(in);
+	/* The position is kept, and the new clip's events are used. */
+	if (jumped)
+		cues_jump(in, in->clock.anchor_clock_ns);
+	else
+		cues_arm(in);
 	stream_publish_now(in);
 }
 

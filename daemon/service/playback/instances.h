@@ -7,7 +7,9 @@
  * in, instances_asset_changed rebinds each affected instance by clip name
  * and keeps it playing, or stops it (instance.stopped, with the reason)
  * when the clip is gone or the skeleton changed shape.  A clip played once
- * reports instance.ended when it reaches its end (a timer, not polling).
+ * reports instance.ended when it reaches its end (a timer, not polling),
+ * and a clip with events reports each of their moments playback passes
+ * (cues.h).
  */
 #ifndef ANIMD_INSTANCES_H
 #define ANIMD_INSTANCES_H
@@ -19,6 +21,7 @@
 #include "daemon/anim/clip.h"
 #include "daemon/anim/playback.h"
 #include "daemon/assets/asset.h"
+#include "daemon/service/playback/cues.h"
 #include "daemon/service/playback/layers.h"
 #include "daemon/service/playback/owner.h"
 
@@ -51,7 +54,12 @@ struct instance {
 	uv_timer_t end_timer;           /* armed for LOOP_ONCE while playing */
 	uint32_t next_layer_id;
 	uv_timer_t fade_timer;          /* armed for the next fade's end */
-	uint8_t open_handles;           /* end_timer and fade_timer until closed */
+	/* Its clip.event reports (cues.h), made when first needed, or NULL;
+	 * cues_off: played with events off. */
+	struct instance_cues *cues;
+	bool cues_off;
+	uint8_t open_handles;           /* end_timer, fade_timer and the cues' timer
+					   until closed */
 	struct instance *next;          /* bucket chain */
 	struct instance *all_prev, *all_next;
 };
@@ -73,6 +81,9 @@ struct instance_events {
 	void (*faded)(void *ctx, const struct instance *in);
 	/* A layer faded out by layer.remove is gone (clip: the one it played). */
 	void (*layer_ended)(void *ctx, const struct instance *in, uint32_t layer, const char *clip);
+	/* Playback passed a moment of the clip's events (cues.h); `in` plays
+	 * the clip and asset the moment is of. */
+	void (*clip_event)(void *ctx, const struct instance *in, const struct cue *cue);
 	void *ctx;
 };
 
@@ -97,6 +108,8 @@ struct instance_spec {
 	 * same anchor, start and speed are in step. */
 	bool has_anchor;
 	int64_t anchor_ns;
+	/* play's "events": false: no clip.event reports. */
+	bool cues_off;
 };
 
 /* Create and start playing.  0 or -ENOMEM. */
@@ -115,6 +128,17 @@ void instance_layers_changed(struct instance *in);
  * fade): the stack's cross-fades go, the added layers stay.  spec as for
  * layers_push (mode, weight, fade and mask unused).  0 or -ENOMEM. */
 int instance_cut_to(struct instance *in, const struct layer_spec *spec);
+
+/* play's "events" on an instance: whether it reports clip.event. */
+void instance_set_cues(struct instance *in, bool on);
+/* The owner's clip_events changed (its subscription): its instances begin
+ * or stop reporting. */
+void instances_owner_changed(struct instances *set, struct playback_owner *owner);
+/* For cues.c: the instance's record of its reports, made (with its timer)
+ * on first use; NULL when out of memory.  And a report, through the set's
+ * instance_events. */
+struct instance_cues *instance_cues_make(struct instance *in);
+void instances_report_cue(struct instance *in, const struct cue *cue);
 
 /* Clock changes: each re-anchors and re-arms the end timer. */
 void instance_pause(struct instance *in);

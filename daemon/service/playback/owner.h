@@ -9,11 +9,15 @@
 #ifndef ANIMD_OWNER_H
 #define ANIMD_OWNER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct playback_owner {
 	uint32_t instances;             /* playing now */
 	uint32_t streams;               /* open now */
+	/* It listens to clip.event: its instances report crossings (cues.h);
+	 * set through instances_owner_changed. */
+	bool clip_events;
 };
 
 #endif
