@@ -348,8 +348,10 @@ def t_events(d):
 
 def t_clip_events(d):
     """assets.info's attachments, events and moments of the demo lantern
-    (Stand, a 2 s loop, creaks at 0.5 s); clip.event as a map, every field,
-    at_ns worked out from play's at; play(events=False) sends none."""
+    (Stand, a 2 s loop, creaks at 0.5 and 1.5 s; the variation's second
+    moment lies past its end, as the file has it); clip.event as a map,
+    every field, at_ns worked out from play's at; play(events=False) sends
+    none."""
     with animd.Client(d.sock) as c:
         info = c.info(asset="lantern.m2")
         check(info["attachments"] == [{"index": 0, "id": 11, "bone": 0, "joint": 2,
@@ -358,7 +360,9 @@ def t_clip_events(d):
               "info: the lantern's attachment (%r)" % info["attachments"])
         check(info["events"] == [{"index": 0, "id": "$CSD", "data": 7, "bone": 1, "joint": 1,
                                   "position": [0.0, 0.0, 2.0]}], "info: its event (%r)" % info["events"])
-        check([cl["events"] for cl in info["clips"]] == [[{"time": 0.5, "event": 0}], [], []],
+        check([cl["events"] for cl in info["clips"]] ==
+              [[{"time": 0.5, "event": 0}, {"time": 1.5, "event": 0}], [],
+               [{"time": 0.5, "event": 0}, {"time": 32.767, "event": 0}]],
               "info: each clip's moments")
         check("clip.event" in animd.EVENT_TYPES, "EVENT_TYPES names clip.event")
         c.subscribe(["clip.event"])
@@ -380,9 +384,10 @@ def t_clip_events(d):
                   e["position"] == [0.0, 0.0, 2.0] and e["time"] == 0.5 and
                   e["playback_time"] == 0.5 and e["direction"] == "forward" and e["missed"] == 0,
                   "clip.event: its fields (%r)" % e)
-            check([g["at_ns"] for g in got] == [at + 125_000_000, at + 625_000_000],
+            check([g["at_ns"] for g in got] == [at + 125_000_000, at + 375_000_000],
                   "clip.event: at_ns from play's at (%r)" % [g["at_ns"] - at for g in got])
-            check(got[1]["playback_time"] == 2.5, "the next loop's crossing")
+            check(got[1]["playback_time"] == 1.5 and got[1]["time"] == 1.5,
+                  "the second creak of the loop")
         c.stop(instance=p)
         c.stop(instance=quiet)
 

@@ -530,10 +530,13 @@ static void test_clip_events(void **state)
 	assert_int_equal(a->events[0]->joint, 1);
 	assert_non_null(a->clip_events);
 	assert_int_equal(a->clip_count, 3);
-	assert_int_equal(a->clip_events[0].count, 1);
+	assert_int_equal(a->clip_events[0].count, 2);
 	assert_true(a->clip_events[0].moments[0].time == 0.5);
+	assert_true(a->clip_events[0].moments[1].time == 1.5);
 	assert_int_equal(a->clip_events[0].moments[0].event, 0);
 	assert_int_equal(a->clip_events[1].count, 0);
+	assert_int_equal(a->clip_events[2].count, 2);
+	assert_true(a->clip_events[2].moments[1].time == 32.767);
 	animc_free(a);
 	expect_ok(fx->c, animc_assets_info(fx->c, "walker.md5anim", &a));
 	assert_int_equal(a->event_count, 0);

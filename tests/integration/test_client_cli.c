@@ -461,8 +461,9 @@ static void test_watch_and_events_lines(void **state)
 }
 
 /* animctl events ASSET[#CLIP]: the demo lantern's Stand (a 2 s loop) creaks
- * at 0.5 s: one line per crossing, forward and backward, as text and JSON;
- * info lists its attachment and events; the new options' usage errors. */
+ * at 0.5 and 1.5 s: one line per crossing, forward and backward, as text and
+ * JSON; info lists its attachment and events; the new options' usage
+ * errors. */
 static void test_events_of_a_clip(void **state)
 {
 	struct fixture *fx = *state;
@@ -475,22 +476,25 @@ static void test_events_of_a_clip(void **state)
 	       "time=0.500 playback_time=0.500 direction=forward\n", NULL);
 	second = strchr(r->out, '\n');
 	assert_non_null(second);
-	if (strstr(second, " playback_time=2.500 ") == NULL || strchr(second + 1, '\n')[1] != '\0')
+	if (strstr(second, " time=1.500 playback_time=1.500 ") == NULL ||
+	    strchr(second + 1, '\n')[1] != '\0')
 		fail_msg("not the second crossing alone: %s", r->out);
 	free(r);
 	r = run(fx, NULL, "--json", "events", "lantern.m2", "--speed=-4", "--count", "1", NULL);
 	/* Instance ids are the daemon's: this is its second. */
 	expect(r, 0, "{\"type\":\"clip.event\",\"asset\":\"lantern.m2\",\"instance\":2,\"clip\":"
-	       "\"0\",\"time\":0.5,\"event\":0,\"id\":\"$CSD\",\"data\":7,\"bone\":1,\"joint\":1,"
-	       "\"position\":[0,0,2],\"playback_time\":-1.5,\"at_ns\":", NULL);
+	       "\"0\",\"time\":1.5,\"event\":0,\"id\":\"$CSD\",\"data\":7,\"bone\":1,\"joint\":1,"
+	       "\"position\":[0,0,2],\"playback_time\":-0.5,\"at_ns\":", NULL);
 	expect(r, 0, "\"direction\":\"backward\",\"missed\":0}\n", NULL);
 	free(r);
-	/* A clip played once for a while: its one crossing, then nothing
+	/* A clip played once for a while: its two crossings, then nothing
 	 * until the time is up. */
 	r = run(fx, NULL, "events", "lantern.m2#0", "--loop", "once", "--speed", "8", "--seconds",
 		"0.6", NULL);
 	expect(r, 0, "playback_time=0.500", NULL);
-	assert_int_equal(strchr(r->out, '\n')[1], '\0');
+	second = strchr(r->out, '\n');
+	assert_non_null(strstr(second, "playback_time=1.500"));
+	assert_int_equal(strchr(second + 1, '\n')[1], '\0');
 	free(r);
 	r = run(fx, NULL, "events", "--seconds", "0.2", NULL);
 	expect(r, 0, NULL, NULL);
@@ -510,10 +514,11 @@ static void test_events_of_a_clip(void **state)
 	r = run(fx, NULL, "info", "lantern.m2", NULL);
 	expect(r, 0, "attachment  0: id 11 on bone 0 (bone0) at 0.5 0 1.4\n", NULL);
 	expect(r, 0, "event       0: \"$CSD\", data 7, bone 1 (bone1) at 0 0 2\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s\n", NULL);
+	expect(r, 0, "            events: 0 at 0.500 s, 0 at 1.500 s\n", NULL);
+	expect(r, 0, "            events: 0 at 0.500 s, 0 at 32.767 s\n", NULL);
 	free(r);
 	r = run(fx, NULL, "--json", "info", "lantern.m2", NULL);
-	expect(r, 0, "\"events\":[{\"time\":0.5,\"event\":0}]", NULL);
+	expect(r, 0, "\"events\":[{\"time\":0.5,\"event\":0},{\"time\":1.5,\"event\":0}]", NULL);
 	expect(r, 0, "\"attachments\":[{\"index\":0,\"id\":11,\"bone\":0,\"joint\":2,", NULL);
 	expect(r, 0, "\"events\":[{\"index\":0,\"id\":\"$CSD\",\"data\":7,\"bone\":1,\"joint\":1,"
 	       "\"position\":[0,0,2]}]", NULL);

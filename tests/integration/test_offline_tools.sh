@@ -98,15 +98,17 @@ expect_status 0 "$ANIMD" check --json "$demo/lantern.m2"
 expect_jq '.ok and (.notes | length) == 1' "$TMP/out"
 expect_jq '.meshes[0].vertex_count == 16 and .meshes[0].triangle_count > 0' "$TMP/m2.json"
 # Attachments and events: the bone the file names and the joint it became;
-# the clips' moments (Stand's one creak in range: event ranges are
-# half-open, and an alias's events are its own).
+# the clips' moments, from half-open ranges over times stored out of order
+# (Stand's two creaks, none in Closed, the variation's one in its window and
+# one 32.767 s past it, listed as the file has it, never passed).
 expect_jq '.attachments == [{"index": 0, "id": 11, "bone": 0, "joint": 2, "position": [0.5, 0, 1.39999998]}]' "$TMP/m2.json"
 expect_jq '.events == [{"index": 0, "id": "$CSD", "data": 7, "bone": 1, "joint": 1, "position": [0, 0, 2]}]' "$TMP/m2.json"
-expect_jq '[.clips[].events] == [[{"time": 0.5, "event": 0}], [], []]' "$TMP/m2.json"
+expect_jq '[.clips[].events] == [[{"time": 0.5, "event": 0}, {"time": 1.5, "event": 0}], [], [{"time": 0.5, "event": 0}, {"time": 32.767, "event": 0}]]' "$TMP/m2.json"
 expect_status 0 "$ANIMD" inspect "$demo/lantern.m2"
 expect_match '^attach   0 id 11 on bone0 at 0.5 0 1.4$' "$TMP/out"
 expect_match '^event    0 "\$CSD" data 7 on bone1 at 0 0 2$' "$TMP/out"
-expect_match '^           events: 0 at 0.5 s$' "$TMP/out"
+expect_match '^           events: 0 at 0.5 s, 0 at 1.5 s$' "$TMP/out"
+expect_match '^           events: 0 at 0.5 s, 0 at 32.767 s$' "$TMP/out"
 # M2 memory: clips with their list (one spare entry) and what they share.
 expect_jq '.memory.emitters > 0 and .memory.clips > ([.clips[].memory_bytes] | add) + 4 * 8 and .memory.meshes == .meshes[0].memory_bytes + 8' "$TMP/m2.json"
 expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space emitters --json
