@@ -61,7 +61,7 @@ static void perturbed(struct config *cfg)
 		{ "limits.max_layers_per_instance", "3" },
 		{ "limits.max_streams_per_connection", "2" },
 		{ "limits.max_asset_bytes", "1G" },
-		{ "limits.max_output_bytes_per_connection", "16M" },
+		{ "limits.max_output_bytes_per_connection", "24M" },
 		{ "limits.request_timeout_ms", "500" },
 		{ "limits.idle_timeout_s", "0" },
 		{ "reload.watch", "no" },
@@ -301,6 +301,26 @@ static void test_error_values(void **state)
 	expect_error("[limits]\nmax_asset_bytes = 18446744073709551615G\n",
 		     "t.ini:2: limits.max_asset_bytes must be a size from 1KiB to 16GiB (bytes, "
 		     "or with a K, M or G suffix), not \"18446744073709551615G\"");
+	/* The output maximum must hold the high mark plus the largest reply
+	 * (PROTOCOL.md section 5), or one reply cuts off a client that reads. */
+	expect_error("[limits]\nmax_output_bytes_per_connection = 64K\n",
+		     "t.ini:2: limits.max_output_bytes_per_connection must be a size from 17MiB to "
+		     "1GiB (bytes, or with a K, M or G suffix), not \"64K\": it must hold the "
+		     "output high mark (1MiB) plus the largest reply (16MiB), so that no reply "
+		     "cuts off a client that reads");
+	expect_error("[limits]\nmax_output_bytes_per_connection = 17825791\n",
+		     "t.ini:2: limits.max_output_bytes_per_connection must be a size from 17MiB to "
+		     "1GiB (bytes, or with a K, M or G suffix), not \"17825791\": it must hold the "
+		     "output high mark (1MiB) plus the largest reply (16MiB), so that no reply "
+		     "cuts off a client that reads");
+	{
+		struct config c;
+		char err[512];
+
+		assert_int_equal(load_text(&c, "[limits]\nmax_output_bytes_per_connection = 17M\n",
+					   err, sizeof err), 0);
+		assert_int_equal(c.max_output_bytes_per_connection, 17u << 20);
+	}
 	expect_error("[reload]\nwatch = maybe\n",
 		     "t.ini:2: reload.watch must be yes or no, not \"maybe\"");
 	expect_error("[reload]\nquiet_ms = 60001\n",

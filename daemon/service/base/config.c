@@ -49,11 +49,16 @@ struct config_key {
 	size_t size;            /* of the member (the buffer size for strings) */
 	uint64_t min, max;      /* for numbers */
 	bool live;              /* SIGHUP applies it */
+	const char *why;        /* appended to an out-of-range message: why the range */
 };
 
 #define CONFIG_KEY(sec, key, type, member, lo, hi, live)                                       \
 	{ sec, key, sec "." key, type, offsetof(struct config, member),                                     \
-	  sizeof(((struct config *)0)->member), lo, hi, live }
+	  sizeof(((struct config *)0)->member), lo, hi, live, NULL }
+/* The same with the reason for its range, for a bound that is not obvious. */
+#define CONFIG_KEY_WHY(sec, key, type, member, lo, hi, live, why)                              \
+	{ sec, key, sec "." key, type, offsetof(struct config, member),                        \
+	  sizeof(((struct config *)0)->member), lo, hi, live, why }
 
 static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 	[CONFIG_ASSET_ROOT] = CONFIG_KEY("assets", "root", CONFIG_TYPE_PATH, asset_root, 0, 0,
@@ -87,11 +92,11 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 							 true),
 	[CONFIG_MAX_ASSET_BYTES] = CONFIG_KEY("limits", "max_asset_bytes", CONFIG_TYPE_BYTES,
 					      max_asset_bytes, KIB, 16 * GIB, true),
-	[CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION] = CONFIG_KEY("limits",
-							      "max_output_bytes_per_connection",
-							      CONFIG_TYPE_BYTES,
-							      max_output_bytes_per_connection,
-							      64 * KIB, GIB, true),
+	[CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION] = CONFIG_KEY_WHY(
+		"limits", "max_output_bytes_per_connection", CONFIG_TYPE_BYTES,
+		max_output_bytes_per_connection, CONFIG_MIN_OUTPUT_BYTES_PER_CONNECTION, GIB, true,
+		"it must hold the output high mark (1MiB) plus the largest reply (16MiB), so "
+		"that no reply cuts off a client that reads"),
 	[CONFIG_REQUEST_TIMEOUT_MS] = CONFIG_KEY("limits", "request_timeout_ms", CONFIG_TYPE_COUNT,
 						 request_timeout_ms, 100, 600000, true),
 	[CONFIG_IDLE_TIMEOUT_S] = CONFIG_KEY("limits", "idle_timeout_s", CONFIG_TYPE_COUNT,
@@ -391,8 +396,9 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 			config_format_bytes(k->max, hi, sizeof hi);
 			config_msg(msg, msglen,
 				   "%s must be a size from %s to %s (bytes, or with a K, M or G "
-				   "suffix), not %s",
-				   label, lo, hi, config_quote(q, value));
+				   "suffix), not %s%s%s",
+				   label, lo, hi, config_quote(q, value), k->why ? ": " : "",
+				   k->why ? k->why : "");
 			return -EINVAL;
 		}
 		*(size_t *)config_member(cfg, k) = (size_t)v;
@@ -562,7 +568,7 @@ static int config_handler(void *user, const char *section, const char *name, con
 	struct config_parse *p = user;
 	const struct config_key *k;
 	char q[CONFIG_QUOTE_MAX];
-	char msg[256];
+	char msg[512];
 	size_t f;
 
 	if (p->failed)

@@ -64,6 +64,13 @@
 #define CONFIG_DEFAULT_MAX_STREAMS_PER_CONNECTION 16u
 #define CONFIG_DEFAULT_MAX_ASSET_BYTES ((size_t)256 << 20)
 #define CONFIG_DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION ((size_t)32 << 20)
+/* The least limits.max_output_bytes_per_connection: the output high mark
+ * (1 MiB, PROTO_DEFAULT_OUTPUT_HIGH_BYTES) plus the largest reply (16 MiB,
+ * PROTO_MAX_REPLY_BYTES).  A request is served only while less than the
+ * high mark is queued, so its reply, however large, stays under the
+ * maximum: a client that reads is never cut off by one reply (PROTOCOL.md
+ * section 5; session.c asserts the sum, this layer cannot see proto/). */
+#define CONFIG_MIN_OUTPUT_BYTES_PER_CONNECTION ((size_t)17 << 20)
 #define CONFIG_DEFAULT_REQUEST_TIMEOUT_MS 10000u
 #define CONFIG_DEFAULT_IDLE_TIMEOUT_S 300u
 #define CONFIG_DEFAULT_RELOAD_WATCH true
