@@ -361,6 +361,9 @@ typedef struct animc_status_info {
 		uint64_t streams;       /* shared-memory regions */
 		uint64_t instances;
 		uint64_t connections;
+		/* What streams may reach: [streams] max_total_bytes in effect
+		 * (not part of total; 0 from a daemon that does not send it). */
+		uint64_t streams_budget;
 	} memory;
 } animc_status_info;
 

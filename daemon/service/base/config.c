@@ -36,6 +36,7 @@ enum config_type {
 	CONFIG_TYPE_MODE,       /* uint32_t: octal permission bits */
 	CONFIG_TYPE_COUNT,      /* uint32_t: decimal */
 	CONFIG_TYPE_BYTES,      /* size_t: decimal with optional K/M/G suffix */
+	CONFIG_TYPE_BYTES_AUTO, /* size_t: the same, or "auto" (stored as 0) */
 	CONFIG_TYPE_BOOL,       /* bool: yes/no */
 	CONFIG_TYPE_LEVEL,      /* enum log_level */
 };
@@ -73,6 +74,10 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 					      publish_rate_hz, 1, 1000, true),
 	[CONFIG_TICK_THREADS] = CONFIG_KEY("streams", "tick_threads", CONFIG_TYPE_COUNT,
 					   tick_threads, 0, 64, false),
+	[CONFIG_STREAMS_MAX_TOTAL_BYTES] = CONFIG_KEY("streams", "max_total_bytes",
+						      CONFIG_TYPE_BYTES_AUTO,
+						      streams_max_total_bytes, MIB, 1024 * GIB,
+						      true),
 	[CONFIG_PLAYBACK_FADE_MS] = CONFIG_KEY("playback", "default_fade_ms", CONFIG_TYPE_COUNT,
 					      default_fade_ms, 0, 60000, true),
 	[CONFIG_MAX_MESSAGE_BYTES] = CONFIG_KEY("limits", "max_message_bytes", CONFIG_TYPE_BYTES,
@@ -181,6 +186,7 @@ void config_defaults(struct config *cfg)
 	cfg->socket_group[0] = '\0';
 	cfg->publish_rate_hz = CONFIG_DEFAULT_PUBLISH_RATE_HZ;
 	cfg->tick_threads = CONFIG_DEFAULT_TICK_THREADS;
+	cfg->streams_max_total_bytes = CONFIG_DEFAULT_STREAMS_MAX_TOTAL_BYTES;
 	cfg->max_message_bytes = CONFIG_DEFAULT_MAX_MESSAGE_BYTES;
 	cfg->max_connections = CONFIG_DEFAULT_MAX_CONNECTIONS;
 	cfg->max_instances_per_connection = CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION;
@@ -388,6 +394,11 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 		return 0;
 
 	case CONFIG_TYPE_BYTES:
+	case CONFIG_TYPE_BYTES_AUTO:
+		if (k->type == CONFIG_TYPE_BYTES_AUTO && strcmp(value, "auto") == 0) {
+			*(size_t *)config_member(cfg, k) = 0;
+			return 0;
+		}
 		if (config_parse_bytes(value, &v) < 0 || v < k->min || v > k->max ||
 		    v > SIZE_MAX) {
 			char lo[32], hi[32];
@@ -395,9 +406,10 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 			config_format_bytes(k->min, lo, sizeof lo);
 			config_format_bytes(k->max, hi, sizeof hi);
 			config_msg(msg, msglen,
-				   "%s must be a size from %s to %s (bytes, or with a K, M or G "
+				   "%s must be %sa size from %s to %s (bytes, or with a K, M or G "
 				   "suffix), not %s%s%s",
-				   label, lo, hi, config_quote(q, value), k->why ? ": " : "",
+				   label, k->type == CONFIG_TYPE_BYTES_AUTO ? "auto or " : "", lo,
+				   hi, config_quote(q, value), k->why ? ": " : "",
 				   k->why ? k->why : "");
 			return -EINVAL;
 		}
@@ -794,6 +806,12 @@ const char *config_field_format(const struct config *cfg, enum config_field f, c
 		break;
 	case CONFIG_TYPE_BYTES:
 		config_format_bytes(*(const size_t *)m, buf, len);
+		break;
+	case CONFIG_TYPE_BYTES_AUTO:
+		if (*(const size_t *)m == 0)
+			snprintf(buf, len, "auto");
+		else
+			config_format_bytes(*(const size_t *)m, buf, len);
 		break;
 	case CONFIG_TYPE_BOOL:
 		snprintf(buf, len, "%s", *(const bool *)m ? "yes" : "no");
