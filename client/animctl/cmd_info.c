@@ -119,7 +119,8 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 	static const char help[] =
 		"usage: animctl list [--json]\n"
 		"Every asset under the daemon's root: name, format, generation (reloads so\n"
-		"far), whether a good version is loaded, and the latest load error.\n";
+		"far), whether a good version is loaded, and the latest load error.  Asked\n"
+		"for a page at a time, so that a tree of any size is listed.\n";
 	animc_asset_list *l;
 	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
 
