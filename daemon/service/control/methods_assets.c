@@ -90,7 +90,7 @@ enum dispatch_result method_assets_list(struct session *s, const struct rpc_requ
 			rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: out of memory");
 			return DISPATCH_ERROR;
 		}
-		for (size_t i = 0; i < got && !full; i++) {
+		for (size_t i = 0; i < got; i++) {
 			size_t mark = body.len;
 
 			assets_pack_one(&body, &chunk[i]);
