@@ -391,6 +391,9 @@ typedef struct animc_status_info {
 		uint64_t streams;       /* shared-memory regions */
 		uint64_t instances;
 		uint64_t connections;
+		/* What streams may reach: [streams] max_total_bytes in effect
+		 * (not part of total; 0 from a daemon that does not send it). */
+		uint64_t streams_budget;
 	} memory;
 } animc_status_info;
 
@@ -466,6 +469,17 @@ typedef struct animc_asset_list {
 	size_t count;
 	const animc_asset_summary *assets;      /* sorted by name */
 } animc_asset_list;
+
+/* One page of assets.list (animc_assets_list_page). */
+typedef struct animc_asset_page {
+	size_t count;
+	const animc_asset_summary *assets;      /* sorted by name, after the cursor given */
+	const char *cursor;     /* the next page's cursor; NULL: this was the last page */
+} animc_asset_page;
+
+/* Assets per page: the daemon's default and its most. */
+#define ANIMC_ASSETS_PAGE_DEFAULT 1000u
+#define ANIMC_ASSETS_PAGE_MAX 10000u
 
 typedef struct animc_joint_info {
 	const char *name;
@@ -810,8 +824,20 @@ ANIMC_API int animc_stats(animc_client *c, animc_stats_info **out);
  * be set; no subscription is needed).  Not renewed after a reconnection. */
 ANIMC_API int animc_monitor(animc_client *c);
 
-/* `assets.list`: every asset under the root. */
+/* `assets.list`: every asset under the root, sorted by name.  Asks for it
+ * a page at a time (animc_assets_list_page), so that any tree is listed;
+ * an asset present throughout is listed once even while others come and
+ * go.  (A daemon from before paging is asked for the whole list at once.) */
 ANIMC_API int animc_assets_list(animc_client *c, animc_asset_list **out);
+
+/* `assets.list` one page at a time: at most `limit` assets (1 to
+ * ANIMC_ASSETS_PAGE_MAX; 0: the daemon's default, ANIMC_ASSETS_PAGE_DEFAULT)
+ * whose names sort after `cursor` (NULL for the first page: then the
+ * previous page's cursor, until it is NULL).  A page may hold fewer than
+ * `limit` even when more follow (a page stays within the daemon's reply
+ * size): follow the cursor, never the count. */
+ANIMC_API int animc_assets_list_page(animc_client *c, const char *cursor, uint32_t limit,
+				     animc_asset_page **out);
 
 /* `assets.info`: one asset in detail.  -EREMOTEIO with ANIMC_ERR_NOT_FOUND
  * when there is no such asset. */
@@ -988,7 +1014,9 @@ ANIMC_API int animc_subscribe(animc_client *c, unsigned mask, unsigned *in_force
  *
  * Result types: hello animc_hello_info, status animc_status_info, stats
  * animc_stats_info, assets_list
- * animc_asset_list, assets_info animc_asset_info, assets_reload uint64_t
+ * animc_asset_list (in one reply: a list over the daemon's reply size fails
+ * with ANIMC_ERR_LIMIT; page it), assets_list_page animc_asset_page,
+ * assets_info animc_asset_info, assets_reload uint64_t
  * (the generation), play / pause / resume / seek / speed / stop
  * animc_instance, instances_list animc_instance_list, sample animc_pose,
  * subscribe unsigned (the mask in force), stream_close NULL.
@@ -1000,6 +1028,8 @@ ANIMC_API int animc_hello_async(animc_client *c, animc_done_fn done, void *user)
 ANIMC_API int animc_status_async(animc_client *c, animc_done_fn done, void *user);
 ANIMC_API int animc_stats_async(animc_client *c, animc_done_fn done, void *user);
 ANIMC_API int animc_assets_list_async(animc_client *c, animc_done_fn done, void *user);
+ANIMC_API int animc_assets_list_page_async(animc_client *c, const char *cursor, uint32_t limit,
+					   animc_done_fn done, void *user);
 ANIMC_API int animc_assets_info_async(animc_client *c, const char *asset, animc_done_fn done,
 				     void *user);
 ANIMC_API int animc_assets_reload_async(animc_client *c, const char *asset, animc_done_fn done,

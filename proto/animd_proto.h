@@ -50,6 +50,12 @@
 #define PROTO_MAX_NAME_BYTES 64
 /* Bytes of an asset or clip name (a relative path, optionally "#clip"). */
 #define PROTO_MAX_ASSET_NAME_BYTES 4096
+/* assets.list pages: assets per page when the request gives no "limit",
+ * and the most it may ask for (a page of the largest names and errors
+ * stays far below PROTO_MAX_REPLY_BYTES: the daemon ends a page early
+ * rather than pass it). */
+#define PROTO_ASSETS_LIST_DEFAULT_LIMIT 1000u
+#define PROTO_ASSETS_LIST_MAX_LIMIT 10000u
 /* assets.reload requests of one connection waiting for their outcome at
  * once; more are refused with `limit` (loads of one file coalesce anyway). */
 #define PROTO_MAX_PENDING_RELOADS 64u

@@ -6,7 +6,9 @@
 
 static void print_bytes(uint64_t b)
 {
-	if (b >= (1u << 20))
+	if (b >= (1u << 30))
+		printf("%.2f GiB", (double)b / (1u << 30));
+	else if (b >= (1u << 20))
 		printf("%.1f MiB", (double)b / (1u << 20));
 	else if (b >= 1024)
 		printf("%.1f KiB", (double)b / 1024);
@@ -20,7 +22,8 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		"usage: animctl status [--json]\n"
 		"The daemon's version, pid, uptime, asset root, asset counts, instances (of\n"
 		"every connection), connections, requests served, resident memory and what\n"
-		"the daemon holds by kind (assets by part, streams, instances, connections).\n";
+		"the daemon holds by kind (assets by part, streams and their budget,\n"
+		"instances, connections).\n";
 	animc_status_info *st;
 	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
 
@@ -66,6 +69,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		json_kuint(&j, "other", st->memory.other);
 		json_obj_end(&j);
 		json_kuint(&j, "streams", st->memory.streams);
+		json_kuint(&j, "streams_budget", st->memory.streams_budget);
 		json_kuint(&j, "instances", st->memory.instances);
 		json_kuint(&j, "connections", st->memory.connections);
 		json_obj_end(&j);
@@ -95,6 +99,11 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		       st->memory.other);
 		printf("  streams      ");
 		print_bytes(st->memory.streams);
+		if (st->memory.streams_budget != 0) {
+			printf(" of a ");
+			print_bytes(st->memory.streams_budget);
+			printf(" budget");
+		}
 		printf("\n  instances    ");
 		print_bytes(st->memory.instances);
 		printf("\n  connections  ");
@@ -110,7 +119,8 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 	static const char help[] =
 		"usage: animctl list [--json]\n"
 		"Every asset under the daemon's root: name, format, generation (reloads so\n"
-		"far), whether a good version is loaded, and the latest load error.\n";
+		"far), whether a good version is loaded, and the latest load error.  Asked\n"
+		"for a page at a time, so that a tree of any size is listed.\n";
 	animc_asset_list *l;
 	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
 

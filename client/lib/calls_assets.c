@@ -2,6 +2,9 @@
 #include "client/lib/internal.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int assets_pack_name(msgpack_packer *pk, uint32_t msgid, const char *method,
 			    const char *asset)
@@ -24,6 +27,31 @@ static const char *assets_name(struct ac_parse *p, const msgpack_object *map)
 
 /* ---- assets.list ------------------------------------------------------ */
 
+/* The assets array of an assets.list reply into items (a res's). */
+static int list_items(struct ac_parse *p, const msgpack_object *r,
+		      const animc_asset_summary **out, size_t *count)
+{
+	const msgpack_object *arr = ac_obj_array(p, r, "assets", count);
+	animc_asset_summary *items = ac_res_alloc(p->res, *count * sizeof *items);
+
+	if (items == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < *count; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+		const msgpack_object *state = ac_obj_get(o, "state");
+
+		items[i].name = assets_name(p, o);
+		items[i].format = ac_obj_str(p, o, "format");
+		items[i].generation = ac_obj_u64(p, o, "generation", 0);
+		items[i].ok = state != NULL ? ac_obj_is_str(state, "ok") : ac_obj_bool(p, o, "ok", 0);
+		items[i].error = ac_obj_str(p, o, "error");
+	}
+	*out = items;
+	return 0;
+}
+
+/* Without paging arguments: the whole list in one reply (a daemon refuses
+ * with `limit` a list that does not fit one); the async whole-list call. */
 static int list_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
 {
 	(void)c;
@@ -35,38 +63,162 @@ static int list_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 {
 	animc_asset_list *l = ac_res_new(sizeof *l);
 	struct ac_parse p = { .res = l };
-	const msgpack_object *arr;
-	animc_asset_summary *items;
-	size_t n;
+	int rc;
 
 	(void)c;
 	if (l == NULL)
 		return -ENOMEM;
 	call->result = l;
-	arr = ac_obj_array(&p, r, "assets", &n);
-	items = ac_res_alloc(l, n * sizeof *items);
-	if (items == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const msgpack_object *o = &arr->via.array.ptr[i];
-		const msgpack_object *state = ac_obj_get(o, "state");
-
-		items[i].name = assets_name(&p, o);
-		items[i].format = ac_obj_str(&p, o, "format");
-		items[i].generation = ac_obj_u64(&p, o, "generation", 0);
-		items[i].ok = state != NULL ? ac_obj_is_str(state, "ok") : ac_obj_bool(&p, o, "ok", 0);
-		items[i].error = ac_obj_str(&p, o, "error");
-	}
-	l->count = n;
-	l->assets = items;
-	return p.err;
+	rc = list_items(&p, r, &l->assets, &l->count);
+	return rc < 0 ? rc : p.err;
 }
 
 static const struct ac_method method_list = { "assets.list", list_pack, list_reply, NULL, NULL };
 
+/* One page: a cursor always goes ("" for the first page), so that the
+ * daemon pages even when the caller takes its default limit. */
+struct list_page_params {
+	const char *cursor;
+	uint32_t limit;                 /* 0: the daemon's default */
+};
+
+static int page_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
+{
+	const struct list_page_params *lp = params;
+
+	(void)c;
+	if (rpc_pack_request(pk, msgid, "assets.list", lp->limit != 0 ? 2 : 1) < 0 ||
+	    ac_pack_kv_str(pk, "cursor", lp->cursor != NULL ? lp->cursor : "") < 0)
+		return -ENOMEM;
+	return lp->limit != 0 ? ac_pack_kv_u64(pk, "limit", lp->limit) : 0;
+}
+
+static int page_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
+{
+	animc_asset_page *pg = ac_res_new(sizeof *pg);
+	struct ac_parse p = { .res = pg };
+	int rc;
+
+	(void)c;
+	if (pg == NULL)
+		return -ENOMEM;
+	call->result = pg;
+	rc = list_items(&p, r, &pg->assets, &pg->count);
+	pg->cursor = ac_obj_str(&p, r, "cursor");
+	return rc < 0 ? rc : p.err;
+}
+
+static const struct ac_method method_page = { "assets.list", page_pack, page_reply, NULL, NULL };
+
+int animc_assets_list_page(animc_client *c, const char *cursor, uint32_t limit,
+			   animc_asset_page **out)
+{
+	const struct list_page_params lp = { cursor, limit };
+
+	return ac_rpc_call(c, &method_page, &lp, (void **)out);
+}
+
+int animc_assets_list_page_async(animc_client *c, const char *cursor, uint32_t limit,
+				 animc_done_fn done, void *user)
+{
+	const struct list_page_params lp = { cursor, limit };
+
+	return ac_rpc_call_async(c, &method_page, &lp, done, user);
+}
+
+/* Append a page's assets to the growing list (its strings copied into the
+ * list's own result).  0 or -ENOMEM. */
+static int list_append(animc_asset_list *l, size_t *cap, const animc_asset_page *pg)
+{
+	animc_asset_summary *items = (animc_asset_summary *)(uintptr_t)l->assets;
+
+	if (l->count + pg->count > *cap) {
+		size_t want = *cap != 0 ? *cap : 1024;
+		animc_asset_summary *grown;
+
+		while (want < l->count + pg->count)
+			want *= 2;
+		grown = ac_res_alloc(l, want * sizeof *grown);
+		if (grown == NULL)
+			return -ENOMEM;
+		if (l->count > 0)
+			memcpy(grown, items, l->count * sizeof *grown);
+		items = grown;
+		*cap = want;
+		l->assets = items;
+	}
+	for (size_t i = 0; i < pg->count; i++) {
+		const animc_asset_summary *a = &pg->assets[i];
+		animc_asset_summary *d = &items[l->count + i];
+
+		*d = *a;
+		d->name = a->name != NULL ? ac_res_str(l, a->name, strlen(a->name)) : NULL;
+		d->format = a->format != NULL ? ac_res_str(l, a->format, strlen(a->format)) : NULL;
+		d->error = a->error != NULL ? ac_res_str(l, a->error, strlen(a->error)) : NULL;
+		if ((a->name != NULL && d->name == NULL) || (a->format != NULL && d->format == NULL) ||
+		    (a->error != NULL && d->error == NULL))
+			return -ENOMEM;
+	}
+	l->count += pg->count;
+	return 0;
+}
+
+/*
+ * The whole list, a page (of the most the daemon gives) at a time, so that
+ * no tree is too large for one reply.  A daemon from before paging refuses
+ * the page's arguments with bad_request: then one unpaged call, as this
+ * library made before.  Pages follow the daemon's cursor: an asset present
+ * throughout is listed once even while others come and go.
+ */
 int animc_assets_list(animc_client *c, animc_asset_list **out)
 {
-	return ac_rpc_call(c, &method_list, NULL, (void **)out);
+	animc_asset_list *l;
+	animc_asset_page *pg = NULL;
+	char *cursor = NULL;
+	size_t cap = 0;
+	int rc;
+
+	if (out != NULL)
+		*out = NULL;
+	if (c == NULL || out == NULL)
+		return -EINVAL;
+	rc = animc_assets_list_page(c, NULL, ANIMC_ASSETS_PAGE_MAX, &pg);
+	if (rc == -EREMOTEIO && animc_client_error(c, NULL, NULL) == ANIMC_ERR_BAD_REQUEST)
+		return ac_rpc_call(c, &method_list, NULL, (void **)out);
+	if (rc < 0)
+		return rc;
+	l = ac_res_new(sizeof *l);
+	if (l == NULL) {
+		animc_free(pg);
+		return ac_client_fail(c, -ENOMEM, "assets.list: out of memory");
+	}
+	for (;;) {
+		rc = list_append(l, &cap, pg);
+		free(cursor);
+		cursor = NULL;
+		if (rc == 0 && pg->cursor != NULL) {
+			cursor = strdup(pg->cursor);
+			rc = cursor == NULL ? -ENOMEM : 0;
+		}
+		animc_free(pg);
+		pg = NULL;
+		if (rc < 0) {
+			rc = ac_client_fail(c, rc, "assets.list: out of memory");
+			break;
+		}
+		if (cursor == NULL)
+			break;
+		rc = animc_assets_list_page(c, cursor, ANIMC_ASSETS_PAGE_MAX, &pg);
+		if (rc < 0)
+			break;
+	}
+	free(cursor);
+	if (rc < 0) {
+		animc_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
 }
 
 int animc_assets_list_async(animc_client *c, animc_done_fn done, void *user)

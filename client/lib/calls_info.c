@@ -94,6 +94,7 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 	if (mem != NULL && mem->type == MSGPACK_OBJECT_MAP) {
 		s->memory.total = ac_obj_u64(&p, mem, "total", 0);
 		s->memory.streams = ac_obj_u64(&p, mem, "streams", 0);
+		s->memory.streams_budget = ac_obj_u64(&p, mem, "streams_budget", 0);
 		s->memory.instances = ac_obj_u64(&p, mem, "instances", 0);
 		s->memory.connections = ac_obj_u64(&p, mem, "connections", 0);
 		am = ac_obj_get(mem, "assets");

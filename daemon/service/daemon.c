@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "daemon/service/base/bytes.h"
 #include "daemon/service/base/clock.h"
 #include "daemon/service/base/log.h"
 #include "daemon/service/base/notify.h"
@@ -23,6 +24,7 @@
 #include "daemon/service/control/events.h"
 #include "daemon/service/control/listener.h"
 #include "daemon/service/playback/instances.h"
+#include "daemon/service/playback/stream_budget.h"
 #include "daemon/service/playback/streams.h"
 #include "daemon/version.h"
 
@@ -51,6 +53,24 @@ int daemon_build_config(const struct daemon_flags *f, struct config *cfg, char *
 	if (rc == 0)
 		rc = config_validate(cfg, err, errlen);
 	return rc;
+}
+
+void daemon_stream_budget(struct daemon *d, const struct memlimit *mem)
+{
+	char origin[STREAM_BUDGET_ORIGIN_MAX], size[BYTES_FORMAT_MAX], why[128];
+	uint64_t limit = d->cfg.streams_max_total_bytes;
+
+	if (limit != 0) {
+		snprintf(origin, sizeof origin, "[streams] max_total_bytes = %s",
+			 bytes_format(limit, size, sizeof size));
+	} else {
+		limit = memlimit_quarter(mem, why, sizeof why);
+		snprintf(origin, sizeof origin, "[streams] max_total_bytes = auto: %s, %s",
+			 bytes_format(limit, size, sizeof size), why);
+	}
+	if (limit != streams_budget(d->streams))
+		log_info("stream memory budget: %s", origin);
+	streams_set_budget(d->streams, limit, origin);
 }
 
 static void daemon_cache_closed(void *data)
@@ -216,6 +236,12 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 	if (rc < 0) {
 		snprintf(err, errlen, "out of memory");
 		return rc;
+	}
+	{
+		struct memlimit mem;
+
+		memlimit_probe(&mem);   /* a few small files, before the loop runs */
+		daemon_stream_budget(d, &mem);
 	}
 	rc = cache_new(d->loop, &opts, &d->cache, err, errlen);
 	if (rc < 0)

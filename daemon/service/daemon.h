@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "daemon/service/base/config.h"
+#include "daemon/service/base/memlimit.h"
 #include "daemon/service/cache/cache.h"
 #include "daemon/service/control/control.h"
 
@@ -52,6 +53,10 @@ int daemon_main(int argc, char **argv);
 /* daemon.c: defaults, the file, the flags, then the rules between keys. */
 int daemon_build_config(const struct daemon_flags *f, struct config *cfg, char *err,
 			size_t errlen);
+/* daemon.c: the streams' budget from [streams] max_total_bytes, auto
+ * resolved with mem (memlimit_probe: at start-up, and on the thread pool
+ * for a reload); logged when it changes. */
+void daemon_stream_budget(struct daemon *d, const struct memlimit *mem);
 /* daemon.c: begin a clean shutdown (signals, fatal errors): tell clients,
  * close everything, let the loop end. */
 void daemon_stop(struct daemon *d, int exit_status);

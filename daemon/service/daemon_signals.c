@@ -93,6 +93,7 @@ struct daemon_signals_hup {
 	struct daemon *d;
 	struct daemon_flags flags;
 	struct config fresh;
+	struct memlimit mem;            /* for an auto [streams] max_total_bytes */
 	int rc;
 	char err[512];
 };
@@ -116,9 +117,12 @@ static void daemon_signals_hup_work(uv_work_t *w)
 	struct daemon_signals_hup *h = w->data;
 
 	h->rc = daemon_build_config(&h->flags, &h->fresh, h->err, sizeof h->err);
+	/* A cgroup's limit may have changed too (systemctl set-property). */
+	memlimit_probe(&h->mem);
 }
 
-static void daemon_signals_hup_apply(struct daemon *d, struct config *fresh)
+static void daemon_signals_hup_apply(struct daemon *d, struct config *fresh,
+				     const struct memlimit *mem)
 {
 	uint32_t applied, restart = 0;
 
@@ -129,7 +133,10 @@ static void daemon_signals_hup_apply(struct daemon *d, struct config *fresh)
 	if (applied & (CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) | CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S)))
 		cache_set_timing(d->cache, d->cfg.reload_quiet_ms, d->cfg.rescan_interval_s);
 	/* Limits apply to connections accepted from now on; the publish rate
-	 * to streams opened from now on. */
+	 * and the streams' budget to streams opened from now on (the budget
+	 * is worked out again even when the key did not change: auto follows
+	 * the memory the daemon may take). */
+	daemon_stream_budget(d, mem);
 }
 
 static void daemon_signals_hup_done(uv_work_t *w, int status)
@@ -147,7 +154,7 @@ static void daemon_signals_hup_done(uv_work_t *w, int status)
 	if (h->rc < 0)
 		log_error("%s; keeping the running configuration", h->err);
 	else
-		daemon_signals_hup_apply(d, &h->fresh);
+		daemon_signals_hup_apply(d, &h->fresh, &h->mem);
 	config_free(&h->fresh);
 	free(h);
 	/* SIGHUP also means "look at the assets again". */

@@ -14,7 +14,10 @@ on a private socket and asset directory:
    at once, the same region (a proxy on the socket hands both the same
    descriptor), compared pose for pose: never a torn pose, the same bytes;
 7. animd.draw and python3 -m animd draw: PNGs that decode and are not blank,
-   the views labelled in the file's up axis.
+   the views labelled in the file's up axis;
+8. assets.list paged on a tree of 2506 assets: three pages of 1000, each
+   name once and in order while assets are added and removed between pages;
+   iter_assets and assets() page through all of it.
 
 Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
 """
@@ -846,9 +849,78 @@ def t_readme(d, python=sys.executable, env=None):
           (r.stdout, r.stderr[-500:]))
 
 
+PAGE_CAMERA = ("MD5Version 10\ncommandline \"\"\n\nnumFrames 1\nframeRate 30\nnumCuts 0\n\n"
+               "cuts {\n}\n\ncamera {\n\t( 0 0 64 ) ( 0 0 0 ) 90\n}\n")
+
+
+def t_paging():
+    d = Daemon("animd-pypage-")
+    try:
+        many = os.path.join(d.assets, "many")
+        os.mkdir(many)
+        with animd.Client(d.sock) as c:
+            c.subscribe(["asset.loaded", "asset.removed"])
+            for i in range(2500):
+                with open(os.path.join(many, "%04d.md5camera" % i), "w") as f:
+                    f.write(PAGE_CAMERA)
+            want = set(DEMO) | {"many/%04d.md5camera" % i for i in range(2500)}
+            deadline = time.monotonic() + 60
+            while c.status()["assets"]["count"] < len(want) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            list(c.events(timeout=0.3))      # the loads' events, until quiet
+
+            def change(remove, add):
+                os.unlink(os.path.join(d.assets, remove))
+                with open(os.path.join(d.assets, add), "w") as f:
+                    f.write(PAGE_CAMERA)
+                seen = set()
+                deadline = time.monotonic() + TIMEOUT
+                while seen != {("asset.removed", remove), ("asset.loaded", add)}:
+                    ev = c.next_event(max(0.0, deadline - time.monotonic()))
+                    seen.add((ev["type"], ev.get("asset")))
+                want.discard(remove)
+                want.add(add)
+
+            got, sizes, cursor = [], [], None
+            while True:
+                page = c.assets_page(cursor, limit=1000)
+                got += [a["asset"] for a in page["assets"]]
+                sizes.append(len(page["assets"]))
+                cursor = page["cursor"]
+                if cursor is None:
+                    break
+                if len(sizes) == 1:
+                    # Behind the cursor (listed already, and never), then
+                    # ahead of it (not listed, and listed).
+                    change("many/0500.md5camera", "many/0500b.md5camera")
+                    want.discard("many/0500b.md5camera")
+                    want.add("many/0500.md5camera")
+                    change("many/1500.md5camera", "many/1500b.md5camera")
+                elif len(sizes) == 2:
+                    change("many/2400.md5camera", "many/2499z.md5camera")
+            check(sizes == [1000, 1000, 506], "three pages of 1000, 1000, 506 (%r)" % sizes)
+            check(got == sorted(set(got)) and set(got) == want,
+                  "every name once, in order, those added ahead and not those removed ahead")
+            now = sorted(want - {"many/0500.md5camera"} | {"many/0500b.md5camera"})
+            check([a["asset"] for a in c.iter_assets(limit=7)] == now, "iter_assets pages it all")
+            whole = c.assets()
+            check([a["asset"] for a in whole["assets"]] == now and whole["cursor"] is None,
+                  "assets() is the whole list")
+            check(c.call("assets.list")["assets"] == whole["assets"],
+                  "the request without paging arguments gets the whole list too")
+            raises(ValueError, lambda: list(c.iter_assets(limit=0)), "iter_assets: limit 0")
+            e = raises(animd.errors.BadRequest, lambda: c.assets_page(limit=10001),
+                       "assets_page: limit over 10000")
+            check(e is None or e.code == "bad_request", "bad_request for limit 10001")
+    finally:
+        stop_daemon(d)
+
+
 def main():
     print("== the reader on regions written here")
     t_reader()
+    print("== assets.list paged", flush=True)
+    t_paging()
     d = Daemon("animd-pypkg-")
     try:
         for name, part in (("every method", t_methods), ("errors", t_errors),

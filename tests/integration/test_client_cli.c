@@ -207,12 +207,13 @@ static void test_one_shot_commands(void **state)
 	r = run(fx, NULL, "status", NULL);
 	expect(r, 0, "assets       6", NULL);
 	expect(r, 0, "  assets       ", NULL);
-	expect(r, 0, "  streams      0 B\n", NULL);
+	expect(r, 0, "  streams      0 B of a ", NULL);
+	expect(r, 0, " budget\n  instances", NULL);
 	free(r);
 	r = run(fx, NULL, "--json", "status", NULL);
 	expect(r, 0, "\"count\":6", NULL);
 	expect(r, 0, "\"memory\":{\"total\":", NULL);
-	expect(r, 0, "\"streams\":0,", NULL);
+	expect(r, 0, "\"streams\":0,\"streams_budget\":", NULL);
 	assert_int_equal(r->out[0], '{');
 	free(r);
 	r = run(fx, NULL, "list", NULL);

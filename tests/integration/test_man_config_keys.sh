@@ -8,10 +8,11 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
 # section.key, one a line, sorted.
-# config.c: CONFIG_KEY("limits", "max_connections", ...), possibly over lines.
+# config.c: CONFIG_KEY("limits", "max_connections", ...) or CONFIG_KEY_WHY(...),
+# possibly over lines.
 tr -d '\n\t' <"$top/daemon/service/base/config.c" |
-	grep -o 'CONFIG_KEY("[a-z_]*", *"[a-z_]*"' |
-	sed 's/CONFIG_KEY("\([a-z_]*\)", *"\([a-z_]*\)"/\1.\2/' | sort >"$TMP/source"
+	grep -o 'CONFIG_KEY[A-Z_]*("[a-z_]*", *"[a-z_]*"' |
+	sed 's/CONFIG_KEY[A-Z_]*("\([a-z_]*\)", *"\([a-z_]*\)"/\1.\2/' | sort >"$TMP/source"
 [ -s "$TMP/source" ] && ok || bad "no CONFIG_KEY found in config.c"
 
 : >"$TMP/empty.ini"

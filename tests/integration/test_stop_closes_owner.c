@@ -18,14 +18,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/support/daemon_proc.h"
 #include "tests/support/rpc_client.h"
 
 #define TIMEOUT_MS 10000
-#define INSTANCES 4000          /* their stopped events far exceed socket buffer + 64K */
+/* The asset lives 5 directories of 190 bytes deep (the cache serves names
+ * of up to 1023 bytes), so that each stopped event carries a name of some
+ * 970 bytes: the events of 30000 instances (over 30 MB) far exceed the
+ * socket's buffer plus the smallest output maximum the daemon accepts
+ * (17 MiB). */
+#define INSTANCES 30000
 #define BATCH 50
+#define DEEP_LEVELS 5
+#define DEEP_COMPONENT 190
 
 static void play_many(struct rpc_client *c, const char *asset, int n)
 {
@@ -52,6 +60,28 @@ static void play_many(struct rpc_client *c, const char *asset, int n)
 	}
 }
 
+/* Move assets/idle.md5anim down DEEP_LEVELS long directories; its name
+ * relative to the asset root into name. */
+static void bury_asset(const struct daemon_proc *d, char *name, size_t size)
+{
+	char dir[8192], from[1024], to[8192];
+	size_t n = 0;
+
+	for (int level = 0; level < DEEP_LEVELS; level++) {
+		memset(name + n, 'a' + level, DEEP_COMPONENT);
+		n += DEEP_COMPONENT;
+		name[n] = '\0';
+		snprintf(dir, sizeof dir, "%s/%s", d->assets, name);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		name[n++] = '/';
+	}
+	assert_true(n + sizeof "idle.md5anim" <= size);
+	memcpy(name + n, "idle.md5anim", sizeof "idle.md5anim");
+	snprintf(from, sizeof from, "%s/idle.md5anim", d->assets);
+	snprintf(to, sizeof to, "%s/%s", d->assets, name);
+	assert_int_equal(rename(from, to), 0);
+}
+
 static void test_stopped_events_overflow_their_owner(void **state)
 {
 	const char *stopped[] = { "instance.stopped", NULL }, *removed[] = { "asset.removed", NULL };
@@ -59,7 +89,7 @@ static void test_stopped_events_overflow_their_owner(void **state)
 	struct rpc_client owner, other;
 	struct rpc_reply r;
 	struct rpc_event ev;
-	char cmd[1024], path[1024];
+	char cmd[1024], path[8192], name[4096];
 	const char *build = getenv("BUILD");
 	int64_t v;
 
@@ -67,10 +97,11 @@ static void test_stopped_events_overflow_their_owner(void **state)
 	assert_int_equal(daemon_proc_init(&d), 0);
 	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", d.assets);
 	assert_int_equal(system(cmd), 0);
+	bury_asset(&d, name, sizeof name);
 	assert_int_equal(daemon_proc_start(&d,
 					   "[limits]\nmax_message_bytes = 64K\n"
-					   "max_output_bytes_per_connection = 64K\n"
-					   "max_instances_per_connection = 8192\n"
+					   "max_output_bytes_per_connection = 17M\n"
+					   "max_instances_per_connection = 32768\n"
 					   "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
 	assert_int_equal(rpc_client_connect(&owner, d.socket, TIMEOUT_MS), 0);
 	assert_int_equal(rpc_client_connect(&other, d.socket, TIMEOUT_MS), 0);
@@ -78,10 +109,10 @@ static void test_stopped_events_overflow_their_owner(void **state)
 	rpc_reply_free(&r);
 	assert_int_equal(rpc_client_call(&other, &r, "subscribe", "events:S", removed), 0);
 	rpc_reply_free(&r);
-	play_many(&owner, "idle.md5anim", INSTANCES);
+	play_many(&owner, name, INSTANCES);
 
 	/* The owner reads nothing from here on. */
-	snprintf(path, sizeof path, "%s/idle.md5anim", d.assets);
+	snprintf(path, sizeof path, "%s/%s", d.assets, name);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rpc_client_next_event(&other, TIMEOUT_MS, &ev), 0);
 	assert_string_equal(ev.type, "asset.removed");

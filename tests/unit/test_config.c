@@ -54,6 +54,7 @@ static void perturbed(struct config *cfg)
 		{ "socket.group", "wheel" },
 		{ "streams.publish_rate_hz", "30" },
 		{ "streams.tick_threads", "1" },
+		{ "streams.max_total_bytes", "256M" },
 		{ "playback.default_fade_ms", "250" },
 		{ "limits.max_message_bytes", "2M" },
 		{ "limits.max_connections", "3" },
@@ -61,7 +62,7 @@ static void perturbed(struct config *cfg)
 		{ "limits.max_layers_per_instance", "3" },
 		{ "limits.max_streams_per_connection", "2" },
 		{ "limits.max_asset_bytes", "1G" },
-		{ "limits.max_output_bytes_per_connection", "16M" },
+		{ "limits.max_output_bytes_per_connection", "24M" },
 		{ "limits.request_timeout_ms", "500" },
 		{ "limits.idle_timeout_s", "0" },
 		{ "reload.watch", "no" },
@@ -94,6 +95,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.socket_group, "");
 	assert_int_equal(c.publish_rate_hz, 60);
 	assert_int_equal(c.tick_threads, 0);
+	assert_int_equal(c.streams_max_total_bytes, 0);  /* auto */
 	assert_int_equal(c.max_message_bytes, 1 << 20);
 	assert_int_equal(c.max_connections, 64);
 	assert_int_equal(c.max_instances_per_connection, 1024);
@@ -292,6 +294,27 @@ static void test_error_values(void **state)
 		     "\"1001\"");
 	expect_error("[streams]\ntick_threads = 65\n",
 		     "t.ini:2: streams.tick_threads must be an integer from 0 to 64, not \"65\"");
+	expect_error("[streams]\nmax_total_bytes = 512K\n",
+		     "t.ini:2: streams.max_total_bytes must be auto or a size from 1MiB to 1024GiB "
+		     "(bytes, or with a K, M or G suffix), not \"512K\"");
+	expect_error("[streams]\nmax_total_bytes = Auto\n",
+		     "t.ini:2: streams.max_total_bytes must be auto or a size from 1MiB to 1024GiB "
+		     "(bytes, or with a K, M or G suffix), not \"Auto\"");
+	{
+		struct config c;
+		char err[512], buf[32];
+
+		assert_int_equal(load_text(&c, "[streams]\nmax_total_bytes = 3G\n", err, sizeof err),
+				 0);
+		assert_int_equal(c.streams_max_total_bytes, (size_t)3 << 30);
+		assert_string_equal(config_field_format(&c, CONFIG_STREAMS_MAX_TOTAL_BYTES, buf,
+							sizeof buf), "3GiB");
+		assert_int_equal(load_text(&c, "[streams]\nmax_total_bytes = auto\n", err,
+					   sizeof err), 0);
+		assert_int_equal(c.streams_max_total_bytes, 0);
+		assert_string_equal(config_field_format(&c, CONFIG_STREAMS_MAX_TOTAL_BYTES, buf,
+							sizeof buf), "auto");
+	}
 	expect_error("[limits]\nmax_message_bytes = 1MB\n",
 		     "t.ini:2: limits.max_message_bytes must be a size from 1KiB to 64MiB (bytes, "
 		     "or with a K, M or G suffix), not \"1MB\"");
@@ -301,6 +324,26 @@ static void test_error_values(void **state)
 	expect_error("[limits]\nmax_asset_bytes = 18446744073709551615G\n",
 		     "t.ini:2: limits.max_asset_bytes must be a size from 1KiB to 16GiB (bytes, "
 		     "or with a K, M or G suffix), not \"18446744073709551615G\"");
+	/* The output maximum must hold the high mark plus the largest reply
+	 * (PROTOCOL.md section 5), or one reply cuts off a client that reads. */
+	expect_error("[limits]\nmax_output_bytes_per_connection = 64K\n",
+		     "t.ini:2: limits.max_output_bytes_per_connection must be a size from 17MiB to "
+		     "1GiB (bytes, or with a K, M or G suffix), not \"64K\": it must hold the "
+		     "output high mark (1MiB) plus the largest reply (16MiB), so that no reply "
+		     "cuts off a client that reads");
+	expect_error("[limits]\nmax_output_bytes_per_connection = 17825791\n",
+		     "t.ini:2: limits.max_output_bytes_per_connection must be a size from 17MiB to "
+		     "1GiB (bytes, or with a K, M or G suffix), not \"17825791\": it must hold the "
+		     "output high mark (1MiB) plus the largest reply (16MiB), so that no reply "
+		     "cuts off a client that reads");
+	{
+		struct config c;
+		char err[512];
+
+		assert_int_equal(load_text(&c, "[limits]\nmax_output_bytes_per_connection = 17M\n",
+					   err, sizeof err), 0);
+		assert_int_equal(c.max_output_bytes_per_connection, 17u << 20);
+	}
 	expect_error("[reload]\nwatch = maybe\n",
 		     "t.ini:2: reload.watch must be yes or no, not \"maybe\"");
 	expect_error("[reload]\nquiet_ms = 60001\n",
@@ -465,6 +508,7 @@ static void test_flags_override(void **state)
 static void test_live_classification(void **state)
 {
 	const uint32_t live = CONFIG_BIT(CONFIG_PUBLISH_RATE_HZ) |
+			      CONFIG_BIT(CONFIG_STREAMS_MAX_TOTAL_BYTES) |
 			      CONFIG_BIT(CONFIG_PLAYBACK_FADE_MS) |
 			      CONFIG_BIT(CONFIG_MAX_LAYERS_PER_INSTANCE) |
 			      CONFIG_BIT(CONFIG_MAX_MESSAGE_BYTES) |

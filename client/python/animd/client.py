@@ -235,9 +235,43 @@ class Client:
     def status(self) -> Result:
         return self.call("status")
 
+    ASSETS_PAGE_MAX = 10000             # the most assets one assets.list page holds
+
     def assets(self) -> Result:
-        """``assets.list``: ``{"assets": [{asset, format, generation, ok, error}]}``."""
-        return self.call("assets.list")
+        """``assets.list``, every asset: ``{"assets": [{asset, format,
+        generation, ok, error}]}`` sorted by name.  Asked for a page at a time
+        (:meth:`iter_assets`), so that any tree is listed; an asset present
+        throughout is listed once while others come and go."""
+        return {"assets": list(self.iter_assets(limit=self.ASSETS_PAGE_MAX)), "cursor": None}
+
+    def assets_page(self, cursor: Optional[str] = None, limit: Optional[int] = None) -> Result:
+        """One page of ``assets.list``: at most ``limit`` assets (1 to 10000,
+        default the daemon's 1000) whose names sort after ``cursor`` (None
+        for the first page), and the ``cursor`` of the next page (None after
+        the last).  A page may hold fewer than ``limit`` while more follow:
+        follow the cursor, never the count."""
+        return self.call("assets.list", cursor=cursor or "", **_args(limit=limit))
+
+    def iter_assets(self, limit: Optional[int] = None) -> Iterator[Result]:
+        """Every asset's map, in name order, fetched a page of ``limit`` at a
+        time as the iteration goes.  A daemon from before paging refuses
+        the page's arguments (bad_request): its whole list is then asked for
+        at once."""
+        if limit is not None and not 1 <= limit <= self.ASSETS_PAGE_MAX:
+            raise ValueError("limit must be 1 to %d, not %r" % (self.ASSETS_PAGE_MAX, limit))
+        cursor = None
+        while True:
+            try:
+                page = self.assets_page(cursor, limit)
+            except errors.BadRequest:
+                if cursor is not None:
+                    raise
+                yield from self.call("assets.list").get("assets", [])
+                return
+            yield from page.get("assets", [])
+            cursor = page.get("cursor")
+            if cursor is None:
+                return
 
     def info(self, asset: str) -> Result:
         """``assets.info``: what ``animd inspect --json`` prints, and more."""

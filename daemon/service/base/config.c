@@ -36,6 +36,7 @@ enum config_type {
 	CONFIG_TYPE_MODE,       /* uint32_t: octal permission bits */
 	CONFIG_TYPE_COUNT,      /* uint32_t: decimal */
 	CONFIG_TYPE_BYTES,      /* size_t: decimal with optional K/M/G suffix */
+	CONFIG_TYPE_BYTES_AUTO, /* size_t: the same, or "auto" (stored as 0) */
 	CONFIG_TYPE_BOOL,       /* bool: yes/no */
 	CONFIG_TYPE_LEVEL,      /* enum log_level */
 };
@@ -49,11 +50,16 @@ struct config_key {
 	size_t size;            /* of the member (the buffer size for strings) */
 	uint64_t min, max;      /* for numbers */
 	bool live;              /* SIGHUP applies it */
+	const char *why;        /* appended to an out-of-range message: why the range */
 };
 
 #define CONFIG_KEY(sec, key, type, member, lo, hi, live)                                       \
 	{ sec, key, sec "." key, type, offsetof(struct config, member),                                     \
-	  sizeof(((struct config *)0)->member), lo, hi, live }
+	  sizeof(((struct config *)0)->member), lo, hi, live, NULL }
+/* The same with the reason for its range, for a bound that is not obvious. */
+#define CONFIG_KEY_WHY(sec, key, type, member, lo, hi, live, why)                              \
+	{ sec, key, sec "." key, type, offsetof(struct config, member),                        \
+	  sizeof(((struct config *)0)->member), lo, hi, live, why }
 
 static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 	[CONFIG_ASSET_ROOT] = CONFIG_KEY("assets", "root", CONFIG_TYPE_PATH, asset_root, 0, 0,
@@ -68,6 +74,10 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 					      publish_rate_hz, 1, 1000, true),
 	[CONFIG_TICK_THREADS] = CONFIG_KEY("streams", "tick_threads", CONFIG_TYPE_COUNT,
 					   tick_threads, 0, 64, false),
+	[CONFIG_STREAMS_MAX_TOTAL_BYTES] = CONFIG_KEY("streams", "max_total_bytes",
+						      CONFIG_TYPE_BYTES_AUTO,
+						      streams_max_total_bytes, MIB, 1024 * GIB,
+						      true),
 	[CONFIG_PLAYBACK_FADE_MS] = CONFIG_KEY("playback", "default_fade_ms", CONFIG_TYPE_COUNT,
 					      default_fade_ms, 0, 60000, true),
 	[CONFIG_MAX_MESSAGE_BYTES] = CONFIG_KEY("limits", "max_message_bytes", CONFIG_TYPE_BYTES,
@@ -87,11 +97,11 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 							 true),
 	[CONFIG_MAX_ASSET_BYTES] = CONFIG_KEY("limits", "max_asset_bytes", CONFIG_TYPE_BYTES,
 					      max_asset_bytes, KIB, 16 * GIB, true),
-	[CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION] = CONFIG_KEY("limits",
-							      "max_output_bytes_per_connection",
-							      CONFIG_TYPE_BYTES,
-							      max_output_bytes_per_connection,
-							      64 * KIB, GIB, true),
+	[CONFIG_MAX_OUTPUT_BYTES_PER_CONNECTION] = CONFIG_KEY_WHY(
+		"limits", "max_output_bytes_per_connection", CONFIG_TYPE_BYTES,
+		max_output_bytes_per_connection, CONFIG_MIN_OUTPUT_BYTES_PER_CONNECTION, GIB, true,
+		"it must hold the output high mark (1MiB) plus the largest reply (16MiB), so "
+		"that no reply cuts off a client that reads"),
 	[CONFIG_REQUEST_TIMEOUT_MS] = CONFIG_KEY("limits", "request_timeout_ms", CONFIG_TYPE_COUNT,
 						 request_timeout_ms, 100, 600000, true),
 	[CONFIG_IDLE_TIMEOUT_S] = CONFIG_KEY("limits", "idle_timeout_s", CONFIG_TYPE_COUNT,
@@ -176,6 +186,7 @@ void config_defaults(struct config *cfg)
 	cfg->socket_group[0] = '\0';
 	cfg->publish_rate_hz = CONFIG_DEFAULT_PUBLISH_RATE_HZ;
 	cfg->tick_threads = CONFIG_DEFAULT_TICK_THREADS;
+	cfg->streams_max_total_bytes = CONFIG_DEFAULT_STREAMS_MAX_TOTAL_BYTES;
 	cfg->max_message_bytes = CONFIG_DEFAULT_MAX_MESSAGE_BYTES;
 	cfg->max_connections = CONFIG_DEFAULT_MAX_CONNECTIONS;
 	cfg->max_instances_per_connection = CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION;
@@ -383,6 +394,11 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 		return 0;
 
 	case CONFIG_TYPE_BYTES:
+	case CONFIG_TYPE_BYTES_AUTO:
+		if (k->type == CONFIG_TYPE_BYTES_AUTO && strcmp(value, "auto") == 0) {
+			*(size_t *)config_member(cfg, k) = 0;
+			return 0;
+		}
 		if (config_parse_bytes(value, &v) < 0 || v < k->min || v > k->max ||
 		    v > SIZE_MAX) {
 			char lo[32], hi[32];
@@ -390,9 +406,11 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 			config_format_bytes(k->min, lo, sizeof lo);
 			config_format_bytes(k->max, hi, sizeof hi);
 			config_msg(msg, msglen,
-				   "%s must be a size from %s to %s (bytes, or with a K, M or G "
-				   "suffix), not %s",
-				   label, lo, hi, config_quote(q, value));
+				   "%s must be %sa size from %s to %s (bytes, or with a K, M or G "
+				   "suffix), not %s%s%s",
+				   label, k->type == CONFIG_TYPE_BYTES_AUTO ? "auto or " : "", lo,
+				   hi, config_quote(q, value), k->why ? ": " : "",
+				   k->why ? k->why : "");
 			return -EINVAL;
 		}
 		*(size_t *)config_member(cfg, k) = (size_t)v;
@@ -562,7 +580,7 @@ static int config_handler(void *user, const char *section, const char *name, con
 	struct config_parse *p = user;
 	const struct config_key *k;
 	char q[CONFIG_QUOTE_MAX];
-	char msg[256];
+	char msg[512];
 	size_t f;
 
 	if (p->failed)
@@ -788,6 +806,12 @@ const char *config_field_format(const struct config *cfg, enum config_field f, c
 		break;
 	case CONFIG_TYPE_BYTES:
 		config_format_bytes(*(const size_t *)m, buf, len);
+		break;
+	case CONFIG_TYPE_BYTES_AUTO:
+		if (*(const size_t *)m == 0)
+			snprintf(buf, len, "auto");
+		else
+			config_format_bytes(*(const size_t *)m, buf, len);
 		break;
 	case CONFIG_TYPE_BOOL:
 		snprintf(buf, len, "%s", *(const bool *)m ? "yes" : "no");

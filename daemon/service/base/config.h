@@ -56,6 +56,10 @@
 #define CONFIG_DEFAULT_SOCKET_MODE 0660u
 #define CONFIG_DEFAULT_PUBLISH_RATE_HZ 60u
 #define CONFIG_DEFAULT_TICK_THREADS 0u  /* one per core the daemon may use, at most 8 */
+/* 0 is "auto": a quarter of the smaller of physical memory and the
+ * cgroup's memory limit (memlimit.h), found when the daemon starts and at
+ * each reload. */
+#define CONFIG_DEFAULT_STREAMS_MAX_TOTAL_BYTES ((size_t)0)
 #define CONFIG_DEFAULT_MAX_MESSAGE_BYTES ((size_t)1 << 20)
 #define CONFIG_DEFAULT_MAX_CONNECTIONS 64u
 #define CONFIG_DEFAULT_MAX_INSTANCES_PER_CONNECTION 1024u
@@ -64,6 +68,13 @@
 #define CONFIG_DEFAULT_MAX_STREAMS_PER_CONNECTION 16u
 #define CONFIG_DEFAULT_MAX_ASSET_BYTES ((size_t)256 << 20)
 #define CONFIG_DEFAULT_MAX_OUTPUT_BYTES_PER_CONNECTION ((size_t)32 << 20)
+/* The least limits.max_output_bytes_per_connection: the output high mark
+ * (1 MiB, PROTO_DEFAULT_OUTPUT_HIGH_BYTES) plus the largest reply (16 MiB,
+ * PROTO_MAX_REPLY_BYTES).  A request is served only while less than the
+ * high mark is queued, so its reply, however large, stays under the
+ * maximum: a client that reads is never cut off by one reply (PROTOCOL.md
+ * section 5; session.c asserts the sum, this layer cannot see proto/). */
+#define CONFIG_MIN_OUTPUT_BYTES_PER_CONNECTION ((size_t)17 << 20)
 #define CONFIG_DEFAULT_REQUEST_TIMEOUT_MS 10000u
 #define CONFIG_DEFAULT_IDLE_TIMEOUT_S 300u
 #define CONFIG_DEFAULT_RELOAD_WATCH true
@@ -85,6 +96,8 @@ struct config {
 	uint32_t publish_rate_hz;               /* publish_rate_hz: ticked streams per second */
 	uint32_t tick_threads;                  /* tick_threads: threads a big tick is spread
 						   over, at most one per core; 0 = auto */
+	size_t streams_max_total_bytes;         /* max_total_bytes: every stream's region
+						   together; 0 = auto */
 
 	/* [playback] */
 	uint32_t default_fade_ms;               /* default_fade_ms: a play on an instance
@@ -125,6 +138,7 @@ enum config_field {
 	CONFIG_SOCKET_GROUP,
 	CONFIG_PUBLISH_RATE_HZ,
 	CONFIG_TICK_THREADS,
+	CONFIG_STREAMS_MAX_TOTAL_BYTES,
 	CONFIG_PLAYBACK_FADE_MS,
 	CONFIG_MAX_MESSAGE_BYTES,
 	CONFIG_MAX_CONNECTIONS,
@@ -198,7 +212,7 @@ int config_validate(const struct config *cfg, char *err, size_t errlen);
 const char *config_field_name(enum config_field f);
 
 /* Whether a SIGHUP applies the field to the running daemon: log.level,
- * streams.publish_rate_hz, every [limits] key (the two timeouts for every
+ * streams.publish_rate_hz, streams.max_total_bytes, every [limits] key (the two timeouts for every
  * connection at once, the others for connections accepted and
  * assets loaded after the reload), reload.quiet_ms and
  * reload.rescan_interval_s.  The others (asset root, socket, reload.watch,

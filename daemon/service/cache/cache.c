@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon/service/base/strmap.h"
+#include "daemon/service/base/strorder.h"
 #include "daemon/service/cache/asset_path.h"
 #include "daemon/service/cache/root_watch.h"
 #include "daemon/service/cache/scan.h"
@@ -33,6 +34,7 @@ struct cache_load;
 
 struct cache_entry {
 	struct strmap_node node;
+	struct strorder_node order_node; /* in name order, while in the table */
 	struct cache *cache;
 	char *name;
 	uv_timer_t timer;
@@ -102,6 +104,7 @@ struct cache {
 	uv_timer_t root_poll;           /* while the root is gone: is it back? */
 	struct root_watch *root_watch;  /* the root's entry in its parent */
 	struct strmap entries;
+	struct strorder order;          /* the entries in the table, by name (listing) */
 	struct watcher *watcher;
 	uv_timer_t rescan_timer;
 	uv_timer_t dircheck_timer;
@@ -177,6 +180,7 @@ static void cache_finish(struct cache *c)
 	for (size_t i = 0; i < c->scan_root_count; i++)
 		free(c->scan_roots[i]);
 	strmap_fini(&c->entries);
+	strorder_fini(&c->order);
 	if (c->root_fd >= 0)
 		close(c->root_fd);
 	free(c->root_real);
@@ -251,6 +255,7 @@ static struct cache_entry *cache_entry_new(struct cache *c, const char *name)
 	e->timer.data = e;
 	c->holds++;
 	strmap_insert(&c->entries, &e->node, e->name);
+	strorder_add(&c->order, &e->order_node, e->name);
 	e->in_map = true;
 	return e;
 }
@@ -305,6 +310,7 @@ static void cache_entry_drop(struct cache *c, struct cache_entry *e)
 	cache_queue_remove(c, e);
 	if (e->in_map) {
 		strmap_remove(&c->entries, &e->node);
+		strorder_remove(&c->order, &e->order_node);
 		e->in_map = false;
 	}
 	e->state = CACHE_IDLE;
@@ -1204,6 +1210,7 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	c->root_ino = st.st_ino;
 	if (strmap_init(&c->entries) < 0)
 		goto nomem;
+	strorder_init(&c->order);
 	rc = watcher_new(loop, c->root_real, cache_on_watch, c, &c->watcher);
 	if (rc < 0) {
 		strmap_fini(&c->entries);
@@ -1301,26 +1308,45 @@ int cache_get(struct cache *c, const char *name, struct cache_info *out)
 	return 0;
 }
 
-static int cache_cmp_info(const void *a, const void *b)
+/* The name index, ready to read; rebuilt from the table when it lost a
+ * node for lack of memory.  0 or -ENOMEM. */
+static int cache_order_ready(struct cache *c)
 {
-	return strcmp(((const struct cache_info *)a)->name, ((const struct cache_info *)b)->name);
+	struct strmap_node *n;
+
+	if (strorder_prepare(&c->order) == 0)
+		return 0;
+	strorder_fini(&c->order);
+	for (n = strmap_next(&c->entries, NULL); n != NULL; n = strmap_next(&c->entries, n)) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		strorder_add(&c->order, &e->order_node, e->name);
+	}
+	return strorder_prepare(&c->order);
+}
+
+static const struct cache_entry *cache_order_entry(const struct cache *c, size_t i)
+{
+	return strmap_container_of(strorder_at(&c->order, i), struct cache_entry, order_node);
 }
 
 int cache_list(struct cache *c, struct cache_info **out, size_t *count)
 {
 	struct cache_info *list;
-	struct strmap_node *n;
-	size_t k = 0;
+	size_t k = 0, n;
 
 	*out = NULL;
 	*count = 0;
 	if (c->entries.count == 0)
 		return 0;
+	if (cache_order_ready(c) < 0)
+		return -ENOMEM;
 	list = calloc(c->entries.count, sizeof *list);
 	if (list == NULL)
 		return -ENOMEM;
-	for (n = strmap_next(&c->entries, NULL); n != NULL; n = strmap_next(&c->entries, n)) {
-		const struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+	n = strorder_count(&c->order);
+	for (size_t i = 0; i < n; i++) {
+		const struct cache_entry *e = cache_order_entry(c, i);
 
 		if (cache_entry_visible(e))
 			cache_info_fill(e, &list[k++]);
@@ -1329,8 +1355,33 @@ int cache_list(struct cache *c, struct cache_info **out, size_t *count)
 		free(list);
 		return 0;
 	}
-	qsort(list, k, sizeof *list, cache_cmp_info);
 	*out = list;
+	*count = k;
+	return 0;
+}
+
+int cache_list_page(struct cache *c, const char *after, struct cache_info *out, size_t max,
+		    size_t *count, bool *more)
+{
+	size_t k = 0, n;
+
+	*count = 0;
+	*more = false;
+	if (cache_order_ready(c) < 0)
+		return -ENOMEM;
+	n = strorder_count(&c->order);
+	for (size_t i = strorder_seek(&c->order, after != NULL && after[0] != '\0' ? after : NULL);
+	     i < n; i++) {
+		const struct cache_entry *e = cache_order_entry(c, i);
+
+		if (!cache_entry_visible(e))
+			continue;
+		if (k == max) {
+			*more = true;
+			break;
+		}
+		cache_info_fill(e, &out[k++]);
+	}
 	*count = k;
 	return 0;
 }

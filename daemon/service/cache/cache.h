@@ -159,6 +159,17 @@ int cache_get(struct cache *c, const char *name, struct cache_info *out);
  * The entries' pointers are borrowed as for cache_get.  0 or -ENOMEM. */
 int cache_list(struct cache *c, struct cache_info **out, size_t *count);
 
+/* A page of that list: up to max assets whose names sort after `after`
+ * (strcmp order; NULL or "" for the first page), in that order, into
+ * out[0..*count); *more says whether any follow the last one.  Paging by
+ * name is what keeps a listing right while assets come and go: an asset
+ * present from the first page to the last is listed exactly once, one
+ * added meanwhile is listed if its name comes after the page it arrived
+ * behind.  Costs the page, not the table (strorder.h).  Pointers borrowed
+ * as for cache_get.  0 or -ENOMEM. */
+int cache_list_page(struct cache *c, const char *after, struct cache_info *out, size_t max,
+		    size_t *count, bool *more);
+
 /* Reads and parses name now (no quiet period, even if unchanged), for the
  * assets.reload request; the outcome always arrives through one of the
  * usual events (loaded, reloaded, error, removed).  If a load of name is

@@ -21,38 +21,127 @@ static void pack_error_field(struct rpc_out *out, const char *error)
 		rpc_put_nil(out);
 }
 
+/* Assets read from the cache at a time while a list is packed. */
+#define ASSETS_LIST_CHUNK 256u
+/* A page ends before its assets pass this many bytes, leaving room for the
+ * envelope and the cursor (a name of up to PROTO_MAX_ASSET_NAME_BYTES). */
+#define ASSETS_LIST_PAGE_BYTES (PROTO_MAX_REPLY_BYTES - (64u << 10))
+
+static void assets_pack_one(struct rpc_out *out, const struct cache_info *in)
+{
+	rpc_put_map(out, 5);
+	rpc_put_lit(out, "asset");
+	rpc_put_cstr(out, in->name);
+	rpc_put_lit(out, "format");
+	rpc_put_cstr(out, asset_format_name(asset_detect(in->name, NULL, 0)));
+	rpc_put_lit(out, "generation");
+	rpc_put_uint(out, in->generation);
+	rpc_put_lit(out, "ok");
+	rpc_put_bool(out, in->asset != NULL);
+	pack_error_field(out, in->error);
+}
+
+/*
+ * assets.list, paged by name (PROTOCOL.md): the assets after `cursor`, at
+ * most `limit` of them, and the cursor of the next page (the last name
+ * returned) or nil at the end.  Without either argument, the whole list in
+ * one reply, as before paging existed, while it fits in one; a list that
+ * does not is refused with `limit`, telling to page, after packing no more
+ * than a reply's worth.  The list is packed in chunks read from the cache
+ * one after another (nothing changes the cache while this runs), so the
+ * work and memory are those of the reply, whatever the tree's size.
+ */
 enum dispatch_result method_assets_list(struct session *s, const struct rpc_request *req,
 					struct rpc_args *args, struct rpc_out *out,
 					struct rpc_error *err)
 {
-	struct cache_info *list = NULL;
-	size_t n = 0;
+	char after[PROTO_MAX_ASSET_NAME_BYTES + 1] = "", last[PROTO_MAX_ASSET_NAME_BYTES + 1];
+	struct cache_info chunk[ASSETS_LIST_CHUNK];
+	struct rpc_out body = RPC_OUT_INIT;
+	struct rpc_str cursor = { 0 };
+	uint32_t limit = PROTO_ASSETS_LIST_DEFAULT_LIMIT;
+	size_t count = 0, got = 0, max;
+	bool paged, more = false;
+	int has_cursor, has_limit;
 
 	(void)req;
+	has_cursor = rpc_args_string(args, "cursor", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES,
+				     &cursor);
+	has_limit = rpc_args_uint32(args, "limit", RPC_OPTIONAL, &limit);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
-	if (cache_list(s->ctl->cache, &list, &n) < 0) {
+	if (limit < 1 || limit > PROTO_ASSETS_LIST_MAX_LIMIT) {
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "assets.list: \"limit\" is 1..%u, not %u",
+				 PROTO_ASSETS_LIST_MAX_LIMIT, limit);
+		return DISPATCH_ERROR;
+	}
+	paged = has_cursor > 0 || has_limit > 0;
+	max = paged ? limit : SIZE_MAX;
+	if (cursor.len > 0)
+		memcpy(after, cursor.ptr, cursor.len);
+	after[cursor.len] = '\0';
+	last[0] = '\0';
+	for (;;) {
+		size_t want = max - count < ASSETS_LIST_CHUNK ? max - count : ASSETS_LIST_CHUNK;
+		bool full = false;
+
+		if (cache_list_page(s->ctl->cache, after, chunk, want, &got, &more) < 0) {
+			rpc_out_free(&body);
+			rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: out of memory");
+			return DISPATCH_ERROR;
+		}
+		for (size_t i = 0; i < got; i++) {
+			size_t mark = body.len;
+
+			assets_pack_one(&body, &chunk[i]);
+			if (body.len > ASSETS_LIST_PAGE_BYTES) {
+				/* Full: this asset starts the next page. */
+				rpc_out_truncate(&body, mark);
+				full = true;
+				break;
+			}
+			count++;
+			snprintf(last, sizeof last, "%s", chunk[i].name);
+		}
+		if (full) {
+			more = true;
+			break;
+		}
+		if (!more || count == max)
+			break;
+		/* The next chunk starts after the last asset packed. */
+		memcpy(after, last, strlen(last) + 1);
+	}
+	if (more && count == 0) {
+		/* One asset larger than a reply: names and errors are far
+		 * shorter, so never; an empty page with a cursor would loop. */
+		rpc_out_free(&body);
+		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: an asset does not fit a page");
+		return DISPATCH_ERROR;
+	}
+	if (!paged && more) {
+		rpc_out_free(&body);
+		rpc_error_format(err, PROTO_ERR_LIMIT,
+				 "assets.list: the list does not fit in one reply (%u MiB): page it "
+				 "with \"limit\" (at most %u) and \"cursor\"",
+				 PROTO_MAX_REPLY_BYTES >> 20, PROTO_ASSETS_LIST_MAX_LIMIT);
+		return DISPATCH_ERROR;
+	}
+	if (rpc_out_failed(&body)) {
+		rpc_out_free(&body);
 		rpc_error_format(err, PROTO_ERR_INTERNAL, "assets.list: out of memory");
 		return DISPATCH_ERROR;
 	}
-	rpc_put_map(out, 1);
+	rpc_put_map(out, 2);
 	rpc_put_lit(out, "assets");
-	rpc_put_array(out, n);
-	for (size_t i = 0; i < n; i++) {
-		const struct cache_info *in = &list[i];
-
-		rpc_put_map(out, 5);
-		rpc_put_lit(out, "asset");
-		rpc_put_cstr(out, in->name);
-		rpc_put_lit(out, "format");
-		rpc_put_cstr(out, asset_format_name(asset_detect(in->name, NULL, 0)));
-		rpc_put_lit(out, "generation");
-		rpc_put_uint(out, in->generation);
-		rpc_put_lit(out, "ok");
-		rpc_put_bool(out, in->asset != NULL);
-		pack_error_field(out, in->error);
-	}
-	free(list);
+	rpc_put_array(out, count);
+	rpc_put_raw(out, body.data, body.len);
+	rpc_put_lit(out, "cursor");
+	if (more)
+		rpc_put_cstr(out, last);
+	else
+		rpc_put_nil(out);
+	rpc_out_free(&body);
 	return DISPATCH_REPLY;
 }
 

@@ -55,7 +55,7 @@ static void status_put_memory(struct control *ctl, const struct cache_stats *cs,
 	uint64_t instances = instances_bytes(ctl->instances);
 	uint64_t connections = listener_session_bytes(ctl->listener);
 
-	rpc_put_map(out, 5);
+	rpc_put_map(out, 6);
 	rpc_put_lit(out, "total");
 	rpc_put_uint(out, cs->memory.total + streams + instances + connections);
 	rpc_put_lit(out, "assets");
@@ -82,6 +82,8 @@ static void status_put_memory(struct control *ctl, const struct cache_stats *cs,
 	}
 	rpc_put_lit(out, "streams");
 	rpc_put_uint(out, streams);
+	rpc_put_lit(out, "streams_budget");
+	rpc_put_uint(out, streams_budget(ctl->streams));
 	rpc_put_lit(out, "instances");
 	rpc_put_uint(out, instances);
 	rpc_put_lit(out, "connections");

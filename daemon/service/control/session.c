@@ -14,6 +14,13 @@
 #include "daemon/service/control/listener.h"
 #include "daemon/service/control/monitor.h"
 
+/* PROTOCOL.md section 5's promise: a request is served only while less
+ * than the high mark is queued, so one reply of any size stays within the
+ * output maximum, which the configuration keeps at least this large. */
+_Static_assert(CONFIG_MIN_OUTPUT_BYTES_PER_CONNECTION >=
+		       (size_t)PROTO_DEFAULT_OUTPUT_HIGH_BYTES + PROTO_MAX_REPLY_BYTES,
+	       "the least output maximum must hold the high mark plus one maximal reply");
+
 /* The reason given when a peer closes its side (logged at debug). */
 #define SESSION_CLOSE_DISCONNECTED "client disconnected"
 
@@ -254,9 +261,14 @@ static void session_pump_fd(struct session *s)
 	s->fd_msg = NULL;
 	if (!s->batching)
 		session_flush(s);
-	/* Serve the requests that waited behind it. */
+	/* Serve the requests that waited behind it, unless the events that
+	 * gathered meanwhile passed the high mark: a request is served only
+	 * below it (see the assert above).  Then a write is under way, and its
+	 * completion resumes reading once the client has caught up. */
 	if (s->fd_paused_read && !s->hanging_up) {
 		s->fd_paused_read = false;
+		if (s->closing || s->queued >= s->high_mark)
+			return;
 		if (!s->draining)
 			session_read_start(s);
 		else if (uv_read_start((uv_stream_t *)&s->pipe, session_alloc, session_read) == 0)
@@ -558,9 +570,9 @@ int session_start(struct session *s)
 	s->pipe.data = s;
 	s->max_output = s->ctl->cfg->max_output_bytes_per_connection;
 	s->max_instances = s->ctl->cfg->max_instances_per_connection;
-	s->high_mark = s->max_output / 4 < PROTO_DEFAULT_OUTPUT_HIGH_BYTES
-			       ? s->max_output / 4
-			       : PROTO_DEFAULT_OUTPUT_HIGH_BYTES;
+	/* The maximum is at least the high mark plus a maximal reply (the
+	 * configuration's least value, asserted above). */
+	s->high_mark = PROTO_DEFAULT_OUTPUT_HIGH_BYTES;
 	s->reading = true;
 	s->accepted_ms = s->last_rx_ms = uv_now(s->ctl->loop);
 	rc = uv_read_start((uv_stream_t *)&s->pipe, session_alloc, session_read);

@@ -15,6 +15,7 @@
 #include "daemon/service/base/log.h"
 #include "daemon/service/base/workers.h"
 #include "daemon/service/playback/instances.h"
+#include "daemon/service/playback/stream_budget.h"
 #include "daemon/service/playback/tick_deadline.h"
 
 /* Attached instances from which a tick is spread over the worker threads. */
@@ -27,6 +28,7 @@ struct streams {
 	uint64_t next_id;
 	uint32_t count;
 	struct stream *first;
+	struct stream_budget budget;    /* every open stream's region, together */
 };
 
 struct stream {
@@ -744,6 +746,7 @@ void stream_close(struct stream *st)
 	*p = st->next;
 	st->reg->count--;
 	st->owner->streams--;
+	stream_budget_give(&st->reg->budget, st->geom.region_bytes);
 	for (uint32_t c = 0; c < st->geom.channel_count; c++)
 		if (st->channels[c] != NULL)
 			stream_detach(st->channels[c]);
@@ -802,6 +805,16 @@ void stream_get_stats(const struct stream *st, struct stream_stats *out)
 		out->tick_rate = (double)st->window_ticks * 1e9 / (double)(now - st->window_start_ns);
 }
 
+void streams_set_budget(struct streams *reg, uint64_t limit, const char *origin)
+{
+	stream_budget_set(&reg->budget, limit, origin);
+}
+
+uint64_t streams_budget(const struct streams *reg)
+{
+	return reg->budget.limit;
+}
+
 uint64_t streams_region_bytes(const struct streams *reg)
 {
 	uint64_t n = 0;
@@ -837,6 +850,8 @@ int streams_new(uv_loop_t *loop, struct workers *workers, uint64_t epoch, struct
 	reg->loop = loop;
 	reg->workers = workers;
 	reg->epoch = epoch;
+	/* Unlimited until the daemon sets the configured budget. */
+	stream_budget_set(&reg->budget, UINT64_MAX, "no budget");
 	*out = reg;
 	return 0;
 }
@@ -918,9 +933,16 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 			 (unsigned long long)ANIMD_SHM_MAX_REGION_BYTES);
 		return rc;
 	}
+	/* Before anything is made: the budget refuses, or holds the region
+	 * until stream_close gives it back. */
+	rc = stream_budget_take(&reg->budget, h.region_bytes, err, errlen);
+	if (rc < 0)
+		return rc;
 	st = calloc(1, sizeof *st);
-	if (st == NULL)
+	if (st == NULL) {
+		stream_budget_give(&reg->budget, h.region_bytes);
 		return -ENOMEM;
+	}
 	st->channels = calloc(p->channels, sizeof *st->channels);
 	st->published = calloc(p->channels, sizeof *st->published);
 	st->parts = reg->workers != NULL ? workers_parts(reg->workers) : 1;
@@ -975,6 +997,7 @@ int stream_open(struct streams *reg, struct playback_owner *owner, const struct 
 	*out = st;
 	return 0;
 fail:
+	stream_budget_give(&reg->budget, h.region_bytes);
 	for (unsigned i = 0; st->scratch != NULL && i < st->parts; i++)
 		free(st->scratch[i].payload);
 	free(st->channels);

@@ -43,7 +43,9 @@ void streams_free(struct streams *reg);
 
 /* Create a stream owned by `owner`.  On success *ro_fd is a new read-only
  * descriptor for the client (the caller sends, then closes it).  0, or a
- * negative errno with a reason in err. */
+ * negative errno with a reason in err: -EINVAL for parameters no layout
+ * has, -EDQUOT when the region would pass the streams' budget
+ * (stream_budget.h), -ENOMEM. */
 int stream_open(struct streams *reg, struct playback_owner *owner, const struct stream_params *p,
 		struct stream **out, int *ro_fd, char *err, size_t errlen);
 /* Mark it closed for readers, detach its instances, free it. */
@@ -59,6 +61,12 @@ uint32_t streams_count(const struct streams *reg);
 /* The bytes of their shared-memory regions (each its memfd's size, the
  * header's region_bytes), for status. */
 uint64_t streams_region_bytes(const struct streams *reg);
+/* The budget of those bytes ([streams] max_total_bytes, resolved): at
+ * start-up and when a reload changes it; `origin` is the setting as
+ * refusals name it ("[streams] max_total_bytes = 1 GiB").  Until it is
+ * first set there is none (UINT64_MAX). */
+void streams_set_budget(struct streams *reg, uint64_t limit, const char *origin);
+uint64_t streams_budget(const struct streams *reg);
 
 /* What a stream has done, for `stats`: ticks and the poses they
  * published, the CPU time they took (CLOCK_THREAD_CPUTIME_ID around each
