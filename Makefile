@@ -129,7 +129,7 @@ REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
 INTEG_BIN := $(INTEG_SRC:tests/integration/%.c=$(BUILD)/integration/%)
 # Programs the integration tests run (not tests themselves): the C stream
 # reader the Python package is compared with.
-INTEG_HELPER_BIN := $(BUILD)/integration/c_stream_reader
+INTEG_HELPER_BIN := $(BUILD)/integration/c_stream_reader $(BUILD)/integration/whole_writes.so
 SOAK_OBJ  := $(SOAK_SRC:%.c=$(BUILD)/obj/%.o)
 SOAK_BIN  := $(BUILD)/soak/soak
 
@@ -237,6 +237,11 @@ $(CLIENT_UNIT_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CLIENT_OBJ) 
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(CMOCKA_LDLIBS) $(PC_LDLIBS) $(LDLIBS_ALL)
+
+# What test_whole_writes preloads into animd: socket writes taken whole.
+$(BUILD)/integration/whole_writes.so: tests/integration/whole_writes.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -fPIC -shared -o $@ $< $(shell pkg-config --cflags libuv) -ldl
 
 $(BUILD)/integration/%: $(BUILD)/obj/tests/integration/%.o $(SUPPORT_OBJ) $(CORE_LIB) $(CLIENT_A)
 	@mkdir -p $(dir $@)

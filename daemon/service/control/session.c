@@ -38,6 +38,7 @@ static void session_pump_fd(struct session *s);
 static unsigned session_drain(struct session *s);
 static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf);
+static bool session_paused_and_written(const struct session *s);
 
 /* Debug builds prove every byte the daemon sends is whole, well-formed
  * messages (rpc_out_check) before it leaves: a writer that miscounts a map
@@ -502,6 +503,8 @@ static void session_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
 		s->partial_since_ms = 0;
 	}
 	session_flush(s);
+	if (session_paused_and_written(s))
+		session_read_start(s);
 }
 
 /*
@@ -541,18 +544,32 @@ void session_deferred_done(struct session *s)
 	session_serve_rest(s);
 }
 
+/* Reading stopped at the high mark (session_write, session_out_done) and
+ * nothing of it is still queued.  Its flush usually leaves a write queued,
+ * whose completion resumes reading (session_write_done); when the socket
+ * took the whole flush at once, no completion will ever come. */
+static bool session_paused_and_written(const struct session *s)
+{
+	return !s->closing && !s->reading && !s->hanging_up && s->fd_msg == NULL &&
+	       !s->fd_paused_read && !s->peer_eof && s->queued == 0;
+}
+
 static void session_read_start(struct session *s)
 {
-	s->reading = true;
-	if (s->peer_eof) {
-		session_serve_rest(s);
-		return;
-	}
-	/* Requests that arrived before the pause come first. */
-	s->batching = true;
-	session_drain(s);
-	s->batching = false;
-	session_flush(s);
+	do {
+		s->reading = true;
+		if (s->peer_eof) {
+			session_serve_rest(s);
+			return;
+		}
+		/* Requests that arrived before the pause come first. */
+		s->batching = true;
+		session_drain(s);
+		s->batching = false;
+		session_flush(s);
+		/* Another high mark, whose flush went out whole: the next
+		 * batch of what is buffered. */
+	} while (session_paused_and_written(s));
 	if (!s->closing && s->reading && uv_read_start((uv_stream_t *)&s->pipe, session_alloc,
 						       session_read) < 0)
 		session_close(s, "cannot read");
