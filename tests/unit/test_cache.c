@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -37,6 +38,7 @@
 #define WAIT_MS 5000
 #define QUIET_MS 50
 #define MAX_EVENTS 512
+#define MAX_LOGS 64
 
 enum ev_type { EV_LOADED, EV_RELOADED, EV_ERROR, EV_REMOVED, EV_UNCHANGED };
 
@@ -57,6 +59,8 @@ struct fx {
 	struct cache *cache;
 	struct ev events[MAX_EVENTS];
 	size_t nev;
+	char logs[MAX_LOGS][700];       /* the cache's warnings and errors */
+	size_t nlog;
 	bool ready;
 	struct cache_summary summary;
 	bool closed;
@@ -216,13 +220,27 @@ static void on_unchanged(struct cache *c, const char *name, uint64_t gen, void *
 	record(data, EV_UNCHANGED, name, gen, NULL);
 }
 
-/* ANIMD_TEST_VERBOSE=1 shows the cache's own notes. */
+/* ANIMD_TEST_VERBOSE=1 shows the cache's own notes; warnings and errors
+ * are kept for the tests that count them. */
 static void on_log(struct cache *c, int level, const char *msg, void *data)
 {
+	struct fx *f = data;
+
 	(void)c;
-	(void)data;
 	if (getenv("ANIMD_TEST_VERBOSE") != NULL)
 		fprintf(stderr, "<%d>%s\n", level, msg);
+	if (level <= LOG_WARNING && f->nlog < MAX_LOGS)
+		snprintf(f->logs[f->nlog++], sizeof f->logs[0], "%s", msg);
+}
+
+/* How many warnings or errors the cache logged that contain needle. */
+static size_t count_logs(const struct fx *f, const char *needle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nlog; i++)
+		n += strstr(f->logs[i], needle) != NULL;
+	return n;
 }
 
 static void on_ready(struct cache *c, const struct cache_summary *s, void *data)
@@ -982,6 +1000,40 @@ static void test_directory_renamed(void **state)
 	assert_int_equal(wait_event(f, EV_RELOADED, "people/sub/run.md5anim")->generation, 2);
 }
 
+/* A tree deeper than the walk goes: the folder it stops at is said once,
+ * not at every rescan (which would push every other warning out of the
+ * log's recent lines), and said again when it comes back after going. */
+static void test_too_deep_said_once(void **state)
+{
+	struct fx *f = *state;
+	char rel[PATH_MAX] = "d", p[PATH_MAX], deepest[PATH_MAX];
+
+	for (int i = 1; i < 34; i++)
+		strcat(rel, "/d");
+	mkdirs(f, rel);
+	fx_start(f);
+	assert_int_equal(count_logs(f, "too deep, not watched"), 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_rescan(f->cache), 0);
+		settle(f);
+	}
+	assert_int_equal(count_logs(f, "too deep, not watched"), 1);
+
+	/* Gone (the 33rd level), then back: said again, once. */
+	memcpy(deepest, rel, 33 * 2 - 1);
+	deepest[33 * 2 - 1] = '\0';
+	fx_path(f, deepest, p);
+	rm_tree(p);
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	mkdirs(f, deepest);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_rescan(f->cache), 0);
+		settle(f);
+	}
+	assert_int_equal(count_logs(f, "too deep, not watched"), 2);
+}
+
 /* Changes the watcher cannot see: writes through a hard link that lives
  * outside the asset root (inotify reports them on the outside directory
  * only).  A rescan finds them by size, mtime and inode. */
@@ -1503,6 +1555,7 @@ int main(void)
 		T(test_ignored_names_until_renamed),
 		T(test_new_and_removed_directories),
 		T(test_directory_renamed),
+		T(test_too_deep_said_once),
 		T(test_rescan_finds_missed_changes),
 		T(test_periodic_rescan),
 		T(test_size_limit),

@@ -89,6 +89,20 @@ struct cache_load {
 	char err[CACHE_ERR_MAX];
 };
 
+/* Something the walk found that the log is told once, not at every walk
+ * (the same warning each rescan would push every other one out of the
+ * log's recent lines): a directory too deep to watch.  Told again only
+ * once it has gone away, or been fixed. */
+enum cache_note_kind {
+	CACHE_NOTE_TOO_DEEP,
+};
+
+struct cache_note {
+	struct strmap_node node;
+	enum cache_note_kind kind;
+	char name[];                    /* relative to the root */
+};
+
 struct cache {
 	uv_loop_t *loop;
 	struct cache_options opts;
@@ -102,6 +116,7 @@ struct cache {
 	uv_timer_t root_poll;           /* while the root is gone: is it back? */
 	struct root_watch *root_watch;  /* the root's entry in its parent */
 	struct strmap entries;
+	struct strmap notes;            /* name -> struct cache_note */
 	struct watcher *watcher;
 	uv_timer_t rescan_timer;
 	uv_timer_t dircheck_timer;
@@ -169,6 +184,22 @@ static int64_t cache_realtime_ns(void)
 
 /* ---- lifetime -------------------------------------------------------- */
 
+static void cache_note_drop(struct cache *c, struct cache_note *n)
+{
+	strmap_remove(&c->notes, &n->node);
+	free(n);
+}
+
+static void cache_notes_clear(struct cache *c)
+{
+	struct strmap_node *n, *next;
+
+	for (n = strmap_next(&c->notes, NULL); n != NULL; n = next) {
+		next = strmap_next(&c->notes, n);
+		cache_note_drop(c, strmap_container_of(n, struct cache_note, node));
+	}
+}
+
 static void cache_finish(struct cache *c)
 {
 	void (*cb)(void *) = c->close_cb;
@@ -176,6 +207,8 @@ static void cache_finish(struct cache *c)
 
 	for (size_t i = 0; i < c->scan_root_count; i++)
 		free(c->scan_roots[i]);
+	cache_notes_clear(c);
+	strmap_fini(&c->notes);
 	strmap_fini(&c->entries);
 	if (c->root_fd >= 0)
 		close(c->root_fd);
@@ -687,11 +720,12 @@ static bool cache_gone_status(int status)
 	return status == -ENOENT || status == -ENOTDIR || status == -ELOOP;
 }
 
-/* True if the walk proves that name (a file, or a directory if is_dir) no
- * longer exists: it is absent and the closest directory above it that the
- * walk met was listed in full.  A directory the walk could not read proves
- * nothing about what is below it. */
-static bool cache_scan_proves_absent(const struct scan_result *r, const char *name, bool is_dir)
+/* True if the walk proves that name no longer exists: present says whether
+ * the walk listed it (as a file or a directory, as the caller looks it
+ * up); it is absent and the closest directory above it that the walk met
+ * was listed in full.  A directory the walk could not read proves nothing
+ * about what is below it. */
+static bool cache_scan_proves_absent(const struct scan_result *r, const char *name, bool present)
 {
 	char dir[ASSET_PATH_MAX + 1];
 	long root = cache_scan_root_of(r, name);
@@ -702,7 +736,7 @@ static bool cache_scan_proves_absent(const struct scan_result *r, const char *na
 		return true;
 	if (r->root_status[root] != 0 || strcmp(name, r->roots[root]) == 0)
 		return false;
-	if (is_dir ? scan_find_dir(r, name) != NULL : scan_find_file(r, name) != NULL)
+	if (present)
 		return false;
 	if (asset_path_parent(name, dir, sizeof dir) < 0)
 		return false;
@@ -732,6 +766,46 @@ static int cache_watch(struct cache *c, const char *dir)
 			  uv_strerror(rc));
 	}
 	return rc;
+}
+
+/* Tells the log once about name (see struct cache_note); true if it was
+ * not told already. */
+static bool cache_note(struct cache *c, const char *name, enum cache_note_kind kind)
+{
+	struct strmap_node *sn = strmap_find(&c->notes, name);
+	size_t len = strlen(name);
+	struct cache_note *n;
+
+	if (sn != NULL) {
+		n = strmap_container_of(sn, struct cache_note, node);
+		if (n->kind == kind)
+			return false;
+		cache_note_drop(c, n);
+	}
+	n = malloc(sizeof *n + len + 1);
+	if (n == NULL)
+		return true;            /* said again next time: better than never */
+	n->kind = kind;
+	memcpy(n->name, name, len + 1);
+	strmap_insert(&c->notes, &n->node, n->name);
+	return true;
+}
+
+/* Forgets the notes the walk proves stale: the name is gone, or now
+ * listed as a directory the walk could enter. */
+static void cache_notes_prune(struct cache *c, const struct scan_result *r)
+{
+	struct strmap_node *sn, *next;
+
+	for (sn = strmap_next(&c->notes, NULL); sn != NULL; sn = next) {
+		struct cache_note *n = strmap_container_of(sn, struct cache_note, node);
+		const struct scan_dir *d = scan_find_dir(r, n->name);
+
+		next = strmap_next(&c->notes, sn);
+		if ((d != NULL && d->status != -ELOOP) ||
+		    cache_scan_proves_absent(r, n->name, d != NULL))
+			cache_note_drop(c, n);
+	}
 }
 
 /* A file the walk found. */
@@ -801,8 +875,9 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		const struct scan_dir *d = &r->dirs[i];
 
 		if (d->status == -ELOOP) {
-			cache_log(c, LOG_WARNING, "%s/%s: too deep, not watched", c->root_real,
-				  d->name);
+			if (cache_note(c, d->name, CACHE_NOTE_TOO_DEEP))
+				cache_log(c, LOG_WARNING, "%s/%s: too deep, not watched", c->root_real,
+					  d->name);
 			continue;
 		}
 		if (d->status < 0)
@@ -815,6 +890,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 				newly_overflow = true;
 		}
 	}
+	cache_notes_prune(c, r);
 	if (r->status == 0) {
 		const char *dir, *dnext;
 		char *gone[CACHE_MAX_SCAN_ROOTS];
@@ -823,7 +899,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		for (dir = watcher_next(c->watcher, NULL); dir != NULL; dir = dnext) {
 			dnext = watcher_next(c->watcher, dir);
 			if (gone_count < CACHE_MAX_SCAN_ROOTS &&
-			    cache_scan_proves_absent(r, dir, true))
+			    cache_scan_proves_absent(r, dir, scan_find_dir(r, dir) != NULL))
 				gone[gone_count++] = strdup(dir);
 		}
 		for (size_t i = 0; i < gone_count; i++) {
@@ -844,7 +920,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
 
 		next = strmap_next(&c->entries, n);
-		if (cache_scan_proves_absent(r, e->name, false)) {
+		if (cache_scan_proves_absent(r, e->name, scan_find_file(r, e->name) != NULL)) {
 			if (e->state == CACHE_LOADING)
 				e->dirty = true;
 			else if (e->state == CACHE_IDLE)
@@ -1016,6 +1092,7 @@ static void cache_root_gone(struct cache *c, int why)
 	c->root_fd = -1;
 	c->root_gen++;
 	watcher_remove(c->watcher, "");
+	cache_notes_clear(c);
 	gone = calloc(c->entries.count + 1, sizeof *gone);
 	/* Dropped first, reported after (a report may close the cache); a
 	 * dropped entry's name lives until its timer's close callback. */
@@ -1080,8 +1157,10 @@ static void cache_root_check(struct cache *c)
 	c->root_dev = st.st_dev;
 	c->root_ino = st.st_ino;
 	uv_timer_stop(&c->root_poll);
-	/* The old watches are on the old directories. */
+	/* The old watches are on the old directories; what the log was told
+	 * is about them too. */
 	watcher_remove(c->watcher, "");
+	cache_notes_clear(c);
 	cache_watch(c, "");
 	cache_scan_request(c, "", CACHE_SCAN_NOW);
 	cache_pump(c);
@@ -1204,8 +1283,13 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	c->root_ino = st.st_ino;
 	if (strmap_init(&c->entries) < 0)
 		goto nomem;
+	if (strmap_init(&c->notes) < 0) {
+		strmap_fini(&c->entries);
+		goto nomem;
+	}
 	rc = watcher_new(loop, c->root_real, cache_on_watch, c, &c->watcher);
 	if (rc < 0) {
+		strmap_fini(&c->notes);
 		strmap_fini(&c->entries);
 		goto nomem;
 	}
