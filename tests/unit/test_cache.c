@@ -1034,6 +1034,80 @@ static void test_too_deep_said_once(void **state)
 	assert_int_equal(count_logs(f, "too deep, not watched"), 2);
 }
 
+/* A folder replaced under its name, as a deploy or `git checkout` does it:
+ * the new folder is watched (edits right after the swap are seen, with no
+ * rescan), the old one is served and watched under its new name only. */
+static void test_directory_replaced(void **state)
+{
+	struct fx *f = *state;
+	char from[PATH_MAX], to[PATH_MAX];
+	struct cache_stats st;
+
+	mkdirs(f, "sub/deeper");
+	put_anim(f, "sub/a.md5anim", 1);
+	put_anim(f, "sub/deeper/d.md5anim", 1);
+	mkdirs(f, "new/deeper");
+	put_anim(f, "new/a.md5anim", 2);
+	put_anim(f, "new/b.md5anim", 2);
+	put_anim(f, "new/deeper/d.md5anim", 2);
+	fx_start(f);
+	clear_events(f);
+
+	/* mv sub sub.old && mv new sub, and an edit at once. */
+	fx_path(f, "sub", from);
+	fx_path(f, "sub.old", to);
+	assert_int_equal(rename(from, to), 0);
+	fx_path(f, "new", from);
+	fx_path(f, "sub", to);
+	assert_int_equal(rename(from, to), 0);
+	put_anim(f, "sub/a.md5anim", 3);
+	wait_event(f, EV_LOADED, "sub.old/a.md5anim");
+	wait_event(f, EV_LOADED, "sub.old/deeper/d.md5anim");
+	wait_event(f, EV_LOADED, "sub/b.md5anim");
+	wait_event(f, EV_REMOVED, "new/a.md5anim");
+	wait_event(f, EV_REMOVED, "new/b.md5anim");
+	settle(f);
+	assert_int_equal(live_frames(f, "sub/a.md5anim"), 3);
+	assert_int_equal(live_frames(f, "sub/deeper/d.md5anim"), 2);
+	assert_int_equal(live_frames(f, "sub.old/a.md5anim"), 1);
+	cache_stats(f->cache, &st);
+	assert_int_equal(st.directories, 5);
+
+	/* Each folder reports under its own name, and only there. */
+	clear_events(f);
+	put_anim(f, "sub/a.md5anim", 4);
+	put_anim(f, "sub/deeper/d.md5anim", 4);
+	assert_int_equal(wait_event(f, EV_RELOADED, "sub/a.md5anim")->generation, 3);
+	wait_event(f, EV_RELOADED, "sub/deeper/d.md5anim");
+	settle(f);
+	clear_events(f);
+	put_anim(f, "sub.old/a.md5anim", 5);
+	put_anim(f, "sub.old/deeper/d.md5anim", 5);
+	wait_event(f, EV_RELOADED, "sub.old/a.md5anim");
+	wait_event(f, EV_RELOADED, "sub.old/deeper/d.md5anim");
+	settle(f);
+	assert_int_equal(count_events(f, EV_RELOADED, "sub/a.md5anim"), 0);
+	assert_int_equal(live_frames(f, "sub/a.md5anim"), 4);
+	assert_int_equal(live_frames(f, "sub.old/a.md5anim"), 5);
+
+	/* rm -r sub && mkdir sub, and a file in it at once. */
+	clear_events(f);
+	fx_path(f, "sub", from);
+	rm_tree(from);
+	assert_int_equal(mkdir(from, 0755), 0);
+	put_anim(f, "sub/c.md5anim", 1);
+	wait_event(f, EV_REMOVED, "sub/a.md5anim");
+	wait_event(f, EV_REMOVED, "sub/deeper/d.md5anim");
+	wait_event(f, EV_LOADED, "sub/c.md5anim");
+	settle(f);
+	clear_events(f);
+	put_anim(f, "sub/c.md5anim", 2);
+	assert_int_equal(wait_event(f, EV_RELOADED, "sub/c.md5anim")->generation, 2);
+	settle(f);
+	cache_stats(f->cache, &st);
+	assert_int_equal(st.directories, 4);    /* root, sub, sub.old, sub.old/deeper */
+}
+
 /* Changes the watcher cannot see: writes through a hard link that lives
  * outside the asset root (inotify reports them on the outside directory
  * only).  A rescan finds them by size, mtime and inode. */
@@ -1555,6 +1629,7 @@ int main(void)
 		T(test_ignored_names_until_renamed),
 		T(test_new_and_removed_directories),
 		T(test_directory_renamed),
+		T(test_directory_replaced),
 		T(test_too_deep_said_once),
 		T(test_rescan_finds_missed_changes),
 		T(test_periodic_rescan),

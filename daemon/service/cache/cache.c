@@ -751,9 +751,9 @@ static bool cache_scan_proves_absent(const struct scan_result *r, const char *na
 	return true;
 }
 
-static int cache_watch(struct cache *c, const char *dir)
+static int cache_watch(struct cache *c, const char *dir, const struct scan_id *id)
 {
-	int rc = watcher_add(c->watcher, dir);
+	int rc = watcher_add(c->watcher, dir, id->dev, id->ino);
 
 	if (rc == -ENOSPC && !c->watch_limit_logged) {
 		c->watch_limit_logged = true;
@@ -761,11 +761,26 @@ static int cache_watch(struct cache *c, const char *dir)
 			  "%s/%s: cannot watch: inotify watch limit reached "
 			  "(fs.inotify.max_user_watches); changes below are found by rescans only",
 			  c->root_real, dir);
+	} else if (rc == -ESTALE) {
+		/* Another directory took the name since the walk: walk it. */
+		cache_scan_request(c, dir, CACHE_SCAN_SOON);
 	} else if (rc < 0 && rc != -EEXIST && rc != -ENOENT && rc != -ENOSPC) {
 		cache_log(c, LOG_WARNING, "%s/%s: cannot watch: %s", c->root_real, dir,
 			  uv_strerror(rc));
 	}
 	return rc;
+}
+
+/* Watches dir, the directory id the walk listed, unless its watch is on
+ * that one already.  A watch under the name on another directory (the
+ * name was given to a new one) goes first, with those below it.  True if
+ * a watch was added: what appeared before it must be walked again. */
+static bool cache_watch_listed(struct cache *c, const char *dir, const struct scan_id *id)
+{
+	if (watcher_watches(c->watcher, dir, id->dev, id->ino))
+		return false;
+	watcher_remove(c->watcher, dir);
+	return cache_watch(c, dir, id) == 0;
 }
 
 /* Tells the log once about name (see struct cache_note); true if it was
@@ -855,7 +870,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		const char *root = r->roots[i];
 
 		if (r->root_status[i] == 0) {
-			if (!watcher_has(c->watcher, root) && cache_watch(c, root) == 0) {
+			if (cache_watch_listed(c, root, &r->root_id[i])) {
 				if (newly_count < CACHE_MAX_SCAN_ROOTS)
 					newly[newly_count++] = root;
 				else
@@ -883,7 +898,9 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		if (d->status < 0)
 			cache_log(c, LOG_WARNING, "%s/%s: cannot read directory: %s", c->root_real,
 				  d->name, strerror(-d->status));
-		if (!watcher_has(c->watcher, d->name) && cache_watch(c, d->name) == 0) {
+		if (d->id.dev == 0 && d->id.ino == 0)
+			continue;       /* never opened: nothing to compare a watch with */
+		if (cache_watch_listed(c, d->name, &d->id)) {
 			if (newly_count < CACHE_MAX_SCAN_ROOTS)
 				newly[newly_count++] = d->name;
 			else
@@ -1126,6 +1143,7 @@ static void cache_root_gone(struct cache *c, int why)
  */
 static void cache_root_check(struct cache *c)
 {
+	struct scan_id id;
 	struct stat st;
 	int fd, rc;
 
@@ -1161,7 +1179,9 @@ static void cache_root_check(struct cache *c)
 	 * is about them too. */
 	watcher_remove(c->watcher, "");
 	cache_notes_clear(c);
-	cache_watch(c, "");
+	id.dev = (uint64_t)st.st_dev;
+	id.ino = (uint64_t)st.st_ino;
+	cache_watch(c, "", &id);
 	cache_scan_request(c, "", CACHE_SCAN_NOW);
 	cache_pump(c);
 }
@@ -1199,8 +1219,8 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 	(void)w;
 	if (c->closing)
 		return;
-	/* The root deleted or moved is reported as a rename of its own base
-	 * name at the top of the tree. */
+	/* The root moved or replaced: its own watch reports it (as ""), an
+	 * event at the top of the tree may be about it. */
 	if ((events & UV_RENAME) && strchr(path, '/') == NULL) {
 		cache_root_check(c);
 		if (c->root_fd < 0)
@@ -1210,6 +1230,13 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 		cache_log(c, LOG_WARNING, "%s/%s: watch error: %s", c->root_real, path,
 			  uv_strerror(status));
 		cache_scan_request(c, path, CACHE_SCAN_SOON);
+		return;
+	}
+	if (path[0] == '\0') {
+		/* The root's watch dropped, and the root is still the one served
+		 * (moved away and back): watch it, and all below, again. */
+		if ((events & UV_RENAME) && !watcher_has(c->watcher, ""))
+			cache_scan_request(c, "", CACHE_SCAN_SOON);
 		return;
 	}
 	e = cache_entry_find(c, path);
@@ -1229,8 +1256,8 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 			cache_entry_touch(c, e);
 		return;
 	}
-	/* Not an asset name: a directory created, deleted or moved (libuv does
-	 * not say), or some other file.  Only a walk can tell. */
+	/* Not an asset name: a directory created, deleted or moved (the event
+	 * does not say), or some other file.  Only a walk can tell. */
 	if ((events & UV_RENAME) && !asset_path_ignored(asset_path_base(path)))
 		cache_scan_request(c, path, CACHE_SCAN_SOON);
 }
@@ -1291,7 +1318,9 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	if (rc < 0) {
 		strmap_fini(&c->notes);
 		strmap_fini(&c->entries);
-		goto nomem;
+		/* fs.inotify.max_user_instances, most likely. */
+		snprintf(err, errlen, "cannot watch the asset root: %s", uv_strerror(rc));
+		goto fail;
 	}
 	uv_timer_init(loop, &c->rescan_timer);
 	uv_timer_init(loop, &c->dircheck_timer);
@@ -1327,7 +1356,7 @@ int cache_start(struct cache *c, cache_ready_cb ready)
 	c->ready_cb = ready;
 	c->start_ns = uv_hrtime();
 	/* Watch before walking, so nothing created during the walk is missed. */
-	rc = cache_watch(c, "");
+	rc = cache_watch(c, "", &(struct scan_id){ (uint64_t)c->root_dev, (uint64_t)c->root_ino });
 	if (rc < 0 && rc != -ENOSPC)
 		cache_log(c, LOG_WARNING, "%s: not watched (%s); changes are found by rescans only",
 			  c->root_real, uv_strerror(rc));

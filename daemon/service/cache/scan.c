@@ -97,6 +97,16 @@ static long scan_add_dir(struct scan_ctx *ctx, const char *name)
 	return (long)r->dir_count++;
 }
 
+static void scan_id_of(struct scan_id *out, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		out->dev = (uint64_t)st.st_dev;
+		out->ino = (uint64_t)st.st_ino;
+	}
+}
+
 static unsigned scan_depth(const char *name)
 {
 	unsigned d = name[0] != '\0';
@@ -168,6 +178,8 @@ static int scan_walk(struct scan_ctx *ctx, int fd, const char *rel)
 			} else {
 				sub = openat(dirfd(d), de->d_name,
 					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub >= 0)
+					scan_id_of(&ctx->r->dirs[i].id, sub);
 				sub = sub < 0 ? -errno : scan_walk(ctx, sub, child);
 				ctx->r->dirs[i].status = sub;
 			}
@@ -207,7 +219,8 @@ int scan_run(int root_fd, const char *root_real, const char *const *roots, size_
 								  : SCAN_DEFAULT_MAX_DEPTH;
 	out->roots = calloc(root_count + 1, sizeof *out->roots);
 	out->root_status = calloc(root_count + 1, sizeof *out->root_status);
-	if (out->roots == NULL || out->root_status == NULL) {
+	out->root_id = calloc(root_count + 1, sizeof *out->root_id);
+	if (out->roots == NULL || out->root_status == NULL || out->root_id == NULL) {
 		out->status = -ENOMEM;
 		return out->status;
 	}
@@ -223,6 +236,8 @@ int scan_run(int root_fd, const char *root_real, const char *const *roots, size_
 		int fd = asset_path_open(root_fd, root_real, roots[i],
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 
+		if (fd >= 0)
+			scan_id_of(&out->root_id[i], fd);
 		out->root_status[i] = fd < 0 ? fd : scan_walk(&ctx, fd, roots[i]);
 	}
 	if (out->files != NULL)
@@ -247,6 +262,7 @@ void scan_result_fini(struct scan_result *r)
 	free(r->dirs);
 	free(r->roots);
 	free(r->root_status);
+	free(r->root_id);
 	memset(r, 0, sizeof *r);
 }
 

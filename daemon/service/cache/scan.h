@@ -41,10 +41,18 @@ struct scan_file {
 	struct scan_stat st;
 };
 
+/* Which directory a name led to: a watch of the name is right only while
+ * it is on this one (the name may be given to another directory). */
+struct scan_id {
+	uint64_t dev;
+	uint64_t ino;
+};
+
 struct scan_dir {
 	char *name;                     /* relative to the asset root */
 	int status;                     /* 0: listed in full; else the negative
 					   errno that stopped it (unknown content) */
+	struct scan_id id;              /* zero when it could not be opened */
 };
 
 struct scan_result {
@@ -57,6 +65,7 @@ struct scan_result {
 	int *root_status;               /* per root: 0 read in full; -ENOENT,
 					   -ENOTDIR or -ELOOP: not a directory
 					   (any more); other: unreadable */
+	struct scan_id *root_id;        /* per root read: the directory walked */
 	size_t file_count;
 	struct scan_file *files;        /* sorted by name */
 	size_t dir_count;
