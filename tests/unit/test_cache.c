@@ -1000,6 +1000,124 @@ static void test_directory_renamed(void **state)
 	assert_int_equal(wait_event(f, EV_RELOADED, "people/sub/run.md5anim")->generation, 2);
 }
 
+/* Whether every event named a name that may be served. */
+static void assert_events_servable(const struct fx *f)
+{
+	for (size_t i = 0; i < f->nev; i++)
+		if (asset_path_unservable(f->events[i].name, strlen(f->events[i].name)) != NULL)
+			fail_msg("an event about \"%s\", a name that is not served",
+				 f->events[i].name);
+}
+
+static size_t unservable(struct fx *f)
+{
+	struct cache_stats st;
+
+	cache_stats(f->cache, &st);
+	return st.unservable;
+}
+
+static void rename_in(const struct fx *f, const char *from, const char *to)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	fx_path(f, from, a);
+	fx_path(f, to, b);
+	assert_int_equal(rename(a, b), 0);
+}
+
+/* Names that are not UTF-8 or hold control characters are never served:
+ * not loaded, listed nor reported, each said once in the log (escaped,
+ * with what to do), counted; a rename to a good name serves the file, a
+ * rename to a bad one removes it. */
+static void test_unservable_names(void **state)
+{
+	static const char *const bad[] = {
+		"bad\xff.md5anim", "nl\nname.md5anim", "esc\x1b[2J.md5anim", "c1\xc2\x9b.md5anim",
+		"del\x7f.md5anim", "overlong\xc0\xaf.md5anim", "surrogate\xed\xa0\x80.md5anim",
+		"big\xf4\x90\x80\x80.md5anim",
+	};
+	struct fx *f = *state;
+	struct cache_info *list, info;
+	size_t count;
+
+	put_anim(f, "ok.md5anim", 1);
+	put_anim(f, "caf\xc3\xa9.md5anim", 1);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		put_anim(f, bad[i], 1);
+	mkdirs(f, "dir\xfe/sub");
+	put_anim(f, "dir\xfe/x.md5anim", 1);
+	put_anim(f, "dir\xfe/sub/y.md5anim", 1);
+	put(f, "notes\xff.txt", "not an asset: not a word about it\n");
+	put_anim(f, ".hidden\xff.md5anim", 1);
+	fx_start(f);
+
+	assert_int_equal(f->summary.files, 2);
+	assert_int_equal(f->summary.directories, 1);
+	assert_int_equal(cache_list(f->cache, &list, &count), 0);
+	assert_int_equal(count, 2);
+	assert_string_equal(list[0].name, "caf\xc3\xa9.md5anim");
+	assert_string_equal(list[1].name, "ok.md5anim");
+	free(list);
+	assert_int_equal(cache_get(f->cache, "bad\xff.md5anim", &info), -ENOENT);
+	assert_events_servable(f);
+	assert_int_equal(unservable(f), 9);
+	assert_int_equal(count_logs(f, ": not served; rename the file"), 8);
+	assert_int_equal(count_logs(f, "asset name \"bad\\xff.md5anim\" is not valid UTF-8: "
+				       "not served; rename the file"), 1);
+	assert_int_equal(count_logs(f, "asset name \"nl\\x0aname.md5anim\" holds a control "
+				       "character: not served"), 1);
+	assert_int_equal(count_logs(f, "asset name \"c1\\xc2\\x9b.md5anim\" holds a control "
+				       "character"), 1);
+	assert_int_equal(count_logs(f, "folder name \"dir\\xfe\" is not valid UTF-8: nothing in "
+				       "it is served; rename the folder"), 1);
+	assert_int_equal(count_logs(f, "notes"), 0);
+	assert_int_equal(count_logs(f, "hidden"), 0);
+	for (size_t i = 0; i < f->nlog; i++)
+		for (const char *p = f->logs[i]; *p != '\0'; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				fail_msg("log line %zu has byte 0x%02x", i, (unsigned char)*p);
+
+	/* Rescans say nothing new. */
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	assert_int_equal(f->nlog, 9);
+
+	/* Renamed to a good name: served.  To a bad one: removed. */
+	clear_events(f);
+	rename_in(f, "bad\xff.md5anim", "fixed.md5anim");
+	assert_int_equal(wait_event(f, EV_LOADED, "fixed.md5anim")->generation, 1);
+	rename_in(f, "ok.md5anim", "ok\x01.md5anim");
+	wait_event(f, EV_REMOVED, "ok.md5anim");
+	put_anim(f, "new\xff.md5anim", 1);
+	rename_in(f, "dir\xfe", "dir");
+	wait_event(f, EV_LOADED, "dir/x.md5anim");
+	wait_event(f, EV_LOADED, "dir/sub/y.md5anim");
+	settle(f);
+	assert_events_servable(f);
+	assert_int_equal(unservable(f), 9);     /* -bad, -dir, +ok, +new */
+	assert_int_equal(count_logs(f, "\"ok\\x01.md5anim\" holds a control character"), 1);
+	assert_int_equal(count_logs(f, "\"new\\xff.md5anim\" is not valid UTF-8"), 1);
+
+	/* The folder under a bad name again: everything in it goes. */
+	clear_events(f);
+	rename_in(f, "dir", "dir\x01");
+	wait_event(f, EV_REMOVED, "dir/x.md5anim");
+	wait_event(f, EV_REMOVED, "dir/sub/y.md5anim");
+	settle(f);
+	assert_events_servable(f);
+	assert_int_equal(unservable(f), 10);
+	assert_int_equal(count_logs(f, "folder name \"dir\\x01\" holds a control character"), 1);
+	/* A change to a file under a bad name is no event. */
+	put_anim(f, "del\x7f.md5anim", 3);
+	put_anim(f, "dir\x01/x.md5anim", 3);
+	settle(f);
+	assert_int_equal(f->nev, 2);
+	assert_int_equal(cache_list(f->cache, &list, &count), 0);
+	assert_int_equal(count, 2);             /* café, fixed */
+	free(list);
+}
+
 /* A tree deeper than the walk goes: the folder it stops at is said once,
  * not at every rescan (which would push every other warning out of the
  * log's recent lines), and said again when it comes back after going. */
@@ -1350,6 +1468,26 @@ static void test_asset_path_rules(void **state)
 	assert_int_equal(asset_path_check("a/..", 4, err, sizeof err), -EACCES);
 	assert_int_equal(asset_path_check("..a", 3, err, sizeof err), 0);
 	assert_int_equal(asset_path_check(".", 1, err, sizeof err), -EINVAL);
+
+	/* The naming rule: text without control characters. */
+#define UNSERVABLE(lit) asset_path_unservable(lit, sizeof lit - 1)
+	assert_null(UNSERVABLE("a/walk.md5anim"));
+	assert_null(UNSERVABLE("caf\xc3\xa9/\xe2\x82\xac\xf0\x9f\x98\x80 ~!.x"));
+	assert_null(UNSERVABLE("\xc2\xa0\xef\xbf\xbf\xf4\x8f\xbf\xbf"));
+	assert_string_equal(UNSERVABLE("bad\xff.x"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xc0\xaf"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xe0\x80\xaf"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xed\xa0\x80"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xf4\x90\x80\x80"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("cut\xc3"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\x01\xff"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("a\nb"), "holds a control character");
+	assert_string_equal(UNSERVABLE("\x1b[2J"), "holds a control character");
+	assert_string_equal(UNSERVABLE("del\x7f"), "holds a control character");
+	assert_string_equal(UNSERVABLE("c1\xc2\x9b"), "holds a control character");
+	assert_string_equal(UNSERVABLE("c1\xc2\x80"), "holds a control character");
+	assert_string_equal(UNSERVABLE("a\0b"), "holds a control character");
+#undef UNSERVABLE
 }
 
 /* Closing while the start-up walk and loads are still running. */
@@ -1631,6 +1769,7 @@ int main(void)
 		T(test_directory_renamed),
 		T(test_directory_replaced),
 		T(test_too_deep_said_once),
+		T(test_unservable_names),
 		T(test_rescan_finds_missed_changes),
 		T(test_periodic_rescan),
 		T(test_size_limit),

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/service/base/log.h"
 #include "daemon/service/base/strmap.h"
 #include "daemon/service/cache/asset_path.h"
 #include "daemon/service/cache/root_watch.h"
@@ -91,16 +92,17 @@ struct cache_load {
 
 /* Something the walk found that the log is told once, not at every walk
  * (the same warning each rescan would push every other one out of the
- * log's recent lines): a directory too deep to watch.  Told again only
- * once it has gone away, or been fixed. */
+ * log's recent lines): a name that is not served, or a directory too deep
+ * to watch.  Told again only once it has gone away, or been fixed. */
 enum cache_note_kind {
+	CACHE_NOTE_UNSERVABLE,
 	CACHE_NOTE_TOO_DEEP,
 };
 
 struct cache_note {
 	struct strmap_node node;
 	enum cache_note_kind kind;
-	char name[];                    /* relative to the root */
+	char name[];                    /* relative to the root, raw bytes */
 };
 
 struct cache {
@@ -117,6 +119,7 @@ struct cache {
 	struct root_watch *root_watch;  /* the root's entry in its parent */
 	struct strmap entries;
 	struct strmap notes;            /* name -> struct cache_note */
+	size_t unservable;              /* notes of that kind */
 	struct watcher *watcher;
 	uv_timer_t rescan_timer;
 	uv_timer_t dircheck_timer;
@@ -187,6 +190,8 @@ static int64_t cache_realtime_ns(void)
 static void cache_note_drop(struct cache *c, struct cache_note *n)
 {
 	strmap_remove(&c->notes, &n->node);
+	if (n->kind == CACHE_NOTE_UNSERVABLE)
+		c->unservable--;
 	free(n);
 }
 
@@ -721,10 +726,10 @@ static bool cache_gone_status(int status)
 }
 
 /* True if the walk proves that name no longer exists: present says whether
- * the walk listed it (as a file or a directory, as the caller looks it
- * up); it is absent and the closest directory above it that the walk met
- * was listed in full.  A directory the walk could not read proves nothing
- * about what is below it. */
+ * the walk listed it (as a file, a directory or a name not served, as the
+ * caller looks it up); it is absent and the closest directory above it
+ * that the walk met was listed in full.  A directory the walk could not
+ * read proves nothing about what is below it. */
 static bool cache_scan_proves_absent(const struct scan_result *r, const char *name, bool present)
 {
 	char dir[ASSET_PATH_MAX + 1];
@@ -803,7 +808,29 @@ static bool cache_note(struct cache *c, const char *name, enum cache_note_kind k
 	n->kind = kind;
 	memcpy(n->name, name, len + 1);
 	strmap_insert(&c->notes, &n->node, n->name);
+	if (kind == CACHE_NOTE_UNSERVABLE)
+		c->unservable++;
 	return true;
+}
+
+static void cache_note_unservable(struct cache *c, const struct scan_unservable *u)
+{
+	char shown[512];
+	bool cut;
+
+	if (!cache_note(c, u->name, CACHE_NOTE_UNSERVABLE))
+		return;
+	/* The name escaped byte by byte: the line stays text, and the name
+	 * can be typed back in a shell's $'...' to rename the file. */
+	log_escape_bytes(shown, sizeof shown - 3, u->name, strlen(u->name), &cut);
+	if (cut)
+		strcat(shown, "...");
+	if (u->dir)
+		cache_log(c, LOG_WARNING, "folder name \"%s\" %s: nothing in it is served; "
+			  "rename the folder", shown, u->why);
+	else
+		cache_log(c, LOG_WARNING, "asset name \"%s\" %s: not served; rename the file",
+			  shown, u->why);
 }
 
 /* Forgets the notes the walk proves stale: the name is gone, or now
@@ -814,11 +841,19 @@ static void cache_notes_prune(struct cache *c, const struct scan_result *r)
 
 	for (sn = strmap_next(&c->notes, NULL); sn != NULL; sn = next) {
 		struct cache_note *n = strmap_container_of(sn, struct cache_note, node);
-		const struct scan_dir *d = scan_find_dir(r, n->name);
+		const struct scan_dir *d;
+		bool stale;
 
 		next = strmap_next(&c->notes, sn);
-		if ((d != NULL && d->status != -ELOOP) ||
-		    cache_scan_proves_absent(r, n->name, d != NULL))
+		if (n->kind == CACHE_NOTE_TOO_DEEP) {
+			d = scan_find_dir(r, n->name);
+			stale = (d != NULL && d->status != -ELOOP) ||
+				cache_scan_proves_absent(r, n->name, d != NULL);
+		} else {
+			stale = cache_scan_proves_absent(r, n->name,
+							 scan_find_unservable(r, n->name) != NULL);
+		}
+		if (stale)
 			cache_note_drop(c, n);
 	}
 }
@@ -907,6 +942,8 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 				newly_overflow = true;
 		}
 	}
+	for (size_t i = 0; i < r->unservable_count; i++)
+		cache_note_unservable(c, &r->unservable[i]);
 	cache_notes_prune(c, r);
 	if (r->status == 0) {
 		const char *dir, *dnext;
@@ -1214,6 +1251,7 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 			   void *data)
 {
 	struct cache *c = data;
+	char dir[ASSET_PATH_MAX + 1];
 	struct cache_entry *e;
 
 	(void)w;
@@ -1237,6 +1275,15 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 		 * (moved away and back): watch it, and all below, again. */
 		if ((events & UV_RENAME) && !watcher_has(c->watcher, ""))
 			cache_scan_request(c, "", CACHE_SCAN_SOON);
+		return;
+	}
+	if (asset_path_unservable(path, strlen(path)) != NULL) {
+		/* Never served (asset_path.h), whatever happens to it; a walk of
+		 * its folder (one that is served: only those are watched)
+		 * counts it and tells the log. */
+		if ((events & UV_RENAME) && !asset_path_ignored(asset_path_base(path)) &&
+		    asset_path_parent(path, dir, sizeof dir) == 0)
+			cache_scan_request(c, dir, CACHE_SCAN_SOON);
 		return;
 	}
 	e = cache_entry_find(c, path);
@@ -1517,6 +1564,7 @@ void cache_stats(const struct cache *c, struct cache_stats *out)
 		out->loads_waiting += e->state == CACHE_ARMED || e->state == CACHE_QUEUED;
 	}
 	out->directories = watcher_count(c->watcher);
+	out->unservable = c->unservable;
 	out->loads_running = c->running;
 	out->walking = c->scan != NULL || c->scan_full || c->scan_root_count > 0;
 	out->scans = c->scans;

@@ -5,7 +5,9 @@
  * by its path relative to the root with '/' separators ("chars/walk.md5anim").
  * Only files whose format asset_detect() recognises are assets; hidden and
  * editor-temporary names (asset_path_ignored) are not, until renamed to a
- * real name.
+ * real name.  Nor are names that are not text (asset_path_unservable):
+ * never loaded nor reported, they are counted (cache_stats.unservable) and
+ * told to `log` once per name, as is a directory too deep to watch.
  *
  * Life of an entry:
  *  - cache_start walks the tree on the thread pool and loads every asset
@@ -123,6 +125,8 @@ struct cache_stats {
 	size_t assets;                  /* names listed by cache_list */
 	size_t failing;                 /* of which the last attempt failed */
 	size_t directories;             /* directories watched */
+	size_t unservable;              /* names not served (asset_path_unservable):
+					   files that would be assets, and folders */
 	size_t loads_running;
 	size_t loads_waiting;           /* quiet period or a free worker */
 	bool walking;                   /* a walk is running or waiting */
