@@ -395,6 +395,10 @@ typedef struct animc_status_info {
 		 * (not part of total; 0 from a daemon that does not send it). */
 		uint64_t streams_budget;
 	} memory;
+	/* Files and folders the daemon leaves out because their names are not
+	 * text (not UTF-8, or control characters); 0 from a daemon that does
+	 * not send it.  Appended: the struct is the library's to allocate. */
+	uint64_t assets_unservable;
 } animc_status_info;
 
 /* `stats` (animc_play(3)).  Counters are
@@ -455,6 +459,7 @@ typedef struct animc_stats_info {
 	uint64_t log_errors, log_warnings;      /* lines logged since start */
 	size_t recent_count;
 	const animc_stats_log_line *const *recent;      /* the last ones, oldest first */
+	uint64_t assets_unservable;     /* now: as animc_status_info's */
 } animc_stats_info;
 
 typedef struct animc_asset_summary {

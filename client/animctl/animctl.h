@@ -106,6 +106,10 @@ int ctl_fail(struct ctl *ctl, const char *what, int rc);
 const char *escape_text(const char *s);
 const char *escape_quoted(const char *s);
 const char *escape_value(const char *s);
+/* Length of the well-formed UTF-8 sequence at s (n > 0 bytes; 1 to 4) and
+ * its code point, or 0 when the bytes there are not one (as the daemon's
+ * log decides): for writers that escape in their own syntax (json.c). */
+size_t escape_utf8(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* ---- json.c: a small JSON writer ---------------------------------------- */
 

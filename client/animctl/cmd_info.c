@@ -50,6 +50,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		json_kuint(&j, "failing", st->assets_failing);
 		json_kuint(&j, "loading", st->assets_loading);
 		json_kuint(&j, "directories", st->directories);
+		json_kuint(&j, "unservable", st->assets_unservable);
 		json_obj_end(&j);
 		json_kuint(&j, "instances", st->instances);
 		json_kuint(&j, "connections", st->connections);
@@ -82,8 +83,9 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		printf("uptime       %.1f s\n", st->uptime);
 		if (st->asset_root != NULL)
 			printf("asset root   %s\n", escape_text(st->asset_root));
-		printf("assets       %" PRIu64 " (%" PRIu64 " failing, %" PRIu64 " loading)\n",
-		       st->assets, st->assets_failing, st->assets_loading);
+		printf("assets       %" PRIu64 " (%" PRIu64 " failing, %" PRIu64 " loading, %" PRIu64
+		       " not served)\n",
+		       st->assets, st->assets_failing, st->assets_loading, st->assets_unservable);
 		printf("instances    %" PRIu64 "\n", st->instances);
 		printf("connections  %" PRIu64 "\n", st->connections);
 		printf("requests     %" PRIu64 "\n", st->requests);

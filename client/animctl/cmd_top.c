@@ -114,9 +114,10 @@ static void top_print(const struct top *t)
 	       animc_client_server(t->ctl->c), animc_client_server_pid(t->ctl->c), up,
 	       (unsigned long long)s->requests, top_requests_per_s(t), s->connection_count,
 	       (unsigned long long)s->instances, eol);
-	printf("assets %llu (%llu failing)  loaded %llu  reloaded %llu  errors %llu  removed %llu  "
-	       "scans %llu  sighups %llu  config reloads %llu%s",
+	printf("assets %llu (%llu failing, %llu not served)  loaded %llu  reloaded %llu  errors %llu  "
+	       "removed %llu  scans %llu  sighups %llu  config reloads %llu%s",
 	       (unsigned long long)s->assets.count, (unsigned long long)s->assets.failing,
+	       (unsigned long long)s->assets_unservable,
 	       (unsigned long long)s->assets.loaded, (unsigned long long)s->assets.reloaded,
 	       (unsigned long long)s->assets.errors, (unsigned long long)s->assets.removed,
 	       (unsigned long long)s->assets.scans, (unsigned long long)s->sighups,
@@ -247,6 +248,7 @@ static void top_json(const struct top *t)
 	json_obj(&j);
 	json_kuint(&j, "count", s->assets.count);
 	json_kuint(&j, "failing", s->assets.failing);
+	json_kuint(&j, "unservable", s->assets_unservable);
 	json_kuint(&j, "loaded", s->assets.loaded);
 	json_kuint(&j, "reloaded", s->assets.reloaded);
 	json_kuint(&j, "errors", s->assets.errors);

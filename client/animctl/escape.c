@@ -31,9 +31,7 @@
 static char *escape_slot[ESCAPE_SLOTS];
 static unsigned escape_next;
 
-/* Length of the well-formed UTF-8 sequence at s (1 to 4) and its code point
- * in *cp, or 0 when the bytes are not well-formed (as log.c decides). */
-static size_t escape_utf8(const unsigned char *s, size_t n, uint32_t *cp)
+size_t escape_utf8(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	uint32_t v, min;
 	size_t len;

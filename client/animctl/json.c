@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 void json_begin(struct json *j, FILE *f)
 {
@@ -66,21 +67,37 @@ void json_arr_end(struct json *j)
 	json_close(j, ']');
 }
 
+/* Any bytes in, valid JSON out: a byte that is not part of well-formed
+ * UTF-8 is read as Latin-1 (as `animd check --json` reads such names), and
+ * every control character, C1 and DEL included, is a \u escape, so that
+ * the output is safe on a terminal too. */
 static void json_quoted(FILE *f, const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
+
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		size_t len = escape_utf8(u + i, n - i, &cp);
+
+		if (len == 0) {
+			cp = u[i];
+			len = 1;
+		} else if (cp >= 0x20 && cp != '"' && cp != '\\' && (cp < 0x7f || cp >= 0xa0)) {
+			fwrite(u + i, 1, len, f);
+			i += len;
+			continue;
+		}
+		i += len;
+		switch (cp) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
+		default:        /* a control character, or a byte read as Latin-1 */
+			fprintf(f, "\\u%04x", (unsigned)cp);
 		}
 	}
 	fputc('"', f);

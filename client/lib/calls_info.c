@@ -83,6 +83,7 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 		s->assets_failing = ac_obj_u64(&p, assets, "failing", 0);
 		s->assets_loading = ac_obj_u64(&p, assets, "loading", 0);
 		s->directories = ac_obj_u64(&p, assets, "directories", 0);
+		s->assets_unservable = ac_obj_u64(&p, assets, "unservable", 0);
 	} else {
 		s->assets = ac_obj_u64(&p, r, "assets", 0);
 	}

@@ -147,6 +147,7 @@ static int stats_reply(animc_client *c, struct ac_call *call, const msgpack_obje
 	if (assets != NULL && assets->type == MSGPACK_OBJECT_MAP) {
 		s->assets.count = ac_obj_u64(&p, assets, "count", 0);
 		s->assets.failing = ac_obj_u64(&p, assets, "failing", 0);
+		s->assets_unservable = ac_obj_u64(&p, assets, "unservable", 0);
 		s->assets.loaded = ac_obj_u64(&p, assets, "loaded", 0);
 		s->assets.reloaded = ac_obj_u64(&p, assets, "reloaded", 0);
 		s->assets.errors = ac_obj_u64(&p, assets, "errors", 0);

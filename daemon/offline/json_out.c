@@ -39,7 +39,9 @@ json_t *json_out_mat34(const mat34 *m)
 }
 
 /* Names come from files and need not be UTF-8: a string that is not is
- * read as Latin-1, so every byte still shows and the JSON stays valid. */
+ * read as Latin-1, so every byte still shows and the JSON stays valid (the
+ * control characters that makes, U+0080..U+009F, are printed as escapes
+ * by json_out_print). */
 json_t *json_out_string_or_null(const char *s)
 {
 	json_t *j;
@@ -69,13 +71,45 @@ json_t *json_out_string_or_null(const char *s)
 	return j;
 }
 
+/*
+ * jansson escapes U+0000..U+001F but writes U+007F and the C1 controls
+ * U+0080..U+009F as they are: valid JSON, but a terminal obeys them (U+009B
+ * is CSI, and a path or a joint name may hold one).  They can only be
+ * inside strings, where "\u009b" is the same character; jansson hands over
+ * whole characters, so a C1 pair is never split between two calls.
+ */
+static int json_out_write(const char *buf, size_t size, void *data)
+{
+	const unsigned char *u = (const unsigned char *)buf;
+	FILE *f = data;
+	size_t done = 0;
+
+	for (size_t i = 0; i < size; i++) {
+		unsigned cp;
+
+		if (u[i] == 0x7f)
+			cp = 0x7f;
+		else if (u[i] == 0xc2 && i + 1 < size && u[i + 1] >= 0x80 && u[i + 1] < 0xa0)
+			cp = u[i + 1];
+		else
+			continue;
+		fwrite(buf + done, 1, i - done, f);
+		fprintf(f, "\\u%04x", cp);
+		i += cp == 0x7f ? 0 : 1;
+		done = i + 1;
+	}
+	fwrite(buf + done, 1, size - done, f);
+	return ferror(f) ? -1 : 0;
+}
+
 int json_out_print(json_t *root, FILE *f)
 {
 	int rc = 0;
 
 	if (root == NULL)
 		return -ENOMEM;
-	if (json_dumpf(root, f, JSON_COMPACT | JSON_REAL_PRECISION(9)) < 0 || fputc('\n', f) == EOF)
+	if (json_dump_callback(root, json_out_write, f, JSON_COMPACT | JSON_REAL_PRECISION(9)) < 0 ||
+	    fputc('\n', f) == EOF)
 		rc = -EIO;
 	json_decref(root);
 	return rc;

@@ -404,6 +404,61 @@ def t_stopping(d):
     c.close()
 
 
+# ---- 3b. names that are not text --------------------------------------------
+
+def t_unservable(d):
+    """Files whose names are not UTF-8 or hold control characters are not
+    served: this package decodes strictly and never meets their bytes."""
+    base = os.fsencode(d.assets)
+    with open(os.path.join(base, b"idle.md5anim"), "rb") as f:
+        text = f.read()
+    bad = [b"bad\xff.md5anim", b"nl\nname.md5anim", b"c1\xc2\x9b.md5anim", b"dir\xfe/x.md5anim"]
+
+    def put(name):
+        path = os.path.join(base, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(text)
+
+    try:
+        with animd.Client(d.sock) as c:
+            c.subscribe(["asset.loaded", "asset.removed"])
+            for n in bad:
+                put(n)
+            put(b"names-ok.md5anim")
+            seen = None
+            for ev in c.events(timeout=TIMEOUT):
+                if ev["type"] == "asset.loaded" and ev["asset"] == "names-ok.md5anim":
+                    seen = ev["asset"]
+                    break
+            check(seen is not None, "the good file's event, none for the others")
+            names = [a["asset"] for a in c.assets()["assets"]]
+            check("names-ok.md5anim" in names and not any("\ufffd" in n or "\n" in n for n in names)
+                  and len(names) == len(DEMO) + 1, "assets.list: only good names (%r)" % names)
+            deadline = time.time() + TIMEOUT
+            while c.status()["assets"]["unservable"] != 4 and time.time() < deadline:
+                time.sleep(0.05)
+            check(c.status()["assets"]["unservable"] == 4, "status counts them (assets.unservable)")
+            os.rename(os.path.join(base, bad[0]), os.path.join(base, b"names-fixed.md5anim"))
+            ev = c.next_event(TIMEOUT)
+            check(ev["type"] == "asset.loaded" and ev["asset"] == "names-fixed.md5anim",
+                  "renamed to a good name: served (%r)" % ev)
+            for n in (b"names-ok.md5anim", b"names-fixed.md5anim"):
+                os.unlink(os.path.join(base, n))
+            gone = {c.next_event(TIMEOUT)["asset"] for _ in range(2)}
+            check(gone == {"names-ok.md5anim", "names-fixed.md5anim"}, "removed (%r)" % gone)
+            check(c.status()["assets"]["count"] == len(DEMO), "the connection is usable after")
+    except Exception as e:              # noqa: BLE001  (the failure being tested for)
+        check(False, "names that are not text: %r" % e)
+    finally:
+        for n in bad + [os.path.dirname(bad[3]), b"names-ok.md5anim", b"names-fixed.md5anim"]:
+            p = os.path.join(base, n)
+            if os.path.isdir(p):
+                os.rmdir(p)
+            elif os.path.exists(p):
+                os.unlink(p)
+
+
 # ---- 4. timeouts, a lost connection, the context manager ----------------------
 
 class FakeDaemon(threading.Thread):
@@ -925,6 +980,7 @@ def main():
     try:
         for name, part in (("every method", t_methods), ("errors", t_errors),
                            ("events", t_events), ("clip events", t_clip_events),
+                           ("names that are not text", t_unservable),
                            ("timeouts", t_timeouts),
                            ("the context manager", t_context),
                            ("against libanimclient", lambda d: (

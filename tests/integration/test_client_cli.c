@@ -526,32 +526,51 @@ static void test_events_of_a_clip(void **state)
 	free(r);
 }
 
-/* An asset whose name holds a quote and a control byte: `list` shows it as
- * the daemon's log does (`\x01`, the quote as it is), `events` quotes it
- * with the quote escaped, and no raw control byte reaches the terminal. */
+/* An asset whose name holds a quote and a letter that is not ASCII:
+ * `list` shows it as it is, `list --json` and `events` escape the quote.
+ * A name with a control byte is not served (the daemon's naming rule):
+ * never listed, said in the daemon's log with the byte escaped, counted by
+ * `status`; no raw control byte reaches the terminal. */
 static void test_names_escaped(void **state)
 {
-	static const char name[] = "odd\"q\001.md5anim";
-	static const char shown[] = "odd\"q\\x01.md5anim";
+	static const char name[] = "odd\"q\xc3\xa9.md5anim";
+	static const char unservable[] = "odd\001.md5anim";
 	char *args[] = { "events", "--count", "1", "--events", "asset.error", NULL };
 	struct fixture *fx = *state;
 	struct run *r = NULL;
 	struct child ch;
 
+	assert_int_equal(daemon_proc_write_asset(&fx->d, unservable, "x\n"), 0);
 	assert_int_equal(daemon_proc_write_asset(&fx->d, name, "x\n"), 0);
 	for (int i = 0; i < 100; i++) {
 		free(r);
 		r = run(fx, NULL, "list", NULL);
-		if (strstr(r->out, shown) != NULL)
+		if (strstr(r->out, name) != NULL && strstr(r->out, "error: odd\"q") != NULL)
 			break;
 		poll(NULL, 0, 100);
 	}
-	expect(r, 0, "odd\"q\\x01.md5anim  md5anim", NULL);
-	expect(r, 0, "error: odd\"q\\x01.md5anim:1:1: error: expected \"MD5Version\"", NULL);
-	assert_null(strchr(r->out, '\001'));
+	expect(r, 0, "odd\"q\xc3\xa9.md5anim  md5anim", NULL);
+	expect(r, 0, "error: odd\"q\xc3\xa9.md5anim:1:1: error: expected \"MD5Version\"", NULL);
+	assert_null(strstr(r->out, "odd\001"));
+	assert_null(strstr(r->out, "odd\\x01"));
 	free(r);
 	/* The same rule as the daemon's log. */
-	assert_true(daemon_proc_log_contains(&fx->d, "odd\"q\\x01.md5anim:1:1: error:"));
+	assert_true(daemon_proc_log_contains(&fx->d, "odd\"q\xc3\xa9.md5anim:1:1: error:"));
+	r = run(fx, NULL, "list", "--json", NULL);
+	expect(r, 0, "{\"asset\":\"odd\\\"q\xc3\xa9.md5anim\",\"format\":\"md5anim\"", NULL);
+	free(r);
+	r = NULL;
+	for (int i = 0; i < 100; i++) {
+		free(r);
+		r = run(fx, NULL, "status", NULL);
+		if (strstr(r->out, "1 not served") != NULL)
+			break;
+		poll(NULL, 0, 100);
+	}
+	expect(r, 0, " failing, 0 loading, 1 not served)", NULL);
+	free(r);
+	assert_true(daemon_proc_log_contains(&fx->d, "asset name \"odd\\x01.md5anim\" holds a "
+						     "control character: not served; rename the file"));
 
 	r = calloc(1, sizeof *r);
 	assert_non_null(r);
@@ -567,8 +586,8 @@ static void test_names_escaped(void **state)
 			break;
 	}
 	collect(&ch, r, TIMEOUT_MS);
-	expect(r, 0, "asset.error asset=\"odd\\\"q\\x01.md5anim\" format=md5anim live=no "
-		     "message=\"odd\\\"q\\x01.md5anim:1:1: error: expected \\\"MD5Version\\\", "
+	expect(r, 0, "asset.error asset=\"odd\\\"q\xc3\xa9.md5anim\" format=md5anim live=no "
+		     "message=\"odd\\\"q\xc3\xa9.md5anim:1:1: error: expected \\\"MD5Version\\\", "
 		     "found \\\"y", NULL);
 	assert_null(strchr(r->out, '\001'));
 	free(r);

@@ -60,6 +60,27 @@ expect_match 'zero\.md5mesh: error: is a character device, not a regular file' "
 expect_status 1 timeout 10 "$ANIMD" check "$TMP/odd"
 [ "$(wc -l <"$TMP/out")" -eq 2 ] && ok || bad "expected two problem lines for the odd tree"
 
+# Paths are whatever bytes a directory holds: --json stays valid JSON, and
+# no control character (DEL, C1 as UTF-8, a byte of C1 read as Latin-1)
+# reaches the output raw.
+mkdir "$TMP/names"
+cp "$demo/idle.md5anim" "$TMP/names/c1$(printf '\302\233')ok.md5anim"
+cp "$demo/idle.md5anim" "$TMP/names/bad$(printf '\233\377\177\001').md5anim"
+printf 'MD5Version 10\n' >"$TMP/names/nl$(printf '\n\302\205')broken.md5anim"
+expect_status 1 "$ANIMD" check --json "$TMP/names"
+[ "$(wc -l <"$TMP/out")" -eq 3 ] && ok || bad "expected three JSON lines for the names tree"
+if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$TMP/out" ||
+	LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$TMP/out"; then
+	bad "check --json printed a raw control character"; od -c "$TMP/out" | head -20
+else ok; fi
+jq -e -s 'length == 3 and all(.[]; .path | type == "string")' "$TMP/out" >/dev/null && ok ||
+	bad "check --json of odd names is not valid JSON"
+jq -e -s 'map(.path | ltrimstr("'"$TMP"'/names/")) | sort ==
+	["bad\u009b\u00ff\u007f\u0001.md5anim", "c1\u009bok.md5anim", "nl\n\u0085broken.md5anim"]' \
+	"$TMP/out" >/dev/null && ok || { bad "check --json names"; cat "$TMP/out"; }
+expect_status 0 "$ANIMD" inspect --json "$TMP/names/c1$(printf '\302\233')ok.md5anim"
+expect_jq '.asset | endswith("c1\u009bok.md5anim")' "$TMP/out"
+
 # inspect --json: the documented fields.
 expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5anim"
 cp "$TMP/out" "$TMP/inspect.json"

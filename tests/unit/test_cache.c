@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -37,6 +38,7 @@
 #define WAIT_MS 5000
 #define QUIET_MS 50
 #define MAX_EVENTS 512
+#define MAX_LOGS 64
 
 enum ev_type { EV_LOADED, EV_RELOADED, EV_ERROR, EV_REMOVED, EV_UNCHANGED };
 
@@ -57,6 +59,8 @@ struct fx {
 	struct cache *cache;
 	struct ev events[MAX_EVENTS];
 	size_t nev;
+	char logs[MAX_LOGS][700];       /* the cache's warnings and errors */
+	size_t nlog;
 	bool ready;
 	struct cache_summary summary;
 	bool closed;
@@ -216,13 +220,27 @@ static void on_unchanged(struct cache *c, const char *name, uint64_t gen, void *
 	record(data, EV_UNCHANGED, name, gen, NULL);
 }
 
-/* ANIMD_TEST_VERBOSE=1 shows the cache's own notes. */
+/* ANIMD_TEST_VERBOSE=1 shows the cache's own notes; warnings and errors
+ * are kept for the tests that count them. */
 static void on_log(struct cache *c, int level, const char *msg, void *data)
 {
+	struct fx *f = data;
+
 	(void)c;
-	(void)data;
 	if (getenv("ANIMD_TEST_VERBOSE") != NULL)
 		fprintf(stderr, "<%d>%s\n", level, msg);
+	if (level <= LOG_WARNING && f->nlog < MAX_LOGS)
+		snprintf(f->logs[f->nlog++], sizeof f->logs[0], "%s", msg);
+}
+
+/* How many warnings or errors the cache logged that contain needle. */
+static size_t count_logs(const struct fx *f, const char *needle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nlog; i++)
+		n += strstr(f->logs[i], needle) != NULL;
+	return n;
 }
 
 static void on_ready(struct cache *c, const struct cache_summary *s, void *data)
@@ -982,6 +1000,232 @@ static void test_directory_renamed(void **state)
 	assert_int_equal(wait_event(f, EV_RELOADED, "people/sub/run.md5anim")->generation, 2);
 }
 
+/* Whether every event named a name that may be served. */
+static void assert_events_servable(const struct fx *f)
+{
+	for (size_t i = 0; i < f->nev; i++)
+		if (asset_path_unservable(f->events[i].name, strlen(f->events[i].name)) != NULL)
+			fail_msg("an event about \"%s\", a name that is not served",
+				 f->events[i].name);
+}
+
+static size_t unservable(struct fx *f)
+{
+	struct cache_stats st;
+
+	cache_stats(f->cache, &st);
+	return st.unservable;
+}
+
+static void rename_in(const struct fx *f, const char *from, const char *to)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	fx_path(f, from, a);
+	fx_path(f, to, b);
+	assert_int_equal(rename(a, b), 0);
+}
+
+/* Names that are not UTF-8 or hold control characters are never served:
+ * not loaded, listed nor reported, each said once in the log (escaped,
+ * with what to do), counted; a rename to a good name serves the file, a
+ * rename to a bad one removes it. */
+static void test_unservable_names(void **state)
+{
+	static const char *const bad[] = {
+		"bad\xff.md5anim", "nl\nname.md5anim", "esc\x1b[2J.md5anim", "c1\xc2\x9b.md5anim",
+		"del\x7f.md5anim", "overlong\xc0\xaf.md5anim", "surrogate\xed\xa0\x80.md5anim",
+		"big\xf4\x90\x80\x80.md5anim",
+	};
+	struct fx *f = *state;
+	struct cache_info *list, info;
+	size_t count;
+
+	put_anim(f, "ok.md5anim", 1);
+	put_anim(f, "caf\xc3\xa9.md5anim", 1);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		put_anim(f, bad[i], 1);
+	mkdirs(f, "dir\xfe/sub");
+	put_anim(f, "dir\xfe/x.md5anim", 1);
+	put_anim(f, "dir\xfe/sub/y.md5anim", 1);
+	put(f, "notes\xff.txt", "not an asset: not a word about it\n");
+	put_anim(f, ".hidden\xff.md5anim", 1);
+	fx_start(f);
+
+	assert_int_equal(f->summary.files, 2);
+	assert_int_equal(f->summary.directories, 1);
+	assert_int_equal(cache_list(f->cache, &list, &count), 0);
+	assert_int_equal(count, 2);
+	assert_string_equal(list[0].name, "caf\xc3\xa9.md5anim");
+	assert_string_equal(list[1].name, "ok.md5anim");
+	free(list);
+	assert_int_equal(cache_get(f->cache, "bad\xff.md5anim", &info), -ENOENT);
+	assert_events_servable(f);
+	assert_int_equal(unservable(f), 9);
+	assert_int_equal(count_logs(f, ": not served; rename the file"), 8);
+	assert_int_equal(count_logs(f, "asset name \"bad\\xff.md5anim\" is not valid UTF-8: "
+				       "not served; rename the file"), 1);
+	assert_int_equal(count_logs(f, "asset name \"nl\\x0aname.md5anim\" holds a control "
+				       "character: not served"), 1);
+	assert_int_equal(count_logs(f, "asset name \"c1\\xc2\\x9b.md5anim\" holds a control "
+				       "character"), 1);
+	assert_int_equal(count_logs(f, "folder name \"dir\\xfe\" is not valid UTF-8: nothing in "
+				       "it is served; rename the folder"), 1);
+	assert_int_equal(count_logs(f, "notes"), 0);
+	assert_int_equal(count_logs(f, "hidden"), 0);
+	for (size_t i = 0; i < f->nlog; i++)
+		for (const char *p = f->logs[i]; *p != '\0'; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				fail_msg("log line %zu has byte 0x%02x", i, (unsigned char)*p);
+
+	/* Rescans say nothing new. */
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	assert_int_equal(f->nlog, 9);
+
+	/* Renamed to a good name: served.  To a bad one: removed. */
+	clear_events(f);
+	rename_in(f, "bad\xff.md5anim", "fixed.md5anim");
+	assert_int_equal(wait_event(f, EV_LOADED, "fixed.md5anim")->generation, 1);
+	rename_in(f, "ok.md5anim", "ok\x01.md5anim");
+	wait_event(f, EV_REMOVED, "ok.md5anim");
+	put_anim(f, "new\xff.md5anim", 1);
+	rename_in(f, "dir\xfe", "dir");
+	wait_event(f, EV_LOADED, "dir/x.md5anim");
+	wait_event(f, EV_LOADED, "dir/sub/y.md5anim");
+	settle(f);
+	assert_events_servable(f);
+	assert_int_equal(unservable(f), 9);     /* -bad, -dir, +ok, +new */
+	assert_int_equal(count_logs(f, "\"ok\\x01.md5anim\" holds a control character"), 1);
+	assert_int_equal(count_logs(f, "\"new\\xff.md5anim\" is not valid UTF-8"), 1);
+
+	/* The folder under a bad name again: everything in it goes. */
+	clear_events(f);
+	rename_in(f, "dir", "dir\x01");
+	wait_event(f, EV_REMOVED, "dir/x.md5anim");
+	wait_event(f, EV_REMOVED, "dir/sub/y.md5anim");
+	settle(f);
+	assert_events_servable(f);
+	assert_int_equal(unservable(f), 10);
+	assert_int_equal(count_logs(f, "folder name \"dir\\x01\" holds a control character"), 1);
+	/* A change to a file under a bad name is no event. */
+	put_anim(f, "del\x7f.md5anim", 3);
+	put_anim(f, "dir\x01/x.md5anim", 3);
+	settle(f);
+	assert_int_equal(f->nev, 2);
+	assert_int_equal(cache_list(f->cache, &list, &count), 0);
+	assert_int_equal(count, 2);             /* café, fixed */
+	free(list);
+}
+
+/* A tree deeper than the walk goes: the folder it stops at is said once,
+ * not at every rescan (which would push every other warning out of the
+ * log's recent lines), and said again when it comes back after going. */
+static void test_too_deep_said_once(void **state)
+{
+	struct fx *f = *state;
+	char rel[PATH_MAX] = "d", p[PATH_MAX], deepest[PATH_MAX];
+
+	for (int i = 1; i < 34; i++)
+		strcat(rel, "/d");
+	mkdirs(f, rel);
+	fx_start(f);
+	assert_int_equal(count_logs(f, "too deep, not watched"), 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_rescan(f->cache), 0);
+		settle(f);
+	}
+	assert_int_equal(count_logs(f, "too deep, not watched"), 1);
+
+	/* Gone (the 33rd level), then back: said again, once. */
+	memcpy(deepest, rel, 33 * 2 - 1);
+	deepest[33 * 2 - 1] = '\0';
+	fx_path(f, deepest, p);
+	rm_tree(p);
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	mkdirs(f, deepest);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_rescan(f->cache), 0);
+		settle(f);
+	}
+	assert_int_equal(count_logs(f, "too deep, not watched"), 2);
+}
+
+/* A folder replaced under its name, as a deploy or `git checkout` does it:
+ * the new folder is watched (edits right after the swap are seen, with no
+ * rescan), the old one is served and watched under its new name only. */
+static void test_directory_replaced(void **state)
+{
+	struct fx *f = *state;
+	char from[PATH_MAX], to[PATH_MAX];
+	struct cache_stats st;
+
+	mkdirs(f, "sub/deeper");
+	put_anim(f, "sub/a.md5anim", 1);
+	put_anim(f, "sub/deeper/d.md5anim", 1);
+	mkdirs(f, "new/deeper");
+	put_anim(f, "new/a.md5anim", 2);
+	put_anim(f, "new/b.md5anim", 2);
+	put_anim(f, "new/deeper/d.md5anim", 2);
+	fx_start(f);
+	clear_events(f);
+
+	/* mv sub sub.old && mv new sub, and an edit at once. */
+	fx_path(f, "sub", from);
+	fx_path(f, "sub.old", to);
+	assert_int_equal(rename(from, to), 0);
+	fx_path(f, "new", from);
+	fx_path(f, "sub", to);
+	assert_int_equal(rename(from, to), 0);
+	put_anim(f, "sub/a.md5anim", 3);
+	wait_event(f, EV_LOADED, "sub.old/a.md5anim");
+	wait_event(f, EV_LOADED, "sub.old/deeper/d.md5anim");
+	wait_event(f, EV_LOADED, "sub/b.md5anim");
+	wait_event(f, EV_REMOVED, "new/a.md5anim");
+	wait_event(f, EV_REMOVED, "new/b.md5anim");
+	settle(f);
+	assert_int_equal(live_frames(f, "sub/a.md5anim"), 3);
+	assert_int_equal(live_frames(f, "sub/deeper/d.md5anim"), 2);
+	assert_int_equal(live_frames(f, "sub.old/a.md5anim"), 1);
+	cache_stats(f->cache, &st);
+	assert_int_equal(st.directories, 5);
+
+	/* Each folder reports under its own name, and only there. */
+	clear_events(f);
+	put_anim(f, "sub/a.md5anim", 4);
+	put_anim(f, "sub/deeper/d.md5anim", 4);
+	assert_int_equal(wait_event(f, EV_RELOADED, "sub/a.md5anim")->generation, 3);
+	wait_event(f, EV_RELOADED, "sub/deeper/d.md5anim");
+	settle(f);
+	clear_events(f);
+	put_anim(f, "sub.old/a.md5anim", 5);
+	put_anim(f, "sub.old/deeper/d.md5anim", 5);
+	wait_event(f, EV_RELOADED, "sub.old/a.md5anim");
+	wait_event(f, EV_RELOADED, "sub.old/deeper/d.md5anim");
+	settle(f);
+	assert_int_equal(count_events(f, EV_RELOADED, "sub/a.md5anim"), 0);
+	assert_int_equal(live_frames(f, "sub/a.md5anim"), 4);
+	assert_int_equal(live_frames(f, "sub.old/a.md5anim"), 5);
+
+	/* rm -r sub && mkdir sub, and a file in it at once. */
+	clear_events(f);
+	fx_path(f, "sub", from);
+	rm_tree(from);
+	assert_int_equal(mkdir(from, 0755), 0);
+	put_anim(f, "sub/c.md5anim", 1);
+	wait_event(f, EV_REMOVED, "sub/a.md5anim");
+	wait_event(f, EV_REMOVED, "sub/deeper/d.md5anim");
+	wait_event(f, EV_LOADED, "sub/c.md5anim");
+	settle(f);
+	clear_events(f);
+	put_anim(f, "sub/c.md5anim", 2);
+	assert_int_equal(wait_event(f, EV_RELOADED, "sub/c.md5anim")->generation, 2);
+	settle(f);
+	cache_stats(f->cache, &st);
+	assert_int_equal(st.directories, 4);    /* root, sub, sub.old, sub.old/deeper */
+}
+
 /* Changes the watcher cannot see: writes through a hard link that lives
  * outside the asset root (inotify reports them on the outside directory
  * only).  A rescan finds them by size, mtime and inode. */
@@ -1224,6 +1468,26 @@ static void test_asset_path_rules(void **state)
 	assert_int_equal(asset_path_check("a/..", 4, err, sizeof err), -EACCES);
 	assert_int_equal(asset_path_check("..a", 3, err, sizeof err), 0);
 	assert_int_equal(asset_path_check(".", 1, err, sizeof err), -EINVAL);
+
+	/* The naming rule: text without control characters. */
+#define UNSERVABLE(lit) asset_path_unservable(lit, sizeof lit - 1)
+	assert_null(UNSERVABLE("a/walk.md5anim"));
+	assert_null(UNSERVABLE("caf\xc3\xa9/\xe2\x82\xac\xf0\x9f\x98\x80 ~!.x"));
+	assert_null(UNSERVABLE("\xc2\xa0\xef\xbf\xbf\xf4\x8f\xbf\xbf"));
+	assert_string_equal(UNSERVABLE("bad\xff.x"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xc0\xaf"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xe0\x80\xaf"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xed\xa0\x80"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\xf4\x90\x80\x80"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("cut\xc3"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("\x01\xff"), "is not valid UTF-8");
+	assert_string_equal(UNSERVABLE("a\nb"), "holds a control character");
+	assert_string_equal(UNSERVABLE("\x1b[2J"), "holds a control character");
+	assert_string_equal(UNSERVABLE("del\x7f"), "holds a control character");
+	assert_string_equal(UNSERVABLE("c1\xc2\x9b"), "holds a control character");
+	assert_string_equal(UNSERVABLE("c1\xc2\x80"), "holds a control character");
+	assert_string_equal(UNSERVABLE("a\0b"), "holds a control character");
+#undef UNSERVABLE
 }
 
 /* Closing while the start-up walk and loads are still running. */
@@ -1503,6 +1767,9 @@ int main(void)
 		T(test_ignored_names_until_renamed),
 		T(test_new_and_removed_directories),
 		T(test_directory_renamed),
+		T(test_directory_replaced),
+		T(test_too_deep_said_once),
+		T(test_unservable_names),
 		T(test_rescan_finds_missed_changes),
 		T(test_periodic_rescan),
 		T(test_size_limit),

@@ -319,6 +319,34 @@ static void test_escape_api(void **state)
 	assert_false(cut);
 }
 
+/* Names that are not text, byte by byte: printable ASCII as it is, the
+ * backslash and everything else as \xNN (what bash's $'...' reads back). */
+static void test_escape_bytes(void **state)
+{
+	char buf[64];
+	bool cut = true;
+
+	(void)state;
+	assert_int_equal(log_escape_bytes(buf, sizeof buf, "bad\xff.md5anim", 12, &cut), 15);
+	assert_string_equal(buf, "bad\\xff.md5anim");
+	assert_false(cut);
+	/* Valid UTF-8, controls, C1, DEL, the backslash: all bytes. */
+	log_escape_bytes(buf, sizeof buf, "\xc3\xa9\n\x1b\xc2\x9b\x7f\\ \"~", 11, &cut);
+	assert_string_equal(buf, "\\xc3\\xa9\\x0a\\x1b\\xc2\\x9b\\x7f\\x5c \"~");
+	assert_false(cut);
+	assert_int_equal(log_escape_bytes(buf, sizeof buf, "a\0b", 3, NULL), 6);
+	assert_string_equal(buf, "a\\x00b");
+	/* An escape is never cut. */
+	assert_int_equal(log_escape_bytes(buf, 5, "a\xff" "b", 3, &cut), 1);
+	assert_string_equal(buf, "a");
+	assert_true(cut);
+	assert_int_equal(log_escape_bytes(buf, 6, "a\xff" "b", 3, &cut), 5);
+	assert_string_equal(buf, "a\\xff");
+	assert_true(cut);
+	assert_int_equal(log_escape_bytes(buf, 0, "a", 1, &cut), 0);
+	assert_true(cut);
+}
+
 /* Whether s matches the extended regex re, whole. */
 static bool matches(const char *s, const char *re)
 {
@@ -476,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_one_write_per_line),
 		cmocka_unit_test(test_errno_preserved),
 		cmocka_unit_test(test_escape_api),
+		cmocka_unit_test(test_escape_bytes),
 		cmocka_unit_test(test_terminal_style),
 		cmocka_unit_test(test_terminal_colour),
 		cmocka_unit_test(test_style_detection),

@@ -176,12 +176,8 @@ static size_t log_prefix(char *out, enum log_level level, enum log_style style)
 	return n;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at s (1 to 4), its code point in
- * *cp; 0 if the bytes are not well-formed UTF-8 (overlong forms, surrogates
- * and values past U+10FFFF included), so that each bad byte gets escaped.
- */
-static size_t log_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+/* Each byte that log_utf8_decode refuses gets escaped on its own. */
+size_t log_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	uint32_t v, min;
 	size_t len;
@@ -282,6 +278,36 @@ size_t log_escape(char *dst, size_t dstsize, const char *src, size_t srclen, boo
 	dst[out] = '\0';
 	if (truncated != NULL)
 		*truncated = cut;
+	return out;
+}
+
+size_t log_escape_bytes(char *dst, size_t dstsize, const char *src, size_t srclen,
+			bool *truncated)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t out = 0, i;
+
+	if (dstsize == 0) {
+		if (truncated != NULL)
+			*truncated = srclen > 0;
+		return 0;
+	}
+	for (i = 0; i < srclen; i++) {
+		char esc[4];
+		bool plain = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\';
+		size_t plen = plain ? 1 : log_hex_escape(esc, 'x', s[i], 2);
+
+		if (plen >= dstsize - out)
+			break;
+		if (plain)
+			dst[out] = (char)s[i];
+		else
+			memcpy(dst + out, esc, plen);
+		out += plen;
+	}
+	dst[out] = '\0';
+	if (truncated != NULL)
+		*truncated = i < srclen;
 	return out;
 }
 

@@ -131,4 +131,24 @@ size_t log_recent(struct log_recent *out, size_t max, uint64_t *errors, uint64_t
  */
 size_t log_escape(char *dst, size_t dstsize, const char *src, size_t srclen, bool *truncated);
 
+/*
+ * Copy srclen bytes of src into dst byte by byte: printable ASCII as it is,
+ * every other byte, and the backslash, as "\xNN".  For names that are not
+ * text (a file name that is not UTF-8 or holds control characters): every
+ * byte shows, the result is ASCII, and it reads back as the same bytes in
+ * a shell's $'...' quoting, so the name can be typed to rename the file.
+ * Never cuts an escape; dst is NUL-terminated when dstsize > 0; returns the
+ * bytes written, *truncated (may be NULL) whether part of src was left out.
+ */
+size_t log_escape_bytes(char *dst, size_t dstsize, const char *src, size_t srclen,
+			bool *truncated);
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (n > 0 bytes available),
+ * 1 to 4, with its code point in *cp; 0 if the bytes there are not
+ * well-formed UTF-8 (overlong forms, surrogates and values past U+10FFFF
+ * are not).  The rule log_escape applies, for modules that judge text.
+ */
+size_t log_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
 #endif

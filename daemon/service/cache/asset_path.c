@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon/assets/asset.h"
+#include "daemon/service/base/log.h"
 
 static int asset_path_fail(int rc, char *err, size_t errlen, const char *why)
 {
@@ -52,6 +53,24 @@ int asset_path_check(const char *name, size_t len, char *err, size_t errlen)
 		start = i + 1;
 	}
 	return 0;
+}
+
+const char *asset_path_unservable(const char *name, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)name;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = log_utf8_decode(u + i, len - i, &cp);
+
+		if (n == 0)
+			return "is not valid UTF-8";    /* the worse news first */
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+			why = "holds a control character";
+		i += n;
+	}
+	return why;
 }
 
 bool asset_path_ignored(const char *base)

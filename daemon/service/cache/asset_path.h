@@ -28,6 +28,19 @@
  *   -ENAMETOOLONG  longer than ASSET_PATH_MAX. */
 int asset_path_check(const char *name, size_t len, char *err, size_t errlen);
 
+/*
+ * The naming rule (PROTOCOL.md, "asset name"): a name is served only if it
+ * is text a client can take as it is - every name goes out as a msgpack
+ * str, into JSON and onto terminals.  Returns NULL for a name of len bytes
+ * that may be served, or why it may not, for a log line:
+ *   "is not valid UTF-8"     overlong forms, surrogates and code points
+ *                            past U+10FFFF included (RFC 3629);
+ *   "holds a control character"  U+0000..U+001F, U+007F, U+0080..U+009F.
+ * A file whose name (relative to the root) is refused is never indexed,
+ * loaded, listed or sent; a directory's refusal covers its whole subtree.
+ */
+const char *asset_path_unservable(const char *name, size_t len);
+
 /* True for a last component that is never an asset whatever its extension:
  * hidden files (".walk.md5anim.swp", ".#walk.md5anim", ".goutputstream-X"),
  * Emacs auto-saves ("#walk.md5anim#") and backups ("walk.md5anim~").  Editors

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/service/base/log.h"
 #include "daemon/service/base/strmap.h"
 #include "daemon/service/base/strorder.h"
 #include "daemon/service/cache/asset_path.h"
@@ -91,6 +92,21 @@ struct cache_load {
 	char err[CACHE_ERR_MAX];
 };
 
+/* Something the walk found that the log is told once, not at every walk
+ * (the same warning each rescan would push every other one out of the
+ * log's recent lines): a name that is not served, or a directory too deep
+ * to watch.  Told again only once it has gone away, or been fixed. */
+enum cache_note_kind {
+	CACHE_NOTE_UNSERVABLE,
+	CACHE_NOTE_TOO_DEEP,
+};
+
+struct cache_note {
+	struct strmap_node node;
+	enum cache_note_kind kind;
+	char name[];                    /* relative to the root, raw bytes */
+};
+
 struct cache {
 	uv_loop_t *loop;
 	struct cache_options opts;
@@ -105,6 +121,8 @@ struct cache {
 	struct root_watch *root_watch;  /* the root's entry in its parent */
 	struct strmap entries;
 	struct strorder order;          /* the entries in the table, by name (listing) */
+	struct strmap notes;            /* name -> struct cache_note */
+	size_t unservable;              /* notes of that kind */
 	struct watcher *watcher;
 	uv_timer_t rescan_timer;
 	uv_timer_t dircheck_timer;
@@ -172,6 +190,24 @@ static int64_t cache_realtime_ns(void)
 
 /* ---- lifetime -------------------------------------------------------- */
 
+static void cache_note_drop(struct cache *c, struct cache_note *n)
+{
+	strmap_remove(&c->notes, &n->node);
+	if (n->kind == CACHE_NOTE_UNSERVABLE)
+		c->unservable--;
+	free(n);
+}
+
+static void cache_notes_clear(struct cache *c)
+{
+	struct strmap_node *n, *next;
+
+	for (n = strmap_next(&c->notes, NULL); n != NULL; n = next) {
+		next = strmap_next(&c->notes, n);
+		cache_note_drop(c, strmap_container_of(n, struct cache_note, node));
+	}
+}
+
 static void cache_finish(struct cache *c)
 {
 	void (*cb)(void *) = c->close_cb;
@@ -179,6 +215,8 @@ static void cache_finish(struct cache *c)
 
 	for (size_t i = 0; i < c->scan_root_count; i++)
 		free(c->scan_roots[i]);
+	cache_notes_clear(c);
+	strmap_fini(&c->notes);
 	strmap_fini(&c->entries);
 	strorder_fini(&c->order);
 	if (c->root_fd >= 0)
@@ -693,11 +731,12 @@ static bool cache_gone_status(int status)
 	return status == -ENOENT || status == -ENOTDIR || status == -ELOOP;
 }
 
-/* True if the walk proves that name (a file, or a directory if is_dir) no
- * longer exists: it is absent and the closest directory above it that the
- * walk met was listed in full.  A directory the walk could not read proves
- * nothing about what is below it. */
-static bool cache_scan_proves_absent(const struct scan_result *r, const char *name, bool is_dir)
+/* True if the walk proves that name no longer exists: present says whether
+ * the walk listed it (as a file, a directory or a name not served, as the
+ * caller looks it up); it is absent and the closest directory above it
+ * that the walk met was listed in full.  A directory the walk could not
+ * read proves nothing about what is below it. */
+static bool cache_scan_proves_absent(const struct scan_result *r, const char *name, bool present)
 {
 	char dir[ASSET_PATH_MAX + 1];
 	long root = cache_scan_root_of(r, name);
@@ -708,7 +747,7 @@ static bool cache_scan_proves_absent(const struct scan_result *r, const char *na
 		return true;
 	if (r->root_status[root] != 0 || strcmp(name, r->roots[root]) == 0)
 		return false;
-	if (is_dir ? scan_find_dir(r, name) != NULL : scan_find_file(r, name) != NULL)
+	if (present)
 		return false;
 	if (asset_path_parent(name, dir, sizeof dir) < 0)
 		return false;
@@ -723,9 +762,9 @@ static bool cache_scan_proves_absent(const struct scan_result *r, const char *na
 	return true;
 }
 
-static int cache_watch(struct cache *c, const char *dir)
+static int cache_watch(struct cache *c, const char *dir, const struct scan_id *id)
 {
-	int rc = watcher_add(c->watcher, dir);
+	int rc = watcher_add(c->watcher, dir, id->dev, id->ino);
 
 	if (rc == -ENOSPC && !c->watch_limit_logged) {
 		c->watch_limit_logged = true;
@@ -733,11 +772,96 @@ static int cache_watch(struct cache *c, const char *dir)
 			  "%s/%s: cannot watch: inotify watch limit reached "
 			  "(fs.inotify.max_user_watches); changes below are found by rescans only",
 			  c->root_real, dir);
+	} else if (rc == -ESTALE) {
+		/* Another directory took the name since the walk: walk it. */
+		cache_scan_request(c, dir, CACHE_SCAN_SOON);
 	} else if (rc < 0 && rc != -EEXIST && rc != -ENOENT && rc != -ENOSPC) {
 		cache_log(c, LOG_WARNING, "%s/%s: cannot watch: %s", c->root_real, dir,
 			  uv_strerror(rc));
 	}
 	return rc;
+}
+
+/* Watches dir, the directory id the walk listed, unless its watch is on
+ * that one already.  A watch under the name on another directory (the
+ * name was given to a new one) goes first, with those below it.  True if
+ * a watch was added: what appeared before it must be walked again. */
+static bool cache_watch_listed(struct cache *c, const char *dir, const struct scan_id *id)
+{
+	if (watcher_watches(c->watcher, dir, id->dev, id->ino))
+		return false;
+	watcher_remove(c->watcher, dir);
+	return cache_watch(c, dir, id) == 0;
+}
+
+/* Tells the log once about name (see struct cache_note); true if it was
+ * not told already. */
+static bool cache_note(struct cache *c, const char *name, enum cache_note_kind kind)
+{
+	struct strmap_node *sn = strmap_find(&c->notes, name);
+	size_t len = strlen(name);
+	struct cache_note *n;
+
+	if (sn != NULL) {
+		n = strmap_container_of(sn, struct cache_note, node);
+		if (n->kind == kind)
+			return false;
+		cache_note_drop(c, n);
+	}
+	n = malloc(sizeof *n + len + 1);
+	if (n == NULL)
+		return true;            /* said again next time: better than never */
+	n->kind = kind;
+	memcpy(n->name, name, len + 1);
+	strmap_insert(&c->notes, &n->node, n->name);
+	if (kind == CACHE_NOTE_UNSERVABLE)
+		c->unservable++;
+	return true;
+}
+
+static void cache_note_unservable(struct cache *c, const struct scan_unservable *u)
+{
+	char shown[512];
+	bool cut;
+
+	if (!cache_note(c, u->name, CACHE_NOTE_UNSERVABLE))
+		return;
+	/* The name escaped byte by byte: the line stays text, and the name
+	 * can be typed back in a shell's $'...' to rename the file. */
+	log_escape_bytes(shown, sizeof shown - 3, u->name, strlen(u->name), &cut);
+	if (cut)
+		strcat(shown, "...");
+	if (u->dir)
+		cache_log(c, LOG_WARNING, "folder name \"%s\" %s: nothing in it is served; "
+			  "rename the folder", shown, u->why);
+	else
+		cache_log(c, LOG_WARNING, "asset name \"%s\" %s: not served; rename the file",
+			  shown, u->why);
+}
+
+/* Forgets the notes the walk proves stale: the name is gone, or now
+ * listed as a directory the walk could enter. */
+static void cache_notes_prune(struct cache *c, const struct scan_result *r)
+{
+	struct strmap_node *sn, *next;
+
+	for (sn = strmap_next(&c->notes, NULL); sn != NULL; sn = next) {
+		struct cache_note *n = strmap_container_of(sn, struct cache_note, node);
+		const struct scan_dir *d;
+		bool stale;
+
+		next = strmap_next(&c->notes, sn);
+		if (n->kind == CACHE_NOTE_TOO_DEEP) {
+			d = scan_find_dir(r, n->name);
+			stale = (d != NULL && d->status != -ELOOP) ||
+				cache_scan_proves_absent(r, n->name, d != NULL);
+		} else {
+			stale = cache_scan_proves_absent(r, n->name,
+							 scan_find_unservable(r, n->name) != NULL);
+		}
+		if (stale)
+			cache_note_drop(c, n);
+	}
 }
 
 /* A file the walk found. */
@@ -787,7 +911,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		const char *root = r->roots[i];
 
 		if (r->root_status[i] == 0) {
-			if (!watcher_has(c->watcher, root) && cache_watch(c, root) == 0) {
+			if (cache_watch_listed(c, root, &r->root_id[i])) {
 				if (newly_count < CACHE_MAX_SCAN_ROOTS)
 					newly[newly_count++] = root;
 				else
@@ -807,20 +931,26 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		const struct scan_dir *d = &r->dirs[i];
 
 		if (d->status == -ELOOP) {
-			cache_log(c, LOG_WARNING, "%s/%s: too deep, not watched", c->root_real,
-				  d->name);
+			if (cache_note(c, d->name, CACHE_NOTE_TOO_DEEP))
+				cache_log(c, LOG_WARNING, "%s/%s: too deep, not watched", c->root_real,
+					  d->name);
 			continue;
 		}
 		if (d->status < 0)
 			cache_log(c, LOG_WARNING, "%s/%s: cannot read directory: %s", c->root_real,
 				  d->name, strerror(-d->status));
-		if (!watcher_has(c->watcher, d->name) && cache_watch(c, d->name) == 0) {
+		if (d->id.dev == 0 && d->id.ino == 0)
+			continue;       /* never opened: nothing to compare a watch with */
+		if (cache_watch_listed(c, d->name, &d->id)) {
 			if (newly_count < CACHE_MAX_SCAN_ROOTS)
 				newly[newly_count++] = d->name;
 			else
 				newly_overflow = true;
 		}
 	}
+	for (size_t i = 0; i < r->unservable_count; i++)
+		cache_note_unservable(c, &r->unservable[i]);
+	cache_notes_prune(c, r);
 	if (r->status == 0) {
 		const char *dir, *dnext;
 		char *gone[CACHE_MAX_SCAN_ROOTS];
@@ -829,7 +959,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		for (dir = watcher_next(c->watcher, NULL); dir != NULL; dir = dnext) {
 			dnext = watcher_next(c->watcher, dir);
 			if (gone_count < CACHE_MAX_SCAN_ROOTS &&
-			    cache_scan_proves_absent(r, dir, true))
+			    cache_scan_proves_absent(r, dir, scan_find_dir(r, dir) != NULL))
 				gone[gone_count++] = strdup(dir);
 		}
 		for (size_t i = 0; i < gone_count; i++) {
@@ -850,7 +980,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
 
 		next = strmap_next(&c->entries, n);
-		if (cache_scan_proves_absent(r, e->name, false)) {
+		if (cache_scan_proves_absent(r, e->name, scan_find_file(r, e->name) != NULL)) {
 			if (e->state == CACHE_LOADING)
 				e->dirty = true;
 			else if (e->state == CACHE_IDLE)
@@ -1022,6 +1152,7 @@ static void cache_root_gone(struct cache *c, int why)
 	c->root_fd = -1;
 	c->root_gen++;
 	watcher_remove(c->watcher, "");
+	cache_notes_clear(c);
 	gone = calloc(c->entries.count + 1, sizeof *gone);
 	/* Dropped first, reported after (a report may close the cache); a
 	 * dropped entry's name lives until its timer's close callback. */
@@ -1055,6 +1186,7 @@ static void cache_root_gone(struct cache *c, int why)
  */
 static void cache_root_check(struct cache *c)
 {
+	struct scan_id id;
 	struct stat st;
 	int fd, rc;
 
@@ -1086,9 +1218,13 @@ static void cache_root_check(struct cache *c)
 	c->root_dev = st.st_dev;
 	c->root_ino = st.st_ino;
 	uv_timer_stop(&c->root_poll);
-	/* The old watches are on the old directories. */
+	/* The old watches are on the old directories; what the log was told
+	 * is about them too. */
 	watcher_remove(c->watcher, "");
-	cache_watch(c, "");
+	cache_notes_clear(c);
+	id.dev = (uint64_t)st.st_dev;
+	id.ino = (uint64_t)st.st_ino;
+	cache_watch(c, "", &id);
 	cache_scan_request(c, "", CACHE_SCAN_NOW);
 	cache_pump(c);
 }
@@ -1121,13 +1257,14 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 			   void *data)
 {
 	struct cache *c = data;
+	char dir[ASSET_PATH_MAX + 1];
 	struct cache_entry *e;
 
 	(void)w;
 	if (c->closing)
 		return;
-	/* The root deleted or moved is reported as a rename of its own base
-	 * name at the top of the tree. */
+	/* The root moved or replaced: its own watch reports it (as ""), an
+	 * event at the top of the tree may be about it. */
 	if ((events & UV_RENAME) && strchr(path, '/') == NULL) {
 		cache_root_check(c);
 		if (c->root_fd < 0)
@@ -1137,6 +1274,22 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 		cache_log(c, LOG_WARNING, "%s/%s: watch error: %s", c->root_real, path,
 			  uv_strerror(status));
 		cache_scan_request(c, path, CACHE_SCAN_SOON);
+		return;
+	}
+	if (path[0] == '\0') {
+		/* The root's watch dropped, and the root is still the one served
+		 * (moved away and back): watch it, and all below, again. */
+		if ((events & UV_RENAME) && !watcher_has(c->watcher, ""))
+			cache_scan_request(c, "", CACHE_SCAN_SOON);
+		return;
+	}
+	if (asset_path_unservable(path, strlen(path)) != NULL) {
+		/* Never served (asset_path.h), whatever happens to it; a walk of
+		 * its folder (one that is served: only those are watched)
+		 * counts it and tells the log. */
+		if ((events & UV_RENAME) && !asset_path_ignored(asset_path_base(path)) &&
+		    asset_path_parent(path, dir, sizeof dir) == 0)
+			cache_scan_request(c, dir, CACHE_SCAN_SOON);
 		return;
 	}
 	e = cache_entry_find(c, path);
@@ -1156,8 +1309,8 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 			cache_entry_touch(c, e);
 		return;
 	}
-	/* Not an asset name: a directory created, deleted or moved (libuv does
-	 * not say), or some other file.  Only a walk can tell. */
+	/* Not an asset name: a directory created, deleted or moved (the event
+	 * does not say), or some other file.  Only a walk can tell. */
 	if ((events & UV_RENAME) && !asset_path_ignored(asset_path_base(path)))
 		cache_scan_request(c, path, CACHE_SCAN_SOON);
 }
@@ -1211,10 +1364,19 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	if (strmap_init(&c->entries) < 0)
 		goto nomem;
 	strorder_init(&c->order);
+	if (strmap_init(&c->notes) < 0) {
+		strmap_fini(&c->entries);
+		strorder_fini(&c->order);
+		goto nomem;
+	}
 	rc = watcher_new(loop, c->root_real, cache_on_watch, c, &c->watcher);
 	if (rc < 0) {
+		strmap_fini(&c->notes);
 		strmap_fini(&c->entries);
-		goto nomem;
+		strorder_fini(&c->order);
+		/* fs.inotify.max_user_instances, most likely. */
+		snprintf(err, errlen, "cannot watch the asset root: %s", uv_strerror(rc));
+		goto fail;
 	}
 	uv_timer_init(loop, &c->rescan_timer);
 	uv_timer_init(loop, &c->dircheck_timer);
@@ -1250,7 +1412,7 @@ int cache_start(struct cache *c, cache_ready_cb ready)
 	c->ready_cb = ready;
 	c->start_ns = uv_hrtime();
 	/* Watch before walking, so nothing created during the walk is missed. */
-	rc = cache_watch(c, "");
+	rc = cache_watch(c, "", &(struct scan_id){ (uint64_t)c->root_dev, (uint64_t)c->root_ino });
 	if (rc < 0 && rc != -ENOSPC)
 		cache_log(c, LOG_WARNING, "%s: not watched (%s); changes are found by rescans only",
 			  c->root_real, uv_strerror(rc));
@@ -1455,6 +1617,7 @@ void cache_stats(const struct cache *c, struct cache_stats *out)
 		out->loads_waiting += e->state == CACHE_ARMED || e->state == CACHE_QUEUED;
 	}
 	out->directories = watcher_count(c->watcher);
+	out->unservable = c->unservable;
 	out->loads_running = c->running;
 	out->walking = c->scan != NULL || c->scan_full || c->scan_root_count > 0;
 	out->scans = c->scans;

@@ -5,14 +5,16 @@
  * by its path relative to the root with '/' separators ("chars/walk.md5anim").
  * Only files whose format asset_detect() recognises are assets; hidden and
  * editor-temporary names (asset_path_ignored) are not, until renamed to a
- * real name.
+ * real name.  Nor are names that are not text (asset_path_unservable):
+ * never loaded nor reported, they are counted (cache_stats.unservable) and
+ * told to `log` once per name, as is a directory too deep to watch.
  *
  * Life of an entry:
  *  - cache_start walks the tree on the thread pool and loads every asset
  *    (in parallel, a few at a time), then reports a summary.
- *  - One watch per directory (libuv's inotify watcher is not recursive);
- *    directories created later are found and watched, removed ones
- *    unwatched.  Each event about a file (re)arms that file's quiet-period
+ *  - One watch per directory (inotify is not recursive); directories
+ *    created later are found and watched, removed ones unwatched, and one
+ *    replaced under its name watched afresh (watcher.h).  Each event about a file (re)arms that file's quiet-period
  *    timer; when the timer fires the file is read and parsed on the thread
  *    pool.  Never two loads of one file at once: an event during a load
  *    marks it dirty and the timer is re-armed when the load completes, so
@@ -34,7 +36,7 @@
  *    (`unchanged`: nothing is swapped, nothing republished).
  *  - A periodic rescan (and cache_rescan) walks the tree again and compares
  *    (size, mtime, inode) with the last load of each file, to catch what
- *    the watcher missed (inotify overflows are dropped by libuv).
+ *    the watcher missed (it does not report inotify's queue overflows).
  *
  * Threads: every function here runs on the loop thread; the loop never
  * blocks on disk or parsing, except cache_new (realpath and open of the
@@ -123,6 +125,8 @@ struct cache_stats {
 	size_t assets;                  /* names listed by cache_list */
 	size_t failing;                 /* of which the last attempt failed */
 	size_t directories;             /* directories watched */
+	size_t unservable;              /* names not served (asset_path_unservable):
+					   files that would be assets, and folders */
 	size_t loads_running;
 	size_t loads_waiting;           /* quiet period or a free worker */
 	bool walking;                   /* a walk is running or waiting */

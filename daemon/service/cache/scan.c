@@ -14,7 +14,7 @@
 
 struct scan_ctx {
 	struct scan_result *r;
-	size_t file_cap, dir_cap;
+	size_t file_cap, dir_cap, unservable_cap;
 	size_t max_entries;
 	unsigned max_depth;
 };
@@ -66,7 +66,7 @@ static int scan_add_file(struct scan_ctx *ctx, const char *name, const struct st
 	struct scan_result *r = ctx->r;
 	char *copy;
 
-	if (r->file_count + r->dir_count >= ctx->max_entries)
+	if (r->file_count + r->dir_count + r->unservable_count >= ctx->max_entries)
 		return -E2BIG;
 	if (scan_grow((void **)&r->files, &ctx->file_cap, r->file_count, sizeof *r->files) < 0)
 		return -ENOMEM;
@@ -85,7 +85,7 @@ static long scan_add_dir(struct scan_ctx *ctx, const char *name)
 	struct scan_result *r = ctx->r;
 	char *copy;
 
-	if (r->file_count + r->dir_count >= ctx->max_entries)
+	if (r->file_count + r->dir_count + r->unservable_count >= ctx->max_entries)
 		return -E2BIG;
 	if (scan_grow((void **)&r->dirs, &ctx->dir_cap, r->dir_count, sizeof *r->dirs) < 0)
 		return -ENOMEM;
@@ -95,6 +95,37 @@ static long scan_add_dir(struct scan_ctx *ctx, const char *name)
 	r->dirs[r->dir_count].name = copy;
 	r->dirs[r->dir_count].status = 0;
 	return (long)r->dir_count++;
+}
+
+static int scan_add_unservable(struct scan_ctx *ctx, const char *name, const char *why,
+			       bool dir)
+{
+	struct scan_result *r = ctx->r;
+	struct scan_unservable *u;
+
+	if (r->file_count + r->dir_count + r->unservable_count >= ctx->max_entries)
+		return -E2BIG;
+	if (scan_grow((void **)&r->unservable, &ctx->unservable_cap, r->unservable_count,
+		      sizeof *r->unservable) < 0)
+		return -ENOMEM;
+	u = &r->unservable[r->unservable_count];
+	u->name = strdup(name);
+	if (u->name == NULL)
+		return -ENOMEM;
+	u->why = why;
+	u->dir = dir;
+	r->unservable_count++;
+	return 0;
+}
+
+static void scan_id_of(struct scan_id *out, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		out->dev = (uint64_t)st.st_dev;
+		out->ino = (uint64_t)st.st_ino;
+	}
 }
 
 static unsigned scan_depth(const char *name)
@@ -125,6 +156,7 @@ static int scan_walk(struct scan_ctx *ctx, int fd, const char *rel)
 	for (;;) {
 		struct stat st;
 		unsigned char type;
+		const char *why;
 
 		errno = 0;
 		de = readdir(d);
@@ -153,7 +185,13 @@ static int scan_walk(struct scan_ctx *ctx, int fd, const char *rel)
 			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 		}
-		if (type == DT_REG || type == DT_LNK) {
+		why = asset_path_unservable(de->d_name, strlen(de->d_name));
+		if (why != NULL) {
+			/* Said only of what would have been served. */
+			if (type == DT_DIR ||
+			    ((type == DT_REG || type == DT_LNK) && asset_path_is_asset(child)))
+				rc = scan_add_unservable(ctx, child, why, type == DT_DIR);
+		} else if (type == DT_REG || type == DT_LNK) {
 			if (!asset_path_is_asset(child))
 				continue;
 			rc = scan_add_file(ctx, child, &st);
@@ -168,6 +206,8 @@ static int scan_walk(struct scan_ctx *ctx, int fd, const char *rel)
 			} else {
 				sub = openat(dirfd(d), de->d_name,
 					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub >= 0)
+					scan_id_of(&ctx->r->dirs[i].id, sub);
 				sub = sub < 0 ? -errno : scan_walk(ctx, sub, child);
 				ctx->r->dirs[i].status = sub;
 			}
@@ -194,6 +234,12 @@ static int scan_cmp_dir(const void *a, const void *b)
 	return strcmp(((const struct scan_dir *)a)->name, ((const struct scan_dir *)b)->name);
 }
 
+static int scan_cmp_unservable(const void *a, const void *b)
+{
+	return strcmp(((const struct scan_unservable *)a)->name,
+		      ((const struct scan_unservable *)b)->name);
+}
+
 int scan_run(int root_fd, const char *root_real, const char *const *roots, size_t root_count,
 	     const struct scan_limits *limits, struct scan_result *out)
 {
@@ -207,7 +253,8 @@ int scan_run(int root_fd, const char *root_real, const char *const *roots, size_
 								  : SCAN_DEFAULT_MAX_DEPTH;
 	out->roots = calloc(root_count + 1, sizeof *out->roots);
 	out->root_status = calloc(root_count + 1, sizeof *out->root_status);
-	if (out->roots == NULL || out->root_status == NULL) {
+	out->root_id = calloc(root_count + 1, sizeof *out->root_id);
+	if (out->roots == NULL || out->root_status == NULL || out->root_id == NULL) {
 		out->status = -ENOMEM;
 		return out->status;
 	}
@@ -223,12 +270,17 @@ int scan_run(int root_fd, const char *root_real, const char *const *roots, size_
 		int fd = asset_path_open(root_fd, root_real, roots[i],
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 
+		if (fd >= 0)
+			scan_id_of(&out->root_id[i], fd);
 		out->root_status[i] = fd < 0 ? fd : scan_walk(&ctx, fd, roots[i]);
 	}
 	if (out->files != NULL)
 		qsort(out->files, out->file_count, sizeof *out->files, scan_cmp_file);
 	if (out->dirs != NULL)
 		qsort(out->dirs, out->dir_count, sizeof *out->dirs, scan_cmp_dir);
+	if (out->unservable != NULL)
+		qsort(out->unservable, out->unservable_count, sizeof *out->unservable,
+		      scan_cmp_unservable);
 	out->elapsed_ns = uv_hrtime() - t0;
 	return out->status;
 }
@@ -241,12 +293,16 @@ void scan_result_fini(struct scan_result *r)
 		free(r->files[i].name);
 	for (size_t i = 0; i < r->dir_count; i++)
 		free(r->dirs[i].name);
+	for (size_t i = 0; i < r->unservable_count; i++)
+		free(r->unservable[i].name);
 	for (size_t i = 0; i < r->root_count; i++)
 		free(r->roots[i]);
 	free(r->files);
 	free(r->dirs);
+	free(r->unservable);
 	free(r->roots);
 	free(r->root_status);
+	free(r->root_id);
 	memset(r, 0, sizeof *r);
 }
 
@@ -266,6 +322,16 @@ const struct scan_dir *scan_find_dir(const struct scan_result *r, const char *na
 	if (r->dir_count == 0)
 		return NULL;
 	return bsearch(&key, r->dirs, r->dir_count, sizeof *r->dirs, scan_cmp_dir);
+}
+
+const struct scan_unservable *scan_find_unservable(const struct scan_result *r, const char *name)
+{
+	struct scan_unservable key = { .name = (char *)name };
+
+	if (r->unservable_count == 0)
+		return NULL;
+	return bsearch(&key, r->unservable, r->unservable_count, sizeof *r->unservable,
+		       scan_cmp_unservable);
 }
 
 static void scan_req_free(struct scan_req *req)

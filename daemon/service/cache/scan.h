@@ -11,6 +11,8 @@
  * What is skipped: hidden and temporary names (asset_path_ignored), files
  * that are not regular, symlinks to directories (never followed: no cycles
  * and no way out of the root), directories deeper than the depth limit.
+ * Names the cache must not serve (asset_path_unservable) are listed apart,
+ * the directories among them not walked, so that the cache can say why.
  * Symlinks to regular files are listed with their target's identity; the
  * loader later refuses one that leads outside the root.
  *
@@ -41,10 +43,26 @@ struct scan_file {
 	struct scan_stat st;
 };
 
+/* Which directory a name led to: a watch of the name is right only while
+ * it is on this one (the name may be given to another directory). */
+struct scan_id {
+	uint64_t dev;
+	uint64_t ino;
+};
+
 struct scan_dir {
 	char *name;                     /* relative to the asset root */
 	int status;                     /* 0: listed in full; else the negative
 					   errno that stopped it (unknown content) */
+	struct scan_id id;              /* zero when it could not be opened */
+};
+
+/* A name that is not served (asset_path_unservable): a file that would be
+ * an asset, or a directory, whose subtree is then not walked. */
+struct scan_unservable {
+	char *name;                     /* relative to the asset root, raw bytes */
+	const char *why;                /* asset_path_unservable's reason (static) */
+	bool dir;
 };
 
 struct scan_result {
@@ -57,15 +75,19 @@ struct scan_result {
 	int *root_status;               /* per root: 0 read in full; -ENOENT,
 					   -ENOTDIR or -ELOOP: not a directory
 					   (any more); other: unreadable */
+	struct scan_id *root_id;        /* per root read: the directory walked */
 	size_t file_count;
 	struct scan_file *files;        /* sorted by name */
 	size_t dir_count;
 	struct scan_dir *dirs;          /* below the roots, sorted by name */
+	size_t unservable_count;
+	struct scan_unservable *unservable;     /* sorted by name */
 	uint64_t elapsed_ns;
 };
 
 struct scan_limits {
-	size_t max_entries;             /* files + directories; 0: 1,000,000 */
+	size_t max_entries;             /* files + directories + unservable names;
+					   0: 1,000,000 */
 	unsigned max_depth;             /* directory levels below the asset root; 0: 32 */
 };
 
@@ -84,6 +106,7 @@ void scan_result_fini(struct scan_result *r);
 /* Lookups in a result by exact name; NULL if absent. */
 const struct scan_file *scan_find_file(const struct scan_result *r, const char *name);
 const struct scan_dir *scan_find_dir(const struct scan_result *r, const char *name);
+const struct scan_unservable *scan_find_unservable(const struct scan_result *r, const char *name);
 
 struct scan_req;
 

@@ -109,7 +109,7 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_lit(out, "asset_root");
 	rpc_put_cstr(out, cache_root(ctl->cache));
 	rpc_put_lit(out, "assets");
-	rpc_put_map(out, 4);
+	rpc_put_map(out, 5);
 	rpc_put_lit(out, "count");
 	rpc_put_uint(out, cs.assets);
 	rpc_put_lit(out, "failing");
@@ -118,6 +118,8 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_uint(out, cs.loads_running + cs.loads_waiting);
 	rpc_put_lit(out, "directories");
 	rpc_put_uint(out, cs.directories);
+	rpc_put_lit(out, "unservable");
+	rpc_put_uint(out, cs.unservable);
 	rpc_put_lit(out, "instances");
 	rpc_put_uint(out, instances_count(ctl->instances));
 	rpc_put_lit(out, "connections");

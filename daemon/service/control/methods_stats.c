@@ -30,8 +30,8 @@ const char *const method_stats_fields[] = {
 	"streams[].skipped_ticks",
 	"streams[].poses", "streams[].shared_poses", "streams[].change_poses", "streams[].cpu_ns",
 	"streams[].cpu_us_per_pose",
-	"assets", "assets.count", "assets.failing", "assets.loaded", "assets.reloaded",
-	"assets.errors", "assets.removed", "assets.scans",
+	"assets", "assets.count", "assets.failing", "assets.unservable", "assets.loaded",
+	"assets.reloaded", "assets.errors", "assets.removed", "assets.scans",
 	"sighups", "config_reloads",
 	"log", "log.errors", "log.warnings", "log.recent", "log.recent[].time",
 	"log.recent[].level", "log.recent[].message",
@@ -185,11 +185,13 @@ enum dispatch_result method_stats(struct session *s, const struct rpc_request *r
 	rpc_put_lit(out, "streams");
 	stats_put_streams(ctl, out);
 	rpc_put_lit(out, "assets");
-	rpc_put_map(out, 7);
+	rpc_put_map(out, 8);
 	rpc_put_lit(out, "count");
 	rpc_put_uint(out, cs.assets);
 	rpc_put_lit(out, "failing");
 	rpc_put_uint(out, cs.failing);
+	rpc_put_lit(out, "unservable");
+	rpc_put_uint(out, cs.unservable);
 	rpc_put_lit(out, "loaded");
 	rpc_put_uint(out, ctl->asset_loads);
 	rpc_put_lit(out, "reloaded");
