@@ -1270,6 +1270,15 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 		if (c->root_fd < 0)
 			return;
 	}
+	if (status == UV_ENOBUFS && path[0] == '\0') {
+		/* Changes came faster than the kernel's queue holds
+		 * (fs.inotify.max_queued_events): walk the tree for what was
+		 * lost, as the periodic rescan would, now. */
+		cache_log(c, LOG_INFO, "the watcher's event queue overflowed (more changes at once "
+			  "than fs.inotify.max_queued_events): rescanning %s", c->root_real);
+		cache_scan_request(c, "", CACHE_SCAN_SOON);
+		return;
+	}
 	if (status < 0) {
 		cache_log(c, LOG_WARNING, "%s/%s: watch error: %s", c->root_real, path,
 			  uv_strerror(status));

@@ -95,8 +95,12 @@ static void watcher_dispatch(struct watcher *w, const struct inotify_event *e)
 	struct watch *wa;
 	int events = 0;
 
-	if (e->wd < 0)
-		return;                 /* IN_Q_OVERFLOW: see watcher.h */
+	if (e->wd < 0) {
+		/* IN_Q_OVERFLOW: the kernel dropped events, any of the tree's. */
+		if (e->mask & IN_Q_OVERFLOW)
+			w->cb(w, "", 0, UV_ENOBUFS, w->data);
+		return;
+	}
 	wa = watcher_find_wd(w, e->wd);
 	if (wa == NULL)
 		return;                 /* the last words of a watch dropped already */

@@ -20,8 +20,9 @@
  * What an event means is left to the caller: inotify's masks are folded
  * as libuv folds them, UV_CHANGE for content or attributes, UV_RENAME for
  * everything else (create, delete, move in or out, the directory itself).
- * Queue overflows are not reported (the cache's periodic rescan catches
- * what they lost).
+ * A queue overflow (the kernel dropped events, of any folder) is reported
+ * once as status UV_ENOBUFS on path "": what was lost can only be found
+ * by walking the tree again.
  */
 #ifndef ANIMD_WATCHER_H
 #define ANIMD_WATCHER_H
