@@ -178,3 +178,87 @@ int rpc_out_check(const char *data, size_t len, char *why, size_t whylen)
 	msgpack_unpacked_destroy(&msg);
 	return rc;
 }
+
+/* The length of the UTF-8 sequence at s (of at most n bytes), or 0 when it
+ * is not one: RFC 3629's table, so no overlong form, surrogate or code
+ * point past U+10FFFF. */
+static size_t rpc_utf8_one(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp, min;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+size_t rpc_utf8_valid_prefix(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k = rpc_utf8_one(u + i, n - i);
+
+		if (k == 0)
+			break;
+		i += k;
+	}
+	return i;
+}
+
+void rpc_put_str_escaped(struct rpc_out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t need = 0;
+	char *text, *p;
+
+	for (size_t i = 0; i < n;) {
+		size_t k = rpc_utf8_one(u + i, n - i);
+
+		need += k > 0 ? k : 4;
+		i += k > 0 ? k : 1;
+	}
+	text = malloc(need + 1);
+	if (text == NULL) {
+		o->failed = true;
+		return;
+	}
+	p = text;
+	for (size_t i = 0; i < n;) {
+		size_t k = rpc_utf8_one(u + i, n - i);
+
+		if (k > 0) {
+			memcpy(p, u + i, k);
+			p += k;
+			i += k;
+			continue;
+		}
+		*p++ = '\\';
+		*p++ = 'x';
+		*p++ = hex[u[i] >> 4];
+		*p++ = hex[u[i] & 15];
+		i++;
+	}
+	rpc_out_head_body(o, 0xa0, 32, 0xd9, 0xda, 0xdb, text, (size_t)(p - text));
+	free(text);
+}

@@ -290,10 +290,37 @@ static inline void rpc_put_raw(struct rpc_out *o, const void *bytes, size_t n)
 	}
 }
 
-/* Strings longer than 4 GiB cannot be encoded; the daemon never has one,
- * but such a call marks the writer failed rather than truncating. */
+/* The length of the valid UTF-8 that starts s (n when all of it is):
+ * overlong forms, surrogates and code points past U+10FFFF are not. */
+size_t rpc_utf8_valid_prefix(const char *s, size_t n);
+/* rpc_put_str of bytes that are not all valid UTF-8: each byte of an
+ * invalid sequence written as "\xNN". */
+void rpc_put_str_escaped(struct rpc_out *o, const char *s, size_t n);
+
+/*
+ * A msgpack str is UTF-8 by the specification, and strict clients (Python's
+ * msgpack, JSON bridges) refuse anything else, so every str animd sends is
+ * valid UTF-8 whatever a file held: names that come from file contents
+ * (joints, clips, meshes, materials) with bytes that are not UTF-8 go out
+ * with those bytes escaped as "\xNN" (asset names never need it: the cache
+ * does not serve names that are not text).  Strings longer than 4 GiB
+ * cannot be encoded; the daemon never has one, but such a call marks the
+ * writer failed rather than truncating.
+ */
 static inline void rpc_put_str(struct rpc_out *o, const char *s, size_t n)
 {
+	size_t ascii = 0;
+
+	if (n > UINT32_MAX) {
+		o->failed = true;
+		return;
+	}
+	while (ascii < n && (unsigned char)s[ascii] < 0x80)
+		ascii++;
+	if (ascii < n && rpc_utf8_valid_prefix(s, n) < n) {
+		rpc_put_str_escaped(o, s, n);
+		return;
+	}
 	rpc_out_head_body(o, 0xa0, 32, 0xd9, 0xda, 0xdb, s, n);
 }
 

@@ -1583,6 +1583,48 @@ static void test_writer_matches_msgpack_c(void **state)
 	free(bytes);
 }
 
+/* Every str animd writes is valid UTF-8: bytes of a name taken from a
+ * file that are not (a lone 0xff, an overlong form, a surrogate, a code
+ * point past U+10FFFF, a sequence cut short) go out as "\xNN"; valid text,
+ * any script, goes out as it is. */
+static void test_strings_are_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "walker", "walker" },
+		{ "gr\xc3\xbc\xc3\x9f" "e \xe6\xad\xa9 \xf0\x9f\xa6\xb4",
+		  "gr\xc3\xbc\xc3\x9f" "e \xe6\xad\xa9 \xf0\x9f\xa6\xb4" },
+		{ "a\xff" "b", "a\\xffb" },
+		{ "\xc0\xaf", "\\xc0\\xaf" },                 /* overlong '/' */
+		{ "\xed\xa0\x80x", "\\xed\\xa0\\x80x" },    /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" }, /* past U+10FFFF */
+		{ "end\xe2\x82", "end\\xe2\\x82" },           /* cut short */
+		{ "\xc3\xa9\x80", "\xc3\xa9\\x80" },         /* a stray continuation */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct rpc_out o = RPC_OUT_INIT;
+		msgpack_unpacked u;
+		size_t off = 0;
+
+		rpc_put_cstr(&o, cases[i].in);
+		assert_false(rpc_out_failed(&o));
+		msgpack_unpacked_init(&u);
+		assert_int_equal(msgpack_unpack_next(&u, o.data, o.len, &off), MSGPACK_UNPACK_SUCCESS);
+		assert_int_equal(u.data.type, MSGPACK_OBJECT_STR);
+		if (u.data.via.str.size != strlen(cases[i].out) ||
+		    memcmp(u.data.via.str.ptr, cases[i].out, u.data.via.str.size) != 0)
+			fail_msg("case %zu: got \"%.*s\", want \"%s\"", i, (int)u.data.via.str.size,
+				 u.data.via.str.ptr, cases[i].out);
+		assert_int_equal(rpc_utf8_valid_prefix(u.data.via.str.ptr, u.data.via.str.size),
+				 u.data.via.str.size);
+		msgpack_unpacked_destroy(&u);
+		rpc_out_free(&o);
+	}
+}
+
 /* A value that cannot be written marks the writer failed until it is
  * rolled back to a mark; what came before the mark is kept. */
 static void test_writer_failure_is_sticky(void **state)
@@ -1700,6 +1742,7 @@ int main(void)
 		cmocka_unit_test(test_encode_event),
 		cmocka_unit_test(test_writer_matches_msgpack_c),
 		cmocka_unit_test(test_writer_failure_is_sticky),
+		cmocka_unit_test(test_strings_are_utf8),
 		cmocka_unit_test(test_encode_request),
 	};
 
