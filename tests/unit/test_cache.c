@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -1152,6 +1153,41 @@ static void test_too_deep_said_once(void **state)
 	assert_int_equal(count_logs(f, "too deep, not watched"), 2);
 }
 
+/* A folder the daemon may not read is said once, not at every rescan, and
+ * again once it was readable for a while.  (A process that reads any
+ * folder, root with CAP_DAC_OVERRIDE, cannot see the case: skipped.) */
+static void test_unreadable_said_once(void **state)
+{
+	struct fx *f = *state;
+	char p[PATH_MAX];
+	DIR *probe;
+
+	mkdirs(f, "locked");
+	put_anim(f, "locked/a.md5anim", 1);
+	fx_path(f, "locked", p);
+	assert_int_equal(chmod(p, 0), 0);
+	probe = opendir(p);
+	if (probe != NULL) {
+		closedir(probe);
+		assert_int_equal(chmod(p, 0755), 0);
+		skip();
+	}
+	fx_start(f);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_rescan(f->cache), 0);
+		settle(f);
+	}
+	assert_int_equal(count_logs(f, "cannot read directory"), 1);
+	assert_int_equal(chmod(p, 0755), 0);
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	assert_int_equal(chmod(p, 0), 0);
+	assert_int_equal(cache_rescan(f->cache), 0);
+	settle(f);
+	assert_int_equal(count_logs(f, "cannot read directory"), 2);
+	assert_int_equal(chmod(p, 0755), 0);
+}
+
 /* A folder replaced under its name, as a deploy or `git checkout` does it:
  * the new folder is watched (edits right after the swap are seen, with no
  * rescan), the old one is served and watched under its new name only. */
@@ -1767,6 +1803,7 @@ int main(void)
 		T(test_directory_renamed),
 		T(test_directory_replaced),
 		T(test_too_deep_said_once),
+		T(test_unreadable_said_once),
 		T(test_unservable_names),
 		T(test_rescan_finds_missed_changes),
 		T(test_periodic_rescan),

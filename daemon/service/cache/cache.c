@@ -94,11 +94,13 @@ struct cache_load {
 
 /* Something the walk found that the log is told once, not at every walk
  * (the same warning each rescan would push every other one out of the
- * log's recent lines): a name that is not served, or a directory too deep
- * to watch.  Told again only once it has gone away, or been fixed. */
+ * log's recent lines): a name that is not served, a directory too deep
+ * to watch, or one the daemon may not read.  Told again only once it has
+ * gone away, or been fixed. */
 enum cache_note_kind {
 	CACHE_NOTE_UNSERVABLE,
 	CACHE_NOTE_TOO_DEEP,
+	CACHE_NOTE_UNREADABLE,
 };
 
 struct cache_note {
@@ -851,9 +853,12 @@ static void cache_notes_prune(struct cache *c, const struct scan_result *r)
 		bool stale;
 
 		next = strmap_next(&c->notes, sn);
-		if (n->kind == CACHE_NOTE_TOO_DEEP) {
+		if (n->kind == CACHE_NOTE_TOO_DEEP || n->kind == CACHE_NOTE_UNREADABLE) {
+			int still = n->kind == CACHE_NOTE_TOO_DEEP ? -ELOOP : 0;
+
 			d = scan_find_dir(r, n->name);
-			stale = (d != NULL && d->status != -ELOOP) ||
+			stale = (d != NULL && (n->kind == CACHE_NOTE_TOO_DEEP ? d->status != still
+									      : d->status >= 0)) ||
 				cache_scan_proves_absent(r, n->name, d != NULL);
 		} else {
 			stale = cache_scan_proves_absent(r, n->name,
@@ -936,7 +941,7 @@ static void cache_scan_reconcile(struct cache *c, const struct scan_result *r, b
 					  d->name);
 			continue;
 		}
-		if (d->status < 0)
+		if (d->status < 0 && cache_note(c, d->name, CACHE_NOTE_UNREADABLE))
 			cache_log(c, LOG_WARNING, "%s/%s: cannot read directory: %s", c->root_real,
 				  d->name, strerror(-d->status));
 		if (d->id.dev == 0 && d->id.ino == 0)
