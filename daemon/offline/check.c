@@ -56,6 +56,22 @@ static void check_describe(const struct asset *a, char *buf, size_t size)
 	}
 }
 
+/* A line for a terminal: paths and names come from a directory and a file
+ * and may hold control bytes (an ESC that a terminal would obey), which go
+ * out as \xNN; the rest as it is. */
+static void check_print_line(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+	putchar('\n');
+}
+
 /*
  * Where an error line of the loaders ("PATH:L:C: error: M", "PATH: offset
  * 0xH: error: M" or "PATH: error: M") points, as JSON: {"line", "col",
@@ -107,12 +123,15 @@ static void check_report(const struct check_state *st, const char *path,
 	json_t *o, *e;
 
 	if (!st->json) {
-		if (error != NULL)
-			printf("%s\n", error);
-		else if (st->verbose) {
-			printf("%s: ok (%s)\n", path, summary);
+		char line[2048];
+
+		if (error != NULL) {
+			check_print_line(error);
+		} else if (st->verbose) {
+			snprintf(line, sizeof line, "%s: ok (%s)", path, summary);
+			check_print_line(line);
 			for (uint32_t i = 0; a != NULL && i < a->note_count; i++)
-				printf("%s\n", a->notes[i]);
+				check_print_line(a->notes[i]);
 		}
 		return;
 	}

@@ -78,6 +78,16 @@ jq -e -s 'length == 3 and all(.[]; .path | type == "string")' "$TMP/out" >/dev/n
 jq -e -s 'map(.path | ltrimstr("'"$TMP"'/names/")) | sort ==
 	["bad\u009b\u00ff\u007f\u0001.md5anim", "c1\u009bok.md5anim", "nl\n\u0085broken.md5anim"]' \
 	"$TMP/out" >/dev/null && ok || { bad "check --json names"; cat "$TMP/out"; }
+# The text lines too: no byte a terminal obeys (ESC, the newline inside a
+# name, DEL) goes out raw; each is \xNN.
+cp "$demo/idle.md5anim" "$TMP/names/esc$(printf '\033')[31mred.md5anim"
+expect_status 1 "$ANIMD" check -v "$TMP/names"
+if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$TMP/out"; then
+	bad "check printed a raw control character"; od -c "$TMP/out" | head -20
+else ok; fi
+expect_match 'esc\\x1b\[31mred\.md5anim: ok' "$TMP/out"
+expect_match 'nl\\x0a.*broken\.md5anim:[0-9]+:[0-9]+: error: ' "$TMP/out"
+rm "$TMP/names/esc$(printf '\033')[31mred.md5anim"
 expect_status 0 "$ANIMD" inspect --json "$TMP/names/c1$(printf '\302\233')ok.md5anim"
 expect_jq '.asset | endswith("c1\u009bok.md5anim")' "$TMP/out"
 
