@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/rpc_out.h"
+
 static int64_t rpc_now_ms(void)
 {
 	struct timespec ts;
@@ -338,6 +340,31 @@ static const char *rpc_message_problem(const msgpack_object *o)
 	return NULL;
 }
 
+/* 1 when every str in o, at any depth, is valid UTF-8, as msgpack says a
+ * str is and strict decoders (Python's) insist. */
+static int rpc_strings_are_text(const msgpack_object *o, int depth)
+{
+	if (depth > 64)
+		return 1;
+	switch (o->type) {
+	case MSGPACK_OBJECT_STR:
+		return rpc_utf8_valid_prefix(o->via.str.ptr, o->via.str.size) == o->via.str.size;
+	case MSGPACK_OBJECT_ARRAY:
+		for (uint32_t i = 0; i < o->via.array.size; i++)
+			if (!rpc_strings_are_text(&o->via.array.ptr[i], depth + 1))
+				return 0;
+		return 1;
+	case MSGPACK_OBJECT_MAP:
+		for (uint32_t i = 0; i < o->via.map.size; i++)
+			if (!rpc_strings_are_text(&o->via.map.ptr[i].key, depth + 1) ||
+			    !rpc_strings_are_text(&o->via.map.ptr[i].val, depth + 1))
+				return 0;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
 /* Next message: 1 = reply filled, 0 = event queued, <0 error. */
 static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_reply *reply)
 {
@@ -351,6 +378,9 @@ static int rpc_next_message(struct rpc_client *c, int64_t deadline, struct rpc_r
 			const msgpack_object *o = &msg.data;
 
 			const char *bad = rpc_message_problem(o);
+
+			if (bad == NULL && !rpc_strings_are_text(o, 0))
+				bad = "a str that is not valid UTF-8";
 
 			/* Strict: a stray object between messages (a map that
 			 * counted its pairs wrong) fails the test that reads it. */
