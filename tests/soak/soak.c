@@ -4,14 +4,20 @@
  *
  * The soak test of the real daemon ($ANIMD, as the integration tests take
  * it): under load and abuse for SECONDS, nothing may crash, hang, leak or
- * lose a reply.  It starts animd on a private socket and a temporary asset
- * tree of generated assets, then runs an asset rewriter and CLIENTS client
- * processes doing random requests (soak_client.c), SIGKILLs a client every
- * KILL_MS on average and starts another, and measures the daemon from
- * outside once a second.  At the end: every client done, the daemon still
- * answering with nothing left behind by the clients, memory and
- * descriptors flat after the warm-up, no torn pose, then SIGTERM and a
- * clean exit (status 0, "stopped" in its log, no sanitizer report).
+ * lose a reply, and nothing it sends may be a str that is not text.  It
+ * starts animd on a private socket and a temporary asset tree of generated
+ * assets, with a small budget for stream memory, then runs an asset
+ * rewriter (saves of every kind, odd file names, folders replaced under
+ * their name) and CLIENTS client processes doing random requests
+ * (soak_client.c: their streams run into the budget), SIGKILLs a client
+ * every KILL_MS on average and starts another, halfway starts a second
+ * daemon on the same socket (it must refuse and leave the first alone),
+ * and measures the daemon from outside once a second.  At the end: every
+ * client done, the daemon still answering with nothing left behind by the
+ * clients (no connection, instance or stream memory), memory and
+ * descriptors flat after the warm-up, no torn pose, a folder replaced and
+ * edited at once seen without a rescan, then SIGTERM and a clean exit
+ * (status 0, "stopped" in its log, no sanitizer report).
  *
  * -H keeps the idle daemon running that long before the SIGTERM, for a
  * look at it from outside.  Exit status 0 pass, 1 fail (every failed check
@@ -76,8 +82,16 @@ static int soak_parse(int argc, char **argv, struct soak_run *run)
 	return 0;
 }
 
-/* The daemon's assets, its configuration (a short rescan interval, so that
- * rescans run under load too), the daemon, and the driver's connection. */
+/* The daemon's settings: a short rescan interval, so that rescans run under
+ * load too (the final check sets a long one), and a stream budget the
+ * clients' streams run into. */
+#define SOAK_STREAM_BUDGET "48M"
+#define SOAK_INI(rescan_s) \
+	"[reload]\nquiet_ms = 150\nrescan_interval_s = " rescan_s "\n\n" \
+	"[streams]\nmax_total_bytes = " SOAK_STREAM_BUDGET "\n"
+
+/* The daemon's assets, its configuration, the daemon, and the driver's
+ * connection. */
 static int soak_start(struct soak_run *run, struct soak_variants *v)
 {
 	char scratch[400];
@@ -99,8 +113,7 @@ static int soak_start(struct soak_run *run, struct soak_variants *v)
 		printf("soak: cannot generate the assets: %s\n", strerror(-rc));
 		return rc;
 	}
-	rc = daemon_proc_start(&run->d, "[reload]\nquiet_ms = 150\nrescan_interval_s = 3\n",
-			       run->san ? 60000 : 10000);
+	rc = daemon_proc_start(&run->d, SOAK_INI("3"), run->san ? 60000 : 10000);
 	if (rc < 0) {
 		printf("soak: the daemon did not start (%s); its log:\n", strerror(-rc));
 		soak_log_tail(run->d.log, 40);
@@ -142,6 +155,9 @@ static void soak_quiesce(struct soak_run *run)
 			      "connections (1 expected), %lld instances, %lld streams",
 			      SOAK_QUIESCE_MS / 1000, (long long)s.connections,
 			      (long long)s.instances, (long long)s.streams);
+	if (run->streams_bytes != 0)
+		soak_run_fail(run, "the clients are gone but the stream budget still counts %lld "
+			      "bytes", (long long)run->streams_bytes);
 	if (s.fds > run->start.fds)
 		soak_run_fail(run, "descriptors leaked: %d open with the clients gone, %d before "
 			      "the load", s.fds, run->start.fds);
@@ -180,6 +196,78 @@ static void soak_check_flat(struct soak_run *run)
 		soak_run_fail(run, "descriptors grew: %d beyond connections and streams at the end, "
 			      "the warm-up's maximum was %d (limit plus %d)",
 			      soak_proc_base_fds(end), warm_fds, SOAK_FD_MARGIN);
+}
+
+/* A folder replaced under its name and edited at once: the edit is seen
+ * by the watch on the new folder, not by a rescan (the configuration is
+ * re-read first with a rescan interval of an hour). */
+static void soak_check_swap(struct soak_run *run)
+{
+	char path[600];
+	int64_t t, reloads = -1, v, limit;
+	struct rpc_reply r;
+	struct rpc_event ev;
+	int seen = 0;
+	FILE *f = fopen(run->d.config, "w");
+
+	if (f == NULL) {
+		soak_run_fail(run, "cannot rewrite %s: %s", run->d.config, strerror(errno));
+		return;
+	}
+	fprintf(f, "[assets]\nroot = %s\n\n[socket]\npath = %s\n\n%s\n", run->d.assets,
+		run->d.socket, SOAK_INI("3600"));
+	fclose(f);
+	if (rpc_client_call(&run->mon, &r, "status", NULL) == 0) {
+		rpc_get_i64(r.result, "config_reloads", &reloads);
+		rpc_reply_free(&r);
+	}
+	kill(run->d.pid, SIGHUP);
+	limit = soak_clock_now_ns() + 10000000000LL;
+	for (v = reloads; v <= reloads && soak_clock_now_ns() < limit;) {
+		soak_clock_sleep_ms(50);
+		daemon_proc_drain_notify(&run->d);
+		if (rpc_client_call(&run->mon, &r, "status", NULL) == 0) {
+			rpc_get_i64(r.result, "config_reloads", &v);
+			rpc_reply_free(&r);
+		}
+	}
+	if (v <= reloads) {
+		soak_run_fail(run, "the configuration was not re-read after SIGHUP");
+		return;
+	}
+	soak_clock_sleep_ms(500);       /* the rescan the reload starts, done */
+	soak_run_drain_events(run);
+	if (soak_rewriter_swap(run->d.assets, &run->variants[SOAK_ASSET_TOGGLED].good[0], 1,
+			       NULL) < 0) {
+		soak_run_fail(run, "cannot replace the folder %s", SOAK_SWAP_DIR);
+		return;
+	}
+	t = soak_clock_now_ns();
+	snprintf(path, sizeof path, "%s/" SOAK_SWAP_DIR "/y.md5camera", run->d.assets);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(run->variants[SOAK_ASSET_TOGGLED].good[0].data, 1,
+				run->variants[SOAK_ASSET_TOGGLED].good[0].len, f) == 0) {
+		soak_run_fail(run, "cannot write %s", path);
+		if (f != NULL)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	while (!seen && rpc_client_next_event(&run->mon, 3000, &ev) == 0) {
+		const msgpack_object *asset = rpc_get(ev.body, "asset");
+
+		seen = strcmp(ev.type, "asset.loaded") == 0 && asset != NULL &&
+		       asset->type == MSGPACK_OBJECT_STR &&
+		       asset->via.str.size == sizeof(SOAK_SWAP_DIR "/y.md5camera") - 1 &&
+		       memcmp(asset->via.str.ptr, SOAK_SWAP_DIR "/y.md5camera",
+			      asset->via.str.size) == 0;
+		run->monitor.events[soak_stats_event_of(ev.type)]++;
+		rpc_event_free(&ev);
+	}
+	run->swap_seen_ms = (double)(soak_clock_now_ns() - t) / 1e6;
+	if (!seen)
+		soak_run_fail(run, "an asset written into a folder just replaced under its name was "
+			      "not loaded within 3 s: the new folder is not watched");
 }
 
 /* SIGTERM: every client (here, the driver's connection) is told
@@ -242,8 +330,12 @@ static void soak_check_strays(struct soak_run *r)
 {
 	if (r->mon.strays != 0)
 		soak_run_fail(r, "%llu stray objects on the driver's connection: a message the daemon "
-			      "wrote was not one whole msgpack-RPC message",
-			      (unsigned long long)r->mon.strays);
+			      "wrote was not one whole msgpack-RPC message, or held a str that is "
+			      "not text", (unsigned long long)r->mon.strays);
+	if (r->clients.strays != 0)
+		soak_run_fail(r, "%llu stray objects on the clients' connections: a message the "
+			      "daemon wrote was not one whole msgpack-RPC message, or held a str "
+			      "that is not text", (unsigned long long)r->clients.strays);
 }
 
 int main(int argc, char **argv)
@@ -292,6 +384,7 @@ int main(int argc, char **argv)
 			for (int s = 0; s < run.hold_s && !run.interrupted; s++)
 				soak_clock_sleep_ms(1000);
 		}
+		soak_check_swap(&run);
 		soak_run_drain_events(&run);
 		soak_stop(&run);
 	} else if (run.d.pid > 0) {

@@ -91,6 +91,7 @@ struct soak_stats {
 	uint64_t lost;                          /* outstanding when the connection failed */
 	uint64_t streams_mapped, poses_read, torn, nonfinite, read_retries, read_lapped;
 	uint64_t saves_good, saves_broken, saves[SOAK_SAVE_COUNT], dir_toggles;
+	uint64_t odd_names, dir_swaps;          /* the rewriter's name and folder cycles */
 	uint64_t failures;
 	char fail[SOAK_FAIL_MSGS][256];
 };
@@ -129,5 +130,16 @@ struct soak_variants;
 int soak_client_main(const struct soak_config *cfg, struct soak_stats *st, uint64_t seed);
 int soak_rewriter_main(const struct soak_config *cfg, struct soak_stats *st, uint64_t seed,
 		       const struct soak_variants *v);
+
+/* The folder the rewriter replaces under its name, and its one asset (a
+ * camera: the type of SOAK_ASSET_TOGGLED, whose good version it holds). */
+#define SOAK_SWAP_DIR "swap"
+#define SOAK_SWAP_FILE "x.md5camera"
+struct soak_blob;
+struct soak_rand;
+/* Replace SOAK_SWAP_DIR of root: a new folder renamed over it, or removed
+ * and made again; either holds SOAK_SWAP_FILE with b.  0 or -errno. */
+int soak_rewriter_swap(const char *root, const struct soak_blob *b, int by_rename,
+		       struct soak_rand *r);
 
 #endif

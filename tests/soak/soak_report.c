@@ -122,7 +122,15 @@ void soak_report_print(const struct soak_run *run)
 	for (int s = 0; s < SOAK_SAVE_COUNT; s++)
 		printf(" %s %llu,", soak_stats_save_name((enum soak_save)s),
 		       (unsigned long long)w->saves[s]);
-	printf(" subdirectory toggled %llu times\n", (unsigned long long)w->dir_toggles);
+	printf(" subdirectory toggled %llu times, odd names %llu steps, folder replaced %llu "
+	       "times\n", (unsigned long long)w->dir_toggles, (unsigned long long)w->odd_names,
+	       (unsigned long long)w->dir_swaps);
+	printf("limits: stream.open refused by the budget %llu times; a second daemon on the "
+	       "socket %s; a replaced folder's new asset loaded %.0f ms after it was written\n",
+	       (unsigned long long)c->codes[SOAK_STREAM_OPEN][SOAK_CODE_LIMIT],
+	       run->second_daemon > 0 ? "refused, the first untouched"
+	       : run->second_daemon < 0 ? "NOT refused cleanly" : "not tried",
+	       run->swap_seen_ms);
 	printf("clients: %llu started, %llu killed with SIGKILL, %llu connections, %llu bursts, "
 	       "%llu abrupt hang-ups, %llu protocol violations, %llu notifications\n",
 	       (unsigned long long)run->started, (unsigned long long)run->killed,

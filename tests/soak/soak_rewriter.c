@@ -4,8 +4,14 @@
  * and a broken one, in each of the ways editors save: in place, in place
  * but slowly, temp file and rename, delete and recreate at once, and
  * delete with a pause long enough for the daemon to see the file gone.
- * Every few seconds a subdirectory holding an asset appears or vanishes.
- * At the end every asset gets a good version again.
+ * Every few seconds a subdirectory holding an asset appears or vanishes;
+ * as often, a file whose name is not text (not UTF-8, or with a control
+ * byte) appears, is renamed to a good name and back, and goes (the daemon
+ * must never serve or send such a name); and the folder SOAK_SWAP_DIR is
+ * replaced under its name, by a rename over it or by delete and recreate
+ * (its new contents must be watched at once).  At the end every asset
+ * gets a good version again, the odd names are gone and the swapped
+ * folder holds one good asset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,9 +139,102 @@ static int rewriter_toggle(const char *root, const struct soak_variants *v, stru
 	return rewriter_write_file(path, &v[SOAK_ASSET_TOGGLED].good[0], 1, r);
 }
 
+/* The names no daemon may serve (docs: asset names are text), and the good
+ * name the first is renamed to and back. */
+#define NAMES_NOT_UTF8 "soak-bad\xff\xfe.md5camera"
+#define NAMES_CONTROL "soak-ctl\x1b[1m.md5camera"
+#define NAMES_GOOD "soak-renamed.md5camera"
+
+static int rewriter_path_rename(const char *root, const char *from, const char *to)
+{
+	char a[4096], b[4096];
+
+	snprintf(a, sizeof a, "%s/%s", root, from);
+	snprintf(b, sizeof b, "%s/%s", root, to);
+	return rename(a, b) < 0 ? -errno : 0;
+}
+
+static int rewriter_path_unlink(const char *root, const char *name)
+{
+	char p[4096];
+
+	snprintf(p, sizeof p, "%s/%s", root, name);
+	return unlink(p) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* One step of the odd names' cycle: create both, rename the first to a
+ * good name, rename it back, remove both. */
+static int rewriter_names(const char *root, const struct soak_variants *v, unsigned step,
+			  struct soak_rand *r)
+{
+	const struct soak_blob *b = &v[SOAK_ASSET_TOGGLED].good[0];
+	char p[4096];
+	int rc;
+
+	switch (step % 4) {
+	case 0:
+		snprintf(p, sizeof p, "%s/%s", root, NAMES_NOT_UTF8);
+		rc = rewriter_write_file(p, b, 1, r);
+		if (rc == 0) {
+			snprintf(p, sizeof p, "%s/%s", root, NAMES_CONTROL);
+			rc = rewriter_write_file(p, b, 1, r);
+		}
+		return rc;
+	case 1:
+		return rewriter_path_rename(root, NAMES_NOT_UTF8, NAMES_GOOD);
+	case 2:
+		return rewriter_path_rename(root, NAMES_GOOD, NAMES_NOT_UTF8);
+	default:
+		rc = rewriter_path_unlink(root, NAMES_NOT_UTF8);
+		return rc == 0 ? rewriter_path_unlink(root, NAMES_CONTROL) : rc;
+	}
+}
+
+static int rewriter_rm_tree(const char *dir)
+{
+	char p[4200];
+
+	snprintf(p, sizeof p, "%s/" SOAK_SWAP_FILE, dir);
+	if (unlink(p) < 0 && errno != ENOENT)
+		return -errno;
+	return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* SOAK_SWAP_DIR replaced under its name: a new folder renamed over it
+ * (the old one moved aside first, as a deploy does), or removed and made
+ * again (as `git checkout` may), each with a good asset in it. */
+int soak_rewriter_swap(const char *root, const struct soak_blob *b, int by_rename,
+		       struct soak_rand *r)
+{
+	char dir[4096], aside[4096], fresh[4096], p[4200];
+	int rc;
+
+	snprintf(dir, sizeof dir, "%s/" SOAK_SWAP_DIR, root);
+	snprintf(aside, sizeof aside, "%s/" SOAK_SWAP_DIR ".old", root);
+	snprintf(fresh, sizeof fresh, "%s/" SOAK_SWAP_DIR ".new", root);
+	if (by_rename) {
+		if (mkdir(fresh, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		snprintf(p, sizeof p, "%s/" SOAK_SWAP_FILE, fresh);
+		rc = rewriter_write_file(p, b, 1, r);
+		if (rc == 0 && rename(dir, aside) < 0 && errno != ENOENT)
+			rc = -errno;
+		if (rc == 0 && rename(fresh, dir) < 0)
+			rc = -errno;
+		return rc == 0 ? rewriter_rm_tree(aside) : rc;
+	}
+	rc = rewriter_rm_tree(dir);
+	if (rc == 0 && mkdir(dir, 0755) < 0)
+		rc = -errno;
+	snprintf(p, sizeof p, "%s/" SOAK_SWAP_FILE, dir);
+	return rc == 0 ? rewriter_write_file(p, b, 1, r) : rc;
+}
+
 int soak_rewriter_main(const struct soak_config *cfg, struct soak_stats *st, uint64_t seed,
 		       const struct soak_variants *v)
 {
+	int64_t next_odd = soak_clock_now_ns() + REWRITE_TOGGLE_MS / 2 * 1000000LL;
+	unsigned odd_steps = 0;
 	int64_t next = soak_clock_now_ns(), next_toggle = next + REWRITE_TOGGLE_MS * 1000000LL;
 	unsigned revision = 0;
 	struct soak_rand r;
@@ -174,10 +273,28 @@ int soak_rewriter_main(const struct soak_config *cfg, struct soak_stats *st, uin
 			st->dir_toggles++;
 			next_toggle += REWRITE_TOGGLE_MS * 1000000LL;
 		}
+		if (soak_clock_now_ns() >= next_odd) {
+			rc = rewriter_names(cfg->assets, v, odd_steps, &r);
+			if (rc < 0)
+				soak_stats_fail(st, "rewriter: odd names, step %u: %s", odd_steps % 4,
+						strerror(-rc));
+			rc = soak_rewriter_swap(cfg->assets, &v[SOAK_ASSET_TOGGLED].good[0],
+						odd_steps % 2 == 0, &r);
+			if (rc < 0)
+				soak_stats_fail(st, "rewriter: swapping %s: %s", SOAK_SWAP_DIR,
+						strerror(-rc));
+			st->odd_names++;
+			st->dir_swaps++;
+			odd_steps++;
+			next_odd += REWRITE_TOGGLE_MS / 2 * 1000000LL;
+		}
 		next += REWRITE_PERIOD_MS * 1000000LL;
 		while (soak_clock_now_ns() < next)
 			soak_clock_sleep_ms((int)((next - soak_clock_now_ns()) / 1000000) + 1);
 	}
+	/* The odd names gone (the good one too). */
+	for (unsigned k = odd_steps % 4; k != 0 && k < 4; k++)
+		rewriter_names(cfg->assets, v, k, &r);
 	/* Leave every asset good, so that the end of the run sees a sane tree. */
 	for (unsigned i = 0; i < SOAK_ASSET_TOGGLED; i++) {
 		char path[4096];

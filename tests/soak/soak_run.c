@@ -7,12 +7,14 @@
 #include "tests/soak/soak_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +91,8 @@ int soak_run_status(struct soak_run *run, struct soak_proc_sample *s)
 	}
 	if (rpc_get_i64(r.result, "requests", &v) == 0)
 		run->requests_end = v;
+	if (rpc_get_i64(rpc_get(r.result, "memory"), "streams", &v) == 0)
+		run->streams_bytes = v;
 	rpc_reply_free(&r);
 	soak_run_drain_events(run);
 	return 0;
@@ -286,6 +290,77 @@ static void run_wind_down(struct soak_run *run)
 	}
 }
 
+void soak_run_second_daemon(struct soak_run *run)
+{
+	char dir[400], cfg[480], log[480], assets[480];
+	struct stat before, after;
+	int64_t limit;
+	pid_t pid;
+	FILE *f;
+	int status = 0, done = 0;
+
+	snprintf(dir, sizeof dir, "%s/second", run->d.dir);
+	snprintf(cfg, sizeof cfg, "%s/animd.ini", dir);
+	snprintf(log, sizeof log, "%s/animd.log", dir);
+	snprintf(assets, sizeof assets, "%s/assets", dir);
+	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || (mkdir(assets, 0755) < 0 && errno != EEXIST) ||
+	    lstat(run->d.socket, &before) < 0) {
+		soak_run_fail(run, "second daemon: cannot prepare: %s", strerror(errno));
+		return;
+	}
+	f = fopen(cfg, "w");
+	if (f == NULL) {
+		soak_run_fail(run, "second daemon: %s: %s", cfg, strerror(errno));
+		return;
+	}
+	fprintf(f, "[assets]\nroot = %s\n\n[socket]\npath = %s\n", assets, run->d.socket);
+	fclose(f);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		const char *animd = getenv("ANIMD") ? getenv("ANIMD") : "build/animd";
+
+		if (fd >= 0) {
+			dup2(fd, STDERR_FILENO);
+			dup2(fd, STDOUT_FILENO);
+		}
+		unsetenv("NOTIFY_SOCKET");
+		execl(animd, animd, "serve", "-c", cfg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0) {
+		soak_run_fail(run, "second daemon: fork: %s", strerror(errno));
+		return;
+	}
+	limit = soak_clock_now_ns() + 20000000000LL;
+	while (!done && soak_clock_now_ns() < limit) {
+		done = waitpid(pid, &status, WNOHANG) == pid;
+		if (!done)
+			soak_clock_sleep_ms(50);
+	}
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		soak_run_fail(run, "a second daemon on the socket did not give up within 20 s");
+		run->second_daemon = -1;
+		return;
+	}
+	run->second_daemon = 1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 0) {
+		soak_run_fail(run, "a second daemon on the same socket did not refuse to start "
+			      "(status 0x%x); its log:", status);
+		soak_log_tail(log, 10);
+		run->second_daemon = -1;
+	}
+	if (lstat(run->d.socket, &after) < 0 || !S_ISSOCK(after.st_mode) ||
+	    after.st_ino != before.st_ino || after.st_dev != before.st_dev) {
+		soak_run_fail(run, "after a second daemon tried the socket, %s is no longer the "
+			      "first daemon's", run->d.socket);
+		run->second_daemon = -1;
+	}
+}
+
 int soak_run_load(struct soak_run *run)
 {
 	int64_t warm_ns = (int64_t)(run->cfg.seconds / 4 > 10 ? run->cfg.seconds / 4
@@ -293,6 +368,7 @@ int soak_run_load(struct soak_run *run)
 	int64_t progress_ns = (int64_t)(run->cfg.seconds / 20 > RUN_PROGRESS_MIN_S
 					? run->cfg.seconds / 20 : RUN_PROGRESS_MIN_S) * 1000000000LL;
 	int64_t now = soak_clock_now_ns(), next_sample = now, next_kill, next_progress;
+	int64_t second_at = now + (run->cfg.deadline_ns - now) / 2;
 	int64_t last_requests = run->requests_start, last_t = now;
 	struct soak_rand r;
 	int rc = 0;
@@ -341,6 +417,8 @@ int soak_run_load(struct soak_run *run)
 				run->warm = run->nsamples;
 			next_sample += 1000000000LL;
 		}
+		if (run->second_daemon == 0 && now >= second_at)
+			soak_run_second_daemon(run);
 		soak_run_drain_events(run);
 		if (now >= next_progress && run->nsamples > 0) {
 			run_progress(run, &last_requests, &last_t);

@@ -49,6 +49,11 @@ struct soak_run {
 	uint64_t status_calls;
 	double status_max_ms;
 
+	int64_t streams_bytes;          /* status memory.streams, the last sample */
+	uint64_t stream_limits;         /* stream.open answered limit (the budget) */
+	int second_daemon;              /* 1 refused as it should be, -1 not, 0 not tried */
+	double swap_seen_ms;            /* the final folder swap's edit seen after */
+
 	int exit_status;                /* the daemon's, after SIGTERM; -1 unknown */
 	double stop_ms;
 	struct soak_log log;
@@ -69,6 +74,10 @@ void soak_run_drain_events(struct soak_run *run);
  * and replacements, a sample a second; returns once every child is
  * reaped.  0, or -1 if the daemon died or stopped answering. */
 int soak_run_load(struct soak_run *run);
+
+/* A second animd started on the same socket while the first serves: it
+ * must refuse to start, and leave the first's socket and service alone. */
+void soak_run_second_daemon(struct soak_run *run);
 
 /* soak_report.c */
 void soak_report_print(const struct soak_run *run);
