@@ -104,7 +104,8 @@ CMOCKA_LDLIBS = $(shell pkg-config --libs cmocka)
 
 # The engine (bytes in, poses out) is what the fuzzers link; the library
 # adds the wire, the service and the offline tools, everything but main().
-ENGINE_SRC := $(sort $(wildcard daemon/formats/*.c daemon/anim/*.c daemon/import/*.c daemon/assets/*.c))
+ENGINE_SRC := $(sort $(wildcard daemon/formats/*.c daemon/formats/*/*.c daemon/anim/*.c daemon/import/*.c \
+	daemon/assets/*.c))
 PROTO_SRC  := $(sort $(wildcard proto/*.c))
 CORE_SRC  := $(ENGINE_SRC) $(PROTO_SRC) \
 	$(sort $(filter-out daemon/service/main.c,$(wildcard daemon/offline/*.c daemon/service/*.c daemon/service/*/*.c)))

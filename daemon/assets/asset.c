@@ -12,9 +12,9 @@
 
 #include "daemon/assets/asset_internal.h"
 #include "daemon/assets/asset_m2.h"
-#include "daemon/formats/m2.h"
-#include "daemon/formats/md5.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/m2/m2.h"
+#include "daemon/formats/md5/md5.h"
+#include "daemon/formats/x/x.h"
 #include "daemon/import/md5_import.h"
 #include "daemon/import/x_import.h"
 

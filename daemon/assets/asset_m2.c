@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "daemon/assets/asset_internal.h"
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 #include "daemon/import/m2_import.h"
 
 #define ASSET_M2_ERR 512

@@ -9,7 +9,7 @@
 #define M2I_CHANNELS 3                  /* translation, rotation, scale */
 #define M2I_EMITTER_TRACKS (EMITTER_PARAMS + 1)
 
-/* Which keys of a track one sequence plays (formats/m2.h, struct m2_keys:
+/* Which keys of a track one sequence plays (formats/m2/m2.h, struct m2_keys:
  * wherever the version keeps them), and the clock they run on. */
 struct m2i_keys {
 	struct m2_keys k;

@@ -1,5 +1,5 @@
 /*
- * m2_import.h - a parsed classic M2 (formats/m2.h) to the runtime: bones to
+ * m2_import.h - a parsed M2 (formats/m2/m2.h) to the runtime: bones to
  * a skeleton, one keyed clip per sequence, the vertices with view 0's
  * triangles to one mesh, particle emitters.
  *
@@ -46,7 +46,7 @@
 #include "daemon/anim/emitter.h"
 #include "daemon/anim/mesh.h"
 #include "daemon/anim/skeleton.h"
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 
 /* What inspect and assets.info say of a sequence (one per clip). */
 struct m2_sequence_info {

@@ -13,7 +13,7 @@
 #include "daemon/anim/clip.h"
 #include "daemon/anim/mesh.h"
 #include "daemon/anim/skeleton.h"
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 /*
  * Every function returns 0 with *out owned by the caller, or a negative

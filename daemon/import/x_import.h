@@ -1,5 +1,5 @@
 /*
- * x_import.h - a DirectX .x object tree (formats/x_tree.h) to the runtime
+ * x_import.h - a DirectX .x object tree (formats/x/x_tree.h) to the runtime
  * representation: frames to a skeleton, meshes with their skin weights,
  * materials and normals to meshes, animation sets to keyed clips.
  *
@@ -26,7 +26,7 @@
 #include "daemon/anim/clip.h"
 #include "daemon/anim/mesh.h"
 #include "daemon/anim/skeleton.h"
-#include "daemon/formats/x_tree.h"
+#include "daemon/formats/x/x_tree.h"
 
 /* D3DX's convention for files without AnimTicksPerSecond. */
 #define X_DEFAULT_TICKS_PER_SECOND 4800u

@@ -38,7 +38,7 @@
 #include "daemon/anim/skeleton.h"
 #include "daemon/assets/asset.h"
 #include "daemon/formats/diag.h"
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 #include "daemon/import/m2_import.h"
 #include "tests/support/m2_writer.h"
 #include "tests/support/memory_report.h"

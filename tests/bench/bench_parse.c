@@ -29,9 +29,9 @@
 
 #include "daemon/assets/asset.h"
 #include "daemon/formats/decimal.h"
-#include "daemon/formats/m2.h"
-#include "daemon/formats/md5.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/m2/m2.h"
+#include "daemon/formats/md5/md5.h"
+#include "daemon/formats/x/x.h"
 #include "tests/support/m2_writer.h"
 #include "tests/support/md5_synth.h"
 #include "tests/support/memory_report.h"

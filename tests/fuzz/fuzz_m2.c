@@ -28,7 +28,7 @@
 
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

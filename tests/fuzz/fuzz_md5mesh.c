@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

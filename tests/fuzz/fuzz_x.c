@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "daemon/anim/pose.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 #include "daemon/import/x_import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -55,7 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 
 /* How a track's ranges are written. */
 enum m2w_ranges {

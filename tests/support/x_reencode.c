@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 #include "tests/support/x_bin_writer.h"
 
 const char *const x_encoding_names[XENC_COUNT] = {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "daemon/assets/sampling.h"
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 #include "tests/support/m2_writer.h"
 
 /* A parse of a copy of f; the copy lives in *copy (free it after the

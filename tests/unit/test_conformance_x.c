@@ -26,7 +26,7 @@
 #include "daemon/anim/pose.h"
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 #include "tests/support/row_matrix.h"
 #include "tests/support/testdata.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 #include "daemon/import/md5_import.h"
 
 #define MD5X_TYPE struct md5_anim

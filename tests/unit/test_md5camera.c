@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 #define MD5X_TYPE struct md5_camera
 #define MD5X_PARSER md5_camera_parse

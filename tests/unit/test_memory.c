@@ -28,7 +28,7 @@
 
 #include "daemon/anim/clip_key_index.h"
 #include "daemon/assets/asset.h"
-#include "daemon/formats/x_tree.h"
+#include "daemon/formats/x/x_tree.h"
 #include "tests/support/m2_writer.h"
 #include "tests/support/testdata.h"
 

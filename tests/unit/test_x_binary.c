@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x.h"
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x.h"
+#include "daemon/formats/x/x_syntax.h"
 #include "tests/support/x_bin_writer.h"
 
 /* File offsets of body offsets. */

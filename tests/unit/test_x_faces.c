@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "daemon/anim/mesh.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 #include "daemon/import/x_import.h"
 
 #define MAX_FACES 30

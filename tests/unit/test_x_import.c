@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "daemon/anim/pose.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 #include "daemon/import/x_import.h"
 #include "tests/support/row_matrix.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x_syntax.h"
 #include "tests/support/x_bin_writer.h"
 
 static uint32_t next_random(uint32_t *seed)

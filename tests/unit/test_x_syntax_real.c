@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 #include "tests/support/testdata.h"
 
 /* Files that are not valid at the syntax level. */

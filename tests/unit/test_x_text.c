@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x.h"
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x.h"
+#include "daemon/formats/x/x_syntax.h"
 #include "tests/support/testdata.h"
 
 #define FIXTURES "tests/fixtures/x/"

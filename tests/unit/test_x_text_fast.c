@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x_syntax.h"
 
 #define BODY_MAX 6000
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x_tree.h"
+#include "daemon/formats/x/x_tree.h"
 
 #define MAX_OBJECTS 4000
 

@@ -26,7 +26,7 @@
  * float is widened to double exactly, NaN and infinities included (the
  * importer decides what they mean).
  */
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x_syntax.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,7 +35,7 @@
 
 #include "daemon/formats/bin_reader.h"
 #include "daemon/formats/lexer.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 
 enum {
 	XB_NAME = 1,

@@ -5,7 +5,7 @@
  * (wowdev.wiki M2 and M2/.skin; WoW Model Viewer's modelheaders.h and
  * animated.h; WMVx's M2Definitions.h and M2.cpp).
  */
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 
 #include <stddef.h>
 

@@ -38,7 +38,7 @@
  * Every error goes through x_tree_error with a byte offset, so it reads
  * "line:col" for a plain text file and "offset" for decompressed text.
  */
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x_syntax.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "daemon/formats/diag.h"
-#include "daemon/formats/x_tree.h"
+#include "daemon/formats/x/x_tree.h"
 
 #define X_HEADER_BYTES 16
 

@@ -7,7 +7,7 @@
  * array of every track the model decodes is checked against the file as
  * the model's own are; errors are located in the .anim.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

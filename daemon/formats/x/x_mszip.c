@@ -23,7 +23,7 @@
  * bytes or a stream that stops short mean a damaged or cut file: we say so
  * rather than guess.  Offsets in messages count from the start of the file.
  */
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x_syntax.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -35,7 +35,7 @@
 #include <zlib.h>
 
 #include "daemon/formats/bin_reader.h"
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 
 #define X_MSZIP_CHUNK_MAX 32768u        /* uncompressed bytes in one chunk */
 #define X_MSZIP_HISTORY 32768u          /* DEFLATE's window */

@@ -4,12 +4,12 @@
  * the only allocations are the arrays, sized from counts that have been
  * checked against the bytes left, and the names.
  */
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "daemon/formats/md5_common.h"
+#include "daemon/formats/md5/md5_common.h"
 
 /* The fewest bytes each kind of line can take (no optional whitespace),
  * e.g. `vert 0(0 0)0 1`.  Counts are held against them before anything is

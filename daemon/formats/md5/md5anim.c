@@ -3,12 +3,12 @@
  * then numFrames frame blocks.  Every array is sized from the header once
  * its counts have been checked against the bytes left.
  */
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "daemon/formats/md5_common.h"
+#include "daemon/formats/md5/md5_common.h"
 
 /* The fewest bytes a valid file spends per joint, per frame and per frame
  * value (see md5mesh.c for why these must be lower bounds). */

@@ -5,7 +5,7 @@
  * the two lookups that index bones (noted when odd: nothing animd
  * publishes reads them).
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

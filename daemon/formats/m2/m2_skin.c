@@ -7,7 +7,7 @@
  * real files start their data after 64 bytes).  Checked as an inline
  * view, against the model's vertices; errors are located in the .skin.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -10,7 +10,7 @@
  * in skinning, so only those are checked: writers leave 0 in the unused
  * slots, which is no bone in a model without bones.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <inttypes.h>
 

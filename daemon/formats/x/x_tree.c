@@ -29,7 +29,7 @@
  * caps, per thread that ever parsed a .x) staying allocated while the
  * thread lives; it is freed when the thread exits.
  */
-#include "daemon/formats/x_tree.h"
+#include "daemon/formats/x/x_tree.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,11 +1,11 @@
-#include "daemon/formats/md5_common.h"
+#include "daemon/formats/md5/md5_common.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 float md5_quat_w(float x, float y, float z)
 {

@@ -7,7 +7,7 @@
  * its bone checked, its two file-name lists and its spline points checked
  * for bounds.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <inttypes.h>
 

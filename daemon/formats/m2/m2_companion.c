@@ -5,7 +5,7 @@
  * model's file name without its extension, as WMVx and the wowdev wiki
  * build them).  Pure string work.
  */
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 
 #include <ctype.h>
 #include <stdbool.h>

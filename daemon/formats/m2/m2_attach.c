@@ -8,7 +8,7 @@
  * nothing animd evaluates (their bone and timeline are only noted when
  * odd).
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <inttypes.h>
 #include <string.h>

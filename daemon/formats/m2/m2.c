@@ -6,7 +6,7 @@
  * where what a part checks against is already known: sequences before
  * tracks, bones before what hangs on them, vertices before views.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <assert.h>
 #include <errno.h>

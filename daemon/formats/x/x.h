@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "daemon/formats/diag.h"
-#include "daemon/formats/x_tree.h"
+#include "daemon/formats/x/x_tree.h"
 
 /* The largest file (and decompressed body) accepted: positions are 32-bit. */
 #define X_MAX_BYTES (1024u * 1024u * 1024u)

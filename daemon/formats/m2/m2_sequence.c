@@ -6,7 +6,7 @@
  * indexed by animation id.  Next variations and the lookups feed nothing
  * animd publishes: what they name is noted when it is no sequence.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

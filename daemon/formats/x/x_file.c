@@ -2,14 +2,14 @@
  * x_file.c - a whole .x file: the 16-byte header, decompression when the
  * header says so, then the text or binary reader.
  */
-#include "daemon/formats/x.h"
+#include "daemon/formats/x/x.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/formats/x_syntax.h"
+#include "daemon/formats/x/x_syntax.h"
 
 /* Four bytes for a message: printable as is, the rest as \xNN. */
 static const char *x_show4(const char *p, char *buf, size_t size)

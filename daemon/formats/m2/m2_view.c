@@ -7,7 +7,7 @@
  * name nothing (animd draws none of them); properties, submeshes and
  * texture units are checked for bounds only.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <inttypes.h>
 

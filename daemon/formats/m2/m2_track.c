@@ -13,7 +13,7 @@
  * This is the parser's hot loop: a model is mostly keys.  Names for
  * messages are only formatted when something fails.
  */
-#include "daemon/formats/m2_internal.h"
+#include "daemon/formats/m2/m2_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

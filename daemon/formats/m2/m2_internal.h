@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "daemon/formats/bin_reader.h"
-#include "daemon/formats/m2.h"
+#include "daemon/formats/m2/m2.h"
 
 struct m2_ctx {
 	struct bin_reader r;

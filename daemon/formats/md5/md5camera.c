@@ -2,12 +2,12 @@
  * md5camera.c - the .md5camera parser: header, numFrames, frameRate,
  * numCuts, the cuts block and one camera line per frame.
  */
-#include "daemon/formats/md5.h"
+#include "daemon/formats/md5/md5.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "daemon/formats/md5_common.h"
+#include "daemon/formats/md5/md5_common.h"
 
 /* Lower bounds of the bytes per element (see md5mesh.c). */
 #define MD5_CAMERA_FRAME_BYTES 15       /* (0 0 0)(0 0 0)0 */
