@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/anim/clip_codec.h"
 #include "daemon/anim/emitter.h"
 
 __extension__ typedef __int128 i128;
@@ -150,7 +151,7 @@ uint64_t clip_frame_at(int64_t t_ns, uint32_t rate, float *frac)
 
 struct clip_time clip_map_time(const struct clip *c, int64_t elapsed_ns, enum loop_mode mode)
 {
-	if (c->frames) {
+	if (clip_is_uniform(c)) {
 		uint64_t intervals = c->frame_count > 0 ? c->frame_count - 1 : 0;
 
 		return clip_map_frames(elapsed_ns, intervals, c->frame_rate, mode);
@@ -180,7 +181,7 @@ int clip_bounds(const struct clip *c, int64_t t_ns, float out[6])
 
 	if (!c->bounds)
 		return -1;
-	if (!c->frames) {
+	if (!clip_is_uniform(c)) {
 		/* Keyed clips carry at most one box. */
 		for (int i = 0; i < 6; i++)
 			out[i] = c->bounds[0][i];
@@ -256,8 +257,9 @@ size_t clip_bytes(const struct clip *c)
 		n += (size_t)c->frame_count * c->joint_count * sizeof *c->frames;
 	if (c->block_storage != NULL)
 		n += c->block_storage_bytes;
+	n += clip_packed_bytes(c);
 	if (c->bounds != NULL)
-		n += (c->frames != NULL ? (size_t)c->frame_count : 1) * sizeof *c->bounds;
+		n += (clip_is_uniform(c) ? (size_t)c->frame_count : 1) * sizeof *c->bounds;
 	if (c->tracks != NULL)
 		n += joints * sizeof *c->tracks;
 	if (c->rest != NULL)
@@ -284,6 +286,7 @@ void clip_free(struct clip *c)
 	free(c->name);
 	free(c->frames);
 	free(c->block_storage);
+	free(c->packed);
 	free(c->tracks);
 	free(c->rest);
 	free(c->key_storage);
@@ -295,4 +298,19 @@ void clip_free(struct clip *c)
 	free(c->attachments);
 	free(c->events);
 	free(c);
+}
+
+int clip_packed_error(const struct clip *c, float *error, float *precision, float *shell)
+{
+	if (c->packed == NULL)
+		return 0;
+	*error = c->packed->error;
+	*precision = c->packed->precision;
+	*shell = c->packed->shell_distance;
+	return 1;
+}
+
+size_t clip_packed_bytes(const struct clip *c)
+{
+	return c->packed != NULL ? c->packed->bytes : 0;
 }

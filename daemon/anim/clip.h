@@ -29,6 +29,7 @@
 #include "daemon/anim/math3d.h"
 
 struct clip_key_index;
+struct clip_packed;
 
 #define NS_PER_SEC 1000000000LL
 
@@ -96,6 +97,10 @@ struct clip {
 	const float *frame_blocks;
 	void *block_storage;
 	size_t block_storage_bytes;     /* the size block_storage was allocated with */
+	/* The frames compressed (clip_compress), or NULL: then frames and
+	 * frame_blocks are NULL and frame_count, frame_rate and duration_ns
+	 * still describe the timeline.  One allocation, owned. */
+	struct clip_packed *packed;
 
 	/* Keyed storage (tracks != NULL). */
 	struct joint_tracks *tracks;    /* joint_count */
@@ -184,6 +189,40 @@ void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum
  * it, for about as many bytes again as the frames.  Nothing to do for a
  * keyed clip or one of fewer than eight joints.  0, or -ENOMEM. */
 int clip_block_frames(struct clip *c);
+
+/* What clip_compress keeps poses within, in model units: ACL's defaults
+ * (0.01 cm at 3 cm from each joint) for rigs in inches, as id Tech's. */
+#define CLIP_CODEC_DEFAULT_PRECISION 0.004f
+#define CLIP_CODEC_DEFAULT_SHELL_DISTANCE 1.2f
+
+struct clip_codec_params {
+	float precision;        /* > 0: the largest displacement allowed */
+	float shell_distance;   /* > 0: how far from each joint it is measured */
+};
+
+/*
+ * Compress a uniform clip's frames (docs/compression.md): for every frame
+ * and joint, the points at shell_distance from the joint along its axes,
+ * in model space through `parents` (joint_count entries, parents[i] < i or
+ * -1; NULL: every joint a root), stay within `precision` of where the raw
+ * frames put them (NULL params, or a value <= 0: the defaults).  Frees the frames and their
+ * blocks.  Nothing to do for a keyed clip or one already compressed.
+ * 0, -ENOMEM (the clip is left raw), or -E2BIG.
+ */
+int clip_compress(struct clip *c, const int32_t *parents, const struct clip_codec_params *p);
+
+/* Whether the clip is frame-based (raw or compressed frames). */
+static inline int clip_is_uniform(const struct clip *c)
+{
+	return c->frames != NULL || c->packed != NULL;
+}
+
+/* The worst error clip_compress measured on its metric, the precision and
+ * shell distance it was built for; 0 (and nothing set) for a clip that is
+ * not compressed. */
+int clip_packed_error(const struct clip *c, float *error, float *precision, float *shell);
+/* Of clip_bytes, the compressed frames (0 without). */
+size_t clip_packed_bytes(const struct clip *c);
 
 /* Build a keyed clip's shared timeline, which lets the sampler find every
  * clip-time track's keys with one search instead of one per track; call it

@@ -137,11 +137,31 @@ static uint64_t uniform_blend_at(const struct clip *c, int64_t t_ns, float *frac
 }
 #endif
 
+/* Root motion on matrices made without the pose: joint 0's translation is
+ * its matrix's last column, exactly, moved as the pose's would be. */
+static void clip_matrices_root_motion(const struct clip *c, enum root_motion rm,
+				      const struct clip_time *ct, mat34 *out)
+{
+	struct transform root;
+
+	if (rm == ROOT_RAW || c->joint_count == 0)
+		return;
+	root.t = vec3_make(out[0].m[0][3], out[0].m[1][3], out[0].m[2][3]);
+	clip_apply_root_motion(c, rm, ct, &root);
+	out[0].m[0][3] = root.t.x;
+	out[0].m[1][3] = root.t.y;
+	out[0].m[2][3] = root.t.z;
+}
+
 void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum root_motion rm,
 			  const struct clip_time *ct, struct transform *local, mat34 *out)
 {
 	uint32_t n = c->joint_count;
 
+	if (c->packed != NULL && c->frame_count > 0 && clip_packed_matrices(c, t_ns, out)) {
+		clip_matrices_root_motion(c, rm, ct, out);
+		return;
+	}
 #if defined(MATH3D_AVX2_DISPATCH)
 	if (c->frame_blocks != NULL && math3d_simd_level() == MATH3D_SIMD_AVX2) {
 		float frac;
@@ -149,17 +169,7 @@ void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum
 
 		if (f < c->frame_count) {
 			blend_matrices_avx2(c, f, frac, local, out);
-			if (rm != ROOT_RAW) {
-				/* Joint 0's translation is its matrix's last
-				 * column, exactly: moved as the pose's would be. */
-				struct transform root = { .t = vec3_make(out[0].m[0][3], out[0].m[1][3],
-									 out[0].m[2][3]) };
-
-				clip_apply_root_motion(c, rm, ct, &root);
-				out[0].m[0][3] = root.t.x;
-				out[0].m[1][3] = root.t.y;
-				out[0].m[2][3] = root.t.z;
-			}
+			clip_matrices_root_motion(c, rm, ct, out);
 			return;
 		}
 	}

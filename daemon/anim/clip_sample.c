@@ -254,7 +254,9 @@ static void sample_uniform(const struct clip *c, int64_t t_ns, struct transform 
 
 void clip_sample_at(const struct clip *c, int64_t t_ns, int64_t g_ns, struct transform *out)
 {
-	if (c->frames) {
+	if (c->packed) {
+		clip_sample_packed(c, t_ns, out);
+	} else if (c->frames) {
 		sample_uniform(c, t_ns, out);
 	} else if (c->tracks) {
 		clip_sample_keyed(c, t_ns, g_ns, out);

@@ -23,6 +23,12 @@ void clip_sample_indexed(const struct clip *c, int64_t t_ns, int64_t g_ns, struc
  * track's keys costs one step each, not a search each. */
 void track_eval_from(const struct track *tr, int64_t t, uint32_t *hint, float *out);
 
+/* clip_sample_at for a compressed uniform clip (clip_unpack.c), and its
+ * local matrices straight from the compressed frames when the CPU has
+ * AVX2 (1; 0: use clip_sample_packed and pose_local_matrices). */
+void clip_sample_packed(const struct clip *c, int64_t t_ns, struct transform *out);
+int clip_packed_matrices(const struct clip *c, int64_t t_ns, mat34 *out);
+
 /* A track the sampler can evaluate: keys, of values of this width. */
 static inline int track_has_keys(const struct track *tr, uint32_t width)
 {

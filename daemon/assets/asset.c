@@ -189,7 +189,8 @@ static int asset_load_md5mesh(struct asset *a, const void *buf, size_t len, char
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert mesh") : 0;
 }
 
-static int asset_load_md5anim(struct asset *a, const void *buf, size_t len, char *err,
+static int asset_load_md5anim(struct asset *a, const void *buf, size_t len,
+			      const struct asset_options *opts, char *err,
 			      size_t errlen)
 {
 	struct md5_anim *an = NULL;
@@ -212,6 +213,8 @@ static int asset_load_md5anim(struct asset *a, const void *buf, size_t len, char
 		rc = md5_import_clip(an, stem, &a->clips[0]);
 	if (rc == 0)
 		a->clip_count = 1;
+	if (rc == 0 && !(opts && opts->raw_clips))
+		rc = clip_compress(a->clips[0], a->skeleton->parents, opts ? &opts->codec : NULL);
 	free(stem);
 	md5_anim_free(an);
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert anim") : 0;
@@ -315,7 +318,7 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		rc = asset_load_md5mesh(a, buf, len, err, errlen);
 		break;
 	case ASSET_FORMAT_MD5ANIM:
-		rc = asset_load_md5anim(a, buf, len, err, errlen);
+		rc = asset_load_md5anim(a, buf, len, opts, err, errlen);
 		break;
 	case ASSET_FORMAT_X:
 		rc = asset_load_x(a, buf, len, opts, err, errlen);

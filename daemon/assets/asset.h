@@ -150,6 +150,10 @@ typedef int (*asset_read_companion_fn)(void *ctx, const char *name, char **buf, 
 /* What a loader may be told; zero fields mean the defaults. */
 struct asset_options {
 	uint32_t x_ticks_per_second;    /* .x files without AnimTicksPerSecond */
+	/* Uniform clips are compressed (clip_compress) with these (zeros:
+	 * the defaults), unless raw_clips is set. */
+	struct clip_codec_params codec;
+	uint8_t raw_clips;
 	/* NULL: no companion is read (each is reported missing). */
 	asset_read_companion_fn read_companion;
 	void *companion_ctx;

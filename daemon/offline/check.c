@@ -37,7 +37,7 @@ static void check_describe(const struct asset *a, char *buf, size_t size)
 			 asset_format_name(a->format), a->camera->frame_count,
 			 a->camera->frame_rate, a->camera->cut_count,
 			 time_to_seconds(a->camera->duration_ns));
-	} else if (a->clip_count > 0 && a->clips[0]->frames != NULL) {
+	} else if (a->clip_count > 0 && clip_is_uniform(a->clips[0])) {
 		const struct clip *c = a->clips[0];
 
 		snprintf(buf, size, "%s, %u joints, clip \"%s\" %.3f s, %u frames at %u fps",

@@ -40,6 +40,19 @@ static json_t *inspect_skeleton_json(const struct asset *a)
 			 "bind_pose", s->bind_model != NULL, "joints", joints);
 }
 
+/* How a clip's frames are stored: null when raw; else their bytes and
+ * the worst error measured on the metric, beside what it was built for. */
+static json_t *inspect_compression_json(const struct clip *c)
+{
+	float error, precision, shell;
+
+	if (!clip_packed_error(c, &error, &precision, &shell))
+		return json_null();
+	return json_pack("{s:I, s:o, s:o, s:o}", "bytes", (json_int_t)clip_packed_bytes(c),
+			 "worst_error", json_out_number(error), "precision",
+			 json_out_number(precision), "shell_distance", json_out_number(shell));
+}
+
 static json_t *inspect_clip_json(const struct asset *a, uint32_t index)
 {
 	const struct clip *c = a->clips[index];
@@ -48,7 +61,7 @@ static json_t *inspect_clip_json(const struct asset *a, uint32_t index)
 			      "loop", sample_loop_name(c->loop), "joint_count",
 			      (json_int_t)c->joint_count);
 
-	if (c->frames != NULL) {
+	if (clip_is_uniform(c)) {
 		json_object_set_new(o, "frame_rate", json_integer(c->frame_rate));
 		json_object_set_new(o, "frame_count", json_integer(c->frame_count));
 	}
@@ -58,6 +71,7 @@ static json_t *inspect_clip_json(const struct asset *a, uint32_t index)
 	json_object_set_new(o, "bounds", json_boolean(c->bounds != NULL));
 	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)clip_bytes(c)));
 	json_object_set_new(o, "key_index_bytes", json_integer((json_int_t)clip_index_bytes(c)));
+	json_object_set_new(o, "compression", inspect_compression_json(c));
 	if (a->sequences != NULL)
 		m2_json_sequence(o, &a->sequences[index], c);
 	return o;
@@ -198,7 +212,7 @@ static void inspect_text(const struct asset *a)
 
 		printf("clip     \"%s\": %.6g s, %s", c->name, time_to_seconds(c->duration_ns),
 		       sample_loop_name(c->loop));
-		if (c->frames != NULL)
+		if (clip_is_uniform(c))
 			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
 		if (a->format == ASSET_FORMAT_MD5ANIM)
 			printf(", %u animated components", a->animated_components);
@@ -216,6 +230,14 @@ static void inspect_text(const struct asset *a)
 		printf("%s, %zu bytes", c->bounds ? ", bounds" : "", clip_bytes(c));
 		if (clip_index_bytes(c) > 0)
 			printf(" (key index %zu)", clip_index_bytes(c));
+		{
+			float error, precision, shell;
+
+			if (clip_packed_error(c, &error, &precision, &shell))
+				printf(", compressed (%zu bytes of frames): worst error %.3g (precision %g "
+				       "at %g from each joint)", clip_packed_bytes(c), error, precision,
+				       shell);
+		}
 		printf("\n");
 		if (c->event_count > 0) {
 			printf("           events:");

@@ -221,7 +221,7 @@ static void pack_skeleton(struct rpc_out *out, const struct asset *a)
 static void pack_clip(struct rpc_out *out, const struct asset *a, uint32_t index)
 {
 	const struct clip *c = a->clips[index];
-	bool uniform = c->frames != NULL;
+	bool uniform = clip_is_uniform(c);
 	bool md5 = a->format == ASSET_FORMAT_MD5ANIM;
 
 	rpc_put_map(out, 7 + (uniform ? 2 : 0) + (md5 ? 1 : 0) +

@@ -1,0 +1,611 @@
+/*
+ * clip_pack.c - compressing a uniform clip's frames (layout: clip_codec.h,
+ * reasons and figures: docs/compression.md).
+ *
+ * The error metric is ACL's: for every frame and joint, the points at
+ * shell_distance from the joint along its three axes, in model space;
+ * the distance between where the raw frames and the decoded ones put them
+ * must stay within `precision`.  The builder gives every joint and
+ * component a tolerance for its quantisation error, shaped by the
+ * hierarchy (a rotation's error moves everything below the joint, so it is
+ * divided by the joint's reach: the farthest point below it, shell
+ * included; every joint on a chain adds its error, so each gets a share
+ * of the chain's longest), and scales all of a segment's tolerances by
+ * one factor, searched so that the segment's measured worst error just
+ * fits the precision.  Each block's width for a component is then the
+ * widest its eight lanes need.  The error of the values the sampler
+ * decodes is measured, not estimated, and kept (clip_packed_error).
+ */
+#include "daemon/anim/clip.h"
+#include "daemon/anim/clip_codec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pack {
+	const struct clip *c;
+	uint32_t J, F, B, S;
+	struct transform *src;          /* F x B*8: frames, w >= 0, padded lanes */
+	mat34 *raw_model;               /* F x J */
+	const int32_t *parents;
+	float precision, shell;
+	float (*base_tol)[CODEC_COMPONENTS];    /* B*8 */
+	struct codec_block *block;
+	float *pool;                    /* vectors of 8 */
+	uint32_t pool_count, pool_cap;
+	/* scratch for one segment */
+	uint8_t *seg;
+	size_t seg_cap;
+	struct transform *local;        /* B*8 */
+	mat34 *model;                   /* J */
+};
+
+static float comp_of(const struct transform *x, uint32_t c)
+{
+	const float v[CODEC_COMPONENTS] = { x->t.x, x->t.y, x->t.z, x->r.x, x->r.y, x->r.z,
+					    x->s.x, x->s.y, x->s.z };
+
+	return v[c];
+}
+
+static float value(const struct pack *pk, uint32_t f, uint32_t lane, uint32_t c)
+{
+	return comp_of(&pk->src[(size_t)f * pk->B * 8 + lane], c);
+}
+
+/* A new pool vector (or the shared one it equals); its index, or -1. */
+static int64_t pool_add(struct pack *pk, const float v[8], int shareable)
+{
+	if (shareable) {
+		int zeros = 1, ones = 1;
+
+		for (int l = 0; l < 8; l++) {
+			zeros &= v[l] == 0.0f && !signbit(v[l]);
+			ones &= v[l] == 1.0f;
+		}
+		if (zeros)
+			return CODEC_ZEROS;
+		if (ones)
+			return CODEC_ONES;
+	}
+	if (pk->pool_count == pk->pool_cap) {
+		uint32_t cap = pk->pool_cap ? 2 * pk->pool_cap : 16;
+		float *np = realloc(pk->pool, (size_t)cap * 8 * sizeof *np);
+
+		if (np == NULL)
+			return -1;
+		pk->pool = np;
+		pk->pool_cap = cap;
+	}
+	memcpy(pk->pool + (size_t)pk->pool_count * 8, v, 8 * sizeof *v);
+	return pk->pool_count++;
+}
+
+/*
+ * Per joint, the rotation component to leave out: the one whose smallest
+ * magnitude over the clip is largest.  Each frame's quaternion is negated
+ * where needed (q and -q are one rotation) so that it is >= 0, and the
+ * three others move to r.x, r.y, r.z in order, the left-out one to r.w.
+ */
+static void pack_drop(struct pack *pk)
+{
+	uint32_t lanes = pk->B * 8;
+
+	for (uint32_t l = 0; l < lanes; l++) {
+		float least[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
+		uint8_t d = 3;
+
+		for (uint32_t f = 0; f < pk->F; f++) {
+			const quat *q = &pk->src[(size_t)f * lanes + l].r;
+			const float v[4] = { q->x, q->y, q->z, q->w };
+
+			for (int c = 0; c < 4; c++)
+				least[c] = fminf(least[c], fabsf(v[c]));
+		}
+		for (uint8_t c = 0; c < 4; c++)
+			if (least[c] > least[d])
+				d = c;
+		pk->block[l / 8].drop[l % 8] = d;
+		for (uint32_t f = 0; f < pk->F; f++) {
+			quat *q = &pk->src[(size_t)f * lanes + l].r;
+			float v[4] = { q->x, q->y, q->z, q->w }, o[3];
+			float sign = v[d] < 0.0f ? -1.0f : 1.0f;
+			int k = 0;
+
+			for (int c = 0; c < 4; c++)
+				if (c != d)
+					o[k++] = sign * v[c];
+			*q = quat_make(o[0], o[1], o[2], sign * v[d]);
+		}
+	}
+}
+
+/* Constant or animated per block and component; the clip ranges. */
+static int pack_ranges(struct pack *pk)
+{
+	static const float zeros[8], ones[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+
+	if (pool_add(pk, zeros, 0) != CODEC_ZEROS || pool_add(pk, ones, 0) != CODEC_ONES)
+		return -ENOMEM;
+	for (uint32_t b = 0; b < pk->B; b++) {
+		struct codec_block *bl = &pk->block[b];
+
+		for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
+			float mn[8], ext255[8], first[8];
+			int still = 1;
+			int64_t at;
+
+			for (uint32_t l = 0; l < 8; l++) {
+				float lo = INFINITY, hi = -INFINITY;
+
+				first[l] = value(pk, 0, 8 * b + l, c);
+				for (uint32_t f = 0; f < pk->F; f++) {
+					float v = value(pk, f, 8 * b + l, c);
+
+					lo = fminf(lo, v);
+					hi = fmaxf(hi, v);
+					/* Bitwise, so that -0 and 0 stay apart. */
+					still &= memcmp(&v, &first[l], sizeof v) == 0;
+				}
+				mn[l] = lo;
+				ext255[l] = (float)(((double)hi - lo) / 255.0);
+			}
+			if (still) {
+				at = pool_add(pk, first, 1);
+			} else {
+				at = pool_add(pk, mn, 0);
+				if (at >= 0 && pool_add(pk, ext255, 0) < 0)
+					at = -1;
+				bl->animated |= (uint16_t)(1u << c);
+			}
+			if (at < 0)
+				return -ENOMEM;
+			bl->vec[c] = (uint32_t)at;
+		}
+		bl->scaled = !(bl->vec[CODEC_SX] == CODEC_ONES && bl->vec[CODEC_SY] == CODEC_ONES &&
+			       bl->vec[CODEC_SZ] == CODEC_ONES);
+	}
+	return 0;
+}
+
+/* Model matrices of a local pose (J joints). */
+static void model_of(const struct pack *pk, const struct transform *local, mat34 *model)
+{
+	for (uint32_t j = 0; j < pk->J; j++) {
+		mat34 m = mat34_from_transform(&local[j]);
+		int32_t p = pk->parents ? pk->parents[j] : -1;
+
+		model[j] = p >= 0 && (uint32_t)p < j ? mat34_mul(&model[p], &m) : m;
+	}
+}
+
+/* The largest distance between the shell points of two matrices. */
+static float shell_error(const mat34 *a, const mat34 *b, float d)
+{
+	float worst = 0.0f;
+
+	for (int axis = 0; axis < 3; axis++) {
+		float e = 0.0f;
+
+		for (int r = 0; r < 3; r++) {
+			float pa = a->m[r][axis] * d + a->m[r][3];
+			float pb = b->m[r][axis] * d + b->m[r][3];
+
+			e += (pa - pb) * (pa - pb);
+		}
+		worst = fmaxf(worst, sqrtf(e));
+	}
+	return worst;
+}
+
+/* Each joint's and component's tolerance before the segment's factor. */
+static int pack_tolerances(struct pack *pk)
+{
+	uint32_t J = pk->J;
+	float *reach = calloc(J, sizeof *reach);
+	uint32_t *depth = calloc(J, sizeof *depth), *deepest = calloc(J, sizeof *deepest);
+
+	if (!reach || !depth || !deepest) {
+		free(reach);
+		free(depth);
+		free(deepest);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < J; j++) {
+		int32_t p = pk->parents ? pk->parents[j] : -1;
+
+		depth[j] = p >= 0 && (uint32_t)p < j ? depth[p] + 1 : 1;
+	}
+	for (uint32_t j = J; j-- > 0;) {
+		int32_t p = pk->parents ? pk->parents[j] : -1;
+
+		deepest[j] = deepest[j] > depth[j] ? deepest[j] : depth[j];
+		if (p >= 0 && (uint32_t)p < j && deepest[j] > deepest[p])
+			deepest[p] = deepest[j];
+	}
+	for (uint32_t f = 0; f < pk->F; f++) {
+		const mat34 *m = pk->raw_model + (size_t)f * J;
+
+		for (uint32_t j = 0; j < J; j++)
+			for (int32_t a = pk->parents ? pk->parents[j] : -1; a >= 0 && (uint32_t)a < j;
+			     a = pk->parents[a]) {
+				float dx = m[j].m[0][3] - m[a].m[0][3], dy = m[j].m[1][3] - m[a].m[1][3];
+				float dz = m[j].m[2][3] - m[a].m[2][3];
+
+				reach[a] = fmaxf(reach[a], sqrtf(dx * dx + dy * dy + dz * dz));
+			}
+	}
+	for (uint32_t lane = 0; lane < 8 * pk->B; lane++) {
+		float *t = pk->base_tol[lane];
+
+		if (lane >= J) {
+			for (uint32_t c = 0; c < CODEC_COMPONENTS; c++)
+				t[c] = INFINITY;
+			continue;
+		}
+		{
+			float r = reach[lane] + pk->shell, share = pk->precision / (float)deepest[lane];
+
+			if (!(r > 0.0f))
+				r = 1.0f;
+			for (uint32_t c = 0; c < CODEC_COMPONENTS; c++)
+				t[c] = c <= CODEC_TZ ? share : c <= CODEC_RZ ? share / (2.0f * r) : share / r;
+		}
+	}
+	free(reach);
+	free(depth);
+	free(deepest);
+	return 0;
+}
+
+static int seg_reserve(struct pack *pk, size_t need)
+{
+	if (need > pk->seg_cap) {
+		size_t cap = need * 2;
+		uint8_t *n = realloc(pk->seg, cap);
+
+		if (n == NULL)
+			return -ENOMEM;
+		pk->seg = n;
+		pk->seg_cap = cap;
+	}
+	return 0;
+}
+
+/* The quantised value of v nearest it. */
+static uint32_t quantise(float v, float mn, float e255, uint8_t smin, uint8_t sext, uint32_t w)
+{
+	uint32_t top = (uint32_t)((1ull << w) - 1), best = 0;
+	float off = fmaf((float)smin, e255, mn);
+	float sc = ((float)sext * e255) * codec_inv_levels[w];
+	double g;
+	float be = INFINITY;
+
+	if (w == 0 || !(sc > 0.0f))
+		return 0;
+	g = floor(((double)v - off) / sc + 0.5);
+	g = g < 0 ? 0 : g > top ? top : g;
+	for (int d = -1; d <= 1; d++) {
+		double q = g + d;
+		float e;
+
+		if (q < 0 || q > top)
+			continue;
+		e = fabsf(codec_decode(mn, e255, smin, sext, w, (uint32_t)q) - v);
+		if (e < be) {
+			be = e;
+			best = (uint32_t)q;
+		}
+	}
+	return best;
+}
+
+/*
+ * Segment s at tolerance factor k into pk->seg; its size in *len.
+ */
+static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
+{
+	uint32_t first = s * CODEC_SEGMENT, n;
+	size_t at = 0;
+	struct clip_packed view = { .frames = pk->F, .segments = pk->S };
+
+	n = codec_segment_frames(&view, s);
+	for (uint32_t b = 0; b < pk->B; b++) {
+		const struct codec_block *bl = &pk->block[b];
+
+		for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
+			const float *mn, *e255;
+			uint8_t smin[8], sext[8];
+			uint32_t w = 0;
+			uint8_t *h;
+
+			if (!(bl->animated & (1u << c)))
+				continue;
+			mn = pk->pool + 8 * (size_t)bl->vec[c];
+			e255 = mn + 8;
+			for (uint32_t l = 0; l < 8; l++) {
+				uint32_t lane = 8 * b + l, need = 0;
+				float lo = INFINITY, hi = -INFINITY, ext, tol = k * pk->base_tol[lane][c];
+				double qlo, qhi;
+
+				for (uint32_t i = 0; i < n; i++) {
+					float v = value(pk, first + i, lane, c);
+
+					lo = fminf(lo, v);
+					hi = fmaxf(hi, v);
+				}
+				if (e255[l] > 0.0f) {
+					qlo = floor(((double)lo - mn[l]) / e255[l]);
+					qhi = ceil(((double)hi - mn[l]) / e255[l]);
+				} else {
+					qlo = qhi = 0;
+				}
+				qlo = qlo < 0 ? 0 : qlo > 255 ? 255 : qlo;
+				qhi = qhi < qlo ? qlo : qhi > 255 ? 255 : qhi;
+				smin[l] = (uint8_t)qlo;
+				sext[l] = (uint8_t)(qhi - qlo);
+				ext = (float)sext[l] * e255[l];
+				if (ext > tol) {
+					/* Rounding to the nearest of 2^w levels errs by
+					 * half a step at most. */
+					need = 1;
+					while (need < CODEC_MAX_BITS && ext * codec_inv_levels[need] * 0.5f > tol)
+						need++;
+				}
+				w = need > w ? need : w;
+			}
+			if (seg_reserve(pk, at + CODEC_HEADER + (size_t)n * w + CODEC_PAD) != 0)
+				return -ENOMEM;
+			h = pk->seg + at;
+			h[0] = (uint8_t)w;
+			memcpy(h + 1, smin, 8);
+			memcpy(h + 9, sext, 8);
+			memset(h + CODEC_HEADER, 0, (size_t)n * w);
+			for (uint32_t i = 0; i < n; i++) {
+				uint8_t *fr = h + CODEC_HEADER + (size_t)i * w;
+
+				for (uint32_t l = 0; l < 8; l++) {
+					uint32_t q = quantise(value(pk, first + i, 8 * b + l, c), mn[l], e255[l],
+							      smin[l], sext[l], w);
+					uint32_t bit = l * w;
+
+					for (uint32_t x = 0; x < w; x++)
+						if (q & (1u << x))
+							fr[(bit + x) >> 3] |= (uint8_t)(1u << ((bit + x) & 7));
+				}
+			}
+			at += CODEC_HEADER + (size_t)n * w;
+		}
+	}
+	if (seg_reserve(pk, at + CODEC_PAD) != 0)
+		return -ENOMEM;
+	memset(pk->seg + at, 0, CODEC_PAD);
+	*len = at;
+	return 0;
+}
+
+/* The worst error of the segment in pk->seg. */
+static float segment_error(struct pack *pk, uint32_t s)
+{
+	struct clip_packed view = { .frames = pk->F, .segments = pk->S, .joints = pk->J,
+				    .blocks = pk->B, .block = pk->block, .pool = pk->pool };
+	uint32_t n = codec_segment_frames(&view, s), first = s * CODEC_SEGMENT;
+	float worst = 0.0f;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *d = pk->seg;
+		const mat34 *raw = pk->raw_model + (size_t)(first + i) * pk->J;
+
+		for (uint32_t b = 0; b < pk->B; b++)
+			d = codec_decode_block(&view, b, d, n, i, pk->local + 8 * b);
+		model_of(pk, pk->local, pk->model);
+		for (uint32_t j = 0; j < pk->J; j++)
+			worst = fmaxf(worst, shell_error(&raw[j], &pk->model[j], pk->shell));
+	}
+	return worst;
+}
+
+/* A copy of the segment in pk->seg (len bytes) into *keep. */
+static int keep_segment(struct pack *pk, size_t len, uint8_t **keep, size_t *keep_len)
+{
+	uint8_t *n = realloc(*keep, len + 1);
+
+	if (n == NULL)
+		return -ENOMEM;
+	memcpy(n, pk->seg, len);
+	*keep = n;
+	*keep_len = len;
+	return 0;
+}
+
+/* Segment s at the largest factor that keeps its error within the
+ * precision (or the most precise tried, when none does), appended to
+ * *out; its error raises *worst. */
+static int pack_best_segment(struct pack *pk, uint32_t s, uint8_t **out, size_t *out_len,
+			     size_t *out_cap, float *worst)
+{
+	float lo = 0.0f, hi = 0.0f, k = 1.0f, err, pass_err = 0.0f, fail_err = INFINITY;
+	uint8_t *pass = NULL, *fail = NULL, *pick;
+	size_t len, pass_len = SIZE_MAX, fail_len = 0, pick_len;
+	int rc = 0;
+
+	/* Bracket the factor (lo passes, hi fails; 0: none yet), then
+	 * narrow it to within 10%. */
+	for (int step = 0; step < 48; step++) {
+		if ((rc = pack_segment(pk, s, k, &len)) != 0)
+			break;
+		err = segment_error(pk, s);
+		if (err <= pk->precision) {
+			if (len <= pass_len) {
+				if ((rc = keep_segment(pk, len, &pass, &pass_len)) != 0)
+					break;
+				pass_err = err;
+			}
+			lo = k;
+		} else {
+			if (pass == NULL && err < fail_err) {
+				if ((rc = keep_segment(pk, len, &fail, &fail_len)) != 0)
+					break;
+				fail_err = err;
+			}
+			hi = k;
+		}
+		if (lo == 0.0f) {
+			if (k < 1e-9f)
+				break;
+			k *= 0.25f;
+		} else if (hi == 0.0f) {
+			if (k > 1e9f)
+				break;
+			k *= 4.0f;
+		} else {
+			if (hi / lo < 1.1f)
+				break;
+			k = sqrtf(lo * hi);
+		}
+	}
+	pick = pass != NULL ? pass : fail;
+	pick_len = pass != NULL ? pass_len : fail_len;
+	if (rc == 0 && pick == NULL)
+		rc = -ENOMEM;
+	if (rc == 0 && *out_len + pick_len + CODEC_PAD > *out_cap) {
+		size_t cap = (*out_len + pick_len + CODEC_PAD) * 2;
+		uint8_t *n = realloc(*out, cap);
+
+		if (n == NULL) {
+			rc = -ENOMEM;
+		} else {
+			*out = n;
+			*out_cap = cap;
+		}
+	}
+	if (rc == 0) {
+		memcpy(*out + *out_len, pick, pick_len);
+		*out_len += pick_len;
+		*worst = fmaxf(*worst, pass != NULL ? pass_err : fail_err);
+	}
+	free(pass);
+	free(fail);
+	return rc;
+}
+
+static void pack_close(struct pack *pk)
+{
+	free(pk->src);
+	free(pk->raw_model);
+	free(pk->base_tol);
+	free(pk->block);
+	free(pk->pool);
+	free(pk->seg);
+	free(pk->local);
+	free(pk->model);
+}
+
+/* The one allocation: struct, blocks, pool (32-byte aligned), segment
+ * starts, data and its padding. */
+static struct clip_packed *pack_assemble(struct pack *pk, const uint8_t *data, size_t data_len,
+					 const uint32_t *starts, float worst)
+{
+	size_t blocks = (size_t)pk->B * sizeof *pk->block;
+	size_t pool = (size_t)pk->pool_count * 8 * sizeof(float);
+	size_t starts_b = (size_t)pk->S * sizeof *starts;
+	size_t head = (sizeof(struct clip_packed) + 7) & ~(size_t)7;
+	size_t bytes = head + blocks + 32 + pool + starts_b + data_len + CODEC_PAD;
+	struct clip_packed *p = malloc(bytes);
+	uint8_t *at;
+
+	if (p == NULL)
+		return NULL;
+	memset(p, 0, sizeof *p);
+	p->bytes = bytes;
+	p->joints = pk->J;
+	p->blocks = pk->B;
+	p->frames = pk->F;
+	p->segments = pk->S;
+	p->error = worst;
+	p->precision = pk->precision;
+	p->shell_distance = pk->shell;
+	at = (uint8_t *)p + head;
+	p->block = (struct codec_block *)(void *)at;
+	memcpy(p->block, pk->block, blocks);
+	at = (uint8_t *)(((uintptr_t)(at + blocks) + 31) & ~(uintptr_t)31);
+	p->pool = (float *)(void *)at;
+	memcpy(p->pool, pk->pool, pool);
+	at += pool;
+	p->segment_at = (uint32_t *)(void *)at;
+	memcpy(p->segment_at, starts, starts_b);
+	at += starts_b;
+	p->data = at;
+	memcpy(p->data, data, data_len);
+	memset(p->data + data_len, 0, CODEC_PAD);
+	return p;
+}
+
+int clip_compress(struct clip *c, const int32_t *parents, const struct clip_codec_params *prm)
+{
+	struct pack pk = { .c = c, .parents = parents };
+	uint8_t *data = NULL;
+	size_t data_len = 0, data_cap = 0;
+	uint32_t *starts = NULL;
+	float worst = 0.0f;
+	int rc = 0;
+
+	if (c->frames == NULL || c->packed != NULL || c->frame_count == 0 || c->joint_count == 0)
+		return 0;
+	pk.J = c->joint_count;
+	pk.F = c->frame_count;
+	pk.B = (pk.J + 7) / 8;
+	pk.S = pk.F > 1 ? (pk.F - 2) / CODEC_SEGMENT + 1 : 1;
+	pk.precision = prm && prm->precision > 0.0f ? prm->precision : CLIP_CODEC_DEFAULT_PRECISION;
+	pk.shell = prm && prm->shell_distance > 0.0f ? prm->shell_distance
+						      : CLIP_CODEC_DEFAULT_SHELL_DISTANCE;
+	pk.src = malloc((size_t)pk.F * pk.B * 8 * sizeof *pk.src);
+	pk.raw_model = malloc((size_t)pk.F * pk.J * sizeof *pk.raw_model);
+	pk.base_tol = malloc((size_t)pk.B * 8 * sizeof *pk.base_tol);
+	pk.block = calloc(pk.B, sizeof *pk.block);
+	pk.local = malloc((size_t)pk.B * 8 * sizeof *pk.local);
+	pk.model = malloc((size_t)pk.J * sizeof *pk.model);
+	starts = malloc((size_t)pk.S * sizeof *starts);
+	if (!pk.src || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local || !pk.model || !starts) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t f = 0; f < pk.F; f++) {
+		const struct transform *fr = c->frames + (size_t)f * pk.J;
+		struct transform *o = pk.src + (size_t)f * pk.B * 8;
+
+		for (uint32_t l = 0; l < pk.B * 8; l++)
+			o[l] = l < pk.J ? fr[l] : transform_identity();
+		model_of(&pk, fr, pk.raw_model + (size_t)f * pk.J);
+	}
+	pack_drop(&pk);
+	if ((rc = pack_tolerances(&pk)) != 0 || (rc = pack_ranges(&pk)) != 0)
+		goto out;
+	for (uint32_t s = 0; s < pk.S; s++) {
+		if (data_len > UINT32_MAX) {
+			rc = -E2BIG;
+			goto out;
+		}
+		starts[s] = (uint32_t)data_len;
+		if ((rc = pack_best_segment(&pk, s, &data, &data_len, &data_cap, &worst)) != 0)
+			goto out;
+	}
+	c->packed = pack_assemble(&pk, data, data_len, starts, worst);
+	if (c->packed == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	free(c->frames);
+	c->frames = NULL;
+	free(c->block_storage);
+	c->block_storage = NULL;
+	c->frame_blocks = NULL;
+	c->block_storage_bytes = 0;
+out:
+	free(data);
+	free(starts);
+	pack_close(&pk);
+	return rc;
+}
