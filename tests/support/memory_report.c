@@ -46,6 +46,17 @@ void memory_report_clip(const char *label, const struct clip *c)
 {
 	size_t bytes = clip_bytes(c), index = clip_index_bytes(c);
 
+	if (c->packed != NULL) {
+		uint64_t cells = (uint64_t)c->frame_count * c->joint_count;
+		float error = 0, precision = 0, shell = 0;
+
+		clip_packed_error(c, &error, &precision, &shell);
+		printf("%-24s %10zu bytes a clip (%u joints x %u frames): %.2f bytes per joint per "
+		       "frame, compressed (%zu bytes of frames, worst error %.3g)\n", label, bytes,
+		       c->joint_count, c->frame_count,
+		       cells > 0 ? (double)bytes / (double)cells : 0.0, clip_packed_bytes(c), error);
+		return;
+	}
 	if (c->frames != NULL) {
 		uint64_t cells = (uint64_t)c->frame_count * c->joint_count;
 

@@ -1,0 +1,461 @@
+/*
+ * bench_codec - compressed clips (clip_compress) against raw frames: size,
+ * error and sampling speed, side by side in one run.
+ *
+ * Size and error: bytes per joint-frame of the frames as stored (raw: the
+ * frames plus their blocks of eight, as the importer keeps them without
+ * compression; compressed: the codec's one allocation) and the worst error
+ * on the metric, measured here again, independently of what the builder
+ * measured: every frame sampled from both clips, taken to model space,
+ * the points at the shell distance along each joint's axes compared.
+ * For the real MD5 clips of the shared test data (skipped when absent),
+ * each clip and their total; for generated clips (a spine with limbs,
+ * 200 frames at 30 fps, rotations drifting 1-5 degrees a frame, as
+ * bench_pose makes them) of 8 to 256 joints; and for a still pose clip
+ * (31 frames x 110 joints that never move).
+ *
+ * Speed: ns per joint of clip_sample in playback order (1/60 s a step,
+ * looping) and at random times, and of clip_sample_matrices (the stream's
+ * path) in playback order, raw and compressed, per joint count.  The two
+ * storages run alternately over ROUNDS rounds (thread CPU time, about
+ * 20 ms each); printed: the minimum and median of each, the ratio of the
+ * minimums and the spread (lowest..highest) of the rounds' ratios.  The
+ * last column is the compressed playback figure per joint over the
+ * 64-joint one (small rigs: goal 3).  The machine's other load shows in
+ * these figures; callgrind instruction counts are the repeatable A/B.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/anim/clip.h"
+#include "daemon/anim/pose.h"
+#include "daemon/anim/skeleton.h"
+#include "daemon/assets/asset.h"
+#include "tests/support/testdata.h"
+
+#define FRAMES 200
+#define RATE 30
+#define ROUNDS 11
+#define ROUND_SECONDS 0.02
+#define MAX_CLIPS 256
+
+static volatile float sink;
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static double rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL) {
+		fprintf(stderr, "bench_codec: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static quat axis_angle(vec3 axis, double angle)
+{
+	double n = sqrt((double)axis.x * axis.x + (double)axis.y * axis.y + (double)axis.z * axis.z);
+	double s = sin(angle / 2) / (n > 0 ? n : 1);
+
+	return quat_make((float)(axis.x * s), (float)(axis.y * s), (float)(axis.z * s),
+			 (float)cos(angle / 2));
+}
+
+static vec3 random_dir(void)
+{
+	return vec3_make((float)(2 * rnd() - 1), (float)(2 * rnd() - 1), (float)(2 * rnd() - 1));
+}
+
+/* A skeleton of n joints: a spine, then limbs of chains off earlier joints. */
+static struct skeleton *make_skeleton(uint32_t n)
+{
+	struct skeleton *s = skeleton_new(n);
+	uint32_t spine = n / 8 > 4 ? n / 8 : 4;
+
+	if (s == NULL)
+		exit(1);
+	for (uint32_t i = 1; i < n; i++)
+		s->parents[i] = i < spine || rnd() >= 0.2 ? (int32_t)i - 1 : (int32_t)(rnd() * i);
+	return s;
+}
+
+/* A raw uniform clip (frames and their blocks, as the importer makes it);
+ * still: every joint holds one pose. */
+static struct clip *make_clip(uint32_t n, uint32_t frames, int still)
+{
+	struct clip *c = calloc(1, sizeof *c);
+
+	if (c == NULL)
+		exit(1);
+	c->joint_count = n;
+	c->frame_count = frames;
+	c->frame_rate = RATE;
+	c->duration_ns = clip_frames_duration(frames - 1, RATE);
+	c->loop = LOOP_LOOP;
+	c->frames = xmalloc((size_t)frames * n * sizeof *c->frames);
+	for (uint32_t j = 0; j < n; j++) {
+		quat r = axis_angle(random_dir(), rnd() * M_PI);
+		vec3 axis = random_dir(), bone = vec3_scale(random_dir(), 10.0f);
+		double speed = still ? 0 : (1 + 4 * rnd()) * M_PI / 180;
+
+		for (uint32_t f = 0; f < frames; f++) {
+			struct transform *x = &c->frames[(size_t)f * n + j];
+
+			if (!still) {
+				axis = vec3_add(axis, vec3_scale(random_dir(), 0.05f));
+				r = quat_normalize(quat_mul(axis_angle(axis, speed), r));
+			}
+			x->r = r;
+			x->t = j == 0 && !still ? vec3_make((float)f * 0.5f, 0, 90) : bone;
+			x->s = vec3_make(1, 1, 1);
+		}
+	}
+	if (clip_block_frames(c) != 0)
+		exit(1);
+	return c;
+}
+
+/* A copy of a raw clip's frames, compressed. */
+static struct clip *compressed_copy(const struct clip *raw, const struct skeleton *s,
+				    const struct clip_codec_params *p)
+{
+	struct clip *c = calloc(1, sizeof *c);
+
+	if (c == NULL)
+		exit(1);
+	*c = *raw;
+	c->name = NULL;
+	c->block_storage = NULL;
+	c->frame_blocks = NULL;
+	c->bounds = NULL;
+	c->frames = xmalloc((size_t)raw->frame_count * raw->joint_count * sizeof *c->frames);
+	memcpy(c->frames, raw->frames, (size_t)raw->frame_count * raw->joint_count * sizeof *c->frames);
+	if (clip_compress(c, s->parents, p) != 0 || c->packed == NULL) {
+		fprintf(stderr, "bench_codec: clip_compress failed\n");
+		exit(1);
+	}
+	return c;
+}
+
+/* Bytes of the frames as stored. */
+static size_t frame_bytes(const struct clip *c)
+{
+	if (c->packed != NULL)
+		return clip_packed_bytes(c);
+	return (size_t)c->frame_count * c->joint_count * sizeof(struct transform) +
+	       c->block_storage_bytes;
+}
+
+/* The worst displacement of the shell points over every frame and joint. */
+static double measured_error(const struct skeleton *s, const struct clip *raw,
+			     const struct clip *packed, float shell)
+{
+	uint32_t n = raw->joint_count;
+	struct transform *la = xmalloc(n * sizeof *la), *lb = xmalloc(n * sizeof *lb);
+	mat34 *ma = xmalloc(n * sizeof *ma), *mb = xmalloc(n * sizeof *mb);
+	double worst = 0;
+
+	for (uint32_t f = 0; f < raw->frame_count; f++) {
+		int64_t t = clip_frames_duration(f, raw->frame_rate);
+
+		clip_sample(raw, t, la);
+		clip_sample(packed, t, lb);
+		pose_local_to_model(s, la, ma);
+		pose_local_to_model(s, lb, mb);
+		for (uint32_t j = 0; j < n; j++)
+			for (int axis = 0; axis < 3; axis++) {
+				double e = 0;
+
+				for (int r = 0; r < 3; r++) {
+					double d = ((double)ma[j].m[r][axis] - mb[j].m[r][axis]) * shell +
+						   ((double)ma[j].m[r][3] - mb[j].m[r][3]);
+
+					e += d * d;
+				}
+				worst = fmax(worst, sqrt(e));
+			}
+	}
+	free(la);
+	free(lb);
+	free(ma);
+	free(mb);
+	return worst;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+enum kind { PLAYBACK, RANDOM, MATRICES, KINDS };
+static const char *const kind_names[KINDS] = { "playback", "random", "matrices" };
+
+struct subject {
+	const struct clip *clip;
+	struct transform *local;
+	mat34 *mats;
+	const int64_t *times;           /* random times, TIMES of them */
+};
+#define TIMES 4096
+
+/* `iters` samples of kind k; returns the checksum. */
+static float run(const struct subject *s, enum kind k, uint32_t iters)
+{
+	const struct clip *c = s->clip;
+	int64_t elapsed = 0, step = NS_PER_SEC / 60;
+	float sum = 0;
+
+	for (uint32_t i = 0; i < iters; i++) {
+		struct clip_time ct;
+
+		switch (k) {
+		case PLAYBACK:
+			ct = clip_map_time(c, elapsed, LOOP_LOOP);
+			clip_sample(c, ct.t_ns, s->local);
+			sum += s->local[i % c->joint_count].r.x;
+			break;
+		case RANDOM:
+			clip_sample(c, s->times[i % TIMES], s->local);
+			sum += s->local[i % c->joint_count].r.x;
+			break;
+		default:
+			ct = clip_map_time(c, elapsed, LOOP_LOOP);
+			clip_sample_matrices(c, ct.t_ns, ct.t_ns, ROOT_RAW, &ct, s->local, s->mats);
+			sum += s->mats[i % c->joint_count].m[0][0];
+			break;
+		}
+		elapsed += step;
+	}
+	return sum;
+}
+
+/* ns per joint of one round of about ROUND_SECONDS. */
+static double timed(const struct subject *s, enum kind k, uint32_t iters)
+{
+	double t0 = cpu_now();
+
+	sink += run(s, k, iters);
+	return (cpu_now() - t0) * 1e9 / iters / s->clip->joint_count;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Raw and compressed alternately; prints one line, returns the
+ * compressed minimum. */
+static double compare(const struct subject *raw, const struct subject *pk, enum kind k,
+		      uint32_t joints)
+{
+	double tr[ROUNDS], tp[ROUNDS], ratio[ROUNDS], mr, mp, t0;
+	uint32_t iters = 64;
+
+	/* Calibrate on the raw clip. */
+	for (;;) {
+		t0 = cpu_now();
+		sink += run(raw, k, iters);
+		if (cpu_now() - t0 > ROUND_SECONDS / 4 || iters > (1u << 26))
+			break;
+		iters *= 2;
+	}
+	iters = (uint32_t)(iters * (ROUND_SECONDS / fmax(cpu_now() - t0, 1e-6)));
+	if (iters == 0)
+		iters = 1;
+	for (int r = 0; r < ROUNDS; r++) {
+		if (r % 2 == 0) {
+			tr[r] = timed(raw, k, iters);
+			tp[r] = timed(pk, k, iters);
+		} else {
+			tp[r] = timed(pk, k, iters);
+			tr[r] = timed(raw, k, iters);
+		}
+		ratio[r] = tp[r] / tr[r];
+	}
+	qsort(tr, ROUNDS, sizeof *tr, cmp_double);
+	qsort(tp, ROUNDS, sizeof *tp, cmp_double);
+	qsort(ratio, ROUNDS, sizeof *ratio, cmp_double);
+	mr = tr[0];
+	mp = tp[0];
+	printf("  %4u joints %-9s raw %6.2f (median %6.2f)  compressed %6.2f (median %6.2f) ns/joint"
+	       "  x%.2f (rounds %.2f..%.2f)", joints, kind_names[k], mr, tr[ROUNDS / 2], mp,
+	       tp[ROUNDS / 2], mp / mr, ratio[0], ratio[ROUNDS - 1]);
+	return mp;
+}
+
+static void speed_and_size(const struct clip_codec_params *prm)
+{
+	static const uint32_t counts[] = { 8, 15, 16, 31, 64, 110, 256 };
+	double per_joint[sizeof counts / sizeof counts[0]][KINDS];
+	const size_t nc = sizeof counts / sizeof counts[0];
+	int64_t *times = xmalloc(TIMES * sizeof *times);
+
+	printf("bench_codec: generated clips (%u frames at %u fps), precision %g at %g\n", FRAMES,
+	       RATE, prm->precision, prm->shell_distance);
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t n = counts[i];
+		struct skeleton *s = make_skeleton(n);
+		struct clip *raw = make_clip(n, FRAMES, 0);
+		struct clip *pk;
+		struct subject a, b;
+		float berr, bprec, bshell;
+		double cells = (double)n * FRAMES;
+
+		memcpy(s->rest, raw->frames, n * sizeof *s->rest);
+		pk = compressed_copy(raw, s, prm);
+		clip_packed_error(pk, &berr, &bprec, &bshell);
+		for (int t = 0; t < TIMES; t++)
+			times[t] = (int64_t)(rnd() * (double)raw->duration_ns);
+		printf("  %4u joints: raw %.2f bytes/joint-frame, compressed %.2f (%zu bytes), worst "
+		       "error %.4g measured here (%.4g by the builder)\n", n, frame_bytes(raw) / cells,
+		       frame_bytes(pk) / cells, frame_bytes(pk), measured_error(s, raw, pk, bshell),
+		       berr);
+		a = (struct subject){ raw, xmalloc(n * sizeof(struct transform)), xmalloc(n * sizeof(mat34)),
+				      times };
+		b = (struct subject){ pk, xmalloc(n * sizeof(struct transform)), xmalloc(n * sizeof(mat34)),
+				      times };
+		for (int k = 0; k < KINDS; k++) {
+			per_joint[i][k] = compare(&a, &b, (enum kind)k, n);
+			printf("\n");
+		}
+		free(a.local);
+		free(a.mats);
+		free(b.local);
+		free(b.mats);
+		clip_free(raw);
+		clip_free(pk);
+		skeleton_free(s);
+	}
+	printf("  compressed ns per joint over the 64-joint figure (small rigs):\n");
+	for (int k = 0; k < KINDS; k++) {
+		printf("    %-9s", kind_names[k]);
+		for (size_t i = 0; i < nc; i++)
+			printf(" %u: %.2f", counts[i], per_joint[i][k] / per_joint[4][k]);
+		printf("\n");
+	}
+	free(times);
+}
+
+static void still_clip(const struct clip_codec_params *prm)
+{
+	struct skeleton *s = make_skeleton(110);
+	struct clip *raw = make_clip(110, 31, 1), *pk;
+
+	memcpy(s->rest, raw->frames, 110 * sizeof *s->rest);
+	pk = compressed_copy(raw, s, prm);
+	printf("bench_codec: a still pose clip (110 joints x 31 frames): raw %zu bytes, compressed "
+	       "%zu bytes, worst error %.3g\n", frame_bytes(raw), frame_bytes(pk),
+	       measured_error(s, raw, pk, prm->shell_distance));
+	clip_free(raw);
+	clip_free(pk);
+	skeleton_free(s);
+}
+
+/* Every .md5anim under dir (one level of subfolders), into paths. */
+static size_t find_anims(const char *dir, char **paths, size_t n, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return n;
+	while ((e = readdir(d)) != NULL && n < MAX_CLIPS) {
+		char path[4096];
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (len > 8 && strcmp(e->d_name + len - 8, ".md5anim") == 0)
+			paths[n++] = strdup(path);
+		else if (depth > 0)
+			n = find_anims(path, paths, n, depth - 1);
+	}
+	closedir(d);
+	return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void real_clips(const struct clip_codec_params *prm)
+{
+	const char *root = testdata_dir();
+	char *paths[MAX_CLIPS];
+	size_t n, raw_total = 0, pk_total = 0;
+	double cells_total = 0, worst = 0;
+	struct asset_options raw_opts = { .raw_clips = 1 }, pk_opts = { .codec = *prm };
+
+	if (root == NULL) {
+		printf("bench_codec: real MD5 clips: skipped (no shared test data)\n");
+		return;
+	}
+	n = find_anims(testdata_path("md5"), paths, 0, 2);
+	qsort(paths, n, sizeof *paths, cmp_str);
+	printf("bench_codec: real MD5 clips (%zu), precision %g at %g\n", n, prm->precision,
+	       prm->shell_distance);
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		char *buf = test_file_read(paths[i], &len), err[512];
+		struct asset *ra = NULL, *pa = NULL;
+
+		if (buf != NULL &&
+		    asset_load_buffer_with(paths[i], buf, len, &raw_opts, &ra, err, sizeof err) == 0 &&
+		    asset_load_buffer_with(paths[i], buf, len, &pk_opts, &pa, err, sizeof err) == 0) {
+			const struct clip *rc = ra->clips[0], *pc = pa->clips[0];
+			double cells = (double)rc->frame_count * rc->joint_count;
+			double e = measured_error(ra->skeleton, rc, pc, prm->shell_distance);
+			const char *base = strrchr(paths[i], '/');
+
+			printf("  %-28s %3u joints x %4u frames: raw %.2f, compressed %.2f bytes/joint-frame,"
+			       " worst error %.4g\n", base ? base + 1 : paths[i], rc->joint_count,
+			       rc->frame_count, frame_bytes(rc) / cells, frame_bytes(pc) / cells, e);
+			raw_total += frame_bytes(rc);
+			pk_total += frame_bytes(pc);
+			cells_total += cells;
+			worst = fmax(worst, e);
+		}
+		asset_free(ra);
+		asset_free(pa);
+		free(buf);
+		free(paths[i]);
+	}
+	if (cells_total > 0)
+		printf("  total: raw %zu bytes (%.2f a joint-frame), compressed %zu bytes (%.2f), worst "
+		       "error %.4g\n", raw_total, raw_total / cells_total, pk_total, pk_total / cells_total,
+		       worst);
+}
+
+int main(void)
+{
+	/* ACL's defaults in Doom's units (1 unit = 1 inch): 0.01 cm at 3 cm. */
+	struct clip_codec_params prm = { CLIP_CODEC_DEFAULT_PRECISION,
+					 CLIP_CODEC_DEFAULT_SHELL_DISTANCE };
+
+	real_clips(&prm);
+	still_clip(&prm);
+	speed_and_size(&prm);
+	printf("bench_codec: %s\n", sink == 12345.0f ? "" : "done");
+	return 0;
+}
