@@ -19,8 +19,13 @@
  * more (segment s holds frames s*S .. s*S + S): the two frames a sample
  * blends are always in one segment, so a sample reads one header per
  * component and one short run of bytes, whichever frame it lands on.
- * A segment's data is contiguous: per block, per animated component in
- * order, CODEC_HEADER bytes (the width w in bits, 0..CODEC_MAX_BITS, then
+ * A segment's data is contiguous: per block, when any of its rotation
+ * components is animated, two bytes that give each lane's rotation
+ * component left out in this segment (lane l in bits 2l, 2l + 1: the one
+ * of largest magnitude over the segment's frames, kept >= 0 by negating
+ * the quaternion; recovering the largest keeps its error small, where
+ * recovering one near 0 multiplies the others' errors), then per animated
+ * component in order, CODEC_HEADER bytes (the width w in bits, 0..CODEC_MAX_BITS, then
  * eight segment minimums and eight segment extents, each in 255ths of the
  * lane's clip range), then each frame of the segment as w bytes: lane l's
  * value in bits l*w .. l*w + w - 1, little-endian.  A value decodes as
@@ -49,16 +54,17 @@
 #define CODEC_ZEROS 0
 #define CODEC_ONES 1
 
+#define CODEC_ROTATION_BITS 0x38u       /* r.x, r.y, r.z of codec_block.animated */
+
 enum codec_component { CODEC_TX, CODEC_TY, CODEC_TZ, CODEC_RX, CODEC_RY, CODEC_RZ,
 		       CODEC_SX, CODEC_SY, CODEC_SZ };
 
 struct codec_block {
 	uint16_t animated;              /* bit c: component c is animated */
 	uint16_t scaled;                /* 0: every scale is the pool's ones */
-	/* Per lane, the rotation's component left out (0..3: x, y, z, w),
-	 * the joint's largest over the clip, kept >= 0: the three stored are
-	 * the others in order.  Recovering the largest keeps its error small
-	 * (recovering a w near 0 multiplies the others' errors). */
+	/* Per lane, the rotation's component left out (0..3: x, y, z, w)
+	 * when the block's rotations never move; segments say it otherwise
+	 * (see below). */
 	uint8_t drop[8];
 	/* Pool vector of component c: its value (constant) or its clip
 	 * minimums (animated), whose extents / 255 follow it. */

@@ -27,7 +27,8 @@
 struct pack {
 	const struct clip *c;
 	uint32_t J, F, B, S;
-	struct transform *src;          /* F x B*8: frames, w >= 0, padded lanes */
+	struct transform *src;          /* F x B*8: frames, padded lanes */
+	uint8_t *seg_drop;              /* S x B*8: rotation component left out */
 	mat34 *raw_model;               /* F x J */
 	const int32_t *parents;
 	float precision, shell;
@@ -50,9 +51,21 @@ static float comp_of(const struct transform *x, uint32_t c)
 	return v[c];
 }
 
-static float value(const struct pack *pk, uint32_t f, uint32_t lane, uint32_t c)
+/* Component c of a lane at frame f as segment s stores it: the rotation's
+ * three components other than the one left out, negated where that one
+ * is negative (q and -q are one rotation). */
+static float value(const struct pack *pk, uint32_t s, uint32_t f, uint32_t lane, uint32_t c)
 {
-	return comp_of(&pk->src[(size_t)f * pk->B * 8 + lane], c);
+	const struct transform *x = &pk->src[(size_t)f * pk->B * 8 + lane];
+
+	if (c >= CODEC_RX && c <= CODEC_RZ) {
+		const float q[4] = { x->r.x, x->r.y, x->r.z, x->r.w };
+		uint32_t d = pk->seg_drop[(size_t)s * pk->B * 8 + lane], k = c - CODEC_RX;
+		uint32_t from = k < d ? k : k + 1;
+
+		return q[d] < 0.0f ? -q[from] : q[from];
+	}
+	return comp_of(x, c);
 }
 
 /* A new pool vector (or the shared one it equals); its index, or -1. */
@@ -84,40 +97,37 @@ static int64_t pool_add(struct pack *pk, const float v[8], int shareable)
 }
 
 /*
- * Per joint, the rotation component to leave out: the one whose smallest
- * magnitude over the clip is largest.  Each frame's quaternion is negated
- * where needed (q and -q are one rotation) so that it is >= 0, and the
- * three others move to r.x, r.y, r.z in order, the left-out one to r.w.
+ * Per segment and lane, the rotation component to leave out: the one
+ * whose smallest magnitude over the segment's frames is largest (over
+ * a few frames a rotation moves little, so it stays near its largest,
+ * at least 1/2).  The blocks' own (for rotations that never move): the
+ * first segment's.
  */
 static void pack_drop(struct pack *pk)
 {
 	uint32_t lanes = pk->B * 8;
 
-	for (uint32_t l = 0; l < lanes; l++) {
-		float least[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
-		uint8_t d = 3;
+	for (uint32_t s = 0; s < pk->S; s++) {
+		struct clip_packed view = { .frames = pk->F, .segments = pk->S };
+		uint32_t first = s * CODEC_SEGMENT, n = codec_segment_frames(&view, s);
 
-		for (uint32_t f = 0; f < pk->F; f++) {
-			const quat *q = &pk->src[(size_t)f * lanes + l].r;
-			const float v[4] = { q->x, q->y, q->z, q->w };
+		for (uint32_t l = 0; l < lanes; l++) {
+			float least[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
+			uint8_t d = 3;
 
-			for (int c = 0; c < 4; c++)
-				least[c] = fminf(least[c], fabsf(v[c]));
-		}
-		for (uint8_t c = 0; c < 4; c++)
-			if (least[c] > least[d])
-				d = c;
-		pk->block[l / 8].drop[l % 8] = d;
-		for (uint32_t f = 0; f < pk->F; f++) {
-			quat *q = &pk->src[(size_t)f * lanes + l].r;
-			float v[4] = { q->x, q->y, q->z, q->w }, o[3];
-			float sign = v[d] < 0.0f ? -1.0f : 1.0f;
-			int k = 0;
+			for (uint32_t f = first; f < first + n; f++) {
+				const quat *q = &pk->src[(size_t)f * lanes + l].r;
+				const float v[4] = { q->x, q->y, q->z, q->w };
 
-			for (int c = 0; c < 4; c++)
-				if (c != d)
-					o[k++] = sign * v[c];
-			*q = quat_make(o[0], o[1], o[2], sign * v[d]);
+				for (int c = 0; c < 4; c++)
+					least[c] = fminf(least[c], fabsf(v[c]));
+			}
+			for (uint8_t c = 0; c < 4; c++)
+				if (least[c] > least[d])
+					d = c;
+			pk->seg_drop[(size_t)s * lanes + l] = d;
+			if (s == 0)
+				pk->block[l / 8].drop[l % 8] = d;
 		}
 	}
 }
@@ -140,14 +150,19 @@ static int pack_ranges(struct pack *pk)
 			for (uint32_t l = 0; l < 8; l++) {
 				float lo = INFINITY, hi = -INFINITY;
 
-				first[l] = value(pk, 0, 8 * b + l, c);
-				for (uint32_t f = 0; f < pk->F; f++) {
-					float v = value(pk, f, 8 * b + l, c);
+				first[l] = value(pk, 0, 0, 8 * b + l, c);
+				for (uint32_t s = 0; s < pk->S; s++) {
+					struct clip_packed view = { .frames = pk->F, .segments = pk->S };
+					uint32_t f0 = s * CODEC_SEGMENT, n = codec_segment_frames(&view, s);
 
-					lo = fminf(lo, v);
-					hi = fmaxf(hi, v);
-					/* Bitwise, so that -0 and 0 stay apart. */
-					still &= memcmp(&v, &first[l], sizeof v) == 0;
+					for (uint32_t f = f0; f < f0 + n; f++) {
+						float v = value(pk, s, f, 8 * b + l, c);
+
+						lo = fminf(lo, v);
+						hi = fmaxf(hi, v);
+						/* Bitwise, so that -0 and 0 stay apart. */
+						still &= memcmp(&v, &first[l], sizeof v) == 0;
+					}
 				}
 				mn[l] = lo;
 				ext255[l] = (float)(((double)hi - lo) / 255.0);
@@ -315,6 +330,18 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 	for (uint32_t b = 0; b < pk->B; b++) {
 		const struct codec_block *bl = &pk->block[b];
 
+		if (bl->animated & CODEC_ROTATION_BITS) {
+			const uint8_t *d = pk->seg_drop + ((size_t)s * pk->B + b) * 8;
+			uint32_t bits = 0;
+
+			for (uint32_t l = 0; l < 8; l++)
+				bits |= (uint32_t)d[l] << (2 * l);
+			if (seg_reserve(pk, at + 2 + CODEC_PAD) != 0)
+				return -ENOMEM;
+			pk->seg[at] = (uint8_t)bits;
+			pk->seg[at + 1] = (uint8_t)(bits >> 8);
+			at += 2;
+		}
 		for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 			const float *mn, *e255;
 			uint8_t smin[8], sext[8];
@@ -331,7 +358,7 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 				double qlo, qhi;
 
 				for (uint32_t i = 0; i < n; i++) {
-					float v = value(pk, first + i, lane, c);
+					float v = value(pk, s, first + i, lane, c);
 
 					lo = fminf(lo, v);
 					hi = fmaxf(hi, v);
@@ -367,7 +394,7 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 				uint8_t *fr = h + CODEC_HEADER + (size_t)i * w;
 
 				for (uint32_t l = 0; l < 8; l++) {
-					uint32_t q = quantise(value(pk, first + i, 8 * b + l, c), mn[l], e255[l],
+					uint32_t q = quantise(value(pk, s, first + i, 8 * b + l, c), mn[l], e255[l],
 							      smin[l], sext[l], w);
 					uint32_t bit = l * w;
 
@@ -494,6 +521,7 @@ static int pack_best_segment(struct pack *pk, uint32_t s, uint8_t **out, size_t 
 static void pack_close(struct pack *pk)
 {
 	free(pk->src);
+	free(pk->seg_drop);
 	free(pk->raw_model);
 	free(pk->base_tol);
 	free(pk->block);
@@ -562,13 +590,14 @@ int clip_compress(struct clip *c, const int32_t *parents, const struct clip_code
 	pk.shell = prm && prm->shell_distance > 0.0f ? prm->shell_distance
 						      : CLIP_CODEC_DEFAULT_SHELL_DISTANCE;
 	pk.src = malloc((size_t)pk.F * pk.B * 8 * sizeof *pk.src);
+	pk.seg_drop = malloc((size_t)pk.S * pk.B * 8);
 	pk.raw_model = malloc((size_t)pk.F * pk.J * sizeof *pk.raw_model);
 	pk.base_tol = malloc((size_t)pk.B * 8 * sizeof *pk.base_tol);
 	pk.block = calloc(pk.B, sizeof *pk.block);
 	pk.local = malloc((size_t)pk.B * 8 * sizeof *pk.local);
 	pk.model = malloc((size_t)pk.J * sizeof *pk.model);
 	starts = malloc((size_t)pk.S * sizeof *starts);
-	if (!pk.src || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local || !pk.model || !starts) {
+	if (!pk.src || !pk.seg_drop || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local || !pk.model || !starts) {
 		rc = -ENOMEM;
 		goto out;
 	}

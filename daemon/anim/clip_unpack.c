@@ -55,7 +55,16 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 {
 	const struct codec_block *bl = &p->block[b];
 	float v[CODEC_COMPONENTS][8];
+	uint8_t drop[8];
 
+	memcpy(drop, bl->drop, sizeof drop);
+	if (bl->animated & CODEC_ROTATION_BITS) {
+		uint32_t bits = data[0] | (uint32_t)data[1] << 8;
+
+		for (uint32_t l = 0; l < 8; l++)
+			drop[l] = (bits >> (2 * l)) & 3;
+		data += 2;
+	}
 	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 		const float *vec = p->pool + 8 * (size_t)bl->vec[c];
 
@@ -77,7 +86,7 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 		x[l].t = vec3_make(v[CODEC_TX][l], v[CODEC_TY][l], v[CODEC_TZ][l]);
 		float q[4];
 
-		codec_place(bl->drop[l], v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
+		codec_place(drop[l], v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
 			    codec_recover_w(v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l]), q);
 		x[l].r = quat_make(q[0], q[1], q[2], q[3]);
 		x[l].s = vec3_make(v[CODEC_SX][l], v[CODEC_SY][l], v[CODEC_SZ][l]);
@@ -200,6 +209,16 @@ static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 						   const uint8_t *data, uint32_t n, uint32_t i,
 						   int both, __m256 a[10], __m256 b[10])
 {
+	__m256i d;
+
+	if (bl->animated & CODEC_ROTATION_BITS) {
+		d = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(data[0] | data[1] << 8),
+						       _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+				     _mm256_set1_epi32(3));
+		data += 2;
+	} else {
+		d = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)bl->drop));
+	}
 	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 		const float *vec = p->pool + 8 * (size_t)bl->vec[c];
 		uint32_t r = c < CODEC_SX ? c : c + 1;  /* r.w sits before s */
@@ -223,7 +242,6 @@ static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 		}
 	}
 	{
-		__m256i d = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)bl->drop));
 		__m256 m0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_setzero_si256()));
 		__m256 m1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_set1_epi32(1)));
 		__m256 m2 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_set1_epi32(2)));
@@ -237,16 +255,11 @@ static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 	return data;
 }
 
-/* The blend of raw frames (clip_matrices.c), on the decoded rows: slerp
- * weights from the rotations' dot products, lerps for t and s. */
-static inline AVX2_FMA void blend8(const __m256 a[10], const __m256 b[10], __m256 fr,
-				   const __m256 *k0, const __m256 *k1, int scaled, __m256 o[10])
+/* The blend of raw frames (clip_matrices.c), on the decoded rows, with
+ * the rotations' slerp weights W0, W1: lerps for t and s. */
+static inline AVX2_FMA void blend8(const __m256 a[10], const __m256 b[10], __m256 fr, __m256 W0,
+				   __m256 W1, int scaled, __m256 o[10])
 {
-	__m256 W0, W1;
-	__m256 dot = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a[3], b[3]), _mm256_mul_ps(a[5], b[5])),
-				   _mm256_add_ps(_mm256_mul_ps(a[4], b[4]), _mm256_mul_ps(a[6], b[6])));
-
-	avx2_slerp_weights8(dot, k0, k1, &W0, &W1);
 	for (int r = 3; r < 7; r++)
 		o[r] = _mm256_fmadd_ps(W0, a[r], _mm256_mul_ps(W1, b[r]));
 	for (int r = 0; r < 3; r++)
@@ -288,10 +301,17 @@ static inline AVX2_FMA void store_transforms8(const __m256 v[10], struct transfo
 	_mm_storeh_pi((__m64 *)(void *)&out[7].s.y, qhi);
 }
 
+/* Blocks a pass covers: their decoded rows stay in L1 (5 KiB). */
+#define PASS_BLOCKS 8
+
 /*
  * The whole pose at frame f (blended with f + 1 at frac when `blend`), as
  * transforms into `pose`, or, with `mats`, as local matrices into `mats`.
- * The last block's padding lanes go to a scratch block and are dropped.
+ * In passes over up to PASS_BLOCKS blocks, each a loop whose bodies are
+ * independent, so that the processor overlaps their long chains (two
+ * square roots and a division from the bits to a block's weights): the
+ * decode, the slerp weights, then the blend and the stores.  The last
+ * block's padding lanes go to a scratch block and are dropped.
  */
 static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int blend, float frac,
 					struct transform *pose, mat34 *mats)
@@ -300,6 +320,7 @@ static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int bl
 	uint32_t i, s = codec_segment_of(p, f, &i), n = codec_segment_frames(p, s);
 	const uint8_t *data = p->data + p->segment_at[s];
 	__m256 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
+	__m256 va[PASS_BLOCKS][10], vb[PASS_BLOCKS][10], W0[PASS_BLOCKS], W1[PASS_BLOCKS];
 	__m256 fr = _mm256_set1_ps(frac);
 	struct quat_slerp_coef k;
 
@@ -310,31 +331,45 @@ static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int bl
 			k1[d] = _mm256_set1_ps(k.k1[d]);
 		}
 	}
-	for (uint32_t b = 0; b < p->blocks; b++) {
-		const struct codec_block *bl = &p->block[b];
-		__m256 va[10], vb[10], o[10];
-		uint32_t j = 8 * b, m = p->joints - j;
+	for (uint32_t b0 = 0; b0 < p->blocks; b0 += PASS_BLOCKS) {
+		uint32_t m = p->blocks - b0 < PASS_BLOCKS ? p->blocks - b0 : PASS_BLOCKS;
 
-		data = decode_block8(p, bl, data, n, i, blend, va, vb);
+		for (uint32_t g = 0; g < m; g++)
+			data = decode_block8(p, &p->block[b0 + g], data, n, i, blend, va[g], vb[g]);
 		if (blend)
-			blend8(va, vb, fr, k0, k1, bl->scaled, o);
-		else
-			memcpy(o, va, sizeof o);
-		if (mats != NULL) {
-			mat34 tmp[8];
-			mat34 *dst = m >= 8 ? mats + j : tmp;
+			for (uint32_t g = 0; g < m; g++) {
+				const __m256 *a = va[g], *b = vb[g];
+				__m256 dot = _mm256_add_ps(
+					_mm256_add_ps(_mm256_mul_ps(a[3], b[3]), _mm256_mul_ps(a[5], b[5])),
+					_mm256_add_ps(_mm256_mul_ps(a[4], b[4]), _mm256_mul_ps(a[6], b[6])));
 
-			avx2_local_matrices8_store(o[3], o[4], o[5], o[6], bl->scaled, o[7], o[8], o[9],
-						   o[0], o[1], o[2], dst);
-			if (m < 8)
-				memcpy(mats + j, tmp, m * sizeof *tmp);
-		} else {
-			struct transform tmp[8];
-			struct transform *dst = m >= 8 ? pose + j : tmp;
+				avx2_slerp_weights8(dot, k0, k1, &W0[g], &W1[g]);
+			}
+		for (uint32_t g = 0; g < m; g++) {
+			const struct codec_block *bl = &p->block[b0 + g];
+			uint32_t j = 8 * (b0 + g), left = p->joints - j;
+			__m256 o[10];
 
-			store_transforms8(o, dst);
-			if (m < 8)
-				memcpy(pose + j, tmp, m * sizeof *tmp);
+			if (blend)
+				blend8(va[g], vb[g], fr, W0[g], W1[g], bl->scaled, o);
+			else
+				memcpy(o, va[g], sizeof o);
+			if (mats != NULL) {
+				mat34 tmp[8];
+				mat34 *dst = left >= 8 ? mats + j : tmp;
+
+				avx2_local_matrices8_store(o[3], o[4], o[5], o[6], bl->scaled, o[7], o[8],
+							   o[9], o[0], o[1], o[2], dst);
+				if (left < 8)
+					memcpy(mats + j, tmp, left * sizeof *tmp);
+			} else {
+				struct transform tmp[8];
+				struct transform *dst = left >= 8 ? pose + j : tmp;
+
+				store_transforms8(o, dst);
+				if (left < 8)
+					memcpy(pose + j, tmp, left * sizeof *tmp);
+			}
 		}
 	}
 }
