@@ -62,10 +62,10 @@ enum codec_component { CODEC_TX, CODEC_TY, CODEC_TZ, CODEC_RX, CODEC_RY, CODEC_R
 struct codec_block {
 	uint16_t animated;              /* bit c: component c is animated */
 	uint16_t scaled;                /* 0: every scale is the pool's ones */
-	/* Per lane, the rotation's component left out (0..3: x, y, z, w)
-	 * when the block's rotations never move; segments say it otherwise
-	 * (see below). */
-	uint8_t drop[8];
+	/* When no rotation of the block moves, vec[CODEC_RX..RZ] hold r.x,
+	 * r.y, r.z whole and this r.w; otherwise they hold the three
+	 * components each segment keeps (see below). */
+	uint32_t rot_w;
 	/* Pool vector of component c: its value (constant) or its clip
 	 * minimums (animated), whose extents / 255 follow it. */
 	uint32_t vec[CODEC_COMPONENTS];

@@ -100,8 +100,7 @@ static int64_t pool_add(struct pack *pk, const float v[8], int shareable)
  * Per segment and lane, the rotation component to leave out: the one
  * whose smallest magnitude over the segment's frames is largest (over
  * a few frames a rotation moves little, so it stays near its largest,
- * at least 1/2).  The blocks' own (for rotations that never move): the
- * first segment's.
+ * at least 1/2).
  */
 static void pack_drop(struct pack *pk)
 {
@@ -126,10 +125,38 @@ static void pack_drop(struct pack *pk)
 				if (least[c] > least[d])
 					d = c;
 			pk->seg_drop[(size_t)s * lanes + l] = d;
-			if (s == 0)
-				pk->block[l / 8].drop[l % 8] = d;
 		}
 	}
+}
+
+/* Lane ranges of component c of block b over the clip, as its segments
+ * store it; 1 when no lane moves. */
+static int comp_range(const struct pack *pk, uint32_t b, uint32_t c, float mn[8], float ext255[8],
+		      float first[8])
+{
+	int still = 1;
+
+	for (uint32_t l = 0; l < 8; l++) {
+		float lo = INFINITY, hi = -INFINITY;
+
+		first[l] = value(pk, 0, 0, 8 * b + l, c);
+		for (uint32_t s = 0; s < pk->S; s++) {
+			struct clip_packed view = { .frames = pk->F, .segments = pk->S };
+			uint32_t f0 = s * CODEC_SEGMENT, n = codec_segment_frames(&view, s);
+
+			for (uint32_t f = f0; f < f0 + n; f++) {
+				float v = value(pk, s, f, 8 * b + l, c);
+
+				lo = fminf(lo, v);
+				hi = fmaxf(hi, v);
+				/* Bitwise, so that -0 and 0 stay apart. */
+				still &= memcmp(&v, &first[l], sizeof v) == 0;
+			}
+		}
+		mn[l] = lo;
+		ext255[l] = (float)(((double)hi - lo) / 255.0);
+	}
+	return still;
 }
 
 /* Constant or animated per block and component; the clip ranges. */
@@ -141,37 +168,22 @@ static int pack_ranges(struct pack *pk)
 		return -ENOMEM;
 	for (uint32_t b = 0; b < pk->B; b++) {
 		struct codec_block *bl = &pk->block[b];
+		float mn[CODEC_COMPONENTS][8], ext255[CODEC_COMPONENTS][8], first[CODEC_COMPONENTS][8];
+		int still[CODEC_COMPONENTS], rot_still;
 
+		for (uint32_t c = 0; c < CODEC_COMPONENTS; c++)
+			still[c] = comp_range(pk, b, c, mn[c], ext255[c], first[c]);
+		rot_still = still[CODEC_RX] && still[CODEC_RY] && still[CODEC_RZ];
 		for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
-			float mn[8], ext255[8], first[8];
-			int still = 1;
 			int64_t at;
 
-			for (uint32_t l = 0; l < 8; l++) {
-				float lo = INFINITY, hi = -INFINITY;
-
-				first[l] = value(pk, 0, 0, 8 * b + l, c);
-				for (uint32_t s = 0; s < pk->S; s++) {
-					struct clip_packed view = { .frames = pk->F, .segments = pk->S };
-					uint32_t f0 = s * CODEC_SEGMENT, n = codec_segment_frames(&view, s);
-
-					for (uint32_t f = f0; f < f0 + n; f++) {
-						float v = value(pk, s, f, 8 * b + l, c);
-
-						lo = fminf(lo, v);
-						hi = fmaxf(hi, v);
-						/* Bitwise, so that -0 and 0 stay apart. */
-						still &= memcmp(&v, &first[l], sizeof v) == 0;
-					}
-				}
-				mn[l] = lo;
-				ext255[l] = (float)(((double)hi - lo) / 255.0);
-			}
-			if (still) {
-				at = pool_add(pk, first, 1);
+			if (c >= CODEC_RX && c <= CODEC_RZ && rot_still)
+				continue;
+			if (still[c]) {
+				at = pool_add(pk, first[c], 1);
 			} else {
-				at = pool_add(pk, mn, 0);
-				if (at >= 0 && pool_add(pk, ext255, 0) < 0)
+				at = pool_add(pk, mn[c], 0);
+				if (at >= 0 && pool_add(pk, ext255[c], 0) < 0)
 					at = -1;
 				bl->animated |= (uint16_t)(1u << c);
 			}
@@ -181,6 +193,29 @@ static int pack_ranges(struct pack *pk)
 		}
 		bl->scaled = !(bl->vec[CODEC_SX] == CODEC_ONES && bl->vec[CODEC_SY] == CODEC_ONES &&
 			       bl->vec[CODEC_SZ] == CODEC_ONES);
+		if (rot_still) {
+			/* Rotations that never move: kept whole, x, y, z, w. */
+			float q[4][8];
+
+			for (uint32_t l = 0; l < 8; l++) {
+				const quat *r = &pk->src[8 * b + l].r;
+
+				q[0][l] = r->x;
+				q[1][l] = r->y;
+				q[2][l] = r->z;
+				q[3][l] = r->w;
+			}
+			for (int k = 0; k < 4; k++) {
+				int64_t at = pool_add(pk, q[k], 1);
+
+				if (at < 0)
+					return -ENOMEM;
+				if (k < 3)
+					bl->vec[CODEC_RX + k] = (uint32_t)at;
+				else
+					bl->rot_w = (uint32_t)at;
+			}
+		}
 	}
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "daemon/anim/pose.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 const float codec_inv_levels[CODEC_MAX_BITS + 1] = {
@@ -56,9 +57,9 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 	const struct codec_block *bl = &p->block[b];
 	float v[CODEC_COMPONENTS][8];
 	uint8_t drop[8];
+	int rot = (bl->animated & CODEC_ROTATION_BITS) != 0;
 
-	memcpy(drop, bl->drop, sizeof drop);
-	if (bl->animated & CODEC_ROTATION_BITS) {
+	if (rot) {
 		uint32_t bits = data[0] | (uint32_t)data[1] << 8;
 
 		for (uint32_t l = 0; l < 8; l++)
@@ -84,10 +85,12 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 	}
 	for (uint32_t l = 0; l < 8; l++) {
 		x[l].t = vec3_make(v[CODEC_TX][l], v[CODEC_TY][l], v[CODEC_TZ][l]);
-		float q[4];
+		float q[4] = { v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
+			       p->pool[8 * (size_t)bl->rot_w + l] };
 
-		codec_place(drop[l], v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
-			    codec_recover_w(v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l]), q);
+		if (rot)
+			codec_place(drop[l], v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
+				    codec_recover_w(v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l]), q);
 		x[l].r = quat_make(q[0], q[1], q[2], q[3]);
 		x[l].s = vec3_make(v[CODEC_SX][l], v[CODEC_SY][l], v[CODEC_SZ][l]);
 	}
@@ -152,27 +155,40 @@ static void sample_packed_portable(const struct clip *c, uint32_t f, int blend, 
 	X(12), X(13), X(14), X(15), X(16), X(17), X(18), X(19), X(20), X(21), X(22), X(23), X(24)
 _Static_assert(CODEC_MAX_BITS == 24, "ALL_WIDTHS lists 0..24");
 
-static const uint8_t packed_ctrl[CODEC_MAX_BITS + 1][32] __attribute__((aligned(32))) = {
-	ALL_WIDTHS(CTRL)
+/* Everything the kernel needs of a width, in one 128-byte entry. */
+struct packed_width {
+	uint8_t ctrl[32];
+	uint32_t shift[8];
+	uint32_t mask[8];
+	uint32_t hi_byte;
+	float inv_levels;
+	uint32_t spare[6];
 };
-static const uint32_t packed_shift[CODEC_MAX_BITS + 1][8] __attribute__((aligned(32))) = {
-	ALL_WIDTHS(SHIFT)
+
+#define WIDTH(w) { CTRL(w), SHIFT(w), MASK(w), HI_BYTE(w), 0.0f, { 0 } }
+static struct packed_width packed_width[CODEC_MAX_BITS + 1] __attribute__((aligned(64))) = {
+	ALL_WIDTHS(WIDTH)
 };
-static const uint32_t packed_mask[CODEC_MAX_BITS + 1][8] __attribute__((aligned(32))) = {
-	ALL_WIDTHS(MASK)
-};
-static const uint32_t packed_hi_byte[CODEC_MAX_BITS + 1] = { ALL_WIDTHS(HI_BYTE) };
+static pthread_once_t packed_width_once = PTHREAD_ONCE_INIT;
+
+/* inv_levels from codec_inv_levels, the one definition of the values. */
+static void packed_width_init(void)
+{
+	for (uint32_t w = 0; w <= CODEC_MAX_BITS; w++)
+		packed_width[w].inv_levels = codec_inv_levels[w];
+}
 
 /* Eight lanes of one component of one frame (w bytes at `frame`). */
-static inline AVX2_FMA __m256 decode8(const uint8_t *frame, uint32_t w, __m256 off, __m256 sc)
+static inline AVX2_FMA __m256 decode8(const uint8_t *frame, const struct packed_width *pw, __m256 off,
+				      __m256 sc)
 {
 	__m128i lo = _mm_loadu_si128((const __m128i *)(const void *)frame);
-	__m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(frame + packed_hi_byte[w]));
+	__m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(frame + pw->hi_byte));
 	__m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 
-	v = _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)(const void *)packed_ctrl[w]));
-	v = _mm256_srlv_epi32(v, _mm256_load_si256((const __m256i *)(const void *)packed_shift[w]));
-	v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(const void *)packed_mask[w]));
+	v = _mm256_shuffle_epi8(v, _mm256_load_si256((const __m256i *)(const void *)pw->ctrl));
+	v = _mm256_srlv_epi32(v, _mm256_load_si256((const __m256i *)(const void *)pw->shift));
+	v = _mm256_and_si256(v, _mm256_load_si256((const __m256i *)(const void *)pw->mask));
 	return _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), sc, off);
 }
 
@@ -201,47 +217,60 @@ static inline AVX2_FMA void place8(__m256 v[10], __m256 m0, __m256 m1, __m256 m2
 	v[6] = _mm256_blendv_ps(c2, rec, m3);
 }
 
-/* Components of a block's joints in frames i and i + 1 of a segment
- * (b only with `both`): ten rows, t.xyz, r.xyzw, s.xyz.  Returns where
- * the next block's data starts. */
+/* Row of component c (r.w sits between r.z and s.x). */
+#define ROW_OF(c) ((c) < CODEC_SX ? (c) : (c) + 1)
+
+/*
+ * The animated components of a block's joints in frames i and i + 1 of a
+ * segment (b only with `both`) into their rows of a and b, and, when its
+ * rotations move, the four rows of the rotation; rows of components that
+ * never move are left alone (finish8 reads the pool).  Returns where the
+ * next block's data starts.
+ */
 static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 						   const struct codec_block *bl,
 						   const uint8_t *data, uint32_t n, uint32_t i,
 						   int both, __m256 a[10], __m256 b[10])
 {
-	__m256i d;
+	uint32_t anim = bl->animated, drops = 0;
+	__m256i d = _mm256_setzero_si256();
 
-	if (bl->animated & CODEC_ROTATION_BITS) {
-		d = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(data[0] | data[1] << 8),
+	if (anim & CODEC_ROTATION_BITS) {
+		drops = data[0] | (uint32_t)data[1] << 8;
+		d = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)drops),
 						       _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
 				     _mm256_set1_epi32(3));
 		data += 2;
-	} else {
-		d = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)bl->drop));
 	}
+#pragma GCC unroll 9
 	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 		const float *vec = p->pool + 8 * (size_t)bl->vec[c];
-		uint32_t r = c < CODEC_SX ? c : c + 1;  /* r.w sits before s */
 
-		if (!(bl->animated & (1u << c))) {
-			a[r] = b[r] = _mm256_load_ps(vec);
-			continue;
-		}
-		{
+		if (anim & (1u << c)) {
 			uint32_t w = data[0];
+			const struct packed_width *pw = &packed_width[w];
 			__m256 e255 = _mm256_load_ps(vec + 8);
 			__m256 off = _mm256_fmadd_ps(u8x8(data + 1), e255, _mm256_load_ps(vec));
 			__m256 sc = _mm256_mul_ps(_mm256_mul_ps(u8x8(data + 9), e255),
-						  _mm256_set1_ps(codec_inv_levels[w]));
+						  _mm256_broadcast_ss(&pw->inv_levels));
 			const uint8_t *frame = data + CODEC_HEADER + (size_t)i * w;
 
-			a[r] = decode8(frame, w, off, sc);
+			a[ROW_OF(c)] = decode8(frame, pw, off, sc);
 			if (both)
-				b[r] = decode8(frame + w, w, off, sc);
+				b[ROW_OF(c)] = decode8(frame + w, pw, off, sc);
 			data += CODEC_HEADER + (size_t)n * w;
+		} else if (c >= CODEC_RX && c <= CODEC_RZ && (anim & CODEC_ROTATION_BITS)) {
+			/* A kept rotation component no lane moves. */
+			a[ROW_OF(c)] = b[ROW_OF(c)] = _mm256_load_ps(vec);
 		}
 	}
-	{
+	if ((anim & CODEC_ROTATION_BITS) && drops == 0xffff) {
+		/* Every lane left w out (small rotations, the usual case):
+		 * rows 3-5 are x, y, z already. */
+		a[6] = recover_w8(a[3], a[4], a[5]);
+		if (both)
+			b[6] = recover_w8(b[3], b[4], b[5]);
+	} else if (anim & CODEC_ROTATION_BITS) {
 		__m256 m0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_setzero_si256()));
 		__m256 m1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_set1_epi32(1)));
 		__m256 m2 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_set1_epi32(2)));
@@ -255,17 +284,38 @@ static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 	return data;
 }
 
-/* The blend of raw frames (clip_matrices.c), on the decoded rows, with
- * the rotations' slerp weights W0, W1: lerps for t and s. */
-static inline AVX2_FMA void blend8(const __m256 a[10], const __m256 b[10], __m256 fr, __m256 W0,
-				   __m256 W1, int scaled, __m256 o[10])
+/*
+ * A block's pose rows: components that move blended (lerps for t and s,
+ * the rotations with their slerp weights W0, W1) or, without `blend`,
+ * frame a's; those that never move straight from the pool (a lerp of a
+ * value with itself would give it back anyway).
+ */
+static inline AVX2_FMA void finish8(const struct clip_packed *p, const struct codec_block *bl,
+				    const __m256 a[10], const __m256 b[10], int blend, __m256 fr,
+				    __m256 W0, __m256 W1, __m256 o[10])
 {
-	for (int r = 3; r < 7; r++)
-		o[r] = _mm256_fmadd_ps(W0, a[r], _mm256_mul_ps(W1, b[r]));
-	for (int r = 0; r < 3; r++)
-		o[r] = _mm256_fmadd_ps(_mm256_sub_ps(b[r], a[r]), fr, a[r]);
-	for (int r = 7; r < 10; r++)
-		o[r] = scaled ? _mm256_fmadd_ps(_mm256_sub_ps(b[r], a[r]), fr, a[r]) : a[r];
+	uint32_t anim = bl->animated;
+
+#pragma GCC unroll 9
+	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
+		uint32_t r = ROW_OF(c);
+
+		if (c >= CODEC_RX && c <= CODEC_RZ && (anim & CODEC_ROTATION_BITS))
+			continue;
+		if (anim & (1u << c))
+			o[r] = blend ? _mm256_fmadd_ps(_mm256_sub_ps(b[r], a[r]), fr, a[r]) : a[r];
+		else
+			o[r] = _mm256_load_ps(p->pool + 8 * (size_t)bl->vec[c]);
+	}
+	if (!(anim & CODEC_ROTATION_BITS)) {
+		o[6] = _mm256_load_ps(p->pool + 8 * (size_t)bl->rot_w);
+	} else if (blend) {
+		for (int r = 3; r < 7; r++)
+			o[r] = _mm256_fmadd_ps(W0, a[r], _mm256_mul_ps(W1, b[r]));
+	} else {
+		for (int r = 3; r < 7; r++)
+			o[r] = a[r];
+	}
 }
 
 /* Ten rows (joint l in lane l) as eight transforms. */
@@ -332,33 +382,33 @@ static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int bl
 		}
 	}
 	for (uint32_t b0 = 0; b0 < p->blocks; b0 += PASS_BLOCKS) {
+		const struct codec_block *bl = p->block + b0;
 		uint32_t m = p->blocks - b0 < PASS_BLOCKS ? p->blocks - b0 : PASS_BLOCKS;
 
 		for (uint32_t g = 0; g < m; g++)
-			data = decode_block8(p, &p->block[b0 + g], data, n, i, blend, va[g], vb[g]);
+			data = decode_block8(p, &bl[g], data, n, i, blend, va[g], vb[g]);
 		if (blend)
 			for (uint32_t g = 0; g < m; g++) {
 				const __m256 *a = va[g], *b = vb[g];
-				__m256 dot = _mm256_add_ps(
+				__m256 dot;
+
+				if (!(bl[g].animated & CODEC_ROTATION_BITS))
+					continue;
+				dot = _mm256_add_ps(
 					_mm256_add_ps(_mm256_mul_ps(a[3], b[3]), _mm256_mul_ps(a[5], b[5])),
 					_mm256_add_ps(_mm256_mul_ps(a[4], b[4]), _mm256_mul_ps(a[6], b[6])));
-
 				avx2_slerp_weights8(dot, k0, k1, &W0[g], &W1[g]);
 			}
 		for (uint32_t g = 0; g < m; g++) {
-			const struct codec_block *bl = &p->block[b0 + g];
 			uint32_t j = 8 * (b0 + g), left = p->joints - j;
 			__m256 o[10];
 
-			if (blend)
-				blend8(va[g], vb[g], fr, W0[g], W1[g], bl->scaled, o);
-			else
-				memcpy(o, va[g], sizeof o);
+			finish8(p, &bl[g], va[g], vb[g], blend, fr, W0[g], W1[g], o);
 			if (mats != NULL) {
 				mat34 tmp[8];
 				mat34 *dst = left >= 8 ? mats + j : tmp;
 
-				avx2_local_matrices8_store(o[3], o[4], o[5], o[6], bl->scaled, o[7], o[8],
+				avx2_local_matrices8_store(o[3], o[4], o[5], o[6], bl[g].scaled, o[7], o[8],
 							   o[9], o[0], o[1], o[2], dst);
 				if (left < 8)
 					memcpy(mats + j, tmp, left * sizeof *tmp);
@@ -376,7 +426,10 @@ static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int bl
 
 static int packed_avx2(void)
 {
-	return math3d_simd_level() == MATH3D_SIMD_AVX2;
+	if (math3d_simd_level() != MATH3D_SIMD_AVX2)
+		return 0;
+	pthread_once(&packed_width_once, packed_width_init);
+	return 1;
 }
 #endif
 
