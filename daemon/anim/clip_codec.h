@@ -19,16 +19,20 @@
  * more (segment s holds frames s*S .. s*S + S): the two frames a sample
  * blends are always in one segment, so a sample reads one header per
  * component and one short run of bytes, whichever frame it lands on.
- * A segment's data is contiguous: per block, when any of its rotation
- * components is animated, two bytes that give each lane's rotation
- * component left out in this segment (lane l in bits 2l, 2l + 1: the one
- * of largest magnitude over the segment's frames, kept >= 0 by negating
- * the quaternion; recovering the largest keeps its error small, where
- * recovering one near 0 multiplies the others' errors), then per animated
- * component in order, CODEC_HEADER bytes (the width w in bits, 0..CODEC_MAX_BITS, then
- * eight segment minimums and eight segment extents, each in 255ths of the
- * lane's clip range), then each frame of the segment as w bytes: lane l's
- * value in bits l*w .. l*w + w - 1, little-endian.  A value decodes as
+ * A segment's data is contiguous, block after block, and block_at says
+ * where each block's starts (so that blocks decode independently).  A
+ * block's: when any of its rotation components is animated, two bytes
+ * that give each lane's rotation component left out in this segment
+ * (lane l in bits 2l, 2l + 1: the one of largest magnitude over the
+ * segment's frames, kept >= 0 by negating the quaternion; recovering the
+ * largest keeps its error small, where recovering one near 0 multiplies
+ * the others' errors); then per animated component in order a header of
+ * CODEC_HEADER bytes (the width w in bits, 0..CODEC_MAX_BITS, then eight
+ * segment minimums and eight segment extents, each in 255ths of the
+ * lane's clip range); then per animated component in order its frames,
+ * each w bytes: lane l's value in bits l*w .. l*w + w - 1, little-endian.
+ * The headers come first so that their widths load at fixed places.
+ * A value decodes as
  *
  *   off = smin * ext255 + min            (fused)
  *   sc  = (sext * ext255) * inv_levels[w]
@@ -79,7 +83,8 @@ struct clip_packed {
 	float precision, shell_distance;        /* what it was built for */
 	struct codec_block *block;      /* blocks */
 	float *pool;                    /* 8-float vectors, 32-byte aligned */
-	uint32_t *segment_at;           /* segments: where each starts in data */
+	uint32_t *block_at;             /* segments x blocks: where each block's
+					   bytes of each segment start in data */
 	uint8_t *data;                  /* segments, then CODEC_PAD bytes */
 };
 
@@ -127,7 +132,7 @@ static inline void codec_place(uint8_t drop, float c0, float c1, float c2, float
 /* Frame i of a segment for block b's eight joints, lanes in x[0..7]
  * (padding lanes too), from the block's data in that segment (`data`,
  * n frames): the portable decoder, which the builder and CPUs without
- * AVX2 use.  Returns where the next block's data starts. */
+ * AVX2 use.  Returns where the block's bytes end. */
 struct transform;
 const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const uint8_t *data,
 				  uint32_t n, uint32_t i, struct transform x[8]);

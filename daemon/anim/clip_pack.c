@@ -29,6 +29,7 @@ struct pack {
 	uint32_t J, F, B, S;
 	struct transform *src;          /* F x B*8: frames, padded lanes */
 	uint8_t *seg_drop;              /* S x B*8: rotation component left out */
+	uint32_t *block_rel;            /* B: each block's start in pk->seg */
 	mat34 *raw_model;               /* F x J */
 	const int32_t *parents;
 	float precision, shell;
@@ -365,23 +366,15 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 	for (uint32_t b = 0; b < pk->B; b++) {
 		const struct codec_block *bl = &pk->block[b];
 
-		if (bl->animated & CODEC_ROTATION_BITS) {
-			const uint8_t *d = pk->seg_drop + ((size_t)s * pk->B + b) * 8;
-			uint32_t bits = 0;
+		uint32_t count = 0, ws[CODEC_COMPONENTS], cs[CODEC_COMPONENTS];
+		uint8_t smins[CODEC_COMPONENTS][8], sexts[CODEC_COMPONENTS][8];
+		size_t bytes = 0;
+		uint8_t *h, *d;
 
-			for (uint32_t l = 0; l < 8; l++)
-				bits |= (uint32_t)d[l] << (2 * l);
-			if (seg_reserve(pk, at + 2 + CODEC_PAD) != 0)
-				return -ENOMEM;
-			pk->seg[at] = (uint8_t)bits;
-			pk->seg[at + 1] = (uint8_t)(bits >> 8);
-			at += 2;
-		}
 		for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 			const float *mn, *e255;
-			uint8_t smin[8], sext[8];
+			uint8_t *smin = smins[count], *sext = sexts[count];
 			uint32_t w = 0;
-			uint8_t *h;
 
 			if (!(bl->animated & (1u << c)))
 				continue;
@@ -418,28 +411,51 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 				}
 				w = need > w ? need : w;
 			}
-			if (seg_reserve(pk, at + CODEC_HEADER + (size_t)n * w + CODEC_PAD) != 0)
-				return -ENOMEM;
-			h = pk->seg + at;
+			ws[count] = w;
+			cs[count++] = c;
+			bytes += CODEC_HEADER + (size_t)n * w;
+		}
+		/* The block's start, from the segment's (codec_block_start). */
+		if (seg_reserve(pk, at + 2 + bytes + CODEC_PAD) != 0)
+			return -ENOMEM;
+		pk->block_rel[b] = (uint32_t)at;
+		if (bl->animated & CODEC_ROTATION_BITS) {
+			const uint8_t *dr = pk->seg_drop + ((size_t)s * pk->B + b) * 8;
+			uint32_t bits = 0;
+
+			for (uint32_t l = 0; l < 8; l++)
+				bits |= (uint32_t)dr[l] << (2 * l);
+			pk->seg[at] = (uint8_t)bits;
+			pk->seg[at + 1] = (uint8_t)(bits >> 8);
+			at += 2;
+		}
+		h = pk->seg + at;
+		d = h + (size_t)count * CODEC_HEADER;
+		memset(h, 0, bytes);
+		for (uint32_t x = 0; x < count; x++) {
+			const float *mn = pk->pool + 8 * (size_t)bl->vec[cs[x]], *e255 = mn + 8;
+			uint32_t w = ws[x];
+
 			h[0] = (uint8_t)w;
-			memcpy(h + 1, smin, 8);
-			memcpy(h + 9, sext, 8);
-			memset(h + CODEC_HEADER, 0, (size_t)n * w);
+			memcpy(h + 1, smins[x], 8);
+			memcpy(h + 9, sexts[x], 8);
 			for (uint32_t i = 0; i < n; i++) {
-				uint8_t *fr = h + CODEC_HEADER + (size_t)i * w;
+				uint8_t *fr = d + (size_t)i * w;
 
 				for (uint32_t l = 0; l < 8; l++) {
-					uint32_t q = quantise(value(pk, s, first + i, 8 * b + l, c), mn[l], e255[l],
-							      smin[l], sext[l], w);
+					uint32_t q = quantise(value(pk, s, first + i, 8 * b + l, cs[x]), mn[l],
+							      e255[l], smins[x][l], sexts[x][l], w);
 					uint32_t bit = l * w;
 
-					for (uint32_t x = 0; x < w; x++)
-						if (q & (1u << x))
-							fr[(bit + x) >> 3] |= (uint8_t)(1u << ((bit + x) & 7));
+					for (uint32_t y = 0; y < w; y++)
+						if (q & (1u << y))
+							fr[(bit + y) >> 3] |= (uint8_t)(1u << ((bit + y) & 7));
 				}
 			}
-			at += CODEC_HEADER + (size_t)n * w;
+			h += CODEC_HEADER;
+			d += (size_t)n * w;
 		}
+		at += bytes;
 	}
 	if (seg_reserve(pk, at + CODEC_PAD) != 0)
 		return -ENOMEM;
@@ -461,7 +477,7 @@ static float segment_error(struct pack *pk, uint32_t s)
 		const mat34 *raw = pk->raw_model + (size_t)(first + i) * pk->J;
 
 		for (uint32_t b = 0; b < pk->B; b++)
-			d = codec_decode_block(&view, b, d, n, i, pk->local + 8 * b);
+			codec_decode_block(&view, b, d + pk->block_rel[b], n, i, pk->local + 8 * b);
 		model_of(pk, pk->local, pk->model);
 		for (uint32_t j = 0; j < pk->J; j++)
 			worst = fmaxf(worst, shell_error(&raw[j], &pk->model[j], pk->shell));
@@ -557,6 +573,7 @@ static void pack_close(struct pack *pk)
 {
 	free(pk->src);
 	free(pk->seg_drop);
+	free(pk->block_rel);
 	free(pk->raw_model);
 	free(pk->base_tol);
 	free(pk->block);
@@ -566,14 +583,27 @@ static void pack_close(struct pack *pk)
 	free(pk->model);
 }
 
-/* The one allocation: struct, blocks, pool (32-byte aligned), segment
+/* The bytes of a block of a segment of n frames (clip_codec.h). */
+static size_t block_len(const struct codec_block *bl, const uint8_t *at, uint32_t n)
+{
+	uint32_t count = (uint32_t)__builtin_popcount(bl->animated);
+	size_t len = (bl->animated & CODEC_ROTATION_BITS) ? 2 : 0;
+	const uint8_t *h = at + len;
+
+	len += (size_t)count * CODEC_HEADER;
+	for (uint32_t x = 0; x < count; x++)
+		len += (size_t)n * h[x * CODEC_HEADER];
+	return len;
+}
+
+/* The one allocation: struct, blocks, pool (32-byte aligned), block
  * starts, data and its padding. */
 static struct clip_packed *pack_assemble(struct pack *pk, const uint8_t *data, size_t data_len,
 					 const uint32_t *starts, float worst)
 {
 	size_t blocks = (size_t)pk->B * sizeof *pk->block;
 	size_t pool = (size_t)pk->pool_count * 8 * sizeof(float);
-	size_t starts_b = (size_t)pk->S * sizeof *starts;
+	size_t starts_b = (size_t)pk->S * pk->B * sizeof *starts;
 	size_t head = (sizeof(struct clip_packed) + 7) & ~(size_t)7;
 	size_t bytes = head + blocks + 32 + pool + starts_b + data_len + CODEC_PAD;
 	struct clip_packed *p = malloc(bytes);
@@ -597,8 +627,8 @@ static struct clip_packed *pack_assemble(struct pack *pk, const uint8_t *data, s
 	p->pool = (float *)(void *)at;
 	memcpy(p->pool, pk->pool, pool);
 	at += pool;
-	p->segment_at = (uint32_t *)(void *)at;
-	memcpy(p->segment_at, starts, starts_b);
+	p->block_at = (uint32_t *)(void *)at;
+	memcpy(p->block_at, starts, starts_b);
 	at += starts_b;
 	p->data = at;
 	memcpy(p->data, data, data_len);
@@ -631,8 +661,10 @@ int clip_compress(struct clip *c, const int32_t *parents, const struct clip_code
 	pk.block = calloc(pk.B, sizeof *pk.block);
 	pk.local = malloc((size_t)pk.B * 8 * sizeof *pk.local);
 	pk.model = malloc((size_t)pk.J * sizeof *pk.model);
-	starts = malloc((size_t)pk.S * sizeof *starts);
-	if (!pk.src || !pk.seg_drop || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local || !pk.model || !starts) {
+	starts = malloc((size_t)pk.S * pk.B * sizeof *starts);
+	pk.block_rel = malloc((size_t)pk.B * sizeof *pk.block_rel);
+	if (!pk.src || !pk.seg_drop || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local || !pk.model || !starts ||
+	    !pk.block_rel) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -648,13 +680,19 @@ int clip_compress(struct clip *c, const int32_t *parents, const struct clip_code
 	if ((rc = pack_tolerances(&pk)) != 0 || (rc = pack_ranges(&pk)) != 0)
 		goto out;
 	for (uint32_t s = 0; s < pk.S; s++) {
+		struct clip_packed view = { .frames = pk.F, .segments = pk.S };
+		size_t at = data_len;
+
+		if ((rc = pack_best_segment(&pk, s, &data, &data_len, &data_cap, &worst)) != 0)
+			goto out;
 		if (data_len > UINT32_MAX) {
 			rc = -E2BIG;
 			goto out;
 		}
-		starts[s] = (uint32_t)data_len;
-		if ((rc = pack_best_segment(&pk, s, &data, &data_len, &data_cap, &worst)) != 0)
-			goto out;
+		for (uint32_t b = 0; b < pk.B; b++) {
+			starts[(size_t)s * pk.B + b] = (uint32_t)at;
+			at += block_len(&pk.block[b], data + at, codec_segment_frames(&view, s));
+		}
 	}
 	c->packed = pack_assemble(&pk, data, data_len, starts, worst);
 	if (c->packed == NULL) {

@@ -58,6 +58,7 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 	float v[CODEC_COMPONENTS][8];
 	uint8_t drop[8];
 	int rot = (bl->animated & CODEC_ROTATION_BITS) != 0;
+	const uint8_t *h, *d;
 
 	if (rot) {
 		uint32_t bits = data[0] | (uint32_t)data[1] << 8;
@@ -66,6 +67,8 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 			drop[l] = (bits >> (2 * l)) & 3;
 		data += 2;
 	}
+	h = data;
+	d = h + (size_t)__builtin_popcount(bl->animated) * CODEC_HEADER;
 	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 		const float *vec = p->pool + 8 * (size_t)bl->vec[c];
 
@@ -74,27 +77,28 @@ const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const
 			continue;
 		}
 		{
-			uint32_t w = data[0];
-			const uint8_t *frame = data + CODEC_HEADER + (size_t)i * w;
+			uint32_t w = h[0];
+			const uint8_t *frame = d + (size_t)i * w;
 
 			for (uint32_t l = 0; l < 8; l++)
-				v[c][l] = codec_decode(vec[l], vec[8 + l], data[1 + l], data[9 + l], w,
+				v[c][l] = codec_decode(vec[l], vec[8 + l], h[1 + l], h[9 + l], w,
 						       codec_lane_bits(frame, w, l));
-			data += CODEC_HEADER + (size_t)n * w;
+			h += CODEC_HEADER;
+			d += (size_t)n * w;
 		}
 	}
 	for (uint32_t l = 0; l < 8; l++) {
-		x[l].t = vec3_make(v[CODEC_TX][l], v[CODEC_TY][l], v[CODEC_TZ][l]);
 		float q[4] = { v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
 			       p->pool[8 * (size_t)bl->rot_w + l] };
 
 		if (rot)
 			codec_place(drop[l], v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l],
 				    codec_recover_w(v[CODEC_RX][l], v[CODEC_RY][l], v[CODEC_RZ][l]), q);
+		x[l].t = vec3_make(v[CODEC_TX][l], v[CODEC_TY][l], v[CODEC_TZ][l]);
 		x[l].r = quat_make(q[0], q[1], q[2], q[3]);
 		x[l].s = vec3_make(v[CODEC_SX][l], v[CODEC_SY][l], v[CODEC_SZ][l]);
 	}
-	return data;
+	return d;
 }
 
 /* The frame pair (or held frame) of clip time t: returns the first frame
@@ -118,21 +122,19 @@ static void sample_packed_portable(const struct clip *c, uint32_t f, int blend, 
 {
 	const struct clip_packed *p = c->packed;
 	uint32_t i, s = codec_segment_of(p, f, &i), n = codec_segment_frames(p, s);
-	const uint8_t *data = p->data + p->segment_at[s];
+	const uint32_t *at = p->block_at + (size_t)s * p->blocks;
 
 	for (uint32_t b = 0; b < p->blocks; b++) {
 		struct transform ta[8], tb[8];
 		uint32_t j = 8 * b, m = p->joints - j < 8 ? p->joints - j : 8;
 
-		const uint8_t *next = codec_decode_block(p, b, data, n, i, ta);
-
+		codec_decode_block(p, b, p->data + at[b], n, i, ta);
 		if (blend) {
-			codec_decode_block(p, b, data, n, i + 1, tb);
+			codec_decode_block(p, b, p->data + at[b], n, i + 1, tb);
 			clip_blend_frames(ta, tb, m, frac, out + j);
 		} else {
 			memcpy(out + j, ta, m * sizeof *out);
 		}
-		data = next;
 	}
 }
 
@@ -227,11 +229,12 @@ static inline AVX2_FMA void place8(__m256 v[10], __m256 m0, __m256 m1, __m256 m2
  * never move are left alone (finish8 reads the pool).  Returns where the
  * next block's data starts.
  */
-static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
+static inline __attribute__((always_inline)) AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 						   const struct codec_block *bl,
 						   const uint8_t *data, uint32_t n, uint32_t i,
 						   int both, __m256 a[10], __m256 b[10])
 {
+	const uint8_t *h, *dt;
 	uint32_t anim = bl->animated, drops = 0;
 	__m256i d = _mm256_setzero_si256();
 
@@ -242,23 +245,26 @@ static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 				     _mm256_set1_epi32(3));
 		data += 2;
 	}
+	h = data;
+	dt = h + (size_t)__builtin_popcount(anim) * CODEC_HEADER;
 #pragma GCC unroll 9
 	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
 		const float *vec = p->pool + 8 * (size_t)bl->vec[c];
 
 		if (anim & (1u << c)) {
-			uint32_t w = data[0];
+			uint32_t w = h[0];
 			const struct packed_width *pw = &packed_width[w];
 			__m256 e255 = _mm256_load_ps(vec + 8);
-			__m256 off = _mm256_fmadd_ps(u8x8(data + 1), e255, _mm256_load_ps(vec));
-			__m256 sc = _mm256_mul_ps(_mm256_mul_ps(u8x8(data + 9), e255),
+			__m256 off = _mm256_fmadd_ps(u8x8(h + 1), e255, _mm256_load_ps(vec));
+			__m256 sc = _mm256_mul_ps(_mm256_mul_ps(u8x8(h + 9), e255),
 						  _mm256_broadcast_ss(&pw->inv_levels));
-			const uint8_t *frame = data + CODEC_HEADER + (size_t)i * w;
+			const uint8_t *frame = dt + (size_t)i * w;
 
 			a[ROW_OF(c)] = decode8(frame, pw, off, sc);
 			if (both)
 				b[ROW_OF(c)] = decode8(frame + w, pw, off, sc);
-			data += CODEC_HEADER + (size_t)n * w;
+			h += CODEC_HEADER;
+			dt += (size_t)n * w;
 		} else if (c >= CODEC_RX && c <= CODEC_RZ && (anim & CODEC_ROTATION_BITS)) {
 			/* A kept rotation component no lane moves. */
 			a[ROW_OF(c)] = b[ROW_OF(c)] = _mm256_load_ps(vec);
@@ -281,7 +287,7 @@ static inline AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
 		if (both)
 			place8(b, m0, m1, m2, m3, lt2);
 	}
-	return data;
+	return dt;
 }
 
 /*
@@ -368,7 +374,7 @@ static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int bl
 {
 	const struct clip_packed *p = c->packed;
 	uint32_t i, s = codec_segment_of(p, f, &i), n = codec_segment_frames(p, s);
-	const uint8_t *data = p->data + p->segment_at[s];
+	const uint32_t *at = p->block_at + (size_t)s * p->blocks;
 	__m256 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
 	__m256 va[PASS_BLOCKS][10], vb[PASS_BLOCKS][10], W0[PASS_BLOCKS], W1[PASS_BLOCKS];
 	__m256 fr = _mm256_set1_ps(frac);
@@ -385,8 +391,12 @@ static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int bl
 		const struct codec_block *bl = p->block + b0;
 		uint32_t m = p->blocks - b0 < PASS_BLOCKS ? p->blocks - b0 : PASS_BLOCKS;
 
-		for (uint32_t g = 0; g < m; g++)
-			data = decode_block8(p, &bl[g], data, n, i, blend, va[g], vb[g]);
+		if (blend)
+			for (uint32_t g = 0; g < m; g++)
+				decode_block8(p, &bl[g], p->data + at[b0 + g], n, i, 1, va[g], vb[g]);
+		else
+			for (uint32_t g = 0; g < m; g++)
+				decode_block8(p, &bl[g], p->data + at[b0 + g], n, i, 0, va[g], vb[g]);
 		if (blend)
 			for (uint32_t g = 0; g < m; g++) {
 				const __m256 *a = va[g], *b = vb[g];
