@@ -188,7 +188,10 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 		.quiet_ms = d->cfg.reload_quiet_ms,
 		.rescan_interval_s = d->cfg.rescan_interval_s,
 		.max_asset_bytes = d->cfg.max_asset_bytes,
-		.load = { .x_ticks_per_second = d->cfg.x_ticks_per_second },
+		.load = { .x_ticks_per_second = d->cfg.x_ticks_per_second,
+			  .codec = { (float)d->cfg.clips_precision,
+				     (float)d->cfg.clips_shell_distance },
+			  .raw_clips = !d->cfg.clips_compress },
 		.events = daemon_cache_events,
 		.data = d,
 	};

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/anim/clip.h"
 #include "daemon/service/base/config.h"
 #include "daemon/service/base/log.h"
 
@@ -70,6 +71,9 @@ static void perturbed(struct config *cfg)
 		{ "reload.rescan_interval_s", "0" },
 		{ "log.level", "debug" },
 		{ "xfile.ticks_per_second", "30" },
+		{ "clips.compress", "no" },
+		{ "clips.precision", "0.0001" },
+		{ "clips.shell_distance", "3.5" },
 	};
 	struct config def;
 	char err[256];
@@ -111,6 +115,11 @@ static void test_defaults(void **state)
 	assert_int_equal(c.rescan_interval_s, 30);
 	assert_int_equal(c.log_level, LOG_LEVEL_INFO);
 	assert_int_equal(c.x_ticks_per_second, 4800);
+	assert_true(c.clips_compress);
+	/* The codec's own defaults, which a clip compressed without the
+	 * daemon (animd check, inspect) gets. */
+	assert_true((float)c.clips_precision == CLIP_CODEC_DEFAULT_PRECISION);
+	assert_true((float)c.clips_shell_distance == CLIP_CODEC_DEFAULT_SHELL_DISTANCE);
 	assert_int_equal(config_validate(&c, NULL, 0), 0);
 	config_free(&c);
 	config_free(NULL);
@@ -196,9 +205,9 @@ static void test_error_unknown(void **state)
 		     "t.ini:3: unknown key \"foo\" in [limits]");
 	expect_error("; x\n[limitz]\n",
 		     "t.ini:2: unknown section [limitz] (known: assets, socket, streams, playback, "
-		     "limits, reload, log, xfile)");
+		     "limits, reload, log, xfile, clips)");
 	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits] (known: assets, socket, "
-				   "streams, playback, limits, reload, log, xfile)");
+				   "streams, playback, limits, reload, log, xfile, clips)");
 	/* The key exists, in another section. */
 	expect_error("[socket]\nlevel = info\n", "t.ini:2: unknown key \"level\" in [socket]");
 	expect_error("level = info\n", "t.ini:1: key \"level\" comes before any [section]");

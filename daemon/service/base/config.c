@@ -39,6 +39,7 @@ enum config_type {
 	CONFIG_TYPE_BYTES_AUTO, /* size_t: the same, or "auto" (stored as 0) */
 	CONFIG_TYPE_BOOL,       /* bool: yes/no */
 	CONFIG_TYPE_LEVEL,      /* enum log_level */
+	CONFIG_TYPE_LENGTH,     /* double: a decimal number > 0, up to max */
 };
 
 struct config_key {
@@ -115,14 +116,20 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 	[CONFIG_LOG_LEVEL] = CONFIG_KEY("log", "level", CONFIG_TYPE_LEVEL, log_level, 0, 0, true),
 	[CONFIG_X_TICKS_PER_SECOND] = CONFIG_KEY("xfile", "ticks_per_second", CONFIG_TYPE_COUNT,
 						 x_ticks_per_second, 1, 1000000, false),
+	[CONFIG_CLIPS_COMPRESS] = CONFIG_KEY("clips", "compress", CONFIG_TYPE_BOOL, clips_compress,
+					     0, 0, false),
+	[CONFIG_CLIPS_PRECISION] = CONFIG_KEY("clips", "precision", CONFIG_TYPE_LENGTH,
+					      clips_precision, 0, 1000000, false),
+	[CONFIG_CLIPS_SHELL_DISTANCE] = CONFIG_KEY("clips", "shell_distance", CONFIG_TYPE_LENGTH,
+						   clips_shell_distance, 0, 1000000, false),
 };
 
 /* In file order; every config_keys[].section is one of these. */
 static const char *const config_sections[] = {
-	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile",
+	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile", "clips",
 };
 #define CONFIG_SECTION_COUNT (sizeof config_sections / sizeof config_sections[0])
-#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile"
+#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile, clips"
 
 /* Quoted values in messages: escaped like a log line (no newline reaches a
  * log), with '"' as \", and cut, so a 4 KiB garbage value gives a readable
@@ -202,6 +209,9 @@ void config_defaults(struct config *cfg)
 	cfg->rescan_interval_s = CONFIG_DEFAULT_RESCAN_INTERVAL_S;
 	cfg->log_level = CONFIG_DEFAULT_LOG_LEVEL;
 	cfg->x_ticks_per_second = CONFIG_DEFAULT_X_TICKS_PER_SECOND;
+	cfg->clips_compress = true;
+	cfg->clips_precision = CONFIG_DEFAULT_CLIP_PRECISION;
+	cfg->clips_shell_distance = CONFIG_DEFAULT_CLIP_SHELL_DISTANCE;
 }
 
 void config_free(struct config *cfg)
@@ -441,6 +451,19 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 			return -EINVAL;
 		}
 		*(enum log_level *)config_member(cfg, k) = (enum log_level)level;
+		return 0;
+	}
+
+	case CONFIG_TYPE_LENGTH: {
+		char *stop;
+		double d = strtod(value, &stop);
+
+		if (*stop != '\0' || !(d > 0.0) || d > (double)k->max || value[0] == ' ') {
+			config_msg(msg, msglen, "%s must be a number above 0 and up to %llu, not %s",
+				   label, (unsigned long long)k->max, config_quote(q, value));
+			return -EINVAL;
+		}
+		*(double *)config_member(cfg, k) = d;
 		return 0;
 	}
 	}
@@ -818,6 +841,9 @@ const char *config_field_format(const struct config *cfg, enum config_field f, c
 		break;
 	case CONFIG_TYPE_LEVEL:
 		snprintf(buf, len, "%s", log_level_name(*(const enum log_level *)m));
+		break;
+	case CONFIG_TYPE_LENGTH:
+		snprintf(buf, len, "%.9g", *(const double *)m);
 		break;
 	}
 	return buf;

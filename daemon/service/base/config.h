@@ -82,6 +82,9 @@
 #define CONFIG_DEFAULT_RESCAN_INTERVAL_S 30u
 #define CONFIG_DEFAULT_LOG_LEVEL LOG_LEVEL_INFO
 #define CONFIG_DEFAULT_X_TICKS_PER_SECOND 4800u
+/* clip_compress's defaults (daemon/anim/clip.h; test_config checks). */
+#define CONFIG_DEFAULT_CLIP_PRECISION 0.004
+#define CONFIG_DEFAULT_CLIP_SHELL_DISTANCE 1.2
 
 struct config {
 	/* [assets] */
@@ -128,6 +131,11 @@ struct config {
 	/* [xfile] */
 	uint32_t x_ticks_per_second;            /* ticks_per_second: for .x files without
 						   AnimTicksPerSecond */
+
+	/* [clips] */
+	bool clips_compress;                    /* compress: frame clips compressed */
+	double clips_precision;                 /* precision: model units */
+	double clips_shell_distance;            /* shell_distance: model units */
 };
 
 /* One value per key, in file order; CONFIG_BIT(f) in the masks below. */
@@ -154,6 +162,9 @@ enum config_field {
 	CONFIG_RESCAN_INTERVAL_S,
 	CONFIG_LOG_LEVEL,
 	CONFIG_X_TICKS_PER_SECOND,
+	CONFIG_CLIPS_COMPRESS,
+	CONFIG_CLIPS_PRECISION,
+	CONFIG_CLIPS_SHELL_DISTANCE,
 	CONFIG_FIELD_COUNT
 };
 
