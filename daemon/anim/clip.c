@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "daemon/anim/clip_codec.h"
+#include "daemon/anim/clip_key_index.h"
 #include "daemon/anim/emitter.h"
 
 __extension__ typedef __int128 i128;
@@ -257,7 +258,7 @@ size_t clip_bytes(const struct clip *c)
 		n += (size_t)c->frame_count * c->joint_count * sizeof *c->frames;
 	if (c->block_storage != NULL)
 		n += c->block_storage_bytes;
-	n += clip_packed_bytes(c);
+	n += clip_packed_bytes_of(c->packed);
 	if (c->bounds != NULL)
 		n += (clip_is_uniform(c) ? (size_t)c->frame_count : 1) * sizeof *c->bounds;
 	if (c->tracks != NULL)
@@ -290,7 +291,7 @@ void clip_free(struct clip *c)
 	free(c->tracks);
 	free(c->rest);
 	free(c->key_storage);
-	free(c->key_index);
+	clip_index_free(c->key_index);
 	free(c->still_joints);
 	free(c->bounds);
 	free(c->global_ns);
@@ -300,17 +301,27 @@ void clip_free(struct clip *c)
 	free(c);
 }
 
+/* The clip's compressed frames: its own, or its key index's. */
+static const struct clip_packed *clip_packed_of(const struct clip *c)
+{
+	if (c->packed != NULL)
+		return c->packed;
+	return c->key_index != NULL ? c->key_index->packed : NULL;
+}
+
 int clip_packed_error(const struct clip *c, float *error, float *precision, float *shell)
 {
-	if (c->packed == NULL)
+	const struct clip_packed *p = clip_packed_of(c);
+
+	if (p == NULL)
 		return 0;
-	*error = c->packed->error;
-	*precision = c->packed->precision;
-	*shell = c->packed->shell_distance;
+	*error = p->error;
+	*precision = p->precision;
+	*shell = p->shell_distance;
 	return 1;
 }
 
 size_t clip_packed_bytes(const struct clip *c)
 {
-	return c->packed != NULL ? c->packed->bytes : 0;
+	return clip_packed_bytes_of(clip_packed_of(c));
 }

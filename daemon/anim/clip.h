@@ -205,9 +205,11 @@ struct clip_codec_params {
  * and joint, the points at shell_distance from the joint along its axes,
  * in model space through `parents` (joint_count entries, parents[i] < i or
  * -1; NULL: every joint a root), stay within `precision` of where the raw
- * frames put them (NULL params, or a value <= 0: the defaults).  Frees the frames and their
- * blocks.  Nothing to do for a keyed clip or one already compressed.
- * 0, -ENOMEM (the clip is left raw), or -E2BIG.
+ * frames put them (NULL params, or a value <= 0: the defaults).  Frees the
+ * frames and their blocks.  A keyed clip's key index has its poses at the
+ * shared key times compressed the same way (its curves and the raw keys
+ * stay).  Nothing to do for a clip already compressed or a keyed one
+ * without index.  0, -ENOMEM (the clip is left as it was), or -E2BIG.
  */
 int clip_compress(struct clip *c, const int32_t *parents, const struct clip_codec_params *p);
 
@@ -218,10 +220,11 @@ static inline int clip_is_uniform(const struct clip *c)
 }
 
 /* The worst error clip_compress measured on its metric, the precision and
- * shell distance it was built for; 0 (and nothing set) for a clip that is
- * not compressed. */
+ * shell distance it was built for (a keyed clip's: its key index's
+ * frames'); 0 (and nothing set) for a clip that is not compressed. */
 int clip_packed_error(const struct clip *c, float *error, float *precision, float *shell);
-/* Of clip_bytes, the compressed frames (0 without). */
+/* Of clip_bytes, the compressed frames (0 without; a keyed clip's are
+ * also part of clip_index_bytes). */
 size_t clip_packed_bytes(const struct clip *c);
 
 /* Build a keyed clip's shared timeline, which lets the sampler find every

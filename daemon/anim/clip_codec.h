@@ -136,6 +136,25 @@ static inline void codec_place(uint8_t drop, float c0, float c1, float c2, float
 struct transform;
 const uint8_t *codec_decode_block(const struct clip_packed *p, uint32_t b, const uint8_t *data,
 				  uint32_t n, uint32_t i, struct transform x[8]);
+/* Frame f of packed frames, blended with frame f + 1 at frac when
+ * `blend` (f + 1 < frames), into out (p->joints transforms): the sampler
+ * of clip_sample_packed, for frames at any times (a key index's). */
+void codec_sample_frames(const struct clip_packed *p, uint32_t f, int blend, float frac,
+			 struct transform *out);
+
+/* Compress `frames` frames of `joints` transforms (frame-major) against
+ * the metric through parents (clip_compress); NULL on ENOMEM or when
+ * there is nothing to do (no frames). */
+struct clip_packed *codec_pack(const struct transform *frames, uint32_t frames_count,
+			       uint32_t joints, const int32_t *parents,
+			       const struct clip_codec_params *prm, int *err);
+
+/* Its bytes (0 for NULL). */
+static inline size_t clip_packed_bytes_of(const struct clip_packed *p)
+{
+	return p != NULL ? p->bytes : 0;
+}
+
 /* Frames segment s holds. */
 static inline uint32_t codec_segment_frames(const struct clip_packed *p, uint32_t s)
 {

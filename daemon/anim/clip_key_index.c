@@ -12,6 +12,7 @@
  * across tracks) is not built, and the clip is sampled track by track.
  */
 #include "daemon/anim/clip_key_index.h"
+#include "daemon/anim/clip_codec.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -426,16 +427,20 @@ static size_t plan(const struct clip *c, size_t count, uint8_t *roles, struct cl
 }
 
 /* Point the index's arrays into the block after it; by alignment:
- * pointers and times (8) first, then floats and offsets (4). */
-static void lay_out(struct clip_key_index *x, size_t piece_floats)
+ * pointers and times (8) first, then floats and offsets (4).  Without
+ * `frames`, the block has none (they are compressed). */
+static void lay_out(struct clip_key_index *x, size_t piece_floats, int frames)
 {
 	size_t count = x->count, curves = (size_t)x->dense3 + x->dense4 + x->sparse3 + x->sparse4;
 
 	x->search = (const struct track **)(x + 1);
 	x->at = (struct curve_at *)(x->search + x->search_count);
 	x->times = (int64_t *)(x->at + count * (x->sparse3 + x->sparse4));
-	x->frames = (struct transform *)(x->times + count);
-	x->dense = (float *)(x->frames + count * x->joints);
+	char *after_times = (char *)(x->times + count);
+
+	x->frames = frames ? (struct transform *)(void *)after_times : NULL;
+	x->dense = (float *)(void *)(after_times +
+				     (frames ? count * x->joints * sizeof(struct transform) : 0));
 	x->pieces = x->dense + count * ((size_t)x->dense3 * 12 + (size_t)x->dense4 * 16) + CURVE_PAD;
 	x->curve_out = (uint32_t *)(x->pieces + piece_floats);
 	x->search_out = x->curve_out + curves;
@@ -443,7 +448,58 @@ static void lay_out(struct clip_key_index *x, size_t piece_floats)
 
 size_t clip_index_bytes(const struct clip *c)
 {
-	return c->key_index != NULL ? c->key_index->bytes : 0;
+	if (c->key_index == NULL)
+		return 0;
+	return c->key_index->bytes + clip_packed_bytes_of(c->key_index->packed);
+}
+
+void clip_index_free(struct clip_key_index *x)
+{
+	if (x != NULL)
+		free(x->packed);
+	free(x);
+}
+
+/*
+ * The index's frames compressed (codec_pack), and the index laid out again
+ * without them: everything after the frames moves down by their size, and
+ * the sparse curves' pointers into the pieces with it.
+ */
+int clip_index_compress(struct clip *c, const int32_t *parents, const struct clip_codec_params *p)
+{
+	struct clip_key_index *x = c->key_index, *y;
+	size_t frames_bytes, before, after, piece_floats;
+	int rc;
+
+	if (x == NULL || x->frames == NULL || x->count == 0)
+		return 0;
+	frames_bytes = (size_t)x->count * x->joints * sizeof *x->frames;
+	before = (size_t)((const char *)x->frames - (const char *)x);
+	after = x->bytes - before - frames_bytes;
+	y = malloc(x->bytes - frames_bytes);
+	if (y == NULL)
+		return -ENOMEM;
+	y->packed = NULL;
+	y->packed = codec_pack(x->frames, x->count, x->joints, parents, p, &rc);
+	if (y->packed == NULL) {
+		free(y);
+		return rc;
+	}
+	{
+		struct clip_packed *packed = y->packed;
+
+		memcpy(y, x, before);
+		memcpy((char *)y + before, (const char *)x + before + frames_bytes, after);
+		y->packed = packed;
+	}
+	y->bytes = x->bytes - frames_bytes;
+	piece_floats = (size_t)((const float *)(const void *)x->curve_out - x->pieces);
+	lay_out(y, piece_floats, 0);
+	for (size_t k = 0; k < (size_t)y->count * (y->sparse3 + y->sparse4); k++)
+		y->at[k].cp = y->pieces + (x->at[k].cp - x->pieces);
+	free(x);
+	c->key_index = y;
+	return 0;
 }
 
 int clip_index_keys(struct clip *c)
@@ -454,7 +510,7 @@ int clip_index_keys(struct clip *c)
 	uint8_t *roles;
 	int rc;
 
-	free(c->key_index);
+	clip_index_free(c->key_index);
 	c->key_index = NULL;
 	if (c->tracks == NULL || c->joint_count == 0 || c->joint_count > UINT32_MAX / 3)
 		return 0;
@@ -495,7 +551,7 @@ int clip_index_keys(struct clip *c)
 	x->bytes = sizeof *x + bytes;
 	x->count = (uint32_t)count;
 	x->joints = c->joint_count;
-	lay_out(x, piece_floats);
+	lay_out(x, piece_floats, 1);
 	memcpy(x->times, times, count * sizeof *times);
 	free(times);
 	fill_frames(c, x, roles);

@@ -48,7 +48,10 @@ struct clip_key_index {
 	int64_t *times;                 /* count, ascending */
 	struct transform *frames;       /* count * joints: the pose at each time,
 					   exact in the channels of linear tracks,
-					   the rest pose in the others */
+					   the rest pose in the others; NULL when
+					   compressed into `packed` */
+	struct clip_packed *packed;     /* those frames compressed (clip_codec.h),
+					   or NULL; owned, counted in `bytes` */
 	/* Curves by kind, in this order everywhere: dense vec3, dense
 	 * rotations, sparse vec3, sparse rotations. */
 	uint32_t dense3, dense4, sparse3, sparse4;
@@ -63,6 +66,13 @@ struct clip_key_index {
 	const struct track **search;    /* tracks sampled alone */
 	uint32_t *search_out;           /* their places in the pose, as above */
 };
+
+/* Free an index and its compressed frames (NULL: nothing). */
+void clip_index_free(struct clip_key_index *x);
+/* Compress the index's frames (codec_pack) and lay it out again without
+ * them.  0, or a negative errno (the index is left as it was). */
+int clip_index_compress(struct clip *c, const int32_t *parents,
+			const struct clip_codec_params *p);
 
 /* Floats after `dense` and after `pieces`, so that a 4-float load of a
  * vec3's last control point stays inside the allocation. */

@@ -4,6 +4,7 @@
  * then the curves and the tracks that are searched alone.
  */
 #include "daemon/anim/clip_key_index.h"
+#include "daemon/anim/clip_codec.h"
 
 #include <math.h>
 #include <string.h>
@@ -121,13 +122,17 @@ void clip_sample_indexed(const struct clip *c, int64_t t_ns, int64_t g_ns, struc
 	/* Before the first time: interval 0 at its start, where every track
 	 * holds its first value; at or after the last: the last time's. */
 	k = lo > 0 ? lo - 1 : 0;
-	f = x->frames + (size_t)k * x->joints;
-	if (lo > 0 && lo < x->count) {
+	if (lo > 0 && lo < x->count)
 		s = (float)((double)((uint64_t)t_ns - (uint64_t)x->times[k]) /
 			    (double)((uint64_t)x->times[lo] - (uint64_t)x->times[k]));
-		clip_blend_frames(f, f + x->joints, x->joints, s, out);
+	if (x->packed != NULL) {
+		codec_sample_frames(x->packed, k, lo > 0 && lo < x->count, s, out);
 	} else {
-		memcpy(out, f, (size_t)x->joints * sizeof *out);
+		f = x->frames + (size_t)k * x->joints;
+		if (lo > 0 && lo < x->count)
+			clip_blend_frames(f, f + x->joints, x->joints, s, out);
+		else
+			memcpy(out, f, (size_t)x->joints * sizeof *out);
 	}
 	eval_curves(x, k, s, pose);
 	for (uint32_t n = 0; n < x->search_count; n++) {

@@ -18,6 +18,7 @@
  */
 #include "daemon/anim/clip.h"
 #include "daemon/anim/clip_codec.h"
+#include "daemon/anim/clip_key_index.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,7 +26,6 @@
 #include <string.h>
 
 struct pack {
-	const struct clip *c;
 	uint32_t J, F, B, S;
 	struct transform *src;          /* F x B*8: frames, padded lanes */
 	uint8_t *seg_drop;              /* S x B*8: rotation component left out */
@@ -636,19 +636,23 @@ static struct clip_packed *pack_assemble(struct pack *pk, const uint8_t *data, s
 	return p;
 }
 
-int clip_compress(struct clip *c, const int32_t *parents, const struct clip_codec_params *prm)
+struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_count,
+			       uint32_t joints, const int32_t *parents,
+			       const struct clip_codec_params *prm, int *err)
 {
-	struct pack pk = { .c = c, .parents = parents };
+	struct pack pk = { .parents = parents };
+	struct clip_packed *packed = NULL;
 	uint8_t *data = NULL;
 	size_t data_len = 0, data_cap = 0;
 	uint32_t *starts = NULL;
 	float worst = 0.0f;
 	int rc = 0;
 
-	if (c->frames == NULL || c->packed != NULL || c->frame_count == 0 || c->joint_count == 0)
-		return 0;
-	pk.J = c->joint_count;
-	pk.F = c->frame_count;
+	*err = 0;
+	if (frames == NULL || frame_count == 0 || joints == 0)
+		return NULL;
+	pk.J = joints;
+	pk.F = frame_count;
 	pk.B = (pk.J + 7) / 8;
 	pk.S = pk.F > 1 ? (pk.F - 2) / CODEC_SEGMENT + 1 : 1;
 	pk.precision = prm && prm->precision > 0.0f ? prm->precision : CLIP_CODEC_DEFAULT_PRECISION;
@@ -663,13 +667,13 @@ int clip_compress(struct clip *c, const int32_t *parents, const struct clip_code
 	pk.model = malloc((size_t)pk.J * sizeof *pk.model);
 	starts = malloc((size_t)pk.S * pk.B * sizeof *starts);
 	pk.block_rel = malloc((size_t)pk.B * sizeof *pk.block_rel);
-	if (!pk.src || !pk.seg_drop || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local || !pk.model || !starts ||
-	    !pk.block_rel) {
+	if (!pk.src || !pk.seg_drop || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local ||
+	    !pk.model || !starts || !pk.block_rel) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (uint32_t f = 0; f < pk.F; f++) {
-		const struct transform *fr = c->frames + (size_t)f * pk.J;
+		const struct transform *fr = frames + (size_t)f * pk.J;
 		struct transform *o = pk.src + (size_t)f * pk.B * 8;
 
 		for (uint32_t l = 0; l < pk.B * 8; l++)
@@ -694,20 +698,33 @@ int clip_compress(struct clip *c, const int32_t *parents, const struct clip_code
 			at += block_len(&pk.block[b], data + at, codec_segment_frames(&view, s));
 		}
 	}
-	c->packed = pack_assemble(&pk, data, data_len, starts, worst);
-	if (c->packed == NULL) {
+	packed = pack_assemble(&pk, data, data_len, starts, worst);
+	if (packed == NULL)
 		rc = -ENOMEM;
-		goto out;
-	}
+out:
+	free(data);
+	free(starts);
+	pack_close(&pk);
+	*err = rc;
+	return packed;
+}
+
+int clip_compress(struct clip *c, const int32_t *parents, const struct clip_codec_params *prm)
+{
+	int rc;
+
+	if (c->frames == NULL && c->key_index != NULL)
+		return clip_index_compress(c, parents, prm);
+	if (c->frames == NULL || c->packed != NULL)
+		return 0;
+	c->packed = codec_pack(c->frames, c->frame_count, c->joint_count, parents, prm, &rc);
+	if (c->packed == NULL)
+		return rc;
 	free(c->frames);
 	c->frames = NULL;
 	free(c->block_storage);
 	c->block_storage = NULL;
 	c->frame_blocks = NULL;
 	c->block_storage_bytes = 0;
-out:
-	free(data);
-	free(starts);
-	pack_close(&pk);
-	return rc;
+	return 0;
 }

@@ -117,10 +117,9 @@ static uint32_t packed_frame_at(const struct clip *c, int64_t t_ns, int *blend, 
 
 /* The portable sampler: each block decoded as transforms, then blended
  * (or copied) as raw frames are. */
-static void sample_packed_portable(const struct clip *c, uint32_t f, int blend, float frac,
+static void sample_packed_portable(const struct clip_packed *p, uint32_t f, int blend, float frac,
 				   struct transform *out)
 {
-	const struct clip_packed *p = c->packed;
 	uint32_t i, s = codec_segment_of(p, f, &i), n = codec_segment_frames(p, s);
 	const uint32_t *at = p->block_at + (size_t)s * p->blocks;
 
@@ -369,10 +368,9 @@ static inline AVX2_FMA void store_transforms8(const __m256 v[10], struct transfo
  * decode, the slerp weights, then the blend and the stores.  The last
  * block's padding lanes go to a scratch block and are dropped.
  */
-static AVX2_FMA void sample_packed_avx2(const struct clip *c, uint32_t f, int blend, float frac,
-					struct transform *pose, mat34 *mats)
+static AVX2_FMA void sample_packed_avx2(const struct clip_packed *p, uint32_t f, int blend,
+					float frac, struct transform *pose, mat34 *mats)
 {
-	const struct clip_packed *p = c->packed;
 	uint32_t i, s = codec_segment_of(p, f, &i), n = codec_segment_frames(p, s);
 	const uint32_t *at = p->block_at + (size_t)s * p->blocks;
 	__m256 k0[QUAT_SLERP_DEGREE + 1], k1[QUAT_SLERP_DEGREE + 1];
@@ -451,11 +449,23 @@ void clip_sample_packed(const struct clip *c, int64_t t_ns, struct transform *ou
 
 #if defined(MATH3D_AVX2_DISPATCH)
 	if (packed_avx2()) {
-		sample_packed_avx2(c, f, blend, frac, out, NULL);
+		sample_packed_avx2(c->packed, f, blend, frac, out, NULL);
 		return;
 	}
 #endif
-	sample_packed_portable(c, f, blend, frac, out);
+	sample_packed_portable(c->packed, f, blend, frac, out);
+}
+
+void codec_sample_frames(const struct clip_packed *p, uint32_t f, int blend, float frac,
+			 struct transform *out)
+{
+#if defined(MATH3D_AVX2_DISPATCH)
+	if (packed_avx2()) {
+		sample_packed_avx2(p, f, blend, frac, out, NULL);
+		return;
+	}
+#endif
+	sample_packed_portable(p, f, blend, frac, out);
 }
 
 int clip_packed_matrices(const struct clip *c, int64_t t_ns, mat34 *out)
@@ -466,7 +476,7 @@ int clip_packed_matrices(const struct clip *c, int64_t t_ns, mat34 *out)
 	uint32_t f = packed_frame_at(c, t_ns, &blend, &frac);
 
 	if (packed_avx2()) {
-		sample_packed_avx2(c, f, blend, frac, NULL, out);
+		sample_packed_avx2(c->packed, f, blend, frac, NULL, out);
 		return 1;
 	}
 #endif

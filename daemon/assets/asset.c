@@ -189,8 +189,7 @@ static int asset_load_md5mesh(struct asset *a, const void *buf, size_t len, char
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert mesh") : 0;
 }
 
-static int asset_load_md5anim(struct asset *a, const void *buf, size_t len,
-			      const struct asset_options *opts, char *err,
+static int asset_load_md5anim(struct asset *a, const void *buf, size_t len, char *err,
 			      size_t errlen)
 {
 	struct md5_anim *an = NULL;
@@ -213,8 +212,6 @@ static int asset_load_md5anim(struct asset *a, const void *buf, size_t len,
 		rc = md5_import_clip(an, stem, &a->clips[0]);
 	if (rc == 0)
 		a->clip_count = 1;
-	if (rc == 0 && !(opts && opts->raw_clips))
-		rc = clip_compress(a->clips[0], a->skeleton->parents, opts ? &opts->codec : NULL);
 	free(stem);
 	md5_anim_free(an);
 	return rc < 0 ? asset_fail(a->name, rc, err, errlen, "cannot convert anim") : 0;
@@ -290,6 +287,24 @@ static int asset_load_x(struct asset *a, const void *buf, size_t len,
 	return 0;
 }
 
+/* Every clip compressed against the metric through the asset's hierarchy
+ * (clip_compress: a uniform clip's frames, a keyed clip's key index). */
+static int asset_compress_clips(struct asset *a, const struct clip_codec_params *p, char *err,
+				size_t errlen)
+{
+	for (uint32_t i = 0; i < a->clip_count; i++) {
+		const struct clip *c = a->clips[i];
+		int rc;
+
+		if (a->skeleton == NULL || c->joint_count != a->skeleton->joint_count)
+			continue;
+		rc = clip_compress(a->clips[i], a->skeleton->parents, p);
+		if (rc < 0)
+			return asset_fail(a->name, rc, err, errlen, "cannot compress clips");
+	}
+	return 0;
+}
+
 int asset_load_buffer(const char *name, const void *buf, size_t len, struct asset **out,
 		      char *err, size_t errlen)
 {
@@ -318,7 +333,7 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		rc = asset_load_md5mesh(a, buf, len, err, errlen);
 		break;
 	case ASSET_FORMAT_MD5ANIM:
-		rc = asset_load_md5anim(a, buf, len, opts, err, errlen);
+		rc = asset_load_md5anim(a, buf, len, err, errlen);
 		break;
 	case ASSET_FORMAT_X:
 		rc = asset_load_x(a, buf, len, opts, err, errlen);
@@ -330,6 +345,8 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		rc = asset_load_md5camera(a, buf, len, err, errlen);
 		break;
 	}
+	if (rc == 0 && !(opts && opts->raw_clips))
+		rc = asset_compress_clips(a, opts ? &opts->codec : NULL, err, errlen);
 	if (rc < 0) {
 		asset_free(a);
 		return rc;

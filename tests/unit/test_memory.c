@@ -353,11 +353,12 @@ static void test_x_by_hand(void **state)
 	size_t mesh = sizeof(struct mesh) + 6 + 5 * 4 + 5 * INFLUENCE + 3 * 12;
 	/* "wave": Lower's two rotation keys (2 times, 2 x 4 floats, the block's
 	 * spare byte); tracks and rest of 3 + 1 joints; still joints; and the
-	 * index: per shared time (2) the time and a pose of 3 joints, then
-	 * the padding after the (absent) dense and sparse curves. */
+	 * index: per shared time (2) the time, its poses compressed (the
+	 * codec's one allocation), then the padding after the (absent) dense
+	 * and sparse curves. */
 	size_t keys = 2 * 8 + 2 * 4 * 4 + 1;
-	size_t index = sizeof(struct clip_key_index) + 2 * (8 + 3 * TRANSFORM) +
-		       2 * CURVE_PAD * sizeof(float);
+	size_t index = sizeof(struct clip_key_index) + 2 * 8 + 2 * CURVE_PAD * sizeof(float) +
+		       clip_packed_bytes(a->clips[0]);
 	size_t clip = sizeof(struct clip) + 5 + 4 * sizeof(struct joint_tracks) + 4 * TRANSFORM +
 		      keys + index + 4 * sizeof(uint32_t);
 
@@ -365,6 +366,7 @@ static void test_x_by_hand(void **state)
 	assert_int_equal(skeleton_bytes(a->skeleton), skel);
 	assert_int_equal(mesh_bytes(a->meshes[0]), mesh);
 	assert_int_equal(a->clips[0]->key_storage_bytes, keys);
+	assert_non_null(a->clips[0]->key_index->packed);
 	assert_int_equal(clip_index_bytes(a->clips[0]), index);
 	assert_int_equal(clip_bytes(a->clips[0]), clip);
 	asset_memory(a, &m);
