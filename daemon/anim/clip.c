@@ -280,6 +280,12 @@ size_t clip_bytes(const struct clip *c)
 	return n + clip_index_bytes(c);
 }
 
+void clip_free_index(struct clip *c)
+{
+	clip_index_free(c->key_index);
+	c->key_index = NULL;
+}
+
 void clip_free(struct clip *c)
 {
 	if (!c)

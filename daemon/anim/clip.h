@@ -286,5 +286,8 @@ size_t clip_bytes(const struct clip *c);
 size_t clip_index_bytes(const struct clip *c);
 
 void clip_free(struct clip *c);
+/* Free the clip's key index alone (and set it NULL): for a copy of a clip
+ * struct that shares the rest. */
+void clip_free_index(struct clip *c);
 
 #endif

@@ -144,10 +144,15 @@ void codec_sample_frames(const struct clip_packed *p, uint32_t f, int blend, flo
 
 /* Compress `frames` frames of `joints` transforms (frame-major) against
  * the metric through parents (clip_compress); NULL on ENOMEM or when
- * there is nothing to do (no frames). */
+ * there is nothing to do (no frames).  With `exact` (frames_count x
+ * joints, or NULL), the metric compares with those poses, taking the
+ * channels `fixed` marks (per joint, bit 0 t, 1 r, 2 s) from them as they
+ * are: for frames whose channels sampling overwrites (a key index's
+ * curves and searched tracks). */
 struct clip_packed *codec_pack(const struct transform *frames, uint32_t frames_count,
 			       uint32_t joints, const int32_t *parents,
-			       const struct clip_codec_params *prm, int *err);
+			       const struct clip_codec_params *prm, const struct transform *exact,
+			       const uint8_t *fixed, int *err);
 
 /* Its bytes (0 for NULL). */
 static inline size_t clip_packed_bytes_of(const struct clip_packed *p)

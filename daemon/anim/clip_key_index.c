@@ -13,6 +13,7 @@
  */
 #include "daemon/anim/clip_key_index.h"
 #include "daemon/anim/clip_codec.h"
+#include "daemon/anim/clip_sampler.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -469,6 +470,8 @@ int clip_index_compress(struct clip *c, const int32_t *parents, const struct cli
 {
 	struct clip_key_index *x = c->key_index, *y;
 	size_t frames_bytes, before, after, piece_floats;
+	struct transform *exact;
+	uint8_t *fixed;
 	int rc;
 
 	if (x == NULL || x->frames == NULL || x->count == 0)
@@ -477,10 +480,32 @@ int clip_index_compress(struct clip *c, const int32_t *parents, const struct cli
 	before = (size_t)((const char *)x->frames - (const char *)x);
 	after = x->bytes - before - frames_bytes;
 	y = malloc(x->bytes - frames_bytes);
-	if (y == NULL)
+	exact = malloc(frames_bytes);
+	fixed = calloc(x->joints, 1);
+	if (y == NULL || exact == NULL || fixed == NULL) {
+		free(y);
+		free(exact);
+		free(fixed);
 		return -ENOMEM;
-	y->packed = NULL;
-	y->packed = codec_pack(x->frames, x->count, x->joints, parents, p, &rc);
+	}
+	/* What sampling gives at each shared time, curves and searched
+	 * tracks included, and which channels those overwrite. */
+	for (uint32_t k = 0; k < x->count; k++)
+		clip_sample_indexed(c, x->times[k], x->times[k], exact + (size_t)k * x->joints);
+	{
+		uint32_t curves = x->dense3 + x->dense4 + x->sparse3 + x->sparse4;
+		const uint32_t floats = sizeof(struct transform) / sizeof(float);
+
+		for (uint32_t n = 0; n < curves + x->search_count; n++) {
+			uint32_t off = n < curves ? x->curve_out[n] : x->search_out[n - curves];
+			uint32_t ch = off % floats;
+
+			fixed[off / floats] |= (uint8_t)(ch < 3 ? 1 : ch < 7 ? 2 : 4);
+		}
+	}
+	y->packed = codec_pack(x->frames, x->count, x->joints, parents, p, exact, fixed, &rc);
+	free(exact);
+	free(fixed);
 	if (y->packed == NULL) {
 		free(y);
 		return rc;

@@ -26,6 +26,12 @@
 #include <string.h>
 
 struct pack {
+	/* The poses sampling gives at the frames (F x J), when channels of
+	 * the frames are overwritten then (a key index's curves): the metric
+	 * compares with these, `fixed` (J: bit 0 t, 1 r, 2 s) says which
+	 * channels come from them unchanged. */
+	const struct transform *exact;
+	const uint8_t *fixed;
 	uint32_t J, F, B, S;
 	struct transform *src;          /* F x B*8: frames, padded lanes */
 	uint8_t *seg_drop;              /* S x B*8: rotation component left out */
@@ -41,6 +47,7 @@ struct pack {
 	uint8_t *seg;
 	size_t seg_cap;
 	struct transform *local;        /* B*8 */
+	struct transform *prev;         /* B*8: the frame before, decoded */
 	mat34 *model;                   /* J */
 };
 
@@ -464,23 +471,70 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 	return 0;
 }
 
-/* The worst error of the segment in pk->seg. */
-static float segment_error(struct pack *pk, uint32_t s)
+/*
+ * Whether blending the decoded frames f - 1 and f takes each rotation the
+ * way blending the raw ones does.  The slerp goes the short way round,
+ * which the sign of the two rotations' dot product tells; two rotations
+ * nearly half a turn apart have a dot product near 0, whose sign the
+ * quantisation error may flip, and the blend between them would then turn
+ * the other way round.  Such a segment needs finer steps.
+ */
+static int same_paths(const struct pack *pk, uint32_t f, const struct transform *prev,
+		      const struct transform *cur)
+{
+	const struct transform *a = pk->src + (size_t)(f - 1) * pk->B * 8;
+	const struct transform *b = a + (size_t)pk->B * 8;
+
+	for (uint32_t j = 0; j < pk->J; j++) {
+		float raw = quat_dot(a[j].r, b[j].r), dec = quat_dot(prev[j].r, cur[j].r);
+
+		if (pk->fixed != NULL && (pk->fixed[j] & 2))
+			continue;
+		/* The decoded rotations are the raw ones or their negatives
+		 * (the codec keeps a component >= 0): compare as the raw. */
+		if (quat_dot(prev[j].r, a[j].r) < 0.0f)
+			dec = -dec;
+		if (quat_dot(cur[j].r, b[j].r) < 0.0f)
+			dec = -dec;
+		if ((raw > 0.0f && dec < 0.0f) || (raw < 0.0f && dec > 0.0f))
+			return 0;
+	}
+	return 1;
+}
+
+/* The worst error of the segment in pk->seg; *paths 0 when a blend would
+ * turn the other way round (same_paths). */
+static float segment_error(struct pack *pk, uint32_t s, int *paths)
 {
 	struct clip_packed view = { .frames = pk->F, .segments = pk->S, .joints = pk->J,
 				    .blocks = pk->B, .block = pk->block, .pool = pk->pool };
 	uint32_t n = codec_segment_frames(&view, s), first = s * CODEC_SEGMENT;
 	float worst = 0.0f;
 
+	*paths = 1;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *d = pk->seg;
 		const mat34 *raw = pk->raw_model + (size_t)(first + i) * pk->J;
 
 		for (uint32_t b = 0; b < pk->B; b++)
 			codec_decode_block(&view, b, d + pk->block_rel[b], n, i, pk->local + 8 * b);
+		if (pk->exact != NULL)
+			for (uint32_t j = 0; j < pk->J; j++) {
+				const struct transform *e = &pk->exact[(size_t)(first + i) * pk->J + j];
+
+				if (pk->fixed[j] & 1)
+					pk->local[j].t = e->t;
+				if (pk->fixed[j] & 2)
+					pk->local[j].r = e->r;
+				if (pk->fixed[j] & 4)
+					pk->local[j].s = e->s;
+			}
 		model_of(pk, pk->local, pk->model);
 		for (uint32_t j = 0; j < pk->J; j++)
 			worst = fmaxf(worst, shell_error(&raw[j], &pk->model[j], pk->shell));
+		if (i > 0 && !same_paths(pk, first + i, pk->prev, pk->local))
+			*paths = 0;
+		memcpy(pk->prev, pk->local, (size_t)pk->B * 8 * sizeof *pk->prev);
 	}
 	return worst;
 }
@@ -504,18 +558,18 @@ static int keep_segment(struct pack *pk, size_t len, uint8_t **keep, size_t *kee
 static int pack_best_segment(struct pack *pk, uint32_t s, uint8_t **out, size_t *out_len,
 			     size_t *out_cap, float *worst)
 {
-	float lo = 0.0f, hi = 0.0f, k = 1.0f, err, pass_err = 0.0f, fail_err = INFINITY;
+	float lo = 0.0f, hi = 0.0f, k = 1.0f, err, pass_err = 0.0f, fail_score = INFINITY, fail_err = 0;
 	uint8_t *pass = NULL, *fail = NULL, *pick;
 	size_t len, pass_len = SIZE_MAX, fail_len = 0, pick_len;
-	int rc = 0;
+	int rc = 0, paths;
 
 	/* Bracket the factor (lo passes, hi fails; 0: none yet), then
 	 * narrow it to within 10%. */
 	for (int step = 0; step < 48; step++) {
 		if ((rc = pack_segment(pk, s, k, &len)) != 0)
 			break;
-		err = segment_error(pk, s);
-		if (err <= pk->precision) {
+		err = segment_error(pk, s, &paths);
+		if (err <= pk->precision && paths) {
 			if (len <= pass_len) {
 				if ((rc = keep_segment(pk, len, &pass, &pass_len)) != 0)
 					break;
@@ -523,9 +577,14 @@ static int pack_best_segment(struct pack *pk, uint32_t s, uint8_t **out, size_t 
 			}
 			lo = k;
 		} else {
-			if (pass == NULL && err < fail_err) {
+			/* The most precise kept, a wrong way round counting
+			 * as worse than any error. */
+			float score = paths ? err : INFINITY;
+
+			if (pass == NULL && (fail == NULL || score < fail_score)) {
 				if ((rc = keep_segment(pk, len, &fail, &fail_len)) != 0)
 					break;
+				fail_score = score;
 				fail_err = err;
 			}
 			hi = k;
@@ -580,6 +639,7 @@ static void pack_close(struct pack *pk)
 	free(pk->pool);
 	free(pk->seg);
 	free(pk->local);
+	free(pk->prev);
 	free(pk->model);
 }
 
@@ -638,9 +698,10 @@ static struct clip_packed *pack_assemble(struct pack *pk, const uint8_t *data, s
 
 struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_count,
 			       uint32_t joints, const int32_t *parents,
-			       const struct clip_codec_params *prm, int *err)
+			       const struct clip_codec_params *prm, const struct transform *exact,
+			       const uint8_t *fixed, int *err)
 {
-	struct pack pk = { .parents = parents };
+	struct pack pk = { .parents = parents, .exact = exact, .fixed = fixed };
 	struct clip_packed *packed = NULL;
 	uint8_t *data = NULL;
 	size_t data_len = 0, data_cap = 0;
@@ -664,10 +725,12 @@ struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_co
 	pk.base_tol = malloc((size_t)pk.B * 8 * sizeof *pk.base_tol);
 	pk.block = calloc(pk.B, sizeof *pk.block);
 	pk.local = malloc((size_t)pk.B * 8 * sizeof *pk.local);
+	pk.prev = malloc((size_t)pk.B * 8 * sizeof *pk.prev);
 	pk.model = malloc((size_t)pk.J * sizeof *pk.model);
 	starts = malloc((size_t)pk.S * pk.B * sizeof *starts);
 	pk.block_rel = malloc((size_t)pk.B * sizeof *pk.block_rel);
 	if (!pk.src || !pk.seg_drop || !pk.raw_model || !pk.base_tol || !pk.block || !pk.local ||
+	    !pk.prev ||
 	    !pk.model || !starts || !pk.block_rel) {
 		rc = -ENOMEM;
 		goto out;
@@ -678,7 +741,8 @@ struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_co
 
 		for (uint32_t l = 0; l < pk.B * 8; l++)
 			o[l] = l < pk.J ? fr[l] : transform_identity();
-		model_of(&pk, fr, pk.raw_model + (size_t)f * pk.J);
+		model_of(&pk, exact != NULL ? exact + (size_t)f * pk.J : fr,
+			 pk.raw_model + (size_t)f * pk.J);
 	}
 	pack_drop(&pk);
 	if ((rc = pack_tolerances(&pk)) != 0 || (rc = pack_ranges(&pk)) != 0)
@@ -717,7 +781,8 @@ int clip_compress(struct clip *c, const int32_t *parents, const struct clip_code
 		return clip_index_compress(c, parents, prm);
 	if (c->frames == NULL || c->packed != NULL)
 		return 0;
-	c->packed = codec_pack(c->frames, c->frame_count, c->joint_count, parents, prm, &rc);
+	c->packed = codec_pack(c->frames, c->frame_count, c->joint_count, parents, prm, NULL, NULL,
+			       &rc);
 	if (c->packed == NULL)
 		return rc;
 	free(c->frames);
