@@ -228,13 +228,12 @@ static inline AVX2_FMA void place8(__m256 v[10], __m256 m0, __m256 m1, __m256 m2
  * never move are left alone (finish8 reads the pool).  Returns where the
  * next block's data starts.
  */
-static inline __attribute__((always_inline)) AVX2_FMA const uint8_t *decode_block8(const struct clip_packed *p,
-						   const struct codec_block *bl,
-						   const uint8_t *data, uint32_t n, uint32_t i,
-						   int both, __m256 a[10], __m256 b[10])
+static inline __attribute__((always_inline)) AVX2_FMA const uint8_t *
+decode_block8(const struct clip_packed *p, const struct codec_block *bl, uint32_t anim,
+	      const uint8_t *data, uint32_t n, uint32_t i, int both, __m256 a[10], __m256 b[10])
 {
 	const uint8_t *h, *dt;
-	uint32_t anim = bl->animated, drops = 0;
+	uint32_t drops = 0;
 	__m256i d = _mm256_setzero_si256();
 
 	if (anim & CODEC_ROTATION_BITS) {
@@ -295,11 +294,10 @@ static inline __attribute__((always_inline)) AVX2_FMA const uint8_t *decode_bloc
  * frame a's; those that never move straight from the pool (a lerp of a
  * value with itself would give it back anyway).
  */
-static inline AVX2_FMA void finish8(const struct clip_packed *p, const struct codec_block *bl,
-				    const __m256 a[10], const __m256 b[10], int blend, __m256 fr,
-				    __m256 W0, __m256 W1, __m256 o[10])
+static inline __attribute__((always_inline)) AVX2_FMA void
+finish8(const struct clip_packed *p, const struct codec_block *bl, uint32_t anim, const __m256 a[10],
+	const __m256 b[10], int blend, __m256 fr, __m256 W0, __m256 W1, __m256 o[10])
 {
-	uint32_t anim = bl->animated;
 
 #pragma GCC unroll 9
 	for (uint32_t c = 0; c < CODEC_COMPONENTS; c++) {
@@ -389,12 +387,20 @@ static AVX2_FMA void sample_packed_avx2(const struct clip_packed *p, uint32_t f,
 		const struct codec_block *bl = p->block + b0;
 		uint32_t m = p->blocks - b0 < PASS_BLOCKS ? p->blocks - b0 : PASS_BLOCKS;
 
+		/* Blocks whose rotations alone move (most of a rig) through
+		 * code made for them: their branches and counts are constants. */
 		if (blend)
 			for (uint32_t g = 0; g < m; g++)
-				decode_block8(p, &bl[g], p->data + at[b0 + g], n, i, 1, va[g], vb[g]);
+				if (bl[g].animated == CODEC_ROTATION_BITS)
+					decode_block8(p, &bl[g], CODEC_ROTATION_BITS, p->data + at[b0 + g], n,
+						      i, 1, va[g], vb[g]);
+				else
+					decode_block8(p, &bl[g], bl[g].animated, p->data + at[b0 + g], n, i,
+						      1, va[g], vb[g]);
 		else
 			for (uint32_t g = 0; g < m; g++)
-				decode_block8(p, &bl[g], p->data + at[b0 + g], n, i, 0, va[g], vb[g]);
+				decode_block8(p, &bl[g], bl[g].animated, p->data + at[b0 + g], n, i, 0,
+					      va[g], vb[g]);
 		if (blend)
 			for (uint32_t g = 0; g < m; g++) {
 				const __m256 *a = va[g], *b = vb[g];
@@ -411,7 +417,12 @@ static AVX2_FMA void sample_packed_avx2(const struct clip_packed *p, uint32_t f,
 			uint32_t j = 8 * (b0 + g), left = p->joints - j;
 			__m256 o[10];
 
-			finish8(p, &bl[g], va[g], vb[g], blend, fr, W0[g], W1[g], o);
+			if (blend && bl[g].animated == CODEC_ROTATION_BITS)
+				finish8(p, &bl[g], CODEC_ROTATION_BITS, va[g], vb[g], 1, fr, W0[g], W1[g],
+					o);
+			else
+				finish8(p, &bl[g], bl[g].animated, va[g], vb[g], blend, fr, W0[g], W1[g],
+					o);
 			if (mats != NULL) {
 				mat34 tmp[8];
 				mat34 *dst = left >= 8 ? mats + j : tmp;
