@@ -14,6 +14,7 @@
 #include "daemon/anim/clip_key_index.h"
 #include "daemon/anim/clip_codec.h"
 #include "daemon/anim/clip_sampler.h"
+#include "daemon/anim/emitter.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -461,6 +462,116 @@ void clip_index_free(struct clip_key_index *x)
 	free(x);
 }
 
+/* Whether the track's keys are in the clip's key storage. */
+static int owns_keys(const struct clip *c, const struct track *tr)
+{
+	const char *lo = c->key_storage, *hi = lo + c->key_storage_bytes;
+
+	return tr->count > 0 && tr->times != NULL && (const char *)tr->times >= lo &&
+	       (const char *)tr->times < hi;
+}
+
+/* Floats of a track's values. */
+static size_t value_floats(const struct track *tr)
+{
+	size_t k = tr->interp == INTERP_HERMITE || tr->interp == INTERP_BEZIER ? 3 : 1;
+
+	return (size_t)tr->count * tr->width * k;
+}
+
+/* A track whose keys sampling still reads once the index's frames are
+ * compressed: searched ones, and the emitters' and attachments'. */
+static int keeps_keys(const struct clip *c, const struct track *tr)
+{
+	const struct clip_key_index *x = c->key_index;
+
+	for (uint32_t n = 0; n < x->search_count; n++)
+		if (x->search[n] == tr)
+			return 1;
+	return (const char *)tr < (const char *)c->tracks ||
+	       (const char *)tr >= (const char *)(c->tracks + c->joint_count);
+}
+
+/* Every track of the clip with keys of its own: joints', emitters',
+ * attachments'.  f(c, tr, arg) for each. */
+static void each_track(struct clip *c, void (*f)(struct clip *, struct track *, void *), void *arg)
+{
+	for (uint32_t j = 0; j < c->joint_count; j++) {
+		f(c, &c->tracks[j].t, arg);
+		f(c, &c->tracks[j].r, arg);
+		f(c, &c->tracks[j].s, arg);
+	}
+	for (uint32_t e = 0; e < c->emitter_count; e++) {
+		for (uint32_t p = 0; p < EMITTER_PARAMS; p++)
+			f(c, &c->emitters[e].param[p], arg);
+		f(c, &c->emitters[e].enabled, arg);
+	}
+	for (uint32_t a = 0; a < c->attachment_count; a++)
+		f(c, &c->attachments[a], arg);
+}
+
+struct key_move {
+	size_t times, floats;           /* counted, then where the next go */
+	int64_t *tp;
+	float *vp;
+	int moving;
+};
+
+static void key_move_one(struct clip *c, struct track *tr, void *arg)
+{
+	struct key_move *m = arg;
+
+	if (!owns_keys(c, tr))
+		return;
+	if (!keeps_keys(c, tr)) {
+		/* In the index only: its keys go (its count stays, what the
+		 * file had). */
+		if (m->moving)
+			tr->times = NULL, tr->values = NULL;
+		return;
+	}
+	if (!m->moving) {
+		m->times += tr->count;
+		m->floats += value_floats(tr);
+		return;
+	}
+	memcpy(m->tp, tr->times, (size_t)tr->count * sizeof *m->tp);
+	memcpy(m->vp, tr->values, value_floats(tr) * sizeof *m->vp);
+	tr->times = m->tp;
+	tr->values = m->vp;
+	m->tp += tr->count;
+	m->vp += value_floats(tr);
+}
+
+/*
+ * Once the index's frames are compressed, the joints' keys that only the
+ * index reads (its frames' and its curves', which hold their own control
+ * points) are dropped: the key storage is made again with the keys of the
+ * searched tracks and of the emitters and attachments alone.
+ */
+static int drop_indexed_keys(struct clip *c)
+{
+	struct key_move m = { 0 };
+	void *storage;
+	size_t bytes;
+
+	if (c->key_storage == NULL || c->key_storage_bytes == 0)
+		return 0;       /* which keys are its own is not known */
+	each_track(c, key_move_one, &m);
+	bytes = m.times * sizeof(int64_t) + m.floats * sizeof(float) + 1;
+	storage = malloc(bytes);
+	if (storage == NULL)
+		return -ENOMEM;
+	m.tp = storage;
+	m.vp = (float *)(void *)(m.tp + m.times);
+	m.moving = 1;
+	each_track(c, key_move_one, &m);
+	free(c->key_storage);
+	c->key_storage = storage;
+	c->key_storage_bytes = bytes;
+	return 0;
+}
+
 /*
  * The index's frames compressed (codec_pack), and the index laid out again
  * without them: everything after the frames moves down by their size, and
@@ -524,7 +635,7 @@ int clip_index_compress(struct clip *c, const int32_t *parents, const struct cli
 		y->at[k].cp = y->pieces + (x->at[k].cp - x->pieces);
 	free(x);
 	c->key_index = y;
-	return 0;
+	return drop_indexed_keys(c);
 }
 
 int clip_index_keys(struct clip *c)

@@ -9,7 +9,9 @@
  * measured: every frame sampled from both clips, taken to model space,
  * the points at the shell distance along each joint's axes compared.
  * For the real MD5 clips of the shared test data (skipped when absent),
- * each clip and their total; for generated clips (a spine with limbs,
+ * each clip and their total; for its real .x clips (keyed: their key
+ * index's poses compressed), each clip's bytes per key raw and compressed
+ * and the worst error at its shared key times; for generated clips (a spine with limbs,
  * 200 frames at 30 fps, rotations drifting 1-5 degrees a frame, as
  * bench_pose makes them) of 8 to 256 joints; and for a still pose clip
  * (31 frames x 110 joints that never move).
@@ -447,6 +449,100 @@ static void real_clips(const struct clip_codec_params *prm)
 		       worst);
 }
 
+/* The worst error at the shared key times of a keyed clip, raw against
+ * compressed (both sampled at those times, through the hierarchy). */
+static double keyed_error(const struct skeleton *s, const struct clip *raw, const struct clip *pk,
+			  float shell)
+{
+	uint32_t n = raw->joint_count;
+	struct transform *la = xmalloc(n * sizeof *la), *lb = xmalloc(n * sizeof *lb);
+	mat34 *ma = xmalloc(n * sizeof *ma), *mb = xmalloc(n * sizeof *mb);
+	double worst = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		for (int ch = 0; ch < 3; ch++) {
+			const struct track *tr = ch == 0 ? &raw->tracks[j].t :
+						 ch == 1 ? &raw->tracks[j].r : &raw->tracks[j].s;
+
+			for (uint32_t k = 0; k < tr->count; k++) {
+				int64_t t = tr->times[k];
+
+				if (t < 0 || t > raw->duration_ns)
+					continue;
+				clip_sample(raw, t, la);
+				clip_sample(pk, t, lb);
+				pose_local_to_model(s, la, ma);
+				pose_local_to_model(s, lb, mb);
+				for (uint32_t i = 0; i < n; i++)
+					for (int axis = 0; axis < 3; axis++) {
+						double e = 0;
+
+						for (int r = 0; r < 3; r++) {
+							double d = ((double)ma[i].m[r][axis] - mb[i].m[r][axis]) *
+									   shell +
+								   ((double)ma[i].m[r][3] - mb[i].m[r][3]);
+
+							e += d * d;
+						}
+						worst = fmax(worst, sqrt(e));
+					}
+			}
+		}
+	free(la);
+	free(lb);
+	free(ma);
+	free(mb);
+	return worst;
+}
+
+/* Keys a keyed clip's joints hold. */
+static uint64_t clip_keys(const struct clip *c)
+{
+	uint64_t n = 0;
+
+	for (uint32_t j = 0; j < c->joint_count; j++)
+		n += c->tracks[j].t.count + c->tracks[j].r.count + c->tracks[j].s.count;
+	return n;
+}
+
+static void real_keyed_clips(const struct clip_codec_params *prm)
+{
+	static const char *const files[] = { "x/dxsdk/tiny.x", "x/assimp/anim_test.x",
+					     "x/dxsdk/ball.x", "x/irrlicht/earth.x" };
+	struct asset_options raw_opts = { .raw_clips = 1 }, pk_opts = { .codec = *prm };
+
+	if (testdata_dir() == NULL) {
+		printf("bench_codec: real .x clips: skipped (no shared test data)\n");
+		return;
+	}
+	printf("bench_codec: real .x clips (keyed), precision %g at %g: bytes of the clip per key\n",
+	       prm->precision, prm->shell_distance);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		size_t len;
+		char *buf = test_file_read(testdata_path(files[i]), &len), err[512];
+		struct asset *ra = NULL, *pa = NULL;
+
+		if (buf != NULL &&
+		    asset_load_buffer_with(files[i], buf, len, &raw_opts, &ra, err, sizeof err) == 0 &&
+		    asset_load_buffer_with(files[i], buf, len, &pk_opts, &pa, err, sizeof err) == 0 &&
+		    ra->clip_count > 0 && ra->clips[0]->tracks != NULL) {
+			const struct clip *rc = ra->clips[0], *pc = pa->clips[0];
+			double keys = (double)clip_keys(rc);
+
+			printf("  %-24s %3u joints, %6.0f keys: raw %.1f, compressed %.1f bytes a key (key "
+			       "index %zu -> %zu bytes), worst error at the key times %.4g\n", files[i],
+			       rc->joint_count, keys, clip_bytes(rc) / keys, clip_bytes(pc) / keys,
+			       clip_index_bytes(rc), clip_index_bytes(pc),
+			       keyed_error(ra->skeleton, rc, pc, prm->shell_distance));
+		} else {
+			printf("  %-24s skipped\n", files[i]);
+		}
+		asset_free(ra);
+		asset_free(pa);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	/* ACL's defaults in Doom's units (1 unit = 1 inch): 0.01 cm at 3 cm. */
@@ -454,6 +550,7 @@ int main(void)
 					 CLIP_CODEC_DEFAULT_SHELL_DISTANCE };
 
 	real_clips(&prm);
+	real_keyed_clips(&prm);
 	still_clip(&prm);
 	speed_and_size(&prm);
 	printf("bench_codec: %s\n", sink == 12345.0f ? "" : "done");
