@@ -344,7 +344,7 @@ static uint32_t quantise(float v, float mn, float e255, uint8_t smin, uint8_t se
 	if (w == 0 || !(sc > 0.0f))
 		return 0;
 	g = floor(((double)v - off) / sc + 0.5);
-	g = g < 0 ? 0 : g > top ? top : g;
+	g = !(g > 0) ? 0 : g > top ? top : g;      /* NaN (from values near FLT_MAX): 0 */
 	for (int d = -1; d <= 1; d++) {
 		double q = g + d;
 		float e;
@@ -404,8 +404,9 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 				} else {
 					qlo = qhi = 0;
 				}
-				qlo = qlo < 0 ? 0 : qlo > 255 ? 255 : qlo;
-				qhi = qhi < qlo ? qlo : qhi > 255 ? 255 : qhi;
+				/* NaN (ranges beyond FLT_MAX) counts as 0. */
+				qlo = !(qlo > 0) ? 0 : qlo > 255 ? 255 : qlo;
+				qhi = !(qhi > qlo) ? qlo : qhi > 255 ? 255 : qhi;
 				smin[l] = (uint8_t)qlo;
 				sext[l] = (uint8_t)(qhi - qlo);
 				ext = (float)sext[l] * e255[l];

@@ -1,13 +1,19 @@
 /*
  * libFuzzer harness for the .md5anim parser: parse, check md5.h's
- * promises on what came out (every joint reads inside its frame), free.
+ * promises on what came out (every joint reads inside its frame), then
+ * import, compress (clip_compress, on whatever values the file holds) and
+ * sample as a load does, free.
  */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "daemon/anim/clip.h"
+#include "daemon/anim/skeleton.h"
 #include "daemon/formats/md5/md5.h"
+#include "daemon/import/md5_import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,6 +66,34 @@ static void check_notes(const struct diag_notes *n)
 			abort();
 }
 
+/* What parses imports, compresses (any values the file holds) and
+ * samples, at frames and between, as a load does. */
+static void check_compressed(const struct md5_anim *a)
+{
+	struct skeleton *s = NULL;
+	struct clip *c = NULL;
+	struct transform *pose;
+	int rc;
+
+	if (md5_import_anim_skeleton(a, &s) != 0)
+		return;
+	rc = md5_import_clip(a, "fuzz", &c);
+	if (rc == 0) {
+		rc = clip_compress(c, s->parents, NULL);
+		if (rc != 0 && rc != -ENOMEM)
+			abort();
+		pose = malloc(((size_t)c->joint_count + 1) * sizeof *pose);
+		if (pose != NULL) {
+			clip_sample(c, 0, pose);
+			clip_sample(c, c->duration_ns / 3, pose);
+			clip_sample(c, c->duration_ns, pose);
+			free(pose);
+		}
+	}
+	clip_free(c);
+	skeleton_free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct md5_anim *a = NULL;
@@ -70,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		check_anim(a);
 		check_notes(&a->notes);
+		check_compressed(a);
 		md5_anim_free(a);
 	} else if (a != NULL || !d.set || d.line == 0) {
 		abort();

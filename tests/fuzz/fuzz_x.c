@@ -140,6 +140,18 @@ static void check_model(const struct x_model *m, bool text_plain)
 		clip_sample(c, c->duration_ns / 2, pose);
 		clip_sample(c, c->duration_ns, pose);
 	}
+	/* Compressed as a load does (the key index's poses, any values the
+	 * file holds), then sampled again. */
+	for (uint32_t i = 0; i < m->clip_count; i++) {
+		struct clip *c = m->clips[i];
+		int rc = clip_compress(c, s->parents, NULL);
+
+		if (rc != 0 && rc != -ENOMEM)
+			abort();
+		clip_sample(c, 0, pose);
+		clip_sample(c, c->duration_ns / 3, pose);
+		clip_sample(c, c->duration_ns, pose);
+	}
 	free(model);
 	free(skin);
 	free(pose);
