@@ -39,6 +39,7 @@ struct pack {
 	mat34 *raw_model;               /* F x J */
 	const int32_t *parents;
 	float precision, shell;
+	float k_start;                  /* where a segment's factor search starts */
 	float (*base_tol)[CODEC_COMPONENTS];    /* B*8 */
 	struct codec_block *block;
 	float *pool;                    /* vectors of 8 */
@@ -333,31 +334,20 @@ static int seg_reserve(struct pack *pk, size_t need)
 }
 
 /* The quantised value of v nearest it. */
+/* The quantised value nearest v (the decoder's offset and step; the
+ * error measured afterwards is of what it decodes). */
 static uint32_t quantise(float v, float mn, float e255, uint8_t smin, uint8_t sext, uint32_t w)
 {
-	uint32_t top = (uint32_t)((1ull << w) - 1), best = 0;
+	uint32_t top = (uint32_t)((1ull << w) - 1);
 	float off = fmaf((float)smin, e255, mn);
 	float sc = ((float)sext * e255) * codec_inv_levels[w];
 	double g;
-	float be = INFINITY;
 
 	if (w == 0 || !(sc > 0.0f))
 		return 0;
 	g = floor(((double)v - off) / sc + 0.5);
 	g = !(g > 0) ? 0 : g > top ? top : g;      /* NaN (from values near FLT_MAX): 0 */
-	for (int d = -1; d <= 1; d++) {
-		double q = g + d;
-		float e;
-
-		if (q < 0 || q > top)
-			continue;
-		e = fabsf(codec_decode(mn, e255, smin, sext, w, (uint32_t)q) - v);
-		if (e < be) {
-			be = e;
-			best = (uint32_t)q;
-		}
-	}
-	return best;
+	return (uint32_t)g;
 }
 
 /*
@@ -453,11 +443,11 @@ static int pack_segment(struct pack *pk, uint32_t s, float k, size_t *len)
 				for (uint32_t l = 0; l < 8; l++) {
 					uint32_t q = quantise(value(pk, s, first + i, 8 * b + l, cs[x]), mn[l],
 							      e255[l], smins[x][l], sexts[x][l], w);
-					uint32_t bit = l * w;
+					uint32_t bit = l * w, word = q << (bit & 7);
 
-					for (uint32_t y = 0; y < w; y++)
-						if (q & (1u << y))
-							fr[(bit + y) >> 3] |= (uint8_t)(1u << ((bit + y) & 7));
+					/* w <= 24 bits shifted by at most 7: four bytes. */
+					for (uint32_t y = 0; y < 4 && word != 0; y++, word >>= 8)
+						fr[(bit >> 3) + y] |= (uint8_t)word;
 				}
 			}
 			h += CODEC_HEADER;
@@ -559,13 +549,14 @@ static int keep_segment(struct pack *pk, size_t len, uint8_t **keep, size_t *kee
 static int pack_best_segment(struct pack *pk, uint32_t s, uint8_t **out, size_t *out_len,
 			     size_t *out_cap, float *worst)
 {
-	float lo = 0.0f, hi = 0.0f, k = 1.0f, err, pass_err = 0.0f, fail_score = INFINITY, fail_err = 0;
+	float lo = 0.0f, hi = 0.0f, k = pk->k_start, err, pass_err = 0.0f, fail_score = INFINITY, fail_err = 0;
 	uint8_t *pass = NULL, *fail = NULL, *pick;
 	size_t len, pass_len = SIZE_MAX, fail_len = 0, pick_len;
 	int rc = 0, paths;
 
-	/* Bracket the factor (lo passes, hi fails; 0: none yet), then
-	 * narrow it to within 10%. */
+	/* Bracket the factor (lo passes, hi fails; 0: none yet) by factors
+	 * of 2 from where the segment before ended, then narrow it to within
+	 * 20%. */
 	for (int step = 0; step < 48; step++) {
 		if ((rc = pack_segment(pk, s, k, &len)) != 0)
 			break;
@@ -593,17 +584,20 @@ static int pack_best_segment(struct pack *pk, uint32_t s, uint8_t **out, size_t 
 		if (lo == 0.0f) {
 			if (k < 1e-9f)
 				break;
-			k *= 0.25f;
+			k *= 0.5f;
 		} else if (hi == 0.0f) {
 			if (k > 1e9f)
 				break;
-			k *= 4.0f;
+			k *= 2.0f;
 		} else {
-			if (hi / lo < 1.1f)
+			if (hi / lo < 1.2f)
 				break;
 			k = sqrtf(lo * hi);
 		}
 	}
+	/* The next segment starts its search where this one ended. */
+	if (lo > 0.0f)
+		pk->k_start = lo;
 	pick = pass != NULL ? pass : fail;
 	pick_len = pass != NULL ? pass_len : fail_len;
 	if (rc == 0 && pick == NULL)
@@ -702,7 +696,7 @@ struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_co
 			       const struct clip_codec_params *prm, const struct transform *exact,
 			       const uint8_t *fixed, int *err)
 {
-	struct pack pk = { .parents = parents, .exact = exact, .fixed = fixed };
+	struct pack pk = { .parents = parents, .exact = exact, .fixed = fixed, .k_start = 1.0f };
 	struct clip_packed *packed = NULL;
 	uint8_t *data = NULL;
 	size_t data_len = 0, data_cap = 0;
