@@ -1,6 +1,8 @@
 # animd - one non-recursive Makefile.
 #
 #   make run      install missing packages, build, run on the demo assets
+#                 with its own configuration (build/animd.ini and the
+#                 drop-ins of build/animd.ini.d/), never /etc/animd's
 #   make check    install missing packages, build, run every test
 #                 (unit tests twice: plain and under ASan+UBSan)
 #   make bench    build optimised and print the benchmark figures
@@ -276,21 +278,36 @@ demo: $(GEN_BIN)
 	@mkdir -p $(DEMO_DIR)
 	$(Q)$(BUILD)/gen/gen_demo --missing $(DEMO_DIR)
 
+# make run's own configuration: with -c, animd reads that file and the
+# *.ini of its drop-in folder ($(RUN_CONFIG).d/) and nothing else, so an
+# animd installed on the machine (/etc/animd/animd.ini and its drop-ins)
+# changes nothing here.  The file is written from this Makefile; settings
+# of your own for the demo go into a drop-in, which stays.  The assets and
+# the socket are flags: relative paths (a file's must be absolute) keep
+# the socket's address short wherever the tree is.
 RUN_SOCKET := $(BUILD)/animd.sock
+RUN_CONFIG := $(BUILD)/animd.ini
+$(RUN_CONFIG): Makefile
+	@mkdir -p $@.d
+	$(Q)printf '%s\n' '; The configuration of `make run` (written by the Makefile, which passes' \
+	  '; -c $@): put settings of your own into $@.d/NAME.ini.' \
+	  '' '[log]' 'level = info' >$@
+
 run:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all demo
+	@$(MAKE) --no-print-directory all demo $(RUN_CONFIG)
 	@echo "== animd check $(DEMO_DIR)"
 	$(Q)$(ANIMD) check -v $(DEMO_DIR)
 	@echo
-	@echo "== animd serve: assets $(DEMO_DIR), socket $(RUN_SOCKET) (Ctrl-C stops it)"
+	@echo "== animd serve: assets $(DEMO_DIR), socket $(RUN_SOCKET), configuration $(RUN_CONFIG)"
+	@echo "   (and $(RUN_CONFIG).d/*.ini; Ctrl-C stops it)"
 	@echo "   In another terminal, try:"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) list"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch walker.md5anim --mesh walker.md5mesh"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch crane.x"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) events      (then edit a file in $(DEMO_DIR))"
 	@echo
-	$(Q)$(ANIMD) serve --assets $(DEMO_DIR) --socket $(RUN_SOCKET) --log-level info
+	$(Q)$(ANIMD) serve -c $(RUN_CONFIG) --assets $(DEMO_DIR) --socket $(RUN_SOCKET)
 
 check:
 	@$(MAKE) --no-print-directory deps
@@ -419,9 +436,12 @@ INSTALLED := $(BINDIR)/animd $(BINDIR)/animctl $(LIBDIR)/$(CLIENT_SONAME) $(LIBD
 	$(UNITDIR)/animd.service $(UNITDIR)/animd.socket $(SYSUSERSDIR)/animd.conf \
 	$(TMPFILESDIR)/animd.conf $(INSTALLED_MAN) $(INSTALLED_COMPLETIONS)
 CONF_FILE := $(SYSCONFDIR)/animd/animd.ini
+# The administrator's drop-ins (animd.ini(5)): made empty, never filled.
+CONF_DROPINS := $(CONF_FILE).d
 
 install: all
 	install -d $(sort $(dir $(addprefix $(DESTDIR),$(INSTALLED) $(CONF_FILE))))
+	install -d $(DESTDIR)$(CONF_DROPINS)
 	install -m 0755 $(ANIMD) $(DESTDIR)$(BINDIR)/animd
 	install -m 0755 $(ANIMCTL) $(DESTDIR)$(BINDIR)/animctl
 	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(CLIENT_SONAME)
@@ -451,12 +471,15 @@ install: all
 
 # Removes what install put, and nothing else: the configuration only while it
 # is still the default (an edited one stays), no directory but animd's own
-# configuration directory once empty.
+# configuration directory and its drop-in folder once empty (a drop-in is
+# the administrator's: it stays, and so do they).
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	$(Q)if cmp -s conf/animd.ini $(DESTDIR)$(CONF_FILE); then \
 	  echo "rm -f $(DESTDIR)$(CONF_FILE)"; rm -f $(DESTDIR)$(CONF_FILE); \
 	elif [ -e $(DESTDIR)$(CONF_FILE) ]; then echo "kept $(DESTDIR)$(CONF_FILE): it was edited"; fi
+	$(Q)[ ! -d $(DESTDIR)$(CONF_DROPINS) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(CONF_DROPINS)
+	$(Q)[ ! -d $(DESTDIR)$(CONF_DROPINS) ] || echo "kept $(DESTDIR)$(CONF_DROPINS): it holds drop-ins"
 	$(Q)[ ! -d $(DESTDIR)$(SYSCONFDIR)/animd ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/animd
 
 # The Debian packages (debian/), built by dpkg-buildpackage from a copy of

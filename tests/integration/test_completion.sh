@@ -90,6 +90,8 @@ complete_words "$ctl" --socket "$TMP/none.sock" play wal
 
 complete_words animd ch;                      offers_only check "animd ch"
 complete_words animd serve --log-level d;     offers_only debug "animd serve --log-level d"
+complete_words animd serve --log-format j;    offers_only journal "animd serve --log-format j"
+complete_words animd serve --log-f;           offers_only --log-format "animd serve --log-f"
 complete_words animd --pr;                    offers_only --print-config "animd --pr"
 complete_words animd sample f --ro;           offers_only --root-motion "animd sample f --ro"
 complete_words animd sample f --space at;     offers_only attachments "animd sample f --space at"
