@@ -3,7 +3,8 @@
  * public interface: everything it exports begins with animc_ / ANIMC_.
  * The manual pages describe it: libanimclient(3) for the overview, and
  * animc_client_new(3), animc_play(3), animc_stream_open(3) and
- * animc_version(3) by group.
+ * animc_version(3) by group; every function has a page of its own name
+ * (animc_stats(3) is animc_play(3)'s).
  *
  * What it does
  *   - connects to the daemon's control socket (msgpack-RPC, see

@@ -130,8 +130,8 @@ static void daemon_usage(FILE *f)
 		"usage: animd [serve] [-c FILE] [--assets DIR] [--socket PATH] [--log-level LEVEL]\n"
 		"             [--print-config]\n"
 		"  Serve the assets under DIR on the control socket PATH.  Settings come from\n"
-		"  FILE (default %s if it exists, else built-in defaults);\n"
-		"  flags override it.  LEVEL is error, warning, info or debug.\n"
+		"  FILE (-c or --config; default %s if it exists, else\n"
+		"  built-in defaults); flags override it.  LEVEL is error, warning, info or debug.\n"
 		"  --print-config prints the effective configuration and exits.\n",
 		CONFIG_DEFAULT_PATH);
 }
