@@ -62,8 +62,9 @@ DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib libdeflate
-# groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh).
-DEB_PACKAGES += groff-base
+# groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh);
+# man-db's man -w finds each function's page for test_man_complete.sh.
+DEB_PACKAGES += groff-base man-db
 
 # The manual pages, plain roff (man(7) macros): nothing to generate.
 MAN_PAGES := $(wildcard man/*.[1-8])

@@ -2,7 +2,9 @@
  * animclient.h - libanimclient, the C client of animd.  This is the whole
  * public interface: everything it exports begins with animc_ / ANIMC_.
  * The manual pages describe it: libanimclient(3) for the overview, and
- * animc_client_new(3), animc_play(3) and animc_stream_open(3) by group.
+ * animc_client_new(3), animc_play(3), animc_stream_open(3) and
+ * animc_version(3) by group; every function has a page of its own name
+ * (animc_stats(3) is animc_play(3)'s).
  *
  * What it does
  *   - connects to the daemon's control socket (msgpack-RPC, see
@@ -95,11 +97,20 @@ extern "C" {
 /* The version of this library and the protocol version it speaks: the one
  * version of animd (the top-level VERSION file; the build checks that these
  * say the same).  animc_version() is the version of the library a program
- * runs with, which may be newer than the header it was compiled against. */
+ * runs with, which may be newer than the header it was compiled against
+ * (animc_version(3)). */
 #define ANIMC_VERSION_MAJOR 1
-#define ANIMC_VERSION_MINOR 0
+#define ANIMC_VERSION_MINOR 1
 #define ANIMC_VERSION_PATCH 0
 #define ANIMC_PROTOCOL_VERSION 1
+
+/* True (1) when this header is version major.minor or newer, for code that
+ * uses what a later version added and must still build with an older one:
+ * #if ANIMC_CHECK_VERSION(1, 1) ... animc_stats() ... #endif.  A constant
+ * expression, usable in #if. */
+#define ANIMC_CHECK_VERSION(major, minor)                                              \
+	(ANIMC_VERSION_MAJOR > (major) ||                                              \
+	 (ANIMC_VERSION_MAJOR == (major) && ANIMC_VERSION_MINOR >= (minor)))
 
 /* Where the socket is looked for when no path is given. */
 #define ANIMC_SOCKET_ENV "ANIMD_SOCKET"
@@ -363,7 +374,7 @@ ANIMC_API void animc_free(void *result);
 
 typedef struct animc_hello_info {
 	uint32_t protocol;              /* ANIMC_PROTOCOL_VERSION */
-	const char *server;             /* "animd 1.0.0" */
+	const char *server;             /* "animd 1.1.0" */
 	uint32_t pid;
 	uint64_t connection;            /* the daemon's number for this connection (0 if unsent) */
 	uint64_t max_message_bytes;     /* 0 if unsent */

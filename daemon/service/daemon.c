@@ -166,7 +166,7 @@ static void daemon_usage(FILE *f)
 		"usage: animd [serve] [-c FILE] [--assets DIR] [--socket PATH] [--log-level LEVEL]\n"
 		"             [--log-format FORMAT] [--print-config]\n"
 		"  Serve the assets under DIR on the control socket PATH.  Settings come from\n"
-		"  FILE (default %s if it exists, else built-in defaults),\n"
+		"  FILE (-c or --config; default %s if it exists, else built-in defaults),\n"
 		"  then every *.ini in FILE" CONFIG_DROPINS_SUFFIX "/ in name order; flags override them.\n"
 		"  LEVEL is error, warning, info or debug.  FORMAT is auto (the journal's <N>\n"
 		"  prefixes when stderr is the journal, else plain), journal or plain (UTC\n"

@@ -18,7 +18,7 @@ from animd.poses import SPACES, Sample
 from animd.stream import Pose, Stream
 from animd.wire import default_socket
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 __all__ = ["Client", "Stream", "Pose", "Sample", "Error", "BadRequest", "UnknownMethod",
            "NotFound", "Limit", "AssetError", "Unsupported", "ShuttingDown", "Internal",
