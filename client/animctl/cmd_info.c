@@ -336,8 +336,9 @@ static const char *info_joint_name(const animc_asset_info *a, uint32_t joint)
 static void info_text(const animc_asset_info *a)
 {
 	printf("asset       %s\n", escape_text(a->name));
-	printf("format      %s (version %d), %" PRIu64 " bytes\n",
-	       a->format ? escape_text(a->format) : "?", a->version, a->bytes);
+	printf("format      %s (version %d), %" PRIu64 " %s\n",
+	       a->format ? escape_text(a->format) : "?", a->version, a->bytes,
+	       print_noun(a->bytes, "byte", "bytes"));
 	printf("axes        up %s, %s\n", a->up ? escape_text(a->up) : "?",
 	       a->handedness ? escape_text(a->handedness) : "?");
 	printf("generation  %" PRIu64 " (loaded in %.2f ms)\n", a->generation, a->load_ms);
@@ -349,8 +350,8 @@ static void info_text(const animc_asset_info *a)
 	if (a->note != NULL)
 		printf("note        %s\n", escape_text(a->note));
 	if (a->has_skeleton) {
-		printf("skeleton    %zu joints%s\n", a->joint_count,
-		       a->bind_pose ? ", bind pose" : "");
+		printf("skeleton    %zu %s%s\n", a->joint_count,
+		       print_noun(a->joint_count, "joint", "joints"), a->bind_pose ? ", bind pose" : "");
 		for (size_t i = 0; i < a->joint_count; i++) {
 			int p = a->joints[i].parent;
 
@@ -362,10 +363,12 @@ static void info_text(const animc_asset_info *a)
 	for (size_t i = 0; i < a->clip_count; i++) {
 		const animc_clip_info *c = &a->clips[i];
 
-		printf("clip        %s: %.3f s, %s, %u joints", escape_text(c->name), c->duration,
-		       c->loop ? escape_text(c->loop) : "?", c->joint_count);
+		printf("clip        %s: %.3f s, %s, %u %s", escape_text(c->name), c->duration,
+		       c->loop ? escape_text(c->loop) : "?", c->joint_count,
+		       print_noun(c->joint_count, "joint", "joints"));
 		if (c->frame_rate)
-			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
+			printf(", %u %s at %u fps", c->frame_count,
+			       print_noun(c->frame_count, "frame", "frames"), c->frame_rate);
 		if (c->has_sequence) {
 			printf(", animation %u.%u, flags 0x%x, movespeed %g, blend %u ms", c->anim_id,
 			       c->variation, c->flags, c->movespeed, c->blend_ms);
@@ -410,16 +413,18 @@ static void info_text(const animc_asset_info *a)
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 
-		printf("mesh        %s: %u vertices, %u triangles, %u weights%s%s%s%s\n",
-		       escape_text(m->name), m->vertex_count, m->triangle_count, m->weight_count,
-		       m->skinned ? ", skinned" : "", m->normals ? ", normals" : "",
+		printf("mesh        %s: %u %s, %u %s, %u %s%s%s%s%s\n", escape_text(m->name),
+		       m->vertex_count, print_noun(m->vertex_count, "vertex", "vertices"),
+		       m->triangle_count, print_noun(m->triangle_count, "triangle", "triangles"),
+		       m->weight_count, print_noun(m->weight_count, "weight", "weights"), m->skinned ? ", skinned" : "", m->normals ? ", normals" : "",
 		       m->material ? ", material " : "", m->material ? escape_text(m->material) : "");
 	}
 	for (size_t i = 0; i < a->camera_count; i++) {
 		const animc_camera_info *c = &a->cameras[i];
 
-		printf("camera      %u frames at %u fps (%.3f s), %zu cuts\n", c->frame_count,
-		       c->frame_rate, c->duration, c->cut_count);
+		printf("camera      %u %s at %u fps (%.3f s), %zu %s\n", c->frame_count,
+		       print_noun(c->frame_count, "frame", "frames"), c->frame_rate, c->duration,
+		       c->cut_count, print_noun(c->cut_count, "cut", "cuts"));
 	}
 }
 
@@ -634,8 +639,9 @@ static void sample_text(const animc_pose *p)
 		return;
 	}
 	for (size_t i = 0; i < p->mesh_count; i++)
-		printf("mesh %s: %zu vertices (--json prints them)\n", escape_text(p->meshes[i].name),
-		       p->meshes[i].vertex_count);
+		printf("mesh %s: %zu %s (--json prints them)\n", escape_text(p->meshes[i].name),
+		       p->meshes[i].vertex_count,
+		       print_noun(p->meshes[i].vertex_count, "vertex", "vertices"));
 	for (size_t i = 0; i < p->emitter_count; i++) {
 		const animc_emitter_pose *e = &p->emitters[i];
 

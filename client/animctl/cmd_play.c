@@ -43,6 +43,7 @@ static const char play_help[] =
 	"                     playback.default_fade_ms); `-` for the same asset\n"
 	"  layer add [ASSET] [options] | layer set LAYER WEIGHT [FADE] |\n"
 	"  layer remove LAYER [FADE]  the instance's layers (animctl layer --help)\n"
+	"  help                lists them\n"
 	"(`pose` needs --stream).  At the end of input it keeps playing; --no-input\n"
 	"ignores stdin altogether (for running in the background).\n"
 	"\n"
@@ -63,6 +64,24 @@ static const char play_help[] =
 	"\n"
 	"With --json, states are printed as JSON objects with an \"instance\" key and\n"
 	"events as objects with a \"type\" key, one per line.\n";
+
+/* `help` typed on the input. */
+static const char play_commands[] =
+	"commands, one per line:\n"
+	"  pause                      freeze the instance's clock\n"
+	"  resume                     let it run again\n"
+	"  seek SECONDS               jump to a playback time\n"
+	"  speed FACTOR               the rate from now on (negative: backwards)\n"
+	"  play ASSET|- [CLIP] [FADE] cross-fade to a clip (`-`: the same asset)\n"
+	"  layer add [ASSET] [--clip C] [--weight W] [--fade S] [--mask J[:W],...]\n"
+	"        [--additive [--ref CLIP[:T]]]   a layer on top of the stack\n"
+	"  layer set LAYER WEIGHT [FADE]         move a layer's weight\n"
+	"  layer remove LAYER [FADE]             take a layer off\n"
+	"  state                      the instance's state\n"
+	"  pose                       the stream's latest pose (with --stream)\n"
+	"  stop                       stop the instance and exit\n"
+	"  quit                       exit (the instance ends with the connection)\n"
+	"  help                       this list\n";
 
 static void play_on_event(animc_client *c, const animc_event *ev, void *user)
 {
@@ -186,10 +205,11 @@ static void play_pose(struct play *p)
 		json_obj_end(&j);
 		json_end(&j);
 	} else {
-		printf("pose %" PRIu64 " (tick %" PRIu64 ") clip time %.3f%s%s: %u elements\n",
+		printf("pose %" PRIu64 " (tick %" PRIu64 ") clip time %.3f%s%s: %u %s\n",
 		       info.seq, info.tick, info.clip_time,
 		       info.flags & ANIMC_POSE_PAUSED ? " paused" : "",
-		       info.flags & ANIMC_POSE_ENDED ? " ended" : "", info.element_count);
+		       info.flags & ANIMC_POSE_ENDED ? " ended" : "", info.element_count,
+		       print_noun(info.element_count, "element", "elements"));
 		for (uint32_t e = 0; e < info.element_count; e++) {
 			const float *v = buf + (size_t)e * info.floats_per_element;
 
@@ -263,6 +283,12 @@ static bool play_command(struct play *p, char *line)
 		play_pose(p);
 		return true;
 	}
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "?") == 0) {
+		/* On stderr with --json, so that stdout stays one document a line. */
+		fputs(play_commands, p->ctl->json ? stderr : stdout);
+		fflush(p->ctl->json ? stderr : stdout);
+		return true;
+	}
 	if (strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0) {
 		if (arg == NULL) {
 			fprintf(stderr, "animctl play: usage: %s NUMBER\n", cmd);
@@ -300,7 +326,7 @@ static bool play_command(struct play *p, char *line)
 			return true;
 	} else {
 		fprintf(stderr, "animctl play: unknown command %s (pause, resume, seek T, "
-			"speed S, play ASSET, layer ..., state, pose, stop, quit)\n",
+			"speed S, play ASSET, layer ..., state, pose, stop, quit; help lists them)\n",
 			escape_quoted(cmd));
 		return true;
 	}
@@ -427,9 +453,11 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 			json_obj_end(&j);
 			json_end(&j);
 		} else {
-			printf("stream %" PRIu64 ": %s, %u Hz, %u channels of %u poses, %u elements\n",
-			       si.id, animc_space_name(si.space), si.rate_hz, si.channels, si.depth,
-			       si.max_elements);
+			printf("stream %" PRIu64 ": %s, %u Hz, %u %s of %u %s, %u %s\n", si.id,
+			       animc_space_name(si.space), si.rate_hz, si.channels,
+			       print_noun(si.channels, "channel", "channels"), si.depth,
+			       print_noun(si.depth, "pose", "poses"), si.max_elements,
+			       print_noun(si.max_elements, "element", "elements"));
 		}
 	}
 	rc = animc_play(ctl->c, &o, &st);

@@ -163,8 +163,9 @@ static void top_print(const struct top *t)
 		       (unsigned long long)c->queued_bytes, c->self ? "  (this)" : "", eol);
 	}
 	printf("%s", eol);
-	printf("log: %llu errors, %llu warnings%s", (unsigned long long)s->log_errors,
-	       (unsigned long long)s->log_warnings, eol);
+	printf("log: %llu %s, %llu %s%s", (unsigned long long)s->log_errors,
+	       print_noun(s->log_errors, "error", "errors"), (unsigned long long)s->log_warnings,
+	       print_noun(s->log_warnings, "warning", "warnings"), eol);
 	room -= 2;
 	/* The newest that fit, oldest first. */
 	for (size_t i = s->recent_count > (size_t)(room > 0 ? room : 0)

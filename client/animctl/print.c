@@ -3,6 +3,11 @@
 
 #include <inttypes.h>
 
+const char *print_noun(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 void print_instance_json(struct json *j, const animc_instance *in)
 {
 	json_obj(j);

@@ -57,6 +57,18 @@ static json_t *sample_joints_json(const struct sample_request *q, const struct s
 	return joints;
 }
 
+/* [[a, b, c], ...]: vertex indices of the mesh's triangles, in file order. */
+static json_t *sample_triangles_json(const struct mesh *m)
+{
+	json_t *tris = json_array();
+
+	for (uint32_t t = 0; t < m->triangle_count; t++)
+		json_array_append_new(tris, json_pack("[I, I, I]", (json_int_t)m->triangles[t][0],
+						      (json_int_t)m->triangles[t][1],
+						      (json_int_t)m->triangles[t][2]));
+	return tris;
+}
+
 static json_t *sample_meshes_json(const struct sample_result *r)
 {
 	json_t *meshes = json_array();
@@ -80,6 +92,7 @@ static json_t *sample_meshes_json(const struct sample_result *r)
 				json_array_append_new(nrm, json_out_vec3(r->normals[i][v]));
 			json_object_set_new(o, "normals", nrm);
 		}
+		json_object_set_new(o, "triangles", sample_triangles_json(m));
 		json_array_append_new(meshes, o);
 	}
 	return meshes;

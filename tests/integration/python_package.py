@@ -14,7 +14,9 @@ on a private socket and asset directory:
    at once, the same region (a proxy on the socket hands both the same
    descriptor), compared pose for pose: never a torn pose, the same bytes;
 7. animd.draw and python3 -m animd draw: PNGs that decode and are not blank,
-   the views labelled in the file's up axis;
+   the views labelled in the file's up axis; a mesh as the wireframe of the
+   triangles sample gives, joint names on request, a joint's trail whose
+   pixels lie where sample puts the joint, a camera's path and frusta;
 8. assets.list paged on a tree of 2506 assets: three pages of 1000, each
    name once and in order while assets are added and removed between pages;
    iter_assets and assets() page through all of it.
@@ -814,6 +816,80 @@ def png_ok(path, what):
     return img
 
 
+def ink_of(img, colour, tol=0.08):
+    """Pixels of img within tol of colour ("#rrggbb")."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    return (abs(img[:, :, :3] - rgb) < tol).all(axis=2)
+
+
+def t_draw_more(c, tmp):
+    """Wireframe, names, trail, camera."""
+    import matplotlib.image as mpimg
+    from matplotlib.collections import LineCollection
+    from animd import draw
+    v = c.sample(time=0.3, space="vertices", **WALK)
+    check(v["meshes"][0]["triangles"][0] == [0, 2, 1] and v.triangles.shape == (108, 3) and
+          v.triangles.max() == len(v.vertices) - 1 and v.triangles[12].tolist() == [8, 10, 9],
+          "sample's vertices carry each mesh's triangles, offset in Sample.triangles (%s)"
+          % (v.triangles[:1].tolist(),))
+    out = os.path.join(tmp, "wire.png")
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3, vertices=True,
+                      path=out)
+    wires = [x for x in fig.axes[0].collections if isinstance(x, LineCollection)]
+    check(len(wires) == 1 and len(wires[0].get_segments()) == 9 * 18,
+          "the mesh drawn as a wireframe: every edge once (%s)"
+          % [len(w.get_segments()) for w in wires])
+    wire = ink_of(mpimg.imread(out), draw.WIRE).sum()
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3,
+                      path=os.path.join(tmp, "bare.png"))
+    bare = ink_of(mpimg.imread(os.path.join(tmp, "bare.png")), draw.WIRE).sum()
+    # Text and antialiased bones come near the colour too: a few.
+    check(wire > 1000 and bare * 5 < wire, "wire pixels with the mesh (%d), few without (%d)"
+          % (wire, bare))
+    check(not fig.axes[0].texts, "no joint names unless asked for")
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3, names=True)
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    check(labels[:3] == ["origin", "pelvis", "spine"] and len(labels) == 10,
+          "names=True labels every joint (%s)" % labels)
+    # The trail: where sample puts l_shin, the PNG is the trail's colour.
+    out = os.path.join(tmp, "trail.png")
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", frames=3, trail="l_shin",
+                      path=out)
+    img = mpimg.imread(out)
+    trail = ink_of(img, draw.TRAIL, 0.12)
+    ax, hits, times = fig.axes[0], 0, [0.05, 0.2, 0.45, 0.6, 0.85]
+    for t in times:
+        p = c.sample(time=t, space="model", **WALK)
+        x, y = ax.transData.transform((p.positions[5][0], p.positions[5][2]))
+        row, col = int(round(img.shape[0] - y)), int(round(x))
+        hits += bool(trail[row - 2:row + 3, col - 2:col + 3].any())
+    check(hits == len(times), "the trail's pixels lie on l_shin's path (%d of %d points)"
+          % (hits, len(times)))
+    check(not ink_of(mpimg.imread(os.path.join(tmp, "bare.png")), draw.TRAIL, 0.12).any(),
+          "no trail unless asked for")
+    raises(ValueError, lambda: draw.render(c, "walker.md5anim", trail="nope"),
+           "a trail of no such joint")
+    # A camera: path and frusta; a frustum points where the orientation
+    # turns +X, as wide as the fov.
+    out = os.path.join(tmp, "camera.png")
+    fig = draw.render(c, "orbit.md5camera", frames=4, path=out)
+    img = mpimg.imread(out)
+    check(ink_of(img, draw.FRUSTUM).sum() > 200 and ink_of(img, draw.PATH).sum() > 100,
+          "a camera drawn as its path and frusta (%d frustum, %d path pixels)"
+          % (ink_of(img, draw.FRUSTUM).sum(), ink_of(img, draw.PATH).sum()))
+    check(len(fig.axes) == 3 and fig.axes[0].get_ylabel() == "z (up)", "a camera's three views")
+    s = c.sample(asset="orbit.md5camera", time=1.0)
+    f = draw.frustum(s, 2.0)
+    q = s.orientation.astype(np.float64)
+    x, y, z, w = q
+    forward = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)])
+    half = np.tan(np.radians(float(s.fov)) / 2) * 2.0
+    check(np.allclose(f[0], s.position, atol=1e-5) and
+          np.allclose(f[1:].mean(axis=0) - f[0], 2.0 * forward, atol=1e-4) and
+          abs(np.linalg.norm(f[1] - f[2]) - 2 * half) < 1e-4,
+          "a frustum: apex at the position, centred on the view direction, as wide as the fov")
+
+
 def t_draw(d):
     try:
         import matplotlib  # noqa: F401
@@ -854,6 +930,7 @@ def t_draw(d):
                   draw.frame_times(1.0, 3, loop=False) == [0.0, 0.5, 1.0], "frame times across a clip")
             raises(ValueError, lambda: draw.pose(c.sample(time=0, space="local", **WALK)),
                    "a local-space pose is not drawn")
+            t_draw_more(c, tmp)
         env = dict(os.environ, PYTHONPATH=PYDIR)
         out = os.path.join(tmp, "sheet.png")
         r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw",
@@ -868,6 +945,19 @@ def t_draw(d):
                             "walker.md5anim", "--clip", "nope", "-o", out], env=env,
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 1 and "not_found" in r.stderr, "draw of no clip fails, saying why")
+        for extra in (["walker.md5anim", "--mesh", "walker.md5mesh", "--frames", "2",
+                       "--vertices", "--names", "--trail", "l_shin"],
+                      ["orbit.md5camera", "--frames", "3"]):
+            r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw"] +
+                               extra + ["-o", out], env=env, capture_output=True, text=True,
+                               timeout=60)
+            check(r.returncode == 0 and r.stdout.strip() == out,
+                  "python3 -m animd draw %s (%s)" % (" ".join(extra), r.stderr.strip()))
+        r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw",
+                            "walker.md5anim", "--trail", "nope", "-o", out], env=env,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and "no joint named 'nope'" in r.stderr,
+              "--trail of no such joint fails, saying why (%s)" % r.stderr.strip())
         code = ("import sys; sys.modules['matplotlib'] = None\n"
                 "import animd.draw\n"
                 "try:\n    animd.draw.pose([[0, 0, 0]])\n"

@@ -242,6 +242,8 @@ expect_jq '.meshes[0].triangle_materials == [0,1] and .meshes[0].vertex_colors a
 # MD5 has no normals: derived from the skinned triangles, unit length.
 expect_status 0 "$ANIMD" sample "$demo/walker.md5mesh" --time 0 --space vertices --json
 expect_jq '[.meshes[] | (.normals | length) == (.positions | length)] | all' "$TMP/out"
+# Each mesh's triangles as the file lists them, indices into its positions.
+expect_jq '.meshes[0].triangles[0] == [0,2,1] and (.meshes[0].triangles | length) == 12 and ([.meshes[] | (.positions | length) as $n | .triangles[][] | . < $n] | all)' "$TMP/out"
 expect_jq '[.meshes[].normals[] | (.[0]*.[0] + .[1]*.[1] + .[2]*.[2]) | (. - 1) | fabs < 1e-5] | all' "$TMP/out"
 expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5mesh"
 expect_jq '.meshes[0].normals == false and .meshes[0].normals_derived' "$TMP/out"

@@ -11,7 +11,8 @@ local       ``joints`` (n, 10); ``t`` (n, 3), ``r`` (n, 4, x y z w), ``s`` (n, 3
 model, skin ``joints`` (n, 3, 4): row-major 3x4, translation in the last column;
             ``positions`` (n, 3), that column
 vertices    ``vertices`` (n, 3), every mesh back to back in file order;
-            ``normals`` (n, 3) or None
+            ``normals`` (n, 3) or None; a Sample also has ``triangles``
+            (m, 3) int64, indices into ``vertices`` (every mesh's)
 camera      ``camera`` (8,); ``position`` (3,), ``orientation`` (4,), ``fov``
 emitters    ``emitters`` (n, 24); ``joints`` (n, 3, 4) their matrices,
             ``positions`` (n, 3), ``params`` (n, 10), ``enabled`` (n,) bool
@@ -166,7 +167,9 @@ def sample_rows(reply):
 class Sample(dict, PoseViews):
     """A ``sample`` reply: the protocol's map as it came (``s["joints"]`` is
     the list of joint maps), and the pose as arrays (``s.joints``, ...; see
-    the module's table).  ``names`` and ``parents`` list the joints."""
+    the module's table).  ``names`` and ``parents`` list the joints;
+    ``triangles`` (vertices space; empty from a daemon from before them)
+    indexes ``vertices``, each mesh's offset by the vertices before it."""
 
     def __init__(self, reply):
         super().__init__(reply)
@@ -175,6 +178,14 @@ class Sample(dict, PoseViews):
         self.names = [j.get("name") for j in joints] if joints else None
         self.parents = (np.array([j.get("parent", -1) for j in joints], dtype=np.int32)
                         if joints else None)
+        self.triangles = None
+        if self.space == "vertices":
+            tris, base = [], 0
+            for m in reply.get("meshes", []):
+                tris.extend([base + i for i in t] for t in m.get("triangles") or [])
+                base += len(m["positions"])
+            self.triangles = (np.array(tris, dtype=np.int64).reshape(-1, 3) if tris
+                              else np.zeros((0, 3), np.int64))
 
     def __repr__(self):
         shape = None if self.data is None else self.data.shape
