@@ -70,6 +70,7 @@ static void perturbed(struct config *cfg)
 		{ "reload.rescan_interval_s", "0" },
 		{ "log.level", "debug" },
 		{ "xfile.ticks_per_second", "30" },
+		{ "control.operators", "none" },
 	};
 	struct config def;
 	char err[256];
@@ -93,6 +94,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.socket_path, "/run/animd/animd.sock");
 	assert_int_equal(c.socket_mode, 0660);
 	assert_string_equal(c.socket_group, "");
+	assert_int_equal(c.operators, CONFIG_OPERATORS_PRIVILEGED);
 	assert_int_equal(c.publish_rate_hz, 60);
 	assert_int_equal(c.tick_threads, 0);
 	assert_int_equal(c.streams_max_total_bytes, 0);  /* auto */
@@ -196,9 +198,9 @@ static void test_error_unknown(void **state)
 		     "t.ini:3: unknown key \"foo\" in [limits]");
 	expect_error("; x\n[limitz]\n",
 		     "t.ini:2: unknown section [limitz] (known: assets, socket, streams, playback, "
-		     "limits, reload, log, xfile)");
+		     "limits, reload, log, xfile, control)");
 	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits] (known: assets, socket, "
-				   "streams, playback, limits, reload, log, xfile)");
+				   "streams, playback, limits, reload, log, xfile, control)");
 	/* The key exists, in another section. */
 	expect_error("[socket]\nlevel = info\n", "t.ini:2: unknown key \"level\" in [socket]");
 	expect_error("level = info\n", "t.ini:1: key \"level\" comes before any [section]");
@@ -353,6 +355,9 @@ static void test_error_values(void **state)
 		     "\"verbose\"");
 	expect_error("[log]\nlevel = INFO\n",
 		     "t.ini:2: log.level must be one of error, warning, info, debug, not \"INFO\"");
+	expect_error("[control]\noperators = root\n",
+		     "t.ini:2: control.operators must be one of privileged, everyone, none, not "
+		     "\"root\"");
 	expect_error("[xfile]\nticks_per_second = 0\n",
 		     "t.ini:2: xfile.ticks_per_second must be an integer from 1 to 1000000, not "
 		     "\"0\"");
@@ -520,7 +525,8 @@ static void test_live_classification(void **state)
 			      CONFIG_BIT(CONFIG_REQUEST_TIMEOUT_MS) |
 			      CONFIG_BIT(CONFIG_IDLE_TIMEOUT_S) |
 			      CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) |
-			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL);
+			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL) |
+			      CONFIG_BIT(CONFIG_CONTROL_OPERATORS);
 	struct config cur, fresh, def;
 	uint32_t restart = 0, applied;
 
