@@ -520,16 +520,20 @@ static int reload_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 	return assets_pack_name(pk, msgid, "assets.reload", params);
 }
 
+/* The result is an animc_reload_info, whose first field is the generation:
+ * the async call's documented result (a uint64_t) is that field. */
 static int reload_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
-	uint64_t *gen = ac_res_new(sizeof *gen);
-	struct ac_parse p = { .res = gen };
+	animc_reload_info *ri = ac_res_new(sizeof *ri);
+	struct ac_parse p = { .res = ri };
 
 	(void)c;
-	if (gen == NULL)
+	if (ri == NULL)
 		return -ENOMEM;
-	call->result = gen;
-	*gen = ac_obj_u64(&p, r, "generation", 0);
+	call->result = ri;
+	ri->generation = ac_obj_u64(&p, r, "generation", 0);
+	ri->unchanged = ac_obj_bool(&p, r, "unchanged", 0);
+	ri->asset = ac_obj_str(&p, r, "asset");
 	return p.err;
 }
 
@@ -538,13 +542,18 @@ static const struct ac_method method_reload = { "assets.reload", reload_pack, re
 
 int animc_assets_reload(animc_client *c, const char *asset, uint64_t *generation)
 {
-	uint64_t *gen = NULL;
-	int rc = ac_rpc_call(c, &method_reload, asset, (void **)&gen);
+	animc_reload_info *ri = NULL;
+	int rc = ac_rpc_call(c, &method_reload, asset, (void **)&ri);
 
 	if (rc == 0 && generation != NULL)
-		*generation = *gen;
-	ac_res_free(gen);
+		*generation = ri->generation;
+	ac_res_free(ri);
 	return rc;
+}
+
+int animc_assets_reload_info(animc_client *c, const char *asset, animc_reload_info **out)
+{
+	return ac_rpc_call(c, &method_reload, asset, (void **)out);
 }
 
 int animc_assets_reload_async(animc_client *c, const char *asset, animc_done_fn done,
