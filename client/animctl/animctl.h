@@ -149,7 +149,13 @@ void json_kbool(struct json *j, const char *key, bool v);
 
 void print_instance(struct ctl *ctl, const animc_instance *in);
 void print_instance_json(struct json *j, const animc_instance *in);
+/* The same object left open, for fields to follow (instances --all). */
+void print_instance_json_open(struct json *j, const animc_instance *in);
+/* The text form's lines, without the JSON choice or the flush. */
+void print_instance_line(const animc_instance *in);
 void print_event(struct ctl *ctl, const animc_event *ev);
+/* A duration for people: "4.2s", "3m07s", "2h05m09s", "1d03h20m". */
+void print_duration(char *buf, size_t size, double seconds);
 
 /* ---- turn.c: the wait of commands that keep running --------------------- */
 
@@ -228,5 +234,7 @@ int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
 int cmd_top(struct ctl *ctl, int argc, char **argv);
 int cmd_monitor(struct ctl *ctl, int argc, char **argv);
+int cmd_reload(struct ctl *ctl, int argc, char **argv);
+int cmd_clients(struct ctl *ctl, int argc, char **argv);     /* clients [kill ID] */
 
 #endif

@@ -449,20 +449,78 @@ int cmd_info(struct ctl *ctl, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* One instance of `instances --all`: its state's line, after its owner. */
+static void instances_all_text(const animc_owned_instance_list *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		const animc_owned_instance *o = l->instances[i];
+
+		printf("connection %" PRIu64 "%s%s%s  ", o->connection, o->client ? " " : "",
+		       o->client ? escape_quoted(o->client) : "", o->own ? " (this)" : "");
+		print_instance_line(o->instance);
+	}
+	fflush(stdout);
+}
+
+static void instances_all_json(const animc_owned_instance_list *l)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_obj(&j);
+	json_key(&j, "instances");
+	json_arr(&j);
+	for (size_t i = 0; i < l->count; i++) {
+		const animc_owned_instance *o = l->instances[i];
+
+		print_instance_json_open(&j, o->instance);
+		json_kuint(&j, "connection", o->connection);
+		json_kstr(&j, "client", o->client);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
 int cmd_instances(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
-		"usage: animctl instances [--json]\n"
+		"usage: animctl instances [--all] [--json]\n"
 		"This connection's instances.  Instances belong to the connection that\n"
 		"started them, so a fresh animctl has none: see the total in `animctl\n"
-		"status`, and use `animctl play` to start and steer one.\n";
+		"status`, and use `animctl play` to start and steer one.\n"
+		"--all: every connection's instances, each after its owner (connection id\n"
+		"and the name its program gave); `animctl stop --any INSTANCE` stops one\n"
+		"(root, the user animd runs as and the owner's own user may), `animctl\n"
+		"clients kill CONNECTION` closes its connection.\n";
+	const char *all = NULL;
+	const struct ctl_opt opts[] = {
+		{ "all", false, &all },
+		{ NULL, false, NULL },
+	};
 	animc_instance_list *l;
-	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
+	int n = ctl_args(ctl, argc, argv, opts, NULL, 0, 0, help), rc;
 
 	if (n < 0)
 		return ctl_args_exit(n);
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
+	if (all != NULL) {
+		animc_owned_instance_list *al;
+
+		rc = animc_instances_list_all(ctl->c, &al);
+		if (rc < 0)
+			return ctl_fail(ctl, NULL, rc);
+		if (ctl->json)
+			instances_all_json(al);
+		else
+			instances_all_text(al);
+		if (al->count == 0 && !ctl->json)
+			fprintf(stderr, "animctl: no connection has an instance\n");
+		animc_free(al);
+		return EXIT_OK;
+	}
 	rc = animc_instances_list(ctl->c, &l);
 	if (rc < 0)
 		return ctl_fail(ctl, NULL, rc);
@@ -483,9 +541,49 @@ int cmd_instances(struct ctl *ctl, int argc, char **argv)
 			print_instance(ctl, &l->instances[i]);
 		if (l->count == 0)
 			fprintf(stderr, "animctl: this connection has no instances (instances belong "
-				"to the connection that started them)\n");
+				"to the connection that started them; --all lists every "
+				"connection's)\n");
 	}
 	animc_free(l);
+	return EXIT_OK;
+}
+
+int cmd_reload(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl reload ASSET [--json]\n"
+		"Re-read ASSET's file now (assets.reload), without waiting for the watcher's\n"
+		"quiet period, and print its generation once the load has finished: a new\n"
+		"one, or the live one when the file's bytes are those of the live version\n"
+		"(unchanged: nothing reloaded, no event).  A file that fails to parse is\n"
+		"asset_error with the parse error (exit 1), and the last good version\n"
+		"stays live.\n";
+	const char *pos[1];
+	animc_reload_info *r;
+	int n = ctl_args(ctl, argc, argv, NULL, pos, 1, 1, help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_assets_reload_info(ctl->c, pos[0], &r);
+	if (rc < 0)
+		return ctl_fail(ctl, NULL, rc);
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_kstr(&j, "asset", r->asset != NULL ? r->asset : pos[0]);
+		json_kuint(&j, "generation", r->generation);
+		json_kbool(&j, "unchanged", r->unchanged);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		printf("%s generation %" PRIu64 "%s\n", escape_text(r->asset != NULL ? r->asset : pos[0]),
+		       r->generation, r->unchanged ? " (unchanged: the file is the live version)" : "");
+	}
+	animc_free(r);
 	return EXIT_OK;
 }
 
