@@ -137,7 +137,8 @@ SOAK_BIN  := $(BUILD)/soak/soak
 # libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
 # compiled position-independent with hidden visibility; only the animc_
 # prefix is exported (client/libanimclient.map).  animctl links the static
-# library and uses nothing but the public header.
+# library and uses nothing but the public header, and proto/describe.c: the
+# words it prints about an asset, which animd inspect prints too.
 CLIENT_SRC     := $(sort $(wildcard client/lib/*.c))
 CLIENT_LIB_SRC := $(CLIENT_SRC) $(PROTO_SRC)
 CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
@@ -145,7 +146,7 @@ CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
 # its objects compiled plainly, so the ac_ functions they call are visible.
 CLIENT_OBJ     := $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMCTL_SRC    := $(sort $(wildcard client/animctl/*.c))
-ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o)
+ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/proto/describe.o
 CLIENT_SONAME  := libanimclient.so.1
 CLIENT_A       := $(BUILD)/libanimclient.a
 CLIENT_SO      := $(BUILD)/$(CLIENT_SONAME)

@@ -562,7 +562,8 @@ typedef struct animc_mesh_info {
 	uint32_t triangle_count;
 	uint32_t weight_count;
 	int skinned;
-	int normals;
+	int normals;                    /* 0 none, 1 the file's; 2 (since 1.1, 0
+					   before) derived from the triangles (MD5) */
 } animc_mesh_info;
 
 typedef struct animc_camera_info {
@@ -645,6 +646,11 @@ typedef struct animc_asset_info {
 	size_t event_count;
 	const animc_event_info *const *events;
 	const animc_clip_events *clip_events;
+	/* Appended in 1.1: what the file holds that animd does not evaluate,
+	 * or that the game or tool that made it ignores, and animd accepted:
+	 * one located line each ("NAME:12:3: note: ..."), none for most files. */
+	size_t note_count;
+	const char *const *notes;
 } animc_asset_info;
 
 typedef enum animc_loop {

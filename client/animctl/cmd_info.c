@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "proto/describe.h"
+
 static void print_bytes(uint64_t b)
 {
 	if (b >= (1u << 30))
@@ -240,6 +242,11 @@ static void info_json(const animc_asset_info *a)
 		json_kbool(&j, "ticks_from_file", a->ticks_from_file);
 	}
 	json_kstr(&j, "note", a->note);
+	json_key(&j, "notes");
+	json_arr(&j);
+	for (size_t i = 0; i < a->note_count; i++)
+		json_str(&j, a->notes[i]);
+	json_arr_end(&j);
 	json_key(&j, "skeleton");
 	if (a->has_skeleton) {
 		json_obj(&j);
@@ -326,100 +333,110 @@ static void info_json(const animc_asset_info *a)
 	json_end(&j);
 }
 
-/* A joint's name, escaped, or "?" when there is no such joint. */
-static const char *info_joint_name(const animc_asset_info *a, uint32_t joint)
+/* A joint's name, or NULL when there is no such joint. */
+static const char *info_joint_name(const animc_asset_info *a, int64_t joint)
 {
-	return joint < a->joint_count && a->joints[joint].name ? escape_text(a->joints[joint].name)
-							       : "?";
+	return joint >= 0 && (uint64_t)joint < a->joint_count ? a->joints[joint].name : NULL;
 }
 
+static const char *const info_billboards[] = {
+	[ANIMC_BILLBOARD_SPHERICAL] = "spherical", [ANIMC_BILLBOARD_CYLINDRICAL_X] = "cylindrical_x",
+	[ANIMC_BILLBOARD_CYLINDRICAL_Y] = "cylindrical_y", [ANIMC_BILLBOARD_CYLINDRICAL_Z] = "cylindrical_z",
+};
+
+/* The lines animd inspect prints too come from proto/describe.h, so the
+ * two say the same of the same asset; what only the daemon knows (the
+ * generation, its load) and only a file shows (inspect's memory and
+ * companions) follow in lines of their own. */
 static void info_text(const animc_asset_info *a)
 {
-	printf("asset       %s\n", escape_text(a->name));
-	printf("format      %s (version %d), %" PRIu64 " bytes\n",
-	       a->format ? escape_text(a->format) : "?", a->version, a->bytes);
-	printf("axes        up %s, %s\n", a->up ? escape_text(a->up) : "?",
-	       a->handedness ? escape_text(a->handedness) : "?");
-	printf("generation  %" PRIu64 " (loaded in %.2f ms)\n", a->generation, a->load_ms);
-	if (a->error != NULL)
-		printf("error       %s\n", escape_text(a->error));
-	if (a->ticks_per_second > 0)
-		printf("ticks       %u per second (%s)\n", a->ticks_per_second,
-		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
-	if (a->note != NULL)
-		printf("note        %s\n", escape_text(a->note));
-	if (a->has_skeleton) {
-		printf("skeleton    %zu joints%s\n", a->joint_count,
-		       a->bind_pose ? ", bind pose" : "");
-		for (size_t i = 0; i < a->joint_count; i++) {
-			int p = a->joints[i].parent;
+	char line[DESCRIBE_LINE_MAX], more[DESCRIBE_LINE_MAX];
 
-			printf("  %3zu %-20s parent %s\n", i, escape_text(a->joints[i].name),
-			       p >= 0 && (size_t)p < a->joint_count ? escape_text(a->joints[p].name)
-								    : "-");
+	puts(describe_line(line, sizeof line, "asset", "%s", escape_text(a->name)));
+	puts(describe_format(line, sizeof line, a->format ? escape_text(a->format) : NULL,
+			     a->version, a->bytes));
+	puts(describe_axes(line, sizeof line, a->up ? escape_text(a->up) : NULL,
+			   a->handedness ? escape_text(a->handedness) : NULL));
+	puts(describe_line(line, sizeof line, "generation", "%" PRIu64 " (loaded in %.2f ms)",
+			   a->generation, a->load_ms));
+	if (a->error != NULL)
+		puts(describe_line(line, sizeof line, "error", "%s", escape_text(a->error)));
+	if (a->ticks_per_second > 0)
+		puts(describe_line(line, sizeof line, "ticks", "%u per second (%s)", a->ticks_per_second,
+				   a->ticks_from_file ? "AnimTicksPerSecond"
+						      : "the default: the file has none"));
+	if (a->note != NULL)
+		puts(describe_line(line, sizeof line, "note", "%s", escape_text(a->note)));
+	for (size_t i = 0; i < a->note_count; i++)
+		puts(describe_line(line, sizeof line, "note", "%s", escape_text(a->notes[i])));
+	if (a->has_skeleton) {
+		puts(describe_skeleton(line, sizeof line, (uint32_t)a->joint_count, a->bind_pose));
+		for (size_t i = 0; i < a->joint_count; i++) {
+			const animc_joint_info *j = &a->joints[i];
+
+			printf("%s", describe_joint(line, sizeof line, (uint32_t)i, j->name, j->parent,
+						    info_joint_name(a, j->parent)));
+			if (j->billboard > 0 && j->billboard <= ANIMC_BILLBOARD_CYLINDRICAL_Z)
+				printf(", %s billboard", info_billboards[j->billboard]);
+			printf("\n");
 		}
 	}
 	for (size_t i = 0; i < a->clip_count; i++) {
 		const animc_clip_info *c = &a->clips[i];
 
-		printf("clip        %s: %.3f s, %s, %u joints", escape_text(c->name), c->duration,
-		       c->loop ? escape_text(c->loop) : "?", c->joint_count);
-		if (c->frame_rate)
-			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
-		if (c->has_sequence) {
-			printf(", animation %u.%u, flags 0x%x, movespeed %g, blend %u ms", c->anim_id,
-			       c->variation, c->flags, c->movespeed, c->blend_ms);
-			if (c->alias_of >= 0)
-				printf(", alias of %d", c->alias_of);
-			if (!c->loaded)
-				printf(", NOT LOADED (its .anim is missing or rejected)");
-		}
-		printf("%s\n", c->has_bounds ? ", bounds" : "");
+		printf("%s", describe_clip(line, sizeof line, c->name, c->duration,
+					   c->loop ? escape_text(c->loop) : NULL, c->joint_count,
+					   c->frame_count, c->frame_rate, c->has_bounds));
+		if (c->has_sequence)
+			printf("%s", describe_sequence(more, sizeof more, c->anim_id, c->variation,
+						       c->flags, c->movespeed, c->frequency,
+						       c->replay_min, c->replay_max, c->blend_ms,
+						       c->alias_of, c->loaded));
+		printf("\n");
 		if (a->clip_events != NULL && a->clip_events[i].count > 0) {
-			printf("            events:");
-			for (size_t k = 0; k < a->clip_events[i].count; k++)
-				printf("%s %u at %.3f s", k ? "," : "",
-				       a->clip_events[i].moments[k].event,
-				       a->clip_events[i].moments[k].time);
-			printf("\n");
+			const animc_clip_events *ce = &a->clip_events[i];
+			double times[256];
+			uint32_t events[256];
+			size_t n = ce->count < 256 ? ce->count : 256;
+
+			for (size_t k = 0; k < n; k++) {
+				times[k] = ce->moments[k].time;
+				events[k] = ce->moments[k].event;
+			}
+			puts(describe_moments(line, sizeof line, n, times, events));
 		}
 	}
 	for (size_t i = 0; i < a->global_sequence_count; i++)
-		printf("global      %zu: %.3f s\n", i, a->global_sequences[i]);
+		puts(describe_global(line, sizeof line, (uint32_t)i, a->global_sequences[i]));
 	if (a->emitter_count > 0)
-		printf("emitters    %zu (animctl sample %s --space emitters)\n", a->emitter_count,
-		       escape_text(a->name));
-	if (a->attachment_count > 0)
-		printf("attachments %zu (animctl sample %s --space attachments)\n",
-		       a->attachment_count, escape_text(a->name));
+		puts(describe_line(line, sizeof line, "emitters", "%zu (animctl sample %s --space "
+				   "emitters)", a->emitter_count, escape_text(a->name)));
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const animc_attachment_info *t = a->attachments[i];
 
-		printf("attachment  %u: id %u on bone %u (%s) at %g %g %g\n", t->index, t->id, t->bone,
-		       info_joint_name(a, t->joint), t->position[0], t->position[1],
-		       t->position[2]);
+		puts(describe_attachment(line, sizeof line, t->index, t->id, t->bone,
+					 info_joint_name(a, t->joint), t->position[0], t->position[1],
+					 t->position[2]));
 	}
 	for (size_t i = 0; i < a->event_count; i++) {
 		const animc_event_info *e = a->events[i];
 
-		printf("event       %u: %s, data %u, bone %u (%s) at %g %g %g\n", e->index,
-		       e->id ? escape_quoted(e->id) : "?", e->data, e->bone,
-		       e->joint >= 0 ? info_joint_name(a, (uint32_t)e->joint) : "no such joint",
-		       e->position[0], e->position[1], e->position[2]);
+		puts(describe_event(line, sizeof line, e->index, e->id, e->data, e->bone,
+				    info_joint_name(a, e->joint), e->position[0], e->position[1],
+				    e->position[2]));
 	}
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 
-		printf("mesh        %s: %u vertices, %u triangles, %u weights%s%s%s%s\n",
-		       escape_text(m->name), m->vertex_count, m->triangle_count, m->weight_count,
-		       m->skinned ? ", skinned" : "", m->normals ? ", normals" : "",
-		       m->material ? ", material " : "", m->material ? escape_text(m->material) : "");
+		puts(describe_mesh(line, sizeof line, (uint32_t)i, m->name, m->material,
+				   m->vertex_count, m->triangle_count, m->weight_count, m->skinned,
+				   m->normals));
 	}
 	for (size_t i = 0; i < a->camera_count; i++) {
 		const animc_camera_info *c = &a->cameras[i];
 
-		printf("camera      %u frames at %u fps (%.3f s), %zu cuts\n", c->frame_count,
-		       c->frame_rate, c->duration, c->cut_count);
+		puts(describe_camera(line, sizeof line, c->frame_count, c->frame_rate, c->duration,
+				     c->cut_count, c->cuts));
 	}
 }
 
@@ -717,9 +734,11 @@ static void sample_json(const animc_pose *p)
 
 static void sample_text(const animc_pose *p)
 {
-	printf("%s clip %s at %.3f s -> clip time %.3f s (cycle %" PRId64 "), space %s\n",
-	       escape_text(p->asset), p->clip ? escape_text(p->clip) : "-", p->time, p->clip_time, p->cycles,
-	       animc_space_name(p->space) ? animc_space_name(p->space) : "?");
+	char line[DESCRIBE_LINE_MAX];
+
+	/* The header animd sample prints too (proto/describe.h). */
+	puts(describe_sample(line, sizeof line, escape_text(p->asset), p->clip, p->time,
+			     p->clip_time, p->cycles, animc_space_name(p->space)));
 	if (p->has_bounds)
 		printf("bounds %.3f %.3f %.3f .. %.3f %.3f %.3f\n", p->bounds_min[0],
 		       p->bounds_min[1], p->bounds_min[2], p->bounds_max[0], p->bounds_max[1],

@@ -513,10 +513,10 @@ static void test_events_of_a_clip(void **state)
 	expect(r, 1, NULL, "not_found");
 	free(r);
 	r = run(fx, NULL, "info", "lantern.m2", NULL);
-	expect(r, 0, "attachment  0: id 11 on bone 0 (bone0) at 0.5 0 1.4\n", NULL);
-	expect(r, 0, "event       0: \"$CSD\", data 7, bone 1 (bone1) at 0 0 2\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s, 0 at 1.500 s\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s, 0 at 32.767 s\n", NULL);
+	expect(r, 0, "attachment  0: id 11 on bone 0 \"bone0\" at 0.5 0 1.4\n", NULL);
+	expect(r, 0, "event       0: \"$CSD\", data 7, on bone 1 \"bone1\" at 0 0 2\n", NULL);
+	expect(r, 0, "            events: 0 at 0.5 s, 0 at 1.5 s\n", NULL);
+	expect(r, 0, "            events: 0 at 0.5 s, 0 at 32.767 s\n", NULL);
 	free(r);
 	r = run(fx, NULL, "--json", "info", "lantern.m2", NULL);
 	expect(r, 0, "\"events\":[{\"time\":0.5,\"event\":0},{\"time\":1.5,\"event\":0}]", NULL);
