@@ -56,7 +56,7 @@ SOAK_SAN ?=
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev libdeflate-dev \
 	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
-	python3-numpy python3-matplotlib python3-venv debhelper dpkg-dev
+	python3-numpy python3-matplotlib python3-venv mypy debhelper dpkg-dev
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib libdeflate

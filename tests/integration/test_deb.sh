@@ -81,7 +81,7 @@ if start_daemon "$TMP/log" "$root/usr/bin/animd" serve -c "$root/etc/animd/animd
 		pyroot=$root/usr/lib/python3/dist-packages
 		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -c \
 			"import animd, sys; print(animd.__file__, animd.__version__); \
-			 c = animd.Client(sys.argv[1]); print(len(c.assets()['assets'])); c.close()" "$sock"
+			 c = animd.Client(sys.argv[1]); print(len(c.assets())); c.close()" "$sock"
 		expect_match "^$pyroot/animd/__init__\\.py $v\$" "$TMP/out"
 		expect_match "^$n\$" "$TMP/out"
 		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -m animd --socket "$sock" status

@@ -11,7 +11,9 @@ matplotlib is imported only here, and only when a picture is made: the rest
 of the package does not need it.  No pyplot and no GUI backend: figures are
 drawn by the Agg canvas, so this works without a display.
 """
-import numpy as np
+from typing import Any, List, Optional, Sequence, Tuple
+
+from animd._deps import numpy as np
 
 VIEWS = {
     "z_up": (("side", 0, 2), ("front", 1, 2), ("top", 0, 1)),
@@ -21,7 +23,7 @@ AXES = "xyz"
 BONE, JOINT, ROOT, SKIN, EMITTER = "#1f4e79", "#c0392b", "#27ae60", "#9aa5b1", "#e67e22"
 
 
-def _matplotlib():
+def _matplotlib() -> Tuple[Any, Any]:
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -31,7 +33,7 @@ def _matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def positions(pose):
+def positions(pose: Any) -> Any:
     """Joint positions (n, 3) of a model-space pose: a Sample or stream Pose,
     an (n, 3, 4) array of matrices, or (n, 3) positions as they are."""
     space = getattr(pose, "space", None)
@@ -52,7 +54,7 @@ def positions(pose):
     raise ValueError("cannot take joint positions from an array of shape %s" % (a.shape,))
 
 
-def _limits(points, up):
+def _limits(points: List[Any], up: str) -> List[Any]:
     """Per view, (x range, y range) sharing one scale, with a margin."""
     pts = np.concatenate([p for p in points if p is not None and len(p)]) \
         if any(p is not None and len(p) for p in points) else np.zeros((1, 3))
@@ -63,7 +65,8 @@ def _limits(points, up):
             for _, h, v in VIEWS[up]]
 
 
-def _view(ax, joints, parents, verts, up, k, lim, row_label, emit=None):
+def _view(ax: Any, joints: Any, parents: Any, verts: Any, up: str, k: int, lim: Any,
+          row_label: Optional[str], emit: Any = None) -> None:
     name, h, v = VIEWS[up][k]
     if emit is not None and len(emit):
         # An M2's particle emitters: filled when on, hollow when off.
@@ -94,14 +97,16 @@ def _view(ax, joints, parents, verts, up, k, lim, row_label, emit=None):
     ax.tick_params(labelsize=7)
 
 
-def _parents(pose, parents):
+def _parents(pose: Any, parents: Any) -> Any:
     if parents is not None:
         return np.asarray(parents)
     return getattr(pose, "parents", None)
 
 
-def sheet(poses, parents=None, up="z_up", vertices=None, titles=None, path=None, dpi=100,
-          title=None, emitters=None):
+def sheet(poses: Sequence[Any], parents: Any = None, up: str = "z_up",
+          vertices: Optional[Sequence[Any]] = None, titles: Optional[Sequence[str]] = None,
+          path: Any = None, dpi: int = 100, title: Optional[str] = None,
+          emitters: Optional[Sequence[Any]] = None) -> Any:
     """One row of three views per pose, every row at the same scale (a
     contact sheet).  ``vertices``: a list beside ``poses`` of (n, 3)
     arrays (or vertices-space samples), or None; ``titles``: a label per
@@ -133,19 +138,20 @@ def sheet(poses, parents=None, up="z_up", vertices=None, titles=None, path=None,
     return fig
 
 
-def pose(pose, path=None, parents=None, up="z_up", vertices=None, title=None, dpi=100):
+def pose(pose: Any, path: Any = None, parents: Any = None, up: str = "z_up",
+         vertices: Any = None, title: Optional[str] = None, dpi: int = 100) -> Any:
     """Three views of one pose (a model-space Sample or stream Pose, or an
     array of matrices or positions; ``parents`` from a Sample by default)."""
     return sheet([pose], parents=parents, up=up, vertices=None if vertices is None else [vertices],
                  title=title, path=path, dpi=dpi)
 
 
-def save(fig, path):
+def save(fig: Any, path: Any) -> None:
     """Write a Figure of this module as PNG (``path``: a name or a file)."""
     fig.savefig(path, format="png")
 
 
-def frame_times(duration, frames, loop=True):
+def frame_times(duration: float, frames: int, loop: bool = True) -> List[float]:
     """``frames`` times across a clip: a looping clip's seam is not drawn
     twice (its last frame is its first), a clip played once ends on its end."""
     if frames <= 1 or duration <= 0:
@@ -154,8 +160,9 @@ def frame_times(duration, frames, loop=True):
     return [i * step for i in range(frames)]
 
 
-def render(client, asset, clip=None, time=0.0, mesh=None, frames=None, vertices=False,
-           path=None, dpi=100):
+def render(client: Any, asset: str, clip: Optional[str] = None, time: float = 0.0,
+           mesh: Optional[str] = None, frames: Optional[int] = None, vertices: bool = False,
+           path: Any = None, dpi: int = 100) -> Any:
     """Ask the daemon for the pose(s) and draw them: one pose at ``time``,
     or with ``frames`` a contact sheet across the clip; an M2's particle
     emitters too.  The up axis comes from ``assets.info``.  Returns the
