@@ -229,6 +229,25 @@ static void test_see_pause_stop_kill(void **state)
 	assert_true(daemon_proc_log_contains(&fx->d, "\"walker-test\""));
 	assert_true(daemon_proc_log_contains(&fx->d, "runaway in the test"));
 	animc_client_close(a);
+
+	/* A name is the peer's to choose: bounded, UTF-8, and escaped where
+	 * the daemon prints it. */
+	assert_int_equal(animc_client_new(&a), 0);
+	assert_int_equal(animc_client_set_name(a, "0123456789012345678901234567890123456789"
+						"0123456789012345678901234"), -EINVAL);
+	assert_int_equal(animc_client_set_name(a, "bad\xff"), -EINVAL);
+	assert_int_equal(animc_client_set_name(a, "esc\x1b[2Jname"), 0);
+	assert_int_equal(animc_client_connect(a, fx->d.socket, TIMEOUT_MS), 0);
+	assert_int_equal(animc_clients_list(b, &l), 0);
+	ci = client_in(l, connection_of(a));
+	assert_non_null(ci);
+	assert_string_equal(ci->name, "esc\x1b[2Jname");
+	animc_free(l);
+	assert_int_equal(animc_clients_kill(b, connection_of(a), "bye\x1b[2J", NULL), 0);
+	assert_true(daemon_proc_log_contains(&fx->d, "esc\\x1b[2Jname"));
+	assert_true(daemon_proc_log_contains(&fx->d, "bye\\x1b[2J"));
+	assert_false(daemon_proc_log_contains(&fx->d, "\x1b"));
+	animc_client_close(a);
 	animc_client_close(b);
 }
 
