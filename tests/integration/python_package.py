@@ -1037,8 +1037,10 @@ def t_operators(d):
               "clients(): the other connection, its name, pid, uid and what it owns (%r)" % ca)
         check(b.clients_list() is not None and type(b.clients()) is list, "clients() is a list")
         e = raises(animd.BadRequest, lambda: b.hello(name="x" * 65), "a name over 64 bytes")
-        check(animd.Client(d.sock, name="\u00e9" * 40, check=True).name == "\u00e9" * 32,
-              "a long name is cut to 64 bytes on a character")
+        with animd.Client(d.sock, name="\u00e9" * 40) as long_name:
+            check(long_name.name == "\u00e9" * 32 and
+                  long_name.server["connection"] in [x["connection"] for x in b.clients()],
+                  "a long name is cut to 64 bytes on a character, and the daemon takes it")
         every = [x for x in b.instances(all=True) if x["instance"] == p["instance"]]
         check(len(every) == 1 and every[0]["connection"] == a.server["connection"] and
               every[0]["client"] == "walker-demo" and b.instances() == [],
