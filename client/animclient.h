@@ -1033,8 +1033,8 @@ ANIMC_API int animc_instances_list(animc_client *c, animc_instance_list **out);
  * call (animc_clients_kill, animc_stop_any, animc_pause_any,
  * animc_resume_any): the daemon's [control] operators setting says who
  * may, by default root, the user animd runs as and a peer of the same
- * user as the connection acted on (as kill(2)); others get -EREMOTEIO with
- * ANIMC_ERR_PERMISSION_DENIED.  These calls speak the daemon's instance
+ * user as the connection acted on (as kill does for processes); others
+ * get -EREMOTEIO with ANIMC_ERR_PERMISSION_DENIED.  These calls speak the daemon's instance
  * ids (those animc_instances_list_all reports), not this library's.
  * ================================================================== */
 
