@@ -354,34 +354,6 @@ static void session_close_after_write(uv_write_t *req, int status)
 	session_close(s, "protocol violation");
 }
 
-/* Stop reading, write `data` after what was already answered, then close
- * once it is written.  0, or -ENOMEM when it could not be queued (the
- * caller closes). */
-static int session_hang_up(struct session *s, const char *data, size_t len)
-{
-	struct session_write *w;
-	uv_buf_t buf;
-
-	session_flush(s);
-	uv_read_stop((uv_stream_t *)&s->pipe);
-	s->reading = false;
-	s->hanging_up = true;           /* never read again */
-	session_check_out(s, data, len);
-	w = malloc(sizeof *w + len);
-	if (w == NULL)
-		return -ENOMEM;
-	w->s = s;
-	w->len = len;
-	memcpy(w->data, data, len);
-	buf = uv_buf_init(w->data, (unsigned)len);
-	if (uv_write(&w->req, (uv_stream_t *)&s->pipe, &buf, 1, session_close_after_write) != 0) {
-		free(w);
-		return -ENOMEM;
-	}
-	s->queued += len;
-	return 0;
-}
-
 void session_send_last(struct session *s, const char *data, size_t len, const char *why)
 {
 	uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
@@ -392,6 +364,8 @@ void session_send_last(struct session *s, const char *data, size_t len, const ch
 	 * before it and the socket takes it at once.  A client that does not
 	 * read loses it, and is closed all the same. */
 	session_flush(s);
+	if (s->closing)
+		return;         /* the flush failed: closed already */
 	session_check_out(s, data, len);
 	if (s->fd_msg == NULL && uv_stream_get_write_queue_size((uv_stream_t *)&s->pipe) == 0)
 		uv_try_write((uv_stream_t *)&s->pipe, &buf, 1);
@@ -401,6 +375,8 @@ void session_send_last(struct session *s, const char *data, size_t len, const ch
 void session_send_error(struct session *s, const struct rpc_error *err)
 {
 	struct rpc_out sb = RPC_OUT_INIT;
+	struct session_write *w;
+	uv_buf_t buf;
 
 	if (s->closing)
 		return;
@@ -416,14 +392,30 @@ void session_send_error(struct session *s, const struct rpc_error *err)
 		session_out_done(s);
 		return;
 	}
-	/* Say why after what was already answered, then hang up once it is
-	 * written. */
+	/* Stop reading, say why after what was already answered, then hang
+	 * up once it is written. */
+	session_flush(s);
+	uv_read_stop((uv_stream_t *)&s->pipe);
+	s->reading = false;
+	s->hanging_up = true;           /* never read again */
 	rpc_put_error_reply(&sb, err);
-	if (!rpc_out_failed(&sb) && session_hang_up(s, sb.data, sb.len) == 0) {
-		log_warning("connection %llu: %s (disconnecting)", (unsigned long long)s->id,
-			    err->message);
-		rpc_out_free(&sb);
-		return;
+	if (!rpc_out_failed(&sb))
+		session_check_out(s, sb.data, sb.len);
+	w = rpc_out_failed(&sb) ? NULL : malloc(sizeof *w + sb.len);
+	if (w != NULL) {
+		w->s = s;
+		w->len = sb.len;
+		memcpy(w->data, sb.data, sb.len);
+		buf = uv_buf_init(w->data, (unsigned)sb.len);
+		if (uv_write(&w->req, (uv_stream_t *)&s->pipe, &buf, 1,
+			     session_close_after_write) == 0) {
+			s->queued += sb.len;
+			log_warning("connection %llu: %s (disconnecting)",
+				    (unsigned long long)s->id, err->message);
+			rpc_out_free(&sb);
+			return;
+		}
+		free(w);
 	}
 	rpc_out_free(&sb);
 	session_close(s, err->message);
