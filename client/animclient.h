@@ -1111,6 +1111,23 @@ ANIMC_API int animc_stop_any(animc_client *c, uint64_t instance, animc_instance 
 ANIMC_API int animc_pause_any(animc_client *c, uint64_t instance, animc_instance **out);
 ANIMC_API int animc_resume_any(animc_client *c, uint64_t instance, animc_instance **out);
 
+/* A layer blended over a sampled pose (animc_sample_opts.layers), as a
+ * layer of animc_layer_add at a time of its own, or animd sample's --blend
+ * and --additive. */
+typedef struct animc_sample_layer {
+	const char *asset;              /* NULL: the sample's asset */
+	const char *clip;               /* NULL: the asset's first clip */
+	double time;                    /* its playback time, seconds */
+	double weight;                  /* 0 to 1 */
+	animc_layer_mode mode;
+	size_t mask_count;              /* 0: every joint */
+	const char *const *mask_joints; /* subtree roots, by joint name */
+	const double *mask_weights;     /* one per root, or NULL for 1 */
+	const char *reference_clip;     /* additive: NULL for its own clip */
+	double reference_time;          /* additive: 0 for the first frame */
+	void *reserved[4];
+} animc_sample_layer;
+
 /* Options of animc_sample; zero means default for every field but asset and
  * time. */
 typedef struct animc_sample_opts {
@@ -1121,9 +1138,14 @@ typedef struct animc_sample_opts {
 	animc_space space;              /* DEFAULT: the asset's default */
 	animc_loop loop;
 	animc_root_motion root_motion;
+	/* Appended in 1.1, in room kept for it: layers blended over the pose
+	 * before any space is computed (sample's "layers", at most 16), an
+	 * array of layer_count pointers; NULL and 0 for none. */
+	const animc_sample_layer *const *layers;
+	size_t layer_count;
 	/* Room for fields added later without changing this struct's size:
 	 * leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[4];
+	void *reserved[2];
 } animc_sample_opts;
 
 /* `sample`: evaluate one pose without creating an instance. */

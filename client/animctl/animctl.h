@@ -230,6 +230,11 @@ int cmd_layer(struct ctl *ctl, int argc, char **argv);       /* layer add|set|re
 int ctl_layer(struct ctl *ctl, uint64_t instance, const char *verb, int argc, char **argv,
 	      bool own, animc_instance **st, int *exit_now);
 extern const char layer_help[];
+/* --mask J[:W],J[:W]... (layer add's, sample's) into joints and weights,
+ * at most LAYER_MAX_MASK; list is cut up in place.  0 or EXIT_USAGE (the
+ * message printed). */
+#define LAYER_MAX_MASK 64
+int layer_parse_mask(char *list, const char **joints, double *weights, size_t *n);
 int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
 int cmd_top(struct ctl *ctl, int argc, char **argv);

@@ -2,6 +2,7 @@
 #include "client/animctl/animctl.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto/describe.h"
@@ -781,23 +782,71 @@ static void sample_text(const animc_pose *p)
 	}
 }
 
+/* "ARG:SECONDS:WEIGHT" of --blend or --additive into the layer: ARG is
+ * ASSET#CLIP, an asset (a name with an asset's extension) or a clip of the
+ * sample's asset, as animd sample takes it.  0 or EXIT_USAGE. */
+static int sample_layer_arg(const char *opt, char *arg, animc_sample_layer *l)
+{
+	char *w = strrchr(arg, ':'), *t, *hash;
+	static const char *const exts[] = { ".md5anim", ".md5mesh", ".md5camera", ".x", ".m2" };
+
+	t = w != NULL && w != arg ? memrchr(arg, ':', (size_t)(w - arg)) : NULL;
+	if (t != NULL)
+		*w = '\0';
+	if (t == NULL || t == arg || !ctl_is_number(t + 1, &l->time) ||
+	    !ctl_is_number(w + 1, &l->weight) || !(l->weight >= 0 && l->weight <= 1))
+		return ctl_usage_error("sample", "%s is CLIP:SECONDS:WEIGHT (CLIP, ASSET or ASSET#CLIP), "
+				       "the weight in [0, 1]", opt);
+	*t = '\0';
+	hash = strrchr(arg, '#');
+	if (hash != NULL) {
+		*hash = '\0';
+		l->asset = arg;
+		l->clip = hash + 1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t n = strlen(arg), e = strlen(exts[i]);
+
+		if (n > e && strcmp(arg + n - e, exts[i]) == 0) {
+			l->asset = arg;
+			return 0;
+		}
+	}
+	l->clip = arg;
+	return 0;
+}
+
 int cmd_sample(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
 		"usage: animctl sample ASSET --time SECONDS [--clip NAME] [--mesh MESH]\n"
 		"                      [--space local|model|skin|vertices|camera|emitters|attachments]\n"
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
+		"                      [--blend CLIP:SECONDS:WEIGHT | --additive CLIP:SECONDS:WEIGHT\n"
+		"                       [--ref CLIP[:SECONDS]]] [--mask JOINT[:W],...]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"
-		"prints the whole pose as `animd sample --json` does.\n";
+		"prints the whole pose as `animd sample --json` does.  --blend puts a layer\n"
+		"over the pose (CLIP of the asset, ASSET or ASSET#CLIP, at its own time and\n"
+		"weight), --additive one that adds its difference from its first frame (or\n"
+		"--ref CLIP at SECONDS), --mask limits it to joints' subtrees, as animd\n"
+		"sample's options and animctl layer add's do.\n";
 	const char *pos[1], *time = NULL, *clip = NULL, *mesh = NULL, *space = NULL, *loop = NULL,
-		   *root = NULL;
+		   *root = NULL, *blend = NULL, *additive = NULL, *mask = NULL, *ref = NULL;
 	const struct ctl_opt opts[] = {
 		{ "time", true, &time }, { "clip", true, &clip }, { "mesh", true, &mesh },
 		{ "space", true, &space }, { "loop", true, &loop }, { "root-motion", true, &root },
+		{ "blend", true, &blend }, { "additive", true, &additive }, { "mask", true, &mask },
+		{ "ref", true, &ref },
 		{ NULL, false, NULL },
 	};
 	animc_sample_opts o = { 0 };
+	animc_sample_layer layer = { .weight = 1.0 };
+	const animc_sample_layer *layers[1] = { &layer };
+	const char *joints[LAYER_MAX_MASK];
+	double weights[LAYER_MAX_MASK];
+	char *layer_copy = NULL, *mask_copy = NULL, *ref_copy = NULL;
 	animc_pose *p;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, help), rc, v;
 
@@ -825,15 +874,55 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 			return EXIT_USAGE;
 		o.root_motion = (animc_root_motion)v;
 	}
+	if (blend != NULL && additive != NULL)
+		return ctl_usage_error("sample", "--blend or --additive: one layer");
+	if ((mask != NULL || ref != NULL) && blend == NULL && additive == NULL)
+		return ctl_usage_error("sample", "--mask and --ref go with --blend or --additive");
+	if (ref != NULL && additive == NULL)
+		return ctl_usage_error("sample", "--ref names the reference pose of --additive");
+	if (blend != NULL || additive != NULL) {
+		layer_copy = strdup(blend != NULL ? blend : additive);
+		mask_copy = mask != NULL ? strdup(mask) : NULL;
+		ref_copy = ref != NULL ? strdup(ref) : NULL;
+		rc = layer_copy == NULL || (mask != NULL && mask_copy == NULL) ||
+		     (ref != NULL && ref_copy == NULL) ? EXIT_FAILURE_OTHER : 0;
+		layer.mode = additive != NULL ? ANIMC_LAYER_ADDITIVE : ANIMC_LAYER_OVERRIDE;
+		if (rc == 0)
+			rc = sample_layer_arg(blend != NULL ? "--blend" : "--additive", layer_copy,
+					      &layer);
+		if (rc == 0 && mask_copy != NULL)
+			rc = layer_parse_mask(mask_copy, joints, weights, &layer.mask_count);
+		if (rc == 0 && ref_copy != NULL) {
+			char *colon = strrchr(ref_copy, ':');
+
+			if (colon != NULL && colon != ref_copy &&
+			    ctl_is_number(colon + 1, &layer.reference_time))
+				*colon = '\0';
+			layer.reference_clip = ref_copy;
+		}
+		layer.mask_joints = joints;
+		layer.mask_weights = weights;
+		o.layers = layers;
+		o.layer_count = 1;
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = ctl_connect(ctl)) != 0)
-		return rc;
+		goto out;
 	rc = animc_sample(ctl->c, &o, &p);
-	if (rc < 0)
-		return ctl_fail(ctl, NULL, rc);
+	if (rc < 0) {
+		rc = ctl_fail(ctl, NULL, rc);
+		goto out;
+	}
 	if (ctl->json)
 		sample_json(p);
 	else
 		sample_text(p);
 	animc_free(p);
-	return EXIT_OK;
+	rc = EXIT_OK;
+out:
+	free(layer_copy);
+	free(mask_copy);
+	free(ref_copy);
+	return rc;
 }

@@ -235,6 +235,24 @@ static void test_one_shot_commands(void **state)
 		"--space", "model", NULL);
 	expect(r, 0, "origin           position    15.000", NULL);
 	free(r);
+	/* sample's layers, as animd sample's --blend and --mask: idle's spine
+	 * (unturned) over the walk's. */
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0.25", "--space", "local", NULL);
+	expect(r, 0, "  2 spine            t     0.000     0.000     4.000  r  0.0000  0.0000  ", NULL);
+	assert_null(strstr(r->out, "  2 spine            t     0.000     0.000     4.000  r  0.0000  "
+			   "0.0000  0.0000  1.0000\n"));
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0.25", "--space", "local",
+		"--blend", "idle.md5anim:0:1", "--mask", "spine", NULL);
+	expect(r, 0, "  2 spine            t     0.000     0.000     4.000  r  0.0000  0.0000  "
+	       "0.0000  1.0000\n", NULL);
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0", "--blend", "nope:0:1", NULL);
+	expect(r, 1, NULL, "layer 0: walker.md5anim has no clip named \"nope\"");
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0", "--ref", "walker", NULL);
+	expect(r, 2, NULL, "--mask and --ref go with --blend or --additive");
+	free(r);
 	r = run(fx, NULL, "--json", "sample", "orbit.md5camera", "--time=1", NULL);
 	expect(r, 0, "\"camera\":{\"position\":[", NULL);
 	free(r);

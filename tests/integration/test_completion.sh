@@ -79,6 +79,9 @@ complete_words animctl clients kill 3 --r;    offers_only --reason "animctl clie
 complete_words animctl instances --a;         offers_only --all "animctl instances --a"
 complete_words animctl stop --a;              offers_only --any "animctl stop --a"
 complete_words animctl rel;                   offers_only reload "animctl rel"
+complete_words animctl sample walker.md5anim --bl;  offers_only --blend "animctl sample x --bl"
+complete_words "$ctl" sample --additive idle:0:1 wal
+offers walker.md5anim "animctl sample --additive idle:0:1 wal"
 # Asset names from the daemon, through the --socket on the line.
 complete_words "$ctl" --socket "$TMP/s.sock" play wal
 offers walker.md5anim "animctl play wal"
