@@ -80,7 +80,7 @@ complete_words animctl instances --a;         offers_only --all "animctl instanc
 complete_words animctl stop --a;              offers_only --any "animctl stop --a"
 complete_words animctl rel;                   offers_only reload "animctl rel"
 complete_words animctl sample walker.md5anim --bl;  offers_only --blend "animctl sample x --bl"
-complete_words "$ctl" sample --additive idle:0:1 wal
+complete_words "$ctl" --socket "$TMP/s.sock" sample --additive idle:0:1 wal
 offers walker.md5anim "animctl sample --additive idle:0:1 wal"
 # Asset names from the daemon, through the --socket on the line.
 complete_words "$ctl" --socket "$TMP/s.sock" play wal
