@@ -58,7 +58,7 @@ SOAK_SAN ?=
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev libdeflate-dev \
 	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
-	python3-numpy python3-matplotlib python3-venv debhelper dpkg-dev
+	python3-numpy python3-matplotlib python3-venv mypy debhelper dpkg-dev
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
 PC_LIBS = jansson msgpack inih libsystemd libuv zlib libdeflate
@@ -140,7 +140,8 @@ SOAK_BIN  := $(BUILD)/soak/soak
 # libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
 # compiled position-independent with hidden visibility; only the animc_
 # prefix is exported (client/libanimclient.map).  animctl links the static
-# library and uses nothing but the public header.
+# library and uses nothing but the public header, and proto/describe.c: the
+# words it prints about an asset, which animd inspect prints too.
 CLIENT_SRC     := $(sort $(wildcard client/lib/*.c))
 CLIENT_LIB_SRC := $(CLIENT_SRC) $(PROTO_SRC)
 CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
@@ -148,7 +149,7 @@ CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
 # its objects compiled plainly, so the ac_ functions they call are visible.
 CLIENT_OBJ     := $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMCTL_SRC    := $(sort $(wildcard client/animctl/*.c))
-ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o)
+ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/proto/describe.o
 CLIENT_SONAME  := libanimclient.so.1
 CLIENT_A       := $(BUILD)/libanimclient.a
 CLIENT_SO      := $(BUILD)/$(CLIENT_SONAME)

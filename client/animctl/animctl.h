@@ -149,11 +149,17 @@ void json_kbool(struct json *j, const char *key, bool v);
 
 void print_instance(struct ctl *ctl, const animc_instance *in);
 void print_instance_json(struct json *j, const animc_instance *in);
+/* The same object left open, for fields to follow (instances --all). */
+void print_instance_json_open(struct json *j, const animc_instance *in);
+/* The text form's lines, without the JSON choice or the flush. */
+void print_instance_line(const animc_instance *in);
 void print_event(struct ctl *ctl, const animc_event *ev);
 /* The noun for a count of n: `one` for 1, else `many` ("1 mesh",
  * "2 meshes", "0 clips"): printf("%zu %s", n, print_noun(n, "mesh",
  * "meshes")). */
 const char *print_noun(uint64_t n, const char *one, const char *many);
+/* A duration for people: "4.2s", "3m07s", "2h05m09s", "1d03h20m". */
+void print_duration(char *buf, size_t size, double seconds);
 
 /* ---- turn.c: the wait of commands that keep running --------------------- */
 
@@ -254,9 +260,16 @@ int cmd_layer(struct ctl *ctl, int argc, char **argv);       /* layer add|set|re
 int ctl_layer(struct ctl *ctl, uint64_t instance, const char *verb, int argc, char **argv,
 	      bool own, animc_instance **st, int *exit_now);
 extern const char layer_help[];
+/* --mask J[:W],J[:W]... (layer add's, sample's) into joints and weights,
+ * at most LAYER_MAX_MASK; list is cut up in place.  0 or EXIT_USAGE (the
+ * message printed). */
+#define LAYER_MAX_MASK 64
+int layer_parse_mask(char *list, const char **joints, double *weights, size_t *n);
 int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
 int cmd_top(struct ctl *ctl, int argc, char **argv);
 int cmd_monitor(struct ctl *ctl, int argc, char **argv);
+int cmd_reload(struct ctl *ctl, int argc, char **argv);
+int cmd_clients(struct ctl *ctl, int argc, char **argv);     /* clients [kill ID] */
 
 #endif

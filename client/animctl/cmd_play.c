@@ -474,45 +474,57 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 int cmd_control(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
-		"usage: animctl pause INSTANCE | resume INSTANCE | stop INSTANCE\n"
+		"usage: animctl pause INSTANCE | resume INSTANCE | stop INSTANCE  [--any]\n"
 		"       animctl seek INSTANCE SECONDS | speed INSTANCE FACTOR\n"
 		"Steer an instance and print its new state.  Only the connection that\n"
 		"started an instance may steer it, and every animctl is a new connection:\n"
 		"for instances started elsewhere the daemon answers not_found (exit 1).\n"
 		"To steer an instance from a shell, start it with `animctl play` and type\n"
-		"(or pipe) these commands into its input.\n";
-	const char *cmd = argv[0], *pos[2];
+		"(or pipe) these commands into its input.\n"
+		"\n"
+		"--any (pause, resume, stop): an operator's reach into another connection's\n"
+		"instance, by the id `animctl instances --all` shows: root, the user animd\n"
+		"runs as and the owner's own user may (the daemon's [control] operators);\n"
+		"its owner is told of a stop (instance.stopped, reason operator).\n";
+	const char *cmd = argv[0], *pos[2], *any = NULL;
+	const struct ctl_opt opts[] = {
+		{ "any", false, &any },
+		{ NULL, false, NULL },
+	};
 	bool valued = strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0;
-	int n = ctl_args(ctl, argc, argv, NULL, pos, valued ? 2 : 1, valued ? 2 : 1, help), rc;
+	int n = ctl_args(ctl, argc, argv, opts, pos, valued ? 2 : 1, valued ? 2 : 1, help), rc;
 	animc_instance *st = NULL;
 	uint64_t id;
 	double v = 0;
 
 	if (n < 0)
 		return ctl_args_exit(n);
+	if (any != NULL && valued)
+		return ctl_usage_error(cmd, "--any goes with pause, resume and stop");
 	if (ctl_uint(cmd, "INSTANCE", pos[0], &id) < 0 ||
 	    (valued && ctl_number(cmd, cmd[1] == 'e' ? "SECONDS" : "FACTOR", pos[1], &v) < 0))
 		return EXIT_USAGE;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
 	if (strcmp(cmd, "pause") == 0)
-		rc = animc_pause(ctl->c, id, &st);
+		rc = any ? animc_pause_any(ctl->c, id, &st) : animc_pause(ctl->c, id, &st);
 	else if (strcmp(cmd, "resume") == 0)
-		rc = animc_resume(ctl->c, id, &st);
+		rc = any ? animc_resume_any(ctl->c, id, &st) : animc_resume(ctl->c, id, &st);
 	else if (strcmp(cmd, "seek") == 0)
 		rc = animc_seek(ctl->c, id, v, &st);
 	else if (strcmp(cmd, "speed") == 0)
 		rc = animc_speed(ctl->c, id, v, &st);
 	else
-		rc = animc_stop(ctl->c, id, &st);
+		rc = any ? animc_stop_any(ctl->c, id, &st) : animc_stop(ctl->c, id, &st);
 	if (rc < 0) {
 		animc_error_code code = animc_client_error(ctl->c, NULL, NULL);
 		int ex = ctl_fail(ctl, NULL, rc);
 
-		if (code == ANIMC_ERR_NOT_FOUND && !ctl->json)
+		if (code == ANIMC_ERR_NOT_FOUND && !ctl->json && any == NULL)
 			fprintf(stderr, "animctl %s: hint: instances belong to the connection that "
 				"started them; steer this one from the `animctl play` that started "
-				"it (type `%s` on its input)\n", cmd, cmd);
+				"it (type `%s` on its input)%s\n", cmd, cmd,
+				valued ? "" : ", or as an operator with --any");
 		return ex;
 	}
 	print_instance(ctl, st);

@@ -23,6 +23,7 @@
 #include "daemon/offline/json_out.h"
 #include "daemon/offline/m2_json.h"
 #include "daemon/offline/offline.h"
+#include "proto/describe.h"
 
 static json_t *sample_joints_json(const struct sample_request *q, const struct sample_result *r)
 {
@@ -166,11 +167,12 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 
 static void sample_text(const struct sample_request *q, const struct sample_result *r)
 {
-	printf("asset %s", q->asset->name);
-	if (r->clip != NULL)
-		printf(", clip \"%s\"", r->clip->name);
-	printf(", time %.9g s -> clip time %.9g s, space %s\n", q->time,
-	       time_to_seconds(r->clip_time.t_ns), sample_space_name(r->space));
+	char line[DESCRIBE_LINE_MAX];
+
+	/* The header animctl sample prints too (proto/describe.h). */
+	puts(describe_sample(line, sizeof line, q->asset->name, r->clip ? r->clip->name : NULL,
+			     q->time, time_to_seconds(r->clip_time.t_ns), r->clip_time.cycles,
+			     sample_space_name(r->space)));
 	switch (r->space) {
 	case SPACE_CAMERA:
 		printf("position    %12.6f %12.6f %12.6f\n", r->camera.pos.x, r->camera.pos.y,

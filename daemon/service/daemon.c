@@ -342,6 +342,7 @@ int daemon_main(int argc, char **argv)
 	d.ctl.cfg = &d.cfg;
 	d.ctl.started_ns = clock_now_ns();
 	d.ctl.pid = getpid();
+	d.ctl.uid = geteuid();
 	/* Stream headers carry this: a restarted daemon is told apart. */
 	if (getrandom(&d.epoch, sizeof d.epoch, 0) != sizeof d.epoch)
 		d.epoch = (uint64_t)d.ctl.started_ns ^ ((uint64_t)getpid() << 32);

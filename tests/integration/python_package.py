@@ -19,7 +19,16 @@ on a private socket and asset directory:
    pixels lie where sample puts the joint, a camera's path and frusta;
 8. assets.list paged on a tree of 2506 assets: three pages of 1000, each
    name once and in order while assets are added and removed between pages;
-   iter_assets and assets() page through all of it.
+   iter_assets and assets() page through all of it; `python3 -m animd list |
+   head -1` ends quietly;
+9. operators: clients() lists the connections with their hello names,
+   instances(all=True) every connection's instances, stop(any=True) stops
+   another's (its owner told, reason operator) and clients_kill closes one
+   (it is told why); a peer of another uid is refused (permission_denied);
+10. connecting: no socket, no permission (uid 65534: the socket's group to
+   join), a stale socket, each its own exception saying what to do; a
+   missing numpy named with the interpreter; the annotations (py.typed,
+   every public method's) and mypy over the package when it is installed.
 
 Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
 """
@@ -98,9 +107,9 @@ def t_methods(d):
         st = c.status()
         check(st["assets"]["count"] == len(DEMO) and st["connections"] >= 1 and
               "memory" in st, "status: the demo's assets (%r)" % st.get("assets"))
-        names = {a["asset"] for a in c.assets()["assets"]}
-        check(names == DEMO, "assets: assets.list's names (%r)" % names)
-        check(c.assets_list() == c.assets() == c.call("assets.list"),
+        names = {a["asset"] for a in c.assets()}
+        check(names == DEMO, "assets: assets.list's names, as a list (%r)" % names)
+        check(c.assets_list() == c.assets() == c.call("assets.list")["assets"],
               "assets_list, assets and call('assets.list') agree")
         info = c.info(asset="walker.md5anim")
         check(info["skeleton"]["joint_count"] == 10 and info["axes"]["up"] == "z_up" and
@@ -117,8 +126,12 @@ def t_methods(d):
         check(isinstance(inst, int) and p["state"] == "playing" and p["clip"] == "walker" and
               p["mesh"] == "walker.md5mesh" and p["layers"] == [], "play: the instance state (%r)" % p)
         q = c.play(asset="walker.md5anim", loop="once", start=0.25,
+                   at_ns=time.monotonic_ns() - 500_000_000)
+        check(0.75 <= q["time"] < 5.75, "play: at_ns half a second back (%r)" % q)
+        c.stop(instance=q)
+        q = c.play(asset="walker.md5anim", loop="once", start=0.25,
                    at=time.monotonic_ns() - 500_000_000)
-        check(0.75 <= q["time"] < 5.75, "play: at half a second back (%r)" % q)
+        check(0.75 <= q["time"] < 5.75, "play: at, at_ns's old name (%r)" % q)
         c.stop(instance=q)
         check(c.pause(instance=inst)["state"] == "paused", "pause")
         check(c.seek(instance=inst, time=0.5)["time"] == 0.5, "seek: time 0.5 while paused")
@@ -126,9 +139,9 @@ def t_methods(d):
               "numpy scalars as arguments")
         check(c.resume(instance=p)["state"] == "playing", "resume (the instance given as play's map)")
         check(c.speed(instance=inst, speed=2.0)["speed"] == 2.0, "speed")
-        ids = [i["instance"] for i in c.instances()["instances"]]
-        check(ids == [inst] and c.instances_list() == c.instances() or ids == [inst],
-              "instances: instances.list (%r)" % ids)
+        ids = [i["instance"] for i in c.instances()]
+        check(ids == [inst] and [i["instance"] for i in c.instances_list()] == ids,
+              "instances: instances.list, as a list (%r)" % ids)
         la = c.layer_add(instance=inst, asset="idle.md5anim", weight=0.5, mode="override",
                          mask=[{"joints": ["spine"], "weight": 0.5}])
         layer = la.get("layer")
@@ -140,7 +153,7 @@ def t_methods(d):
         sw = c.play(instance=inst, asset="idle.md5anim", fade=0)
         check(sw["instance"] == inst and sw["clip"] == "idle", "play on an instance: a cut to idle")
         stopped = c.stop(instance=inst)
-        check(stopped["state"] == "stopped" and c.instances()["instances"] == [], "stop")
+        check(stopped["state"] == "stopped" and c.instances() == [], "stop")
 
         t_sample(c)
         sub = c.subscribe(["instance.ended", "asset.reloaded"])
@@ -316,7 +329,8 @@ def t_errors(d):
               "asset_error's code and located message")
         os.unlink(os.path.join(d.assets, "broken.md5anim"))
         check(set(animd.CODES) == {"bad_request", "unknown_method", "not_found", "limit",
-                                   "asset_error", "unsupported", "shutting_down", "internal"},
+                                   "asset_error", "unsupported", "shutting_down", "internal",
+                                   "permission_denied"},
               "the stable codes of PROTOCOL.md section 6")
         unknown = animd.errors.from_reply({"code": "brand_new", "message": "m"}, "x")
         check(type(unknown) is animd.Error and unknown.code == "brand_new",
@@ -373,7 +387,7 @@ def t_clip_events(d):
         c.subscribe(["clip.event"])
         at = time.monotonic_ns() + 100_000_000
         quiet = c.play(asset="lantern.m2", clip="0", speed=4.0, events=False)
-        p = c.play(asset="lantern.m2", clip="0", speed=4.0, at=at)
+        p = c.play(asset="lantern.m2", clip="0", speed=4.0, at_ns=at)
         got = []
         for ev in c.events(timeout=TIMEOUT):
             check(ev["instance"] != quiet["instance"], "events=False: nothing from it (%r)" % ev)
@@ -434,7 +448,7 @@ def t_unservable(d):
                     seen = ev["asset"]
                     break
             check(seen is not None, "the good file's event, none for the others")
-            names = [a["asset"] for a in c.assets()["assets"]]
+            names = [a["asset"] for a in c.assets()]
             check("names-ok.md5anim" in names and not any("\ufffd" in n or "\n" in n for n in names)
                   and len(names) == len(DEMO) + 1, "assets.list: only good names (%r)" % names)
             deadline = time.time() + TIMEOUT
@@ -1049,16 +1063,208 @@ def t_paging():
             now = sorted(want - {"many/0500.md5camera"} | {"many/0500b.md5camera"})
             check([a["asset"] for a in c.iter_assets(limit=7)] == now, "iter_assets pages it all")
             whole = c.assets()
-            check([a["asset"] for a in whole["assets"]] == now and whole["cursor"] is None,
-                  "assets() is the whole list")
-            check(c.call("assets.list")["assets"] == whole["assets"],
+            check([a["asset"] for a in whole] == now, "assets() is the whole list")
+            check(c.call("assets.list")["assets"] == whole,
                   "the request without paging arguments gets the whole list too")
+            # A reader that stops early (`| head -1`): the command line
+            # ends quietly, its list cut short.
+            r = subprocess.run("%s -m animd --socket %s list | head -1" % (sys.executable, d.sock),
+                               shell=True, capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, PYTHONPATH=PYDIR))
+            check(r.stdout.startswith("ASSET ") and r.stdout.count("\n") == 1 and r.stderr == "",
+                  "python3 -m animd list | head -1: one line, nothing on stderr (%r)"
+                  % r.stderr[-300:])
             raises(ValueError, lambda: list(c.iter_assets(limit=0)), "iter_assets: limit 0")
             e = raises(animd.errors.BadRequest, lambda: c.assets_page(limit=10001),
                        "assets_page: limit over 10000")
             check(e is None or e.code == "bad_request", "bad_request for limit 10001")
     finally:
         stop_daemon(d)
+
+
+# ---- 9. operators ------------------------------------------------------------
+
+def _as_nobody(fn):
+    """fn() in a child process run as uid and gid 65534 (no supplementary
+    groups): its return value (a str) or the repr of what it raised."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            out = str(fn())
+        except BaseException as e:          # noqa: BLE001  (reported to the parent)
+            out = "%s: %s" % (type(e).__name__, e)
+        os.write(w, out.encode("utf-8", "replace"))
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode()
+
+
+def t_operators(d):
+    with animd.Client(d.sock, name="walker-demo") as a, animd.Client(d.sock) as b:
+        check(a.name == "walker-demo" and b.name == os.path.basename(sys.argv[0]),
+              "a client's name: the given one, else the script's (%r, %r)" % (a.name, b.name))
+        a.subscribe(["instance.stopped"])
+        p = a.play(asset="walker.md5anim", mesh="walker.md5mesh")
+        mine = {x["connection"]: x for x in b.clients()}
+        ca = mine.get(a.server["connection"])
+        check(ca is not None and ca["name"] == "walker-demo" and ca["pid"] == os.getpid() and
+              ca["uid"] == os.getuid() and ca["gid"] == os.getgid() and ca["instances"] == 1 and
+              not ca["self"] and mine[b.server["connection"]]["self"] and
+              abs(ca["since"] - time.time()) < 60 and ca["memory_bytes"] > 0,
+              "clients(): the other connection, its name, pid, uid and what it owns (%r)" % ca)
+        check(b.clients_list() is not None and type(b.clients()) is list, "clients() is a list")
+        e = raises(animd.BadRequest, lambda: b.hello(name="x" * 65), "a name over 64 bytes")
+        with animd.Client(d.sock, name="\u00e9" * 40) as long_name:
+            check(long_name.name == "\u00e9" * 32 and
+                  long_name.server["connection"] in [x["connection"] for x in b.clients()],
+                  "a long name is cut to 64 bytes on a character, and the daemon takes it")
+        every = [x for x in b.instances(all=True) if x["instance"] == p["instance"]]
+        check(len(every) == 1 and every[0]["connection"] == a.server["connection"] and
+              every[0]["client"] == "walker-demo" and b.instances() == [],
+              "instances(all=True): another connection's, with its owner (%r)" % every)
+        e = raises(animd.NotFound, lambda: b.stop(p), "stop of another's instance without any")
+        check(e is not None and "any" in e.message, "not_found says how an operator reaches it")
+        st = b.pause(p, any=True)
+        check(st["state"] == "paused" and a.instances()[0]["state"] == "paused",
+              "pause(any=True): another connection's instance, paused")
+        st = b.stop(p, any=True)
+        check(st["state"] == "stopped" and a.instances() == [], "stop(any=True)")
+        ev = a.next_event(TIMEOUT)
+        check(ev["type"] == "instance.stopped" and ev["reason"] == "operator" and
+              "connection %d" % b.server["connection"] in ev["message"],
+              "the owner is told who stopped it (%r)" % ev)
+        a.play(asset="idle.md5anim", mesh="walker.md5mesh")
+        k = b.clients_kill(a.server["connection"], reason="runaway")
+        check(k["connection"] == a.server["connection"] and k["name"] == "walker-demo" and
+              k["instances"] == 1, "clients_kill: the connection and what it owned (%r)" % k)
+        e = raises(animd.Disconnected, lambda: a.status(), "a killed connection")
+        check(e is not None and "clients.kill" in str(e) and "runaway" in str(e),
+              "the killed client says who closed it and why (%s)" % e)
+        e = raises(animd.NotFound, lambda: b.clients_kill(a.server["connection"]),
+                   "kill of a closed connection")
+        e = raises(animd.BadRequest, lambda: b.clients_kill(b.server["connection"]),
+                   "kill of this connection")
+    # Another user's peer is refused: a socket anyone may reach, a
+    # connection of root's to act on, one of uid 65534's own.
+    os.chmod(d.dir, 0o755)
+    os.chmod(os.path.dirname(d.sock), 0o755)
+    os.chmod(d.sock, 0o666)
+    try:
+        with animd.Client(d.sock, name="root's") as a:
+            p = a.play(asset="walker.md5anim")
+            target = a.server["connection"]
+
+            def refused():
+                with animd.Client(d.sock) as n:
+                    own = animd.Client(d.sock, name="nobody's other")
+                    seen = [x["connection"] for x in n.clients()]
+                    out = []
+                    for fn in (lambda: n.clients_kill(target),
+                               lambda: n.stop(p["instance"], any=True),
+                               lambda: n.pause(p["instance"], any=True)):
+                        try:
+                            fn()
+                            out.append("allowed")
+                        except animd.PermissionDenied as e:
+                            out.append("refused: " + e.message)
+                    n.clients_kill(own.server["connection"])   # its own user's: allowed
+                    out.append("own killed")
+                    return "%s | %s" % (target in seen, " | ".join(out))
+
+            got = _as_nobody(refused)
+            check(got.startswith("True | refused: clients.kill: connection %d is uid 0's" % target)
+                  and got.count("refused: ") == 3 and "control.operators = privileged" in got and
+                  got.endswith("own killed"),
+                  "uid 65534 sees root's connection but may not act on it, and may on its own "
+                  "(%s)" % got)
+            check(a.instances()[0]["state"] == "playing", "root's instance plays on")
+    finally:
+        os.chmod(d.sock, 0o660)
+        os.chmod(os.path.dirname(d.sock), 0o700)
+        os.chmod(d.dir, 0o700)
+
+
+# ---- 10. connecting, dependencies, annotations --------------------------------
+
+def t_connecting(d):
+    e = raises(animd.NoSocket, lambda: animd.Client("/nonexistent/animd.sock"), "no socket")
+    check(e is not None and isinstance(e, FileNotFoundError) and isinstance(e, ConnectionError)
+          and "/nonexistent/animd.sock" in str(e) and "not running" in str(e),
+          "NoSocket names the path and says animd is not running (%s)" % e)
+    tmp = tempfile.mkdtemp(prefix="animd-stale-")
+    try:
+        stale = os.path.join(tmp, "stale.sock")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(stale)                   # bound, never listening: refused
+        s.close()
+        e = raises(animd.StaleSocket, lambda: animd.Client(stale), "a stale socket")
+        check(e is not None and isinstance(e, ConnectionRefusedError) and stale in str(e) and
+              "no daemon answers" in str(e), "StaleSocket says the daemon is gone (%s)" % e)
+    finally:
+        shutil.rmtree(tmp)
+    # No permission: the socket reachable, but its group's (root's, mode 0660).
+    os.chmod(d.dir, 0o755)
+    os.chmod(os.path.dirname(d.sock), 0o755)
+    try:
+        got = _as_nobody(lambda: animd.Client(d.sock))
+    finally:
+        os.chmod(os.path.dirname(d.sock), 0o700)
+        os.chmod(d.dir, 0o700)
+    check(got.startswith("NoPermission: cannot connect to %s: permission denied: the socket is "
+                         "group root's (mode 0660): join that group" % d.sock) and
+          "log in again" in got, "NoPermission names the group to join (%s)" % got)
+    # numpy missing: the command line says which Python lacks it.
+    r = subprocess.run([sys.executable, "-c", "import sys, runpy; sys.modules['numpy'] = None; "
+                        "sys.argv = ['animd', 'status']; runpy.run_module('animd', "
+                        "run_name='__main__', alter_sys=True)"],
+                       capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, ANIMD_SOCKET=d.sock))
+    check(r.returncode == 4 and sys.executable in r.stderr and "python3-numpy" in r.stderr and
+          "Traceback" not in r.stderr,
+          "without numpy: the interpreter and the package to install (%d %r)"
+          % (r.returncode, r.stderr[-400:]))
+
+
+def t_types(d):
+    import inspect
+    import typing
+    from animd import results
+    check(os.path.exists(os.path.join(PYDIR, "animd", "py.typed")), "the package ships py.typed")
+    missing = []
+    for name, fn in inspect.getmembers(animd.Client, inspect.isfunction):
+        if name.startswith("_") and name not in ("__init__", "__enter__"):
+            continue
+        hints = typing.get_type_hints(fn)
+        params = [k for k in inspect.signature(fn).parameters if k not in ("self", "args")]
+        if "return" not in hints or any(k not in hints for k in params):
+            missing.append(name)
+    check(missing == [], "every public method of Client is annotated (not: %r)" % missing)
+    check(typing.get_type_hints(animd.Client.clients)["return"] == typing.List[results.ClientInfo]
+          and typing.get_type_hints(animd.Client.assets)["return"] ==
+          typing.List[results.AssetSummary], "clients() and assets() return typed lists")
+    check("at_ns" in inspect.signature(animd.Client.play).parameters,
+          "play's at_ns, as animc_play_opts.at_ns")
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--version"], capture_output=True)
+    if mypy.returncode != 0:
+        print("(mypy is not installed for %s: make deps installs Debian's)" % sys.executable)
+        return
+    r = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "pyproject.toml",
+                        "--no-incremental", "animd"], cwd=PYDIR, capture_output=True,
+                       text=True, timeout=300)
+    check(r.returncode == 0, "mypy finds the package's annotations sound:\n%s" % r.stdout[-2000:])
 
 
 def main():
@@ -1077,6 +1283,8 @@ def main():
                                t_against_c(d, instances=4, poses=1000, depth=64),
                                t_against_c(d, instances=16, poses=400, depth=2))),
                            ("pictures", t_draw), ("the README's example", t_readme),
+                           ("operators", t_operators), ("connecting", t_connecting),
+                           ("annotations", t_types),
                            ("server.stopping", t_stopping)):
             print("== " + name, flush=True)
             part(d)

@@ -237,6 +237,24 @@ static void test_one_shot_commands(void **state)
 		"--space", "model", NULL);
 	expect(r, 0, "origin           position    15.000", NULL);
 	free(r);
+	/* sample's layers, as animd sample's --blend and --mask: idle's spine
+	 * (unturned) over the walk's. */
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0.25", "--space", "local", NULL);
+	expect(r, 0, "  2 spine            t     0.000     0.000     4.000  r  0.0000  0.0000  ", NULL);
+	assert_null(strstr(r->out, "  2 spine            t     0.000     0.000     4.000  r  0.0000  "
+			   "0.0000  0.0000  1.0000\n"));
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0.25", "--space", "local",
+		"--blend", "idle.md5anim:0:1", "--mask", "spine", NULL);
+	expect(r, 0, "  2 spine            t     0.000     0.000     4.000  r  0.0000  0.0000  "
+	       "0.0000  1.0000\n", NULL);
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0", "--blend", "nope:0:1", NULL);
+	expect(r, 1, NULL, "layer 0: walker.md5anim has no clip named \"nope\"");
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0", "--ref", "walker", NULL);
+	expect(r, 2, NULL, "--mask and --ref go with --blend or --additive");
+	free(r);
 	r = run(fx, NULL, "--json", "sample", "orbit.md5camera", "--time=1", NULL);
 	expect(r, 0, "\"camera\":{\"position\":[", NULL);
 	free(r);
@@ -294,9 +312,9 @@ static void test_exit_codes(void **state)
 
 static void test_help_everywhere(void **state)
 {
-	static const char *const cmds[] = { "status", "list", "info", "sample", "play", "watch",
-					    "events", "instances", "pause", "resume", "seek",
-					    "speed", "stop", "layer" };
+	static const char *const cmds[] = { "status", "list", "info", "reload", "sample", "play",
+					    "watch", "events", "instances", "pause", "resume",
+					    "seek", "speed", "stop", "layer", "clients" };
 	struct fixture *fx = *state;
 	struct run *r;
 	char want[64];
@@ -526,10 +544,10 @@ static void test_events_of_a_clip(void **state)
 	expect(r, 1, NULL, "not_found");
 	free(r);
 	r = run(fx, NULL, "info", "lantern.m2", NULL);
-	expect(r, 0, "attachment  0: id 11 on bone 0 (bone0) at 0.5 0 1.4\n", NULL);
-	expect(r, 0, "event       0: \"$CSD\", data 7, bone 1 (bone1) at 0 0 2\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s, 0 at 1.500 s\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s, 0 at 32.767 s\n", NULL);
+	expect(r, 0, "attachment  0: id 11 on bone 0 \"bone0\" at 0.5 0 1.4\n", NULL);
+	expect(r, 0, "event       0: \"$CSD\", data 7, on bone 1 \"bone1\" at 0 0 2\n", NULL);
+	expect(r, 0, "            events: 0 at 0.5 s, 0 at 1.5 s\n", NULL);
+	expect(r, 0, "            events: 0 at 0.5 s, 0 at 32.767 s\n", NULL);
 	free(r);
 	r = run(fx, NULL, "--json", "info", "lantern.m2", NULL);
 	expect(r, 0, "\"events\":[{\"time\":0.5,\"event\":0},{\"time\":1.5,\"event\":0}]", NULL);
@@ -867,6 +885,102 @@ static void test_connection_lost_line(void **state)
 	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
 }
 
+/* The connection id of the first other connection `--json clients` lists
+ * (0 if none). */
+static uint64_t other_connection(const struct fixture *fx)
+{
+	struct run *r = run(fx, NULL, "--json", "clients", NULL);
+	uint64_t id = 0;
+
+	expect(r, 0, "{\"clients\":[", NULL);
+	for (const char *p = strstr(r->out, "{\"connection\":"); p != NULL && id == 0;
+	     p = strstr(p + 1, "{\"connection\":")) {
+		const char *end = strchr(p, '}');
+
+		if (end != NULL && strstr(p, "\"self\":false") != NULL &&
+		    strstr(p, "\"self\":false") < end)
+			id = strtoull(p + strlen("{\"connection\":"), NULL, 10);
+	}
+	free(r);
+	return id;
+}
+
+/* What an operator types: reload, clients, instances --all, stop --any,
+ * clients kill. */
+static void test_operator_commands(void **state)
+{
+	struct fixture *fx = *state;
+	char *play_args[] = { "play", "walker.md5anim", "--no-input", NULL };
+	char *events_args[] = { "events", NULL };
+	struct run *r, *pr = calloc(1, sizeof *pr), *er = calloc(1, sizeof *er);
+	struct child pc, ec;
+	struct pollfd p;
+	char id[32];
+
+	r = run(fx, NULL, "reload", "walker.md5anim", NULL);
+	expect(r, 0, "walker.md5anim generation 1 (unchanged: the file is the live version)\n", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "reload", "idle.md5anim", NULL);
+	expect(r, 0, "{\"asset\":\"idle.md5anim\",\"generation\":1,\"unchanged\":true}\n", NULL);
+	free(r);
+	r = run(fx, NULL, "reload", "nope.md5anim", NULL);
+	expect(r, 1, NULL, "animctl reload: not_found:");
+	free(r);
+	r = run(fx, NULL, "clients", NULL);
+	expect(r, 0, "CONN   NAME ", NULL);
+	expect(r, 0, " animctl ", NULL);
+	expect(r, 0, "  (this)\n", NULL);
+	free(r);
+
+	/* Another animctl's instance: seen with --all, stopped with --any
+	 * (its owner hears why), not without. */
+	spawn(fx, play_args, &pc);
+	p = (struct pollfd){ .fd = pc.out, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, TIMEOUT_MS), 1);
+	r = run(fx, NULL, "instances", "--all", NULL);
+	expect(r, 0, "\"animctl\"  instance 1 playing  walker.md5anim", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "instances", "--all", NULL);
+	expect(r, 0, "\"connection\":", NULL);
+	expect(r, 0, "\"client\":\"animctl\"}", NULL);
+	free(r);
+	r = run(fx, NULL, "stop", "1", NULL);
+	expect(r, 1, NULL, "or as an operator with --any");
+	free(r);
+	r = run(fx, NULL, "seek", "1", "0", "--any", NULL);
+	expect(r, 2, NULL, "--any goes with pause, resume and stop");
+	free(r);
+	r = run(fx, NULL, "stop", "--any", "1", NULL);
+	expect(r, 0, "instance 1 stopped", NULL);
+	free(r);
+	collect(&pc, pr, TIMEOUT_MS);
+	/* The daemon's side ended it: play exits 1, as for any stop not its own. */
+	expect(pr, 1, "instance.stopped asset=walker.md5anim instance=1", NULL);
+	expect(pr, 1, "reason=\"operator\"", NULL);
+	free(pr);
+
+	/* An `animctl events` closed by another: it says who and why. */
+	spawn(fx, events_args, &ec);
+	for (int i = 0; i < 100 && other_connection(fx) == 0; i++)
+		poll(NULL, 0, 20);
+	snprintf(id, sizeof id, "%llu", (unsigned long long)other_connection(fx));
+	r = run(fx, NULL, "clients", "kill", id, "--reason", "too chatty", NULL);
+	expect(r, 0, "closed connection ", NULL);
+	expect(r, 0, "\"animctl\" (pid ", NULL);
+	free(r);
+	collect(&ec, er, TIMEOUT_MS);
+	expect(er, 3, "client.killed reason=\"too chatty\"", "animctl events: connection to the "
+	       "daemon lost: closed by connection ");
+	expect(er, 3, NULL, "with clients.kill: too chatty");
+	free(er);
+	r = run(fx, NULL, "clients", "kill", id, NULL);
+	expect(r, 1, NULL, "animctl clients: not_found: no connection");
+	free(r);
+	r = run(fx, NULL, "clients", "frob", NULL);
+	expect(r, 2, NULL, "unknown verb");
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -883,6 +997,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plurals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_lost_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_operator_commands, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

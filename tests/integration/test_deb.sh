@@ -83,11 +83,13 @@ if start_daemon "$TMP/log" "$root/usr/bin/animd" serve -c "$root/etc/animd/animd
 		pyroot=$root/usr/lib/python3/dist-packages
 		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -c \
 			"import animd, sys; print(animd.__file__, animd.__version__); \
-			 c = animd.Client(sys.argv[1]); print(len(c.assets()['assets'])); c.close()" "$sock"
+			 c = animd.Client(sys.argv[1]); print(len(c.assets())); c.close()" "$sock"
 		expect_match "^$pyroot/animd/__init__\\.py $v\$" "$TMP/out"
 		expect_match "^$n\$" "$TMP/out"
-		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -m animd --socket "$sock" status
+		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -m animd --socket "$sock" --json status
 		expect_jq ".assets.count == $n" "$TMP/out"
+		# PEP 561: the package's annotations, installed with it.
+		[ -f "$pyroot/animd/py.typed" ] && ok || bad "python3-animd lacks animd/py.typed"
 	else
 		echo "skip part: python3-msgpack or python3-numpy is not installed"
 	fi

@@ -30,6 +30,10 @@ expect_match "^Version: $v\$" "$TMP/out"
 expect_match "^Requires: msgpack, numpy\$" "$TMP/out"
 expect_match "animd/stream\\.py\$" "$TMP/out"
 expect_match "animd/draw\\.py\$" "$TMP/out"
+# PEP 561: the annotations are for type checkers to use.
+expect_match "animd/py\\.typed\$" "$TMP/out"
+# The console entry point, beside python3 -m animd.
+[ -x "$TMP/venv/bin/animd-py" ] && ok || bad "pip did not install the animd-py command"
 [ -z "$(find "$TMP/src" -newer "$TMP/copied" ! -name '*.pyc' ! -type d)" ] && ok ||
 	{ bad "pip wrote into the source tree:"; find "$TMP/src" -newer "$TMP/copied"; }
 
@@ -45,8 +49,10 @@ if start_daemon "$TMP/log" "$ANIMD" serve --assets "$TMP/assets" --socket "$TMP/
 	expect_status 0 env -u ANIMD_SOCKET "$TMP/venv/bin/python" "$TMP/example.py"
 	expect_match "^\\(10, 3, 4\\) \\['origin', 'pelvis', 'spine'\\]\$" "$TMP/out"
 	expect_match "^\\{'count': 6, " "$TMP/out"
-	expect_status 0 "$TMP/venv/bin/python" -m animd --socket build/animd.sock status
+	expect_status 0 "$TMP/venv/bin/python" -m animd --socket build/animd.sock --json status
 	expect_jq '.assets.count == 6' "$TMP/out"
+	expect_status 0 "$TMP/venv/bin/animd-py" --socket build/animd.sock list
+	expect_match "^walker\\.md5anim +md5anim +1 +ok\$" "$TMP/out"
 	cd /
 	stop_daemon && ok || bad "animd did not exit cleanly"
 else

@@ -74,6 +74,7 @@ static void perturbed(struct config *cfg)
 		{ "log.level", "debug" },
 		{ "log.format", "plain" },
 		{ "xfile.ticks_per_second", "30" },
+		{ "control.operators", "none" },
 	};
 	struct config def;
 	char err[256];
@@ -97,6 +98,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.socket_path, "/run/animd/animd.sock");
 	assert_int_equal(c.socket_mode, 0660);
 	assert_string_equal(c.socket_group, "");
+	assert_int_equal(c.operators, CONFIG_OPERATORS_PRIVILEGED);
 	assert_int_equal(c.publish_rate_hz, 60);
 	assert_int_equal(c.tick_threads, 0);
 	assert_int_equal(c.streams_max_total_bytes, 0);  /* auto */
@@ -201,7 +203,7 @@ static void test_error_unknown(void **state)
 		     "t.ini:3: unknown key \"foo\" in [limits]");
 	expect_error("; x\n[limitations]\n",
 		     "t.ini:2: unknown section [limitations] (known: assets, socket, streams, "
-		     "playback, limits, reload, log, xfile)");
+		     "playback, limits, reload, log, xfile, control)");
 	expect_error("level = info\n", "t.ini:1: key \"level\" comes before any [section]");
 	/* Control bytes in a name are escaped in the message. */
 	expect_error("[log]\nle\x1b\x1b\x1bvel = info\n",
@@ -249,7 +251,7 @@ static void test_error_did_you_mean(void **state)
 	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits]: did you mean [limits]?");
 	expect_error("[stream]\n", "t.ini:1: unknown section [stream]: did you mean [streams]?");
 	expect_error("[network]\n", "t.ini:1: unknown section [network] (known: assets, socket, "
-				    "streams, playback, limits, reload, log, xfile)");
+				    "streams, playback, limits, reload, log, xfile, control)");
 	/* config_set: a dotted name, or a key without its section. */
 	{
 		struct config c;
@@ -425,6 +427,9 @@ static void test_error_values(void **state)
 		assert_int_equal(load_text(&c, "[log]\nformat = plain\n", err, sizeof err), 0);
 		assert_int_equal(c.log_format, LOG_FORMAT_PLAIN);
 	}
+	expect_error("[control]\noperators = root\n",
+		     "t.ini:2: control.operators must be one of privileged, everyone, none, not "
+		     "\"root\"");
 	expect_error("[xfile]\nticks_per_second = 0\n",
 		     "t.ini:2: xfile.ticks_per_second must be an integer from 1 to 1000000, not "
 		     "\"0\"");
@@ -841,6 +846,7 @@ static void test_live_classification(void **state)
 			      CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) |
 			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL) |
 			      CONFIG_BIT(CONFIG_LOG_FORMAT);
+			      CONFIG_BIT(CONFIG_CONTROL_OPERATORS);
 	struct config cur, fresh, def;
 	uint32_t restart = 0, applied;
 

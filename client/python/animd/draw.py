@@ -15,7 +15,9 @@ matplotlib is imported only here, and only when a picture is made: the rest
 of the package does not need it.  No pyplot and no GUI backend: figures are
 drawn by the Agg canvas, so this works without a display.
 """
-import numpy as np
+from typing import Any, List, Optional, Sequence, Tuple
+
+from animd._deps import numpy as np
 
 VIEWS = {
     "z_up": (("side", 0, 2), ("front", 1, 2), ("top", 0, 1)),
@@ -29,7 +31,7 @@ WIRE, NAME, TRAIL, PATH, FRUSTUM = "#5d6d7e", "#34495e", "#8e44ad", "#2c3e50", "
 FRUSTUM_DEPTH, FRUSTUM_ASPECT = 0.2, 0.75
 
 
-def _matplotlib():
+def _matplotlib() -> Tuple[Any, Any]:
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -39,7 +41,7 @@ def _matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def positions(pose):
+def positions(pose: Any) -> Any:
     """Joint positions (n, 3) of a model-space pose: a Sample or stream Pose,
     an (n, 3, 4) array of matrices, or (n, 3) positions as they are."""
     space = getattr(pose, "space", None)
@@ -60,7 +62,7 @@ def positions(pose):
     raise ValueError("cannot take joint positions from an array of shape %s" % (a.shape,))
 
 
-def _limits(points, up):
+def _limits(points: List[Any], up: str) -> List[Any]:
     """Per view, (x range, y range) sharing one scale, with a margin."""
     pts = np.concatenate([p for p in points if p is not None and len(p)]) \
         if any(p is not None and len(p) for p in points) else np.zeros((1, 3))
@@ -71,14 +73,14 @@ def _limits(points, up):
             for _, h, v in VIEWS[up]]
 
 
-def _edges(tris):
+def _edges(tris: Any) -> Any:
     """The unique edges (e, 2) of triangles (m, 3)."""
     t = np.asarray(tris, dtype=np.int64).reshape(-1, 3)
     e = np.concatenate([t[:, [0, 1]], t[:, [1, 2]], t[:, [2, 0]]])
     return np.unique(np.sort(e, axis=1), axis=0) if len(e) else e
 
 
-def _joint(key, names, count):
+def _joint(key: Any, names: Any, count: int) -> int:
     """A joint given by name or index, as an index."""
     if isinstance(key, str) and not key.lstrip("-").isdigit():
         if not names or key not in names:
@@ -90,8 +92,9 @@ def _joint(key, names, count):
     return j
 
 
-def _view(ax, joints, parents, verts, up, k, lim, row_label, emit=None, tris=None, names=None,
-          trail=None, trail_at=None):
+def _view(ax: Any, joints: Any, parents: Any, verts: Any, up: str, k: int, lim: Any,
+          row_label: Optional[str], emit: Any = None, tris: Any = None, names: Any = None,
+          trail: Any = None, trail_at: Any = None) -> None:
     name, h, v = VIEWS[up][k]
     if trail is not None and len(trail):
         # One joint's path across the clip, and where it is in this row.
@@ -137,13 +140,13 @@ def _view(ax, joints, parents, verts, up, k, lim, row_label, emit=None, tris=Non
     ax.tick_params(labelsize=7)
 
 
-def _parents(pose, parents):
+def _parents(pose: Any, parents: Any) -> Any:
     if parents is not None:
         return np.asarray(parents)
     return getattr(pose, "parents", None)
 
 
-def _layout(fig, title, rows):
+def _layout(fig: Any, title: Optional[str], rows: int) -> None:
     if title:
         fig.suptitle(title, fontsize=11, weight="bold")
         fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.1 * rows)))
@@ -151,8 +154,11 @@ def _layout(fig, title, rows):
         fig.tight_layout()
 
 
-def sheet(poses, parents=None, up="z_up", vertices=None, titles=None, path=None, dpi=100,
-          title=None, emitters=None, triangles=None, names=None, trail=None, trail_poses=None):
+def sheet(poses: Sequence[Any], parents: Any = None, up: str = "z_up",
+          vertices: Optional[Sequence[Any]] = None, titles: Optional[Sequence[str]] = None,
+          path: Any = None, dpi: int = 100, title: Optional[str] = None,
+          emitters: Optional[Sequence[Any]] = None, triangles: Optional[Sequence[Any]] = None,
+          names: Any = None, trail: Any = None, trail_poses: Optional[Sequence[Any]] = None) -> Any:
     """One row of three views per pose, every row at the same scale (a
     contact sheet).  ``vertices``: a list beside ``poses`` of (n, 3)
     arrays (or vertices-space samples), or None, drawn as a wireframe of
@@ -199,8 +205,9 @@ def sheet(poses, parents=None, up="z_up", vertices=None, titles=None, path=None,
     return fig
 
 
-def pose(pose, path=None, parents=None, up="z_up", vertices=None, title=None, dpi=100,
-         names=None):
+def pose(pose: Any, path: Any = None, parents: Any = None, up: str = "z_up",
+         vertices: Any = None, title: Optional[str] = None, dpi: int = 100,
+         names: Any = None) -> Any:
     """Three views of one pose (a model-space Sample or stream Pose, or an
     array of matrices or positions; ``parents`` from a Sample by default;
     ``names`` as for ``sheet``)."""
@@ -208,14 +215,14 @@ def pose(pose, path=None, parents=None, up="z_up", vertices=None, title=None, dp
                  title=title, path=path, dpi=dpi, names=names)
 
 
-def _rotate(q, v):
+def _rotate(q: Any, v: Any) -> Any:
     """v (n, 3) rotated by the Hamilton quaternion q (x, y, z, w)."""
     u, w = np.asarray(q[:3], dtype=np.float64), float(q[3])
     t = 2 * np.cross(u, v)
     return v + w * t + np.cross(u, t)
 
 
-def frustum(cam, depth):
+def frustum(cam: Any, depth: float) -> Any:
     """The apex and four far corners (5, 3) of a camera sample's view
     (``camera`` space: position, orientation, fov in degrees), ``depth``
     ahead.  The axes are Doom's (README "Conventions"): forward +X, left
@@ -227,7 +234,9 @@ def frustum(cam, depth):
     return np.concatenate([c[None, :3], c[:3] + _rotate(c[3:7], local)])
 
 
-def camera(path_samples, frames, up="z_up", titles=None, path=None, dpi=100, title=None):
+def camera(path_samples: Sequence[Any], frames: Sequence[Any], up: str = "z_up",
+           titles: Optional[Sequence[str]] = None, path: Any = None, dpi: int = 100,
+           title: Optional[str] = None) -> Any:
     """A camera in three views: its path through ``path_samples`` (camera
     samples in time order; a jump of more than four times the usual step,
     a cut, leaves a gap) and at each of ``frames`` its view frustum, the
@@ -276,12 +285,12 @@ def camera(path_samples, frames, up="z_up", titles=None, path=None, dpi=100, tit
     return fig
 
 
-def save(fig, path):
+def save(fig: Any, path: Any) -> None:
     """Write a Figure of this module as PNG (``path``: a name or a file)."""
     fig.savefig(path, format="png")
 
 
-def frame_times(duration, frames, loop=True):
+def frame_times(duration: float, frames: int, loop: bool = True) -> List[float]:
     """``frames`` times across a clip: a looping clip's seam is not drawn
     twice (its last frame is its first), a clip played once ends on its end."""
     if frames <= 1 or duration <= 0:
@@ -290,7 +299,8 @@ def frame_times(duration, frames, loop=True):
     return [i * step for i in range(frames)]
 
 
-def _render_camera(client, asset, info, up, time, frames, path, dpi):
+def _render_camera(client: Any, asset: str, info: Any, up: str, time: float,
+                   frames: Optional[int], path: Any, dpi: int) -> Any:
     cam = info["cameras"][0]
     duration, rate = cam.get("duration", 0.0), cam.get("frame_rate") or 30
     # The path through every frame (at most 512 points), the frusta at the
@@ -304,8 +314,9 @@ def _render_camera(client, asset, info, up, time, frames, path, dpi):
                   dpi=dpi, title="%s: path and view frusta" % asset)
 
 
-def render(client, asset, clip=None, time=0.0, mesh=None, frames=None, vertices=False,
-           path=None, dpi=100, names=False, trail=None):
+def render(client: Any, asset: str, clip: Optional[str] = None, time: float = 0.0,
+           mesh: Optional[str] = None, frames: Optional[int] = None, vertices: bool = False,
+           path: Any = None, dpi: int = 100, names: bool = False, trail: Any = None) -> Any:
     """Ask the daemon for the pose(s) and draw them: one pose at ``time``,
     or with ``frames`` a contact sheet across the clip; an M2's particle
     emitters too; with ``vertices`` the skinned mesh (a wireframe); with

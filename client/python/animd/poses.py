@@ -26,7 +26,9 @@ An attachments row holds three 32-bit integers after its 13 floats (id,
 joint, 0), as the stream does: ``data`` carries their bits, and ``ids`` and
 ``joint_indices`` read them as integers.
 """
-import numpy as np
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from animd._deps import numpy as np
 
 SPACES = ("local", "model", "skin", "vertices", "camera", "emitters", "attachments")
 # Floats per element by space (section 13's strides / 4); vertices with
@@ -43,14 +45,16 @@ class PoseViews:
     """Views of ``self.data`` (rows of the stream layout) by ``self.space``;
     a view that does not apply to the space is None."""
 
-    space = None
-    data = None
+    space: Optional[str] = None
+    # An np.ndarray (float32, one row per element), or None for a reply
+    # without a pose.
+    data: Any = None
 
-    def _rows(self, k):
+    def _rows(self, k: int) -> Any:
         return self.data.reshape(-1, k) if self.data is not None else None
 
     @property
-    def joints(self):
+    def joints(self) -> Optional[np.ndarray]:
         if self.space == "local":
             return self._rows(10)
         if self.space in ("model", "skin"):
@@ -60,13 +64,13 @@ class PoseViews:
         return None
 
     @property
-    def positions(self):
+    def positions(self) -> Optional[np.ndarray]:
         j = self.joints
         if self.space == "local" or j is None:
             return None
         return j[:, :, 3]
 
-    def _local(self, a, b):
+    def _local(self, a: int, b: int) -> Optional[np.ndarray]:
         return self._rows(10)[:, a:b] if self.space == "local" else None
 
     t = property(lambda self: self._local(0, 3))
@@ -74,19 +78,19 @@ class PoseViews:
     s = property(lambda self: self._local(7, 10))
 
     @property
-    def vertices(self):
+    def vertices(self) -> Optional[np.ndarray]:
         if self.space != "vertices":
             return None
         return self.data[:, :3]
 
     @property
-    def normals(self):
+    def normals(self) -> Optional[np.ndarray]:
         if self.space != "vertices" or self.data.shape[1] < 6:
             return None
         return self.data[:, 3:6]
 
     @property
-    def camera(self):
+    def camera(self) -> Optional[np.ndarray]:
         return self.data.reshape(8) if self.space == "camera" else None
 
     position = property(lambda self: self.camera[0:3] if self.space == "camera" else None)
@@ -94,26 +98,26 @@ class PoseViews:
     fov = property(lambda self: float(self.camera[7]) if self.space == "camera" else None)
 
     @property
-    def emitters(self):
+    def emitters(self) -> Optional[np.ndarray]:
         return self._rows(24) if self.space == "emitters" else None
 
     @property
-    def params(self):
+    def params(self) -> Optional[np.ndarray]:
         return self._rows(24)[:, 12:22] if self.space == "emitters" else None
 
     @property
-    def enabled(self):
+    def enabled(self) -> Optional[np.ndarray]:
         return self._rows(24)[:, 22] > 0.5 if self.space == "emitters" else None
 
     @property
-    def attachments(self):
+    def attachments(self) -> Optional[np.ndarray]:
         return self._rows(16) if self.space == "attachments" else None
 
     @property
-    def animate(self):
+    def animate(self) -> Optional[np.ndarray]:
         return self._rows(16)[:, 12] > 0.5 if self.space == "attachments" else None
 
-    def _words(self, k):
+    def _words(self, k: int) -> Any:
         if self.space != "attachments":
             return None
         return self._rows(16).view(np.uint32)[:, k]
@@ -121,16 +125,16 @@ class PoseViews:
     ids = property(lambda self: self._words(13))
     joint_indices = property(lambda self: self._words(14))
 
-    def __array__(self, dtype=None):
+    def __array__(self, dtype: Any = None) -> Any:
         return self.data if dtype is None else self.data.astype(dtype)
 
 
-def _f32(rows, k):
+def _f32(rows: List[Any], k: int) -> np.ndarray:
     a = np.array(rows, dtype=np.float32)
     return a.reshape(-1, k) if a.size else np.zeros((0, k), np.float32)
 
 
-def sample_rows(reply):
+def sample_rows(reply: Mapping[str, Any]) -> Tuple[Optional[str], Optional[np.ndarray]]:
     """The stream-layout rows of a ``sample`` reply, and its space."""
     space = reply.get("space")
     if space == "local":
@@ -171,7 +175,10 @@ class Sample(dict, PoseViews):
     ``triangles`` (vertices space; empty from a daemon from before them)
     indexes ``vertices``, each mesh's offset by the vertices before it."""
 
-    def __init__(self, reply):
+    names: Optional[List[Optional[str]]]
+    parents: Optional[np.ndarray]
+
+    def __init__(self, reply: Mapping[str, Any]) -> None:
         super().__init__(reply)
         self.space, self.data = sample_rows(reply)
         joints = reply.get("joints") if self.space in ("local", "model", "skin") else None
@@ -187,7 +194,7 @@ class Sample(dict, PoseViews):
             self.triangles = (np.array(tris, dtype=np.int64).reshape(-1, 3) if tris
                               else np.zeros((0, 3), np.int64))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         shape = None if self.data is None else self.data.shape
         return "<animd.Sample %s %s t=%s %s>" % (self.get("asset"), self.space,
                                                  self.get("time"), shape)

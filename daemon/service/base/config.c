@@ -44,6 +44,7 @@ enum config_type {
 	CONFIG_TYPE_BOOL,       /* bool: yes/no */
 	CONFIG_TYPE_LEVEL,      /* enum log_level */
 	CONFIG_TYPE_LOG_FORMAT, /* enum log_format */
+	CONFIG_TYPE_OPERATORS,  /* enum config_operators */
 };
 
 struct config_key {
@@ -122,14 +123,23 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 					 true),
 	[CONFIG_X_TICKS_PER_SECOND] = CONFIG_KEY("xfile", "ticks_per_second", CONFIG_TYPE_COUNT,
 						 x_ticks_per_second, 1, 1000000, false),
+	[CONFIG_CONTROL_OPERATORS] = CONFIG_KEY("control", "operators", CONFIG_TYPE_OPERATORS,
+						operators, 0, 0, true),
+};
+
+/* control.operators' words, indexed by enum config_operators. */
+static const char *const config_operators_names[] = {
+	[CONFIG_OPERATORS_PRIVILEGED] = "privileged",
+	[CONFIG_OPERATORS_EVERYONE] = "everyone",
+	[CONFIG_OPERATORS_NONE] = "none",
 };
 
 /* In file order; every config_keys[].section is one of these. */
 static const char *const config_sections[] = {
-	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile",
+	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile", "control",
 };
 #define CONFIG_SECTION_COUNT (sizeof config_sections / sizeof config_sections[0])
-#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile"
+#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile, control"
 
 /* Quoted values in messages: escaped like a log line (no newline reaches a
  * log), with '"' as \", and cut, so a 4 KiB garbage value gives a readable
@@ -210,6 +220,7 @@ void config_defaults(struct config *cfg)
 	cfg->log_level = CONFIG_DEFAULT_LOG_LEVEL;
 	cfg->log_format = CONFIG_DEFAULT_LOG_FORMAT;
 	cfg->x_ticks_per_second = CONFIG_DEFAULT_X_TICKS_PER_SECOND;
+	cfg->operators = CONFIG_DEFAULT_CONTROL_OPERATORS;
 }
 
 void config_free(struct config *cfg)
@@ -463,6 +474,18 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 		*(enum log_format *)config_member(cfg, k) = (enum log_format)format;
 		return 0;
 	}
+	case CONFIG_TYPE_OPERATORS:
+		for (size_t i = 0; i < sizeof config_operators_names / sizeof config_operators_names[0];
+		     i++) {
+			if (strcmp(value, config_operators_names[i]) == 0) {
+				*(enum config_operators *)config_member(cfg, k) =
+					(enum config_operators)i;
+				return 0;
+			}
+		}
+		config_msg(msg, msglen, "%s must be one of privileged, everyone, none, not %s", label,
+			   config_quote(q, value));
+		return -EINVAL;
 	}
 	config_msg(msg, msglen, "%s: internal error: unknown type", label);
 	return -EINVAL;
@@ -1066,6 +1089,10 @@ const char *config_field_format(const struct config *cfg, enum config_field f, c
 		break;
 	case CONFIG_TYPE_LOG_FORMAT:
 		snprintf(buf, len, "%s", log_format_name(*(const enum log_format *)m));
+		break;
+	case CONFIG_TYPE_OPERATORS:
+		snprintf(buf, len, "%s",
+			 config_operators_names[*(const enum config_operators *)m]);
 		break;
 	}
 	return buf;

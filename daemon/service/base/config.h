@@ -89,6 +89,18 @@
 #define CONFIG_DEFAULT_LOG_LEVEL LOG_LEVEL_INFO
 #define CONFIG_DEFAULT_LOG_FORMAT LOG_FORMAT_AUTO
 #define CONFIG_DEFAULT_X_TICKS_PER_SECOND 4800u
+#define CONFIG_DEFAULT_CONTROL_OPERATORS CONFIG_OPERATORS_PRIVILEGED
+
+/* control.operators: which peers may use the operator methods, those that
+ * act on other connections (clients.kill, "any": true; PROTOCOL.md,
+ * "Operators").  Seeing them (clients.list, instances.list's "all") is
+ * every peer's, as `stats` is. */
+enum config_operators {
+	CONFIG_OPERATORS_PRIVILEGED,    /* "privileged": uid 0 and the daemon's own uid */
+	CONFIG_OPERATORS_EVERYONE,      /* "everyone": any peer that may connect (the
+					   socket's mode and group are the boundary) */
+	CONFIG_OPERATORS_NONE,          /* "none": nobody, root included */
+};
 
 struct config {
 	/* [assets] */
@@ -136,6 +148,10 @@ struct config {
 	/* [xfile] */
 	uint32_t x_ticks_per_second;            /* ticks_per_second: for .x files without
 						   AnimTicksPerSecond */
+
+	/* [control] */
+	enum config_operators operators;        /* operators: who may act on other
+						   connections */
 };
 
 /* One value per key, in file order; CONFIG_BIT(f) in the masks below. */
@@ -163,6 +179,7 @@ enum config_field {
 	CONFIG_LOG_LEVEL,
 	CONFIG_LOG_FORMAT,
 	CONFIG_X_TICKS_PER_SECOND,
+	CONFIG_CONTROL_OPERATORS,
 	CONFIG_FIELD_COUNT
 };
 
@@ -265,11 +282,12 @@ int config_validate(const struct config *cfg, char *err, size_t errlen);
 const char *config_field_name(enum config_field f);
 
 /* Whether a SIGHUP applies the field to the running daemon: log.level,
- * log.format, streams.publish_rate_hz, streams.max_total_bytes, every
- * [limits] key (the two timeouts for every connection at once, the others
- * for connections accepted and assets loaded after the reload),
- * reload.quiet_ms and reload.rescan_interval_s.  The others (asset root, socket, reload.watch,
- * xfile.ticks_per_second) need a restart. */
+ * log.format, streams.publish_rate_hz, streams.max_total_bytes,
+ * control.operators, every [limits] key (the two timeouts for every
+ * connection at once, the others for connections accepted and assets
+ * loaded after the reload), reload.quiet_ms and reload.rescan_interval_s.
+ * The others (asset root, socket, reload.watch, xfile.ticks_per_second)
+ * need a restart. */
 bool config_field_is_live(enum config_field f);
 
 /* The field's value as the file would write it ("0660", "8MiB", "yes",

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/service/base/log.h"
@@ -186,6 +187,13 @@ static void listener_on_connection(uv_stream_t *stream, int status)
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 		s->peer_pid = cred.pid;
 		s->peer_uid = cred.uid;
+		s->peer_gid = cred.gid;
+	}
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->accepted_unix = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	}
 	if (srv->count - srv->refused - srv->released > srv->ctl->cfg->max_connections ||
 	    srv->closing) {
