@@ -1,7 +1,13 @@
 /*
  * notify.h - telling systemd how the daemon is doing (sd_notify).
  *
- * Thin wrappers over libsystemd.  Every function is harmless when the
+ * The notification protocol itself (sd_notify(3), a stable interface of
+ * systemd's): one datagram of newline-separated assignments to the Unix
+ * socket NOTIFY_SOCKET names (a path, or "@name" for an abstract one).
+ * Spoken here rather than through libsystemd, whose seven libraries
+ * (libgcrypt, liblzma, libzstd, ...) every process of animd would load at
+ * start for these few lines, `animd check` included: it was half the
+ * start-up of a process that loads one small file.  Every function is harmless when the
  * daemon does not run under systemd: with NOTIFY_SOCKET unset they do
  * nothing and return 0.  NOTIFY_SOCKET is left in the environment, so later
  * notifications keep working.  Call them from the loop thread.
