@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "daemon/assets/asset_internal.h"
 #include "daemon/assets/asset_m2.h"
+#include "daemon/formats/big_block.h"
 #include "daemon/formats/m2/m2.h"
 #include "daemon/formats/md5/md5.h"
 #include "daemon/formats/x/x.h"
@@ -336,6 +338,18 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 	return 0;
 }
 
+/* Files this big or bigger are read into a block of their own by
+ * asset_load_file (asset_read_whole). */
+#define ASSET_MAPPED_MIN ((size_t)256 * 1024)
+
+static void asset_buffer_free(char *buf, size_t mapped)
+{
+	if (mapped > 0)
+		big_block_free(buf, mapped);
+	else
+		free(buf);
+}
+
 /* What a file that is not regular is, for the message that refuses it. */
 static const char *asset_file_kind(mode_t mode)
 {
@@ -344,12 +358,22 @@ static const char *asset_file_kind(mode_t mode)
 	       : S_ISSOCK(mode) ? "a socket" : "not a regular file";
 }
 
-int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, size_t *len_out,
-		  struct stat *st, char *err, size_t errlen)
+/*
+ * The whole regular file fd in one buffer of its size (one spare byte, so
+ * that a file growing while read is noticed).  With `may_map`, a file of
+ * ASSET_MAPPED_MIN bytes or more is read into a block of its own
+ * (big_block.h: huge pages, one fault for 2 MiB where 4 KiB pages would
+ * each cost one) and *mapped says its size, for big_block_free; otherwise
+ * *mapped is 0 and the buffer is malloc'd.
+ */
+static int asset_read_whole(int fd, const char *name, size_t max_bytes, bool may_map,
+			    char **buf_out, size_t *len_out, size_t *mapped, struct stat *st,
+			    char *err, size_t errlen)
 {
 	size_t len = 0, cap;
 	char *buf;
 
+	*mapped = 0;
 	memset(st, 0, sizeof *st);
 	if (fstat(fd, st) < 0)
 		return asset_fail(name, -errno, err, errlen, "cannot stat");
@@ -369,7 +393,10 @@ int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, si
 	}
 	/* One spare byte so a file that grows while we read is noticed. */
 	cap = (size_t)st->st_size + 1;
-	buf = malloc(cap);
+	if (may_map && cap >= ASSET_MAPPED_MIN)
+		buf = big_block_alloc(cap, mapped);
+	else
+		buf = malloc(cap);
 	if (buf == NULL)
 		return asset_fail(name, -ENOMEM, err, errlen, "cannot read");
 	for (;;) {
@@ -380,7 +407,8 @@ int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, si
 		if (n < 0) {
 			int rc = asset_fail(name, -errno, err, errlen, "cannot read");
 
-			free(buf);
+			asset_buffer_free(buf, *mapped);
+			*mapped = 0;
 			return rc;
 		}
 		if (n == 0)
@@ -388,13 +416,23 @@ int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, si
 		len += (size_t)n;
 		if (len == cap) {
 			snprintf(err, errlen, "%s: error: file grew while being read", name);
-			free(buf);
+			asset_buffer_free(buf, *mapped);
+			*mapped = 0;
 			return -EAGAIN;
 		}
 	}
 	*buf_out = buf;
 	*len_out = len;
 	return 0;
+}
+
+int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, size_t *len_out,
+		  struct stat *st, char *err, size_t errlen)
+{
+	size_t mapped;
+
+	return asset_read_whole(fd, name, max_bytes, false, buf_out, len_out, &mapped, st, err,
+				errlen);
 }
 
 int asset_open_file(const char *path, char *err, size_t errlen)
@@ -410,7 +448,7 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 		    size_t errlen)
 {
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, mapped = 0;
 	int rc;
 
 	struct stat st;
@@ -418,7 +456,7 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 
 	if (fd < 0)
 		return fd;
-	rc = asset_read_fd(fd, path, max_bytes, &buf, &len, &st, err, errlen);
+	rc = asset_read_whole(fd, path, max_bytes, true, &buf, &len, &mapped, &st, err, errlen);
 	close(fd);
 	if (rc < 0)
 		return rc;
@@ -428,7 +466,7 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 
 		rc = asset_load_buffer_with(path, buf, len, &o, out, err, errlen);
 	}
-	free(buf);
+	asset_buffer_free(buf, mapped);
 	return rc;
 }
 

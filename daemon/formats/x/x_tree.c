@@ -45,7 +45,7 @@
 /* Blocks this big or bigger are mapped on their own, in huge pages where
  * the kernel offers them (big_block.h): a big file's values and inflated
  * body then cost a fault per 2 MiB instead of one per 4 KiB. */
-#define X_MAPPED_MIN (1024u * 1024u)
+#define X_MAPPED_MIN (256u * 1024u)
 /* Arena bytes a thread keeps for its next tree, and bytes of builder
  * stacks: enough for files of several megabytes, and bounded for each of
  * the daemon's loader threads; a bigger load frees what is beyond the
@@ -502,6 +502,15 @@ static struct x_value *x_build_reserve(struct x_builder *b, uint32_t n)
 		want = 2 * ((uint64_t)o->value_count + n);
 	if (want < X_VALUE_BLOCK)
 		want = X_VALUE_BLOCK;
+	/* A block that big is mapped in whole units: the stream takes all of
+	 * it (pages it never touches cost nothing). */
+	if (want * sizeof *blk + sizeof(struct x_arena_block) >= X_MAPPED_MIN &&
+	    want < UINT32_MAX) {
+		uint64_t bytes = want * sizeof *blk + sizeof(struct x_arena_block);
+
+		bytes = (bytes + BIG_BLOCK_UNIT - 1) & ~(uint64_t)(BIG_BLOCK_UNIT - 1);
+		want = (bytes - sizeof(struct x_arena_block)) / sizeof *blk;
+	}
 	if (want > UINT32_MAX)
 		want = (uint64_t)o->value_count + n;
 	blk = x_arena_alloc(b->t, (size_t)want * sizeof *blk);
