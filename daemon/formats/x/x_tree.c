@@ -202,8 +202,11 @@ static void *x_arena_alloc(struct x_tree *t, size_t n)
 		if (b == NULL)
 			return NULL;
 		/* A block bigger than the standard one goes behind the current
-		 * one, so the current block's free space is not wasted. */
-		if (t->arena != NULL && b->size > X_ARENA_BLOCK) {
+		 * one, so the current block's free space is not wasted; unless
+		 * it has more room left than the current one (a mapped block
+		 * comes in whole 2 MiB units, already zeroed by the kernel). */
+		if (t->arena != NULL && b->size > X_ARENA_BLOCK &&
+		    b->size - need <= t->arena->size - t->arena->used) {
 			b->next = t->arena->next;
 			t->arena->next = b;
 		} else {
