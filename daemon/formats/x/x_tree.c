@@ -52,6 +52,10 @@
  * caps as before. */
 #define X_CACHE_MAX (16u * 1024u * 1024u)
 #define X_STACK_MAX (8u * 1024u * 1024u)
+/* The most values a stream's mapped block is made for at once (a
+ * mapping of 64 MiB: address space, its pages taken only when
+ * touched). */
+#define X_RESERVE_MAX ((uint64_t)4 * 1024 * 1024)
 /* Values in a stream's first value block. */
 #define X_VALUE_BLOCK (64u * 1024u / sizeof(struct x_value))
 
@@ -484,6 +488,16 @@ int x_build_guid(struct x_builder *b, const uint8_t guid[16])
 	return 0;
 }
 
+/* Values the body can hold at most, up to X_RESERVE_MAX: a binary value
+ * takes at least 4 bytes of it (a list element), a text one 2 (a digit
+ * and a separator).  0 without a body (a tree built by hand). */
+static uint64_t x_build_bound(const struct x_builder *b)
+{
+	uint64_t n = b->t->body_len / (b->t->header.encoding == X_BINARY ? 4 : 2);
+
+	return n < X_RESERVE_MAX ? n : X_RESERVE_MAX;
+}
+
 /*
  * Room for n more values at the end of the innermost open object's run,
  * the top of its depth's stream; when the stream's block cannot hold them,
@@ -506,10 +520,17 @@ static struct x_value *x_build_reserve(struct x_builder *b, uint32_t n)
 	if (want < X_VALUE_BLOCK)
 		want = X_VALUE_BLOCK;
 	/* A block that big is mapped in whole units: the stream takes all of
-	 * it (pages it never touches cost nothing). */
+	 * it (pages it never touches cost nothing), and as many values as the
+	 * body can still hold, so that its run never moves again (a move
+	 * writes every value twice and zeroes a page more). */
 	if (want * sizeof *blk + sizeof(struct x_arena_block) >= X_MAPPED_MIN &&
 	    want < UINT32_MAX) {
-		uint64_t bytes = want * sizeof *blk + sizeof(struct x_arena_block);
+		uint64_t bound = x_build_bound(b);
+		uint64_t bytes;
+
+		if (want < bound)
+			want = bound;
+		bytes = want * sizeof *blk + sizeof(struct x_arena_block);
 
 		bytes = (bytes + BIG_BLOCK_UNIT - 1) & ~(uint64_t)(BIG_BLOCK_UNIT - 1);
 		want = (bytes - sizeof(struct x_arena_block)) / sizeof *blk;
