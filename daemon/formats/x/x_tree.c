@@ -521,7 +521,7 @@ static struct x_value *x_build_reserve(struct x_builder *b, uint32_t n)
 		want = X_VALUE_BLOCK;
 	/* A block that big is mapped in whole units: the stream takes all of
 	 * it (pages it never touches cost nothing), and as many values as the
-	 * body can still hold, so that its run never moves again (a move
+	 * whole body can hold, so that its run never moves again (a move
 	 * writes every value twice and zeroes a page more). */
 	if (want * sizeof *blk + sizeof(struct x_arena_block) >= X_MAPPED_MIN &&
 	    want < UINT32_MAX) {
