@@ -380,7 +380,7 @@ int offline_sample(int argc, char **argv)
 		fprintf(stderr, "animd sample: out of memory\n");
 		goto out;
 	}
-	offline_heap_prepare();
+	(void)offline_heap_prepare();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int lrc = 0;
 
