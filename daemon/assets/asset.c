@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 
 #include "daemon/assets/asset_internal.h"
 #include "daemon/assets/asset_m2.h"
-#include "daemon/formats/big_block.h"
 #include "daemon/formats/m2/m2.h"
 #include "daemon/formats/md5/md5.h"
 #include "daemon/formats/x/x.h"
@@ -338,20 +336,6 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 	return 0;
 }
 
-/* Files this big or bigger are read into a block of their own by
- * asset_load_file (asset_read_whole): the kernel zeroes a whole 2 MiB
- * page at its first touch, which costs about what 50-60 faults of 4 KiB
- * pages do here, so a smaller file is read into malloc's memory. */
-#define ASSET_MAPPED_MIN ((size_t)512 * 1024)
-
-static void asset_buffer_free(char *buf, size_t mapped)
-{
-	if (mapped > 0)
-		big_block_free(buf, mapped);
-	else
-		free(buf);
-}
-
 /* What a file that is not regular is, for the message that refuses it. */
 static const char *asset_file_kind(mode_t mode)
 {
@@ -360,22 +344,12 @@ static const char *asset_file_kind(mode_t mode)
 	       : S_ISSOCK(mode) ? "a socket" : "not a regular file";
 }
 
-/*
- * The whole regular file fd in one buffer of its size (one spare byte, so
- * that a file growing while read is noticed).  With `may_map`, a file of
- * ASSET_MAPPED_MIN bytes or more is read into a block of its own
- * (big_block.h: huge pages, one fault for 2 MiB where 4 KiB pages would
- * each cost one) and *mapped says its size, for big_block_free; otherwise
- * *mapped is 0 and the buffer is malloc'd.
- */
-static int asset_read_whole(int fd, const char *name, size_t max_bytes, bool may_map,
-			    char **buf_out, size_t *len_out, size_t *mapped, struct stat *st,
-			    char *err, size_t errlen)
+int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, size_t *len_out,
+		  struct stat *st, char *err, size_t errlen)
 {
 	size_t len = 0, cap;
 	char *buf;
 
-	*mapped = 0;
 	memset(st, 0, sizeof *st);
 	if (fstat(fd, st) < 0)
 		return asset_fail(name, -errno, err, errlen, "cannot stat");
@@ -395,10 +369,7 @@ static int asset_read_whole(int fd, const char *name, size_t max_bytes, bool may
 	}
 	/* One spare byte so a file that grows while we read is noticed. */
 	cap = (size_t)st->st_size + 1;
-	if (may_map && cap >= ASSET_MAPPED_MIN)
-		buf = big_block_alloc(cap, mapped);
-	else
-		buf = malloc(cap);
+	buf = malloc(cap);
 	if (buf == NULL)
 		return asset_fail(name, -ENOMEM, err, errlen, "cannot read");
 	for (;;) {
@@ -409,8 +380,7 @@ static int asset_read_whole(int fd, const char *name, size_t max_bytes, bool may
 		if (n < 0) {
 			int rc = asset_fail(name, -errno, err, errlen, "cannot read");
 
-			asset_buffer_free(buf, *mapped);
-			*mapped = 0;
+			free(buf);
 			return rc;
 		}
 		if (n == 0)
@@ -418,23 +388,13 @@ static int asset_read_whole(int fd, const char *name, size_t max_bytes, bool may
 		len += (size_t)n;
 		if (len == cap) {
 			snprintf(err, errlen, "%s: error: file grew while being read", name);
-			asset_buffer_free(buf, *mapped);
-			*mapped = 0;
+			free(buf);
 			return -EAGAIN;
 		}
 	}
 	*buf_out = buf;
 	*len_out = len;
 	return 0;
-}
-
-int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, size_t *len_out,
-		  struct stat *st, char *err, size_t errlen)
-{
-	size_t mapped;
-
-	return asset_read_whole(fd, name, max_bytes, false, buf_out, len_out, &mapped, st, err,
-				errlen);
 }
 
 int asset_open_file(const char *path, char *err, size_t errlen)
@@ -450,7 +410,7 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 		    size_t errlen)
 {
 	char *buf = NULL;
-	size_t len = 0, mapped = 0;
+	size_t len = 0;
 	int rc;
 
 	struct stat st;
@@ -458,7 +418,7 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 
 	if (fd < 0)
 		return fd;
-	rc = asset_read_whole(fd, path, max_bytes, true, &buf, &len, &mapped, &st, err, errlen);
+	rc = asset_read_fd(fd, path, max_bytes, &buf, &len, &st, err, errlen);
 	close(fd);
 	if (rc < 0)
 		return rc;
@@ -468,7 +428,7 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 
 		rc = asset_load_buffer_with(path, buf, len, &o, out, err, errlen);
 	}
-	asset_buffer_free(buf, mapped);
+	free(buf);
 	return rc;
 }
 

@@ -32,9 +32,9 @@
 #include "daemon/formats/x/x_tree.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,7 +531,6 @@ static struct x_value *x_build_reserve(struct x_builder *b, uint32_t n)
 		if (want < bound)
 			want = bound;
 		bytes = want * sizeof *blk + sizeof(struct x_arena_block);
-
 		bytes = (bytes + BIG_BLOCK_UNIT - 1) & ~(uint64_t)(BIG_BLOCK_UNIT - 1);
 		want = (bytes - sizeof(struct x_arena_block)) / sizeof *blk;
 	}
