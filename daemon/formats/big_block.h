@@ -3,17 +3,16 @@
  * and offered to the kernel for transparent huge pages.  The prefix is
  * big_block_.
  *
- * Why: a load's big buffers (an inflated body, a tree's values, a file read
- * whole) are new memory, and each 4 KiB page of new memory costs a fault the
- * first time it is touched.  On the virtual machines animd runs on, such a
- * fault costs 2-4 us, far more than the parsing of the bytes it holds: a
- * fresh process that loads a 2 MB .x file spends more time faulting pages in
- * than reading the file.  Where transparent huge pages are offered
- * ("madvise" or "always" in /sys/kernel/mm/transparent_hugepage/enabled), a
- * 2 MiB page is one fault that costs about what 10 small ones do
- * (measured: 0.2-0.3 us per 4 KiB instead of 2.3-4).  Where they are not,
- * the block is an ordinary mapping: pages still come one at a time, and
- * only those touched.
+ * Why: a load's big buffers (an inflated body, a tree's values) are new
+ * memory, and each 4 KiB page of new memory costs a fault the first time it
+ * is touched.  On the virtual machines animd runs on, such a fault costs
+ * 2-4 us, far more than the parsing of the bytes it holds: a fresh process
+ * that loaded a 0.8 MB MSZIP .x file spent more time faulting pages in than
+ * reading the file.  Where transparent huge pages are offered ("madvise" or
+ * "always" in /sys/kernel/mm/transparent_hugepage/enabled), a 2 MiB page is
+ * one fault, and with the kernel's zeroing of it costs 0.2-0.3 us per 4 KiB
+ * it holds (measured) instead of 2.3-4.  Where they are not, the block is an
+ * ordinary mapping: pages still come one at a time, and only those touched.
  *
  * The price: memory is taken in whole 2 MiB pages once touched, and the
  * kernel zeroes a whole one at its first touch (about 0.2 ms here, what
