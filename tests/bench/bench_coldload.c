@@ -20,8 +20,8 @@
  * The files: the shared test files' real .x (MSZIP, binary, text) and MD5;
  * tiny.x (text, 1.4 MB) written again in every .x encoding by the tests'
  * own writer (32- and 64-bit binary, MSZIP text and binary); a 110-joint,
- * 300-frame md5anim and a 120-bone M2 made by our generators (assimp reads
- * no M2: animd alone).
+ * 300-frame md5anim, a 3000-frame md5camera and a 120-bone M2 made by our
+ * generators (assimp reads no M2: animd alone).
  *
  * The daemon's start: a tree of ANIMD_BENCH_TREE assets (20,000 by
  * default; tests/support/asset_tree.h: every format, mostly small files)
@@ -47,6 +47,7 @@
 #include "tests/support/asset_tree.h"
 #include "tests/support/daemon_proc.h"
 #include "tests/support/m2_writer.h"
+#include "tests/support/md5_camera_gen.h"
 #include "tests/support/md5_synth.h"
 #include "tests/support/rpc_client.h"
 #include "tests/support/testdata.h"
@@ -276,6 +277,20 @@ static void cold_loads(const char *animd, const char *dir)
 	if (md5_synth_write_anim(dir, "synth110", 110, 300, 30) == 0) {
 		snprintf(path, sizeof path, "%s/synth110.md5anim", dir);
 		compare(animd, assimp, path, "md5anim 110 joints x 300 frames");
+	}
+	{
+		uint32_t cuts[2] = { 1000, 2000 };
+		struct camera_gen g = { .frames = 3000, .rate = 30, .cut_count = 2, .cuts = cuts };
+		FILE *f;
+
+		snprintf(path, sizeof path, "%s/shot.md5camera", dir);
+		f = fopen(path, "w");
+		if (f != NULL) {
+			int rc = camera_gen_write(f, &g);
+
+			if (fclose(f) == 0 && rc == 0)
+				compare(animd, assimp, path, "md5camera 3000 frames, 2 cuts");
+		}
 	}
 	m2w_synth_version(&m2, 0, 120, 60, 10, 1);
 	snprintf(path, sizeof path, "%s/synth120.m2", dir);
