@@ -13,7 +13,9 @@
  * rounds; each run's CPU time (user + system, from wait4) and minor page
  * faults are the kernel's accounting.  Printed: each side's median CPU time
  * with its minimum and maximum, median faults, and assimp's time over
- * animd's round by round (median, minimum, maximum).  Without libassimp-dev
+ * animd's round by round (median, minimum, maximum).  The first line is the
+ * floor under the others: each process started and ended with no file
+ * (`animd --version`, the loader without an argument).  Without libassimp-dev
  * or a C++ compiler, or without the shared test files, the lines say so and
  * what can run still does (assimp is not a dependency of the project).
  *
@@ -62,6 +64,7 @@ static const char assimp_source[] =
 	"#include <cstdio>\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
+	"\tif (argc < 2) return 0; /* start-up alone */\n"
 	"\tif (argc != 2) return 2;\n"
 	"\tconst aiScene *s = aiImportFile(argv[1], 0);\n"
 	"\tif (!s) { std::fprintf(stderr, \"%s: %s\\n\", argv[1], aiGetErrorString()); return 1; }\n"
@@ -157,35 +160,29 @@ static const char *assimp_build(const char *dir)
 	return exe;
 }
 
-/* One file, animd check against the assimp loader (NULL: animd alone),
- * alternating over ROUNDS rounds. */
-static void compare(const char *animd, const char *assimp, const char *path, const char *label)
+/* Two commands (b NULL: a alone) alternating over ROUNDS rounds, as one
+ * line: `label`, `kb` (< 0: no size), each side's CPU time and faults, and
+ * b's time over a's.  A run that fails is counted and said. */
+static void compare_runs(char *const a_argv[], char *const b_argv[], const char *label, double kb)
 {
 	double a_ms[ROUNDS], b_ms[ROUNDS], ratio[ROUNDS];
 	long a_pf[ROUNDS], b_pf[ROUNDS];
-	char *a_argv[] = { (char *)animd, "check", (char *)path, NULL };
-	char *b_argv[] = { (char *)assimp, (char *)path, NULL };
-	struct stat sb;
 	int a_bad = 0, b_bad = 0;
 
-	if (stat(path, &sb) < 0) {
-		printf("  %-34s skipped: %s\n", label, strerror(errno));
-		return;
-	}
 	/* A first run of each, not counted: the file and the programs in the
 	 * page cache. */
 	run_process(a_argv);
-	if (assimp != NULL)
+	if (b_argv != NULL)
 		run_process(b_argv);
 	for (int i = 0; i < ROUNDS; i++) {
 		struct run a, b = { 0, 0, 0 };
 
 		if (i % 2 == 0) {
 			a = run_process(a_argv);
-			if (assimp != NULL)
+			if (b_argv != NULL)
 				b = run_process(b_argv);
 		} else {
-			if (assimp != NULL)
+			if (b_argv != NULL)
 				b = run_process(b_argv);
 			a = run_process(a_argv);
 		}
@@ -202,18 +199,35 @@ static void compare(const char *animd, const char *assimp, const char *path, con
 	qsort(ratio, ROUNDS, sizeof ratio[0], cmp_d);
 	qsort(a_pf, ROUNDS, sizeof a_pf[0], cmp_l);
 	qsort(b_pf, ROUNDS, sizeof b_pf[0], cmp_l);
-	printf("  %-34s %6.0f kB  animd %5.2f ms (%.2f-%.2f) %5ld faults", label,
-	       (double)sb.st_size / 1e3, a_ms[ROUNDS / 2], a_ms[0], a_ms[ROUNDS - 1],
-	       a_pf[ROUNDS / 2]);
-	if (assimp != NULL)
+	if (kb >= 0)
+		printf("  %-34s %6.0f kB", label, kb);
+	else
+		printf("  %-34s         ", label);
+	printf("  animd %5.2f ms (%.2f-%.2f) %5ld faults", a_ms[ROUNDS / 2], a_ms[0],
+	       a_ms[ROUNDS - 1], a_pf[ROUNDS / 2]);
+	if (b_argv != NULL)
 		printf("  assimp %5.2f ms (%.2f-%.2f) %5ld faults  assimp/animd %.2fx (%.2f-%.2f)",
 		       b_ms[ROUNDS / 2], b_ms[0], b_ms[ROUNDS - 1], b_pf[ROUNDS / 2],
 		       ratio[ROUNDS / 2], ratio[0], ratio[ROUNDS - 1]);
 	printf("\n");
 	if (a_bad > 0)
-		printf("    animd check failed on it in %d runs\n", a_bad);
-	if (assimp != NULL && b_bad > 0)
-		printf("    assimp failed on it in %d runs\n", b_bad);
+		printf("    animd failed in %d runs\n", a_bad);
+	if (b_argv != NULL && b_bad > 0)
+		printf("    assimp failed in %d runs\n", b_bad);
+}
+
+/* One file, animd check against the assimp loader (NULL: animd alone). */
+static void compare(const char *animd, const char *assimp, const char *path, const char *label)
+{
+	char *a_argv[] = { (char *)animd, "check", (char *)path, NULL };
+	char *b_argv[] = { (char *)assimp, (char *)path, NULL };
+	struct stat sb;
+
+	if (stat(path, &sb) < 0) {
+		printf("  %-34s skipped: %s\n", label, strerror(errno));
+		return;
+	}
+	compare_runs(a_argv, assimp != NULL ? b_argv : NULL, label, (double)sb.st_size / 1e3);
 }
 
 static int write_file(const char *path, const void *buf, size_t len)
@@ -251,6 +265,15 @@ static void cold_loads(const char *animd, const char *dir)
 
 	printf("== cold loads: a fresh process loads one file (CPU ms: median (min-max) of %d "
 	       "runs, alternating)\n", ROUNDS);
+	/* The floor under every line: a process that starts and loads
+	 * nothing (animd --version; the loader without a file, which exits
+	 * once libassimp is loaded). */
+	{
+		char *a_argv[] = { (char *)animd, "--version", NULL };
+		char *b_argv[] = { (char *)assimp, NULL };
+
+		compare_runs(a_argv, assimp != NULL ? b_argv : NULL, "start-up alone (no file)", -1);
+	}
 	if (testdata_dir() != NULL) {
 		char *text;
 		size_t len;
