@@ -260,7 +260,7 @@ static void test_error_did_you_mean(void **state)
 	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits]: did you mean [limits]?");
 	expect_error("[stream]\n", "t.ini:1: unknown section [stream]: did you mean [streams]?");
 	expect_error("[network]\n", "t.ini:1: unknown section [network] (known: assets, socket, "
-				    "streams, playback, limits, reload, log, xfile, control)");
+				    "streams, playback, limits, reload, log, xfile, clips, control)");
 	/* config_set: a dotted name, or a key without its section. */
 	{
 		struct config c;
