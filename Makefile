@@ -268,6 +268,31 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 # The client library's bench links the library, as a client does.
 $(BUILD)/bench/bench_client: $(CLIENT_A)
 
+# ACL beside the codec in bench_codec, when ACL_DIR names ACL 2.1's sources
+# (github.com/nfrechette/acl, header-only) and RTM_DIR rtm's (by default
+# its submodule): `make bench ACL_DIR=... RTM_DIR=...`.  Never part of the
+# tree; tests/bench/acl_compare.cpp is the only C++, built only then.
+ACL_DIR ?=
+RTM_DIR ?= $(ACL_DIR)/external/rtm
+ifneq ($(ACL_DIR),)
+$(BUILD)/obj/tests/bench/acl_compare.o: tests/bench/acl_compare.cpp tests/bench/acl_compare.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) -std=c++17 $(OPT) -I. -isystem $(ACL_DIR)/includes -isystem $(RTM_DIR)/includes \
+	  -c -o $@ $<
+
+$(BUILD)/obj/tests/bench/bench_codec_acl.o: tests/bench/bench_codec.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -DBENCH_ACL -c -o $@ $<
+
+$(BUILD)/bench/bench_codec: $(BUILD)/obj/tests/bench/bench_codec_acl.o \
+			    $(BUILD)/obj/tests/bench/acl_compare.o $(SUPPORT_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $^ $(PC_LDLIBS) $(LDLIBS_ALL) -lstdc++
+endif
+
 $(BUILD)/gen/%: $(BUILD)/obj/tests/gen/%.o $(SUPPORT_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")

@@ -25,6 +25,15 @@
  * last column is the compressed playback figure per joint over the
  * 64-joint one (small rigs: goal 3).  The machine's other load shows in
  * these figures; callgrind instruction counts are the repeatable A/B.
+ *
+ * ACL beside them: with `make bench ACL_DIR=<ACL 2.1's sources>
+ * RTM_DIR=<rtm's>` (never part of the tree; tests/bench/acl_compare.cpp),
+ * the same raw frames are also compressed by ACL (default settings, its
+ * qvvf metric at the same precision and shell distance per track): its
+ * bytes per joint-frame, its worst error measured here by the same
+ * function, and its decompression of a whole pose (seek, then
+ * decompress_tracks) in playback and at random times, taking turns with
+ * the raw and compressed clips in the same rounds (the order rotating).
  */
 #include <dirent.h>
 #include <math.h>
@@ -39,6 +48,34 @@
 #include "daemon/anim/skeleton.h"
 #include "daemon/assets/asset.h"
 #include "tests/support/testdata.h"
+
+#ifdef BENCH_ACL
+#include "tests/bench/acl_compare.h"
+#else
+/* Without ACL_DIR there is no ACL to compare with. */
+struct acl_clip;
+static struct acl_clip *acl_clip_compress(const float *frames, uint32_t joints,
+					  uint32_t frame_count, uint32_t rate,
+					  const int32_t *parents, float precision, float shell_distance)
+{
+	(void)frames, (void)joints, (void)frame_count, (void)rate, (void)parents;
+	(void)precision, (void)shell_distance;
+	return NULL;
+}
+static size_t acl_clip_bytes(const struct acl_clip *c)
+{
+	(void)c;
+	return 0;
+}
+static void acl_clip_sample(struct acl_clip *c, float seconds, float *out)
+{
+	(void)c, (void)seconds, (void)out;
+}
+static void acl_clip_free(struct acl_clip *c)
+{
+	(void)c;
+}
+#endif
 
 #define FRAMES 200
 #define RATE 30
@@ -210,10 +247,12 @@ enum kind { PLAYBACK, RANDOM, MATRICES, KINDS };
 static const char *const kind_names[KINDS] = { "playback", "random", "matrices" };
 
 struct subject {
-	const struct clip *clip;
+	const struct clip *clip;        /* ACL's subject: the raw clip, for its times */
 	struct transform *local;
 	mat34 *mats;
 	const int64_t *times;           /* random times, TIMES of them */
+	struct acl_clip *acl;           /* non-NULL: ACL decompresses into acl_out */
+	float *acl_out;                 /* joint_count * 10 floats */
 };
 #define TIMES 4096
 
@@ -227,6 +266,15 @@ static float run(const struct subject *s, enum kind k, uint32_t iters)
 	for (uint32_t i = 0; i < iters; i++) {
 		struct clip_time ct;
 
+		if (s->acl != NULL) {
+			int64_t t = k == RANDOM ? s->times[i % TIMES] :
+						  clip_map_time(c, elapsed, LOOP_LOOP).t_ns;
+
+			acl_clip_sample(s->acl, (float)((double)t * 1e-9), s->acl_out);
+			sum += s->acl_out[(i % c->joint_count) * 10 + 3];
+			elapsed += step;
+			continue;
+		}
 		switch (k) {
 		case PLAYBACK:
 			ct = clip_map_time(c, elapsed, LOOP_LOOP);
@@ -264,12 +312,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Raw and compressed alternately; prints one line, returns the
+/* Raw, compressed and (when acl is not NULL) ACL in turns, the order
+ * rotating each round; prints a line (two with ACL), returns the
  * compressed minimum. */
-static double compare(const struct subject *raw, const struct subject *pk, enum kind k,
-		      uint32_t joints)
+static double compare(const struct subject *raw, const struct subject *pk,
+		      const struct subject *acl, enum kind k, uint32_t joints)
 {
-	double tr[ROUNDS], tp[ROUNDS], ratio[ROUNDS], mr, mp, t0;
+	const struct subject *who[3] = { raw, pk, acl };
+	double t[3][ROUNDS], ratio[ROUNDS], aratio[ROUNDS], mr, mp, t0;
+	double *tr = t[0], *tp = t[1], *ta = t[2];
+	int subjects = acl != NULL ? 3 : 2;
 	uint32_t iters = 64;
 
 	/* Calibrate on the raw clip. */
@@ -284,24 +336,85 @@ static double compare(const struct subject *raw, const struct subject *pk, enum 
 	if (iters == 0)
 		iters = 1;
 	for (int r = 0; r < ROUNDS; r++) {
-		if (r % 2 == 0) {
-			tr[r] = timed(raw, k, iters);
-			tp[r] = timed(pk, k, iters);
-		} else {
-			tp[r] = timed(pk, k, iters);
-			tr[r] = timed(raw, k, iters);
+		for (int i = 0; i < subjects; i++) {
+			int w = (r + i) % subjects;
+
+			t[w][r] = timed(who[w], k, iters);
 		}
 		ratio[r] = tp[r] / tr[r];
+		if (acl != NULL)
+			aratio[r] = tp[r] / ta[r];
 	}
-	qsort(tr, ROUNDS, sizeof *tr, cmp_double);
-	qsort(tp, ROUNDS, sizeof *tp, cmp_double);
+	for (int i = 0; i < subjects; i++)
+		qsort(t[i], ROUNDS, sizeof t[i][0], cmp_double);
 	qsort(ratio, ROUNDS, sizeof *ratio, cmp_double);
 	mr = tr[0];
 	mp = tp[0];
 	printf("  %4u joints %-9s raw %6.2f (median %6.2f)  compressed %6.2f (median %6.2f) ns/joint"
 	       "  x%.2f (rounds %.2f..%.2f)", joints, kind_names[k], mr, tr[ROUNDS / 2], mp,
 	       tp[ROUNDS / 2], mp / mr, ratio[0], ratio[ROUNDS - 1]);
+	if (acl != NULL) {
+		qsort(aratio, ROUNDS, sizeof *aratio, cmp_double);
+		printf("\n  %4u joints %-9s ACL %6.2f (median %6.2f) ns/joint: compressed over ACL x%.2f"
+		       " (rounds %.2f..%.2f)", joints, kind_names[k], ta[0], ta[ROUNDS / 2], mp / ta[0],
+		       aratio[0], aratio[ROUNDS - 1]);
+	}
 	return mp;
+}
+
+/* A raw clip's frames compressed by ACL (NULL without ACL); *bytes its
+ * size, *error its worst error measured here on the metric, as
+ * measured_error does the codec's (ACL's poses at every frame). */
+static struct acl_clip *acl_side(const struct skeleton *s, const struct clip *raw,
+				 const struct clip_codec_params *prm, size_t *bytes, double *error)
+{
+	size_t n = (size_t)raw->frame_count * raw->joint_count;
+	float *fl = xmalloc(n * 10 * sizeof *fl);
+	struct acl_clip *acl;
+	struct clip *dec;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct transform *x = &raw->frames[i];
+		float v[10] = { x->t.x, x->t.y, x->t.z, x->r.x, x->r.y, x->r.z, x->r.w,
+				x->s.x, x->s.y, x->s.z };
+
+		memcpy(fl + i * 10, v, sizeof v);
+	}
+	acl = acl_clip_compress(fl, raw->joint_count, raw->frame_count, raw->frame_rate, s->parents,
+				prm->precision, prm->shell_distance);
+	if (acl == NULL) {
+		free(fl);
+		return NULL;
+	}
+	*bytes = acl_clip_bytes(acl);
+	/* ACL's pose at each frame, as a raw clip of its own. */
+	dec = calloc(1, sizeof *dec);
+	if (dec == NULL)
+		exit(1);
+	*dec = *raw;
+	dec->name = NULL;
+	dec->block_storage = NULL;
+	dec->frame_blocks = NULL;
+	dec->bounds = NULL;
+	dec->packed = NULL;
+	dec->frames = xmalloc(n * sizeof *dec->frames);
+	for (uint32_t f = 0; f < raw->frame_count; f++) {
+		acl_clip_sample(acl, (float)f / (float)raw->frame_rate, fl);
+		for (uint32_t j = 0; j < raw->joint_count; j++) {
+			const float *v = fl + (size_t)j * 10;
+
+			dec->frames[(size_t)f * raw->joint_count + j] = (struct transform){
+				vec3_make(v[0], v[1], v[2]), quat_make(v[3], v[4], v[5], v[6]),
+				vec3_make(v[7], v[8], v[9])
+			};
+		}
+	}
+	if (clip_block_frames(dec) != 0)
+		exit(1);
+	*error = measured_error(s, raw, dec, prm->shell_distance);
+	clip_free(dec);
+	free(fl);
+	return acl;
 }
 
 static void speed_and_size(const struct clip_codec_params *prm)
@@ -313,12 +426,18 @@ static void speed_and_size(const struct clip_codec_params *prm)
 
 	printf("bench_codec: generated clips (%u frames at %u fps), precision %g at %g\n", FRAMES,
 	       RATE, prm->precision, prm->shell_distance);
+#ifndef BENCH_ACL
+	printf("  (no ACL beside them: make bench ACL_DIR=<ACL's sources> RTM_DIR=<rtm's> adds it)\n");
+#endif
 	for (size_t i = 0; i < nc; i++) {
 		uint32_t n = counts[i];
 		struct skeleton *s = make_skeleton(n);
 		struct clip *raw = make_clip(n, FRAMES, 0);
 		struct clip *pk;
-		struct subject a, b;
+		struct subject a, b, c;
+		struct acl_clip *acl;
+		size_t acl_bytes = 0;
+		double acl_error = 0;
 		float berr, bprec, bshell;
 		double cells = (double)n * FRAMES;
 
@@ -331,14 +450,22 @@ static void speed_and_size(const struct clip_codec_params *prm)
 		       "error %.4g measured here (%.4g by the builder)\n", n, frame_bytes(raw) / cells,
 		       frame_bytes(pk) / cells, frame_bytes(pk), measured_error(s, raw, pk, bshell),
 		       berr);
+		acl = acl_side(s, raw, prm, &acl_bytes, &acl_error);
+		if (acl != NULL)
+			printf("  %4u joints: ACL %.2f bytes/joint-frame (%zu bytes), worst error %.4g "
+			       "measured here\n", n, acl_bytes / cells, acl_bytes, acl_error);
 		a = (struct subject){ raw, xmalloc(n * sizeof(struct transform)), xmalloc(n * sizeof(mat34)),
-				      times };
+				      times, NULL, NULL };
 		b = (struct subject){ pk, xmalloc(n * sizeof(struct transform)), xmalloc(n * sizeof(mat34)),
-				      times };
+				      times, NULL, NULL };
+		c = (struct subject){ raw, NULL, NULL, times, acl, xmalloc(n * 10 * sizeof(float)) };
 		for (int k = 0; k < KINDS; k++) {
-			per_joint[i][k] = compare(&a, &b, (enum kind)k, n);
+			per_joint[i][k] = compare(&a, &b, acl != NULL && k != MATRICES ? &c : NULL,
+						  (enum kind)k, n);
 			printf("\n");
 		}
+		acl_clip_free(acl);
+		free(c.acl_out);
 		free(a.local);
 		free(a.mats);
 		free(b.local);
@@ -367,6 +494,15 @@ static void still_clip(const struct clip_codec_params *prm)
 	printf("bench_codec: a still pose clip (110 joints x 31 frames): raw %zu bytes, compressed "
 	       "%zu bytes, worst error %.3g\n", frame_bytes(raw), frame_bytes(pk),
 	       measured_error(s, raw, pk, prm->shell_distance));
+	{
+		size_t acl_bytes = 0;
+		double acl_error = 0;
+		struct acl_clip *acl = acl_side(s, raw, prm, &acl_bytes, &acl_error);
+
+		if (acl != NULL)
+			printf("  ACL %zu bytes, worst error %.3g\n", acl_bytes, acl_error);
+		acl_clip_free(acl);
+	}
 	clip_free(raw);
 	clip_free(pk);
 	skeleton_free(s);
@@ -405,8 +541,9 @@ static void real_clips(const struct clip_codec_params *prm)
 {
 	const char *root = testdata_dir();
 	char *paths[MAX_CLIPS];
-	size_t n, raw_total = 0, pk_total = 0;
-	double cells_total = 0, worst = 0;
+	size_t n, raw_total = 0, pk_total = 0, acl_total = 0;
+	double cells_total = 0, worst = 0, acl_worst = 0;
+	int with_acl = 0;
 	struct asset_options raw_opts = { .raw_clips = 1 }, pk_opts = { .codec = *prm };
 
 	if (root == NULL) {
@@ -433,6 +570,18 @@ static void real_clips(const struct clip_codec_params *prm)
 			printf("  %-28s %3u joints x %4u frames: raw %.2f, compressed %.2f bytes/joint-frame,"
 			       " worst error %.4g\n", base ? base + 1 : paths[i], rc->joint_count,
 			       rc->frame_count, frame_bytes(rc) / cells, frame_bytes(pc) / cells, e);
+			size_t acl_bytes = 0;
+			double acl_error = 0;
+			struct acl_clip *acl = acl_side(ra->skeleton, rc, prm, &acl_bytes, &acl_error);
+
+			if (acl != NULL) {
+				printf("  %-28s ACL %.2f bytes/joint-frame, worst error %.4g\n", "",
+				       acl_bytes / cells, acl_error);
+				acl_total += acl_bytes;
+				acl_worst = fmax(acl_worst, acl_error);
+				with_acl = 1;
+				acl_clip_free(acl);
+			}
 			raw_total += frame_bytes(rc);
 			pk_total += frame_bytes(pc);
 			cells_total += cells;
@@ -447,6 +596,9 @@ static void real_clips(const struct clip_codec_params *prm)
 		printf("  total: raw %zu bytes (%.2f a joint-frame), compressed %zu bytes (%.2f), worst "
 		       "error %.4g\n", raw_total, raw_total / cells_total, pk_total, pk_total / cells_total,
 		       worst);
+	if (with_acl)
+		printf("  total: ACL %zu bytes (%.2f a joint-frame), worst error %.4g\n", acl_total,
+		       acl_total / cells_total, acl_worst);
 }
 
 /* The worst error at the shared key times of a keyed clip, raw against
