@@ -354,6 +354,10 @@ static inline AVX2_FMA void store_transforms8(const __m256 v[10], struct transfo
 	_mm_storeh_pi((__m64 *)(void *)&out[7].s.y, qhi);
 }
 
+/* X(t) for every set t of translation components (bits 0-2): the blocks
+ * whose rotations move, with those translations, and no scale. */
+#define ROT_AND_T_CASES(X) X(0u) X(1u) X(2u) X(3u) X(4u) X(5u) X(6u) X(7u)
+
 /* Blocks a pass covers: their decoded rows stay in L1 (5 KiB). */
 #define PASS_BLOCKS 8
 
@@ -387,16 +391,25 @@ static AVX2_FMA void sample_packed_avx2(const struct clip_packed *p, uint32_t f,
 		const struct codec_block *bl = p->block + b0;
 		uint32_t m = p->blocks - b0 < PASS_BLOCKS ? p->blocks - b0 : PASS_BLOCKS;
 
-		/* Blocks whose rotations alone move (most of a rig) through
-		 * code made for them: their branches and counts are constants. */
+		/* Blocks whose rotations move with any of their translations
+		 * and no scale (nearly every block of a rig) through code made
+		 * for each such set: its branches and counts are constants. */
 		if (blend)
-			for (uint32_t g = 0; g < m; g++)
-				if (bl[g].animated == CODEC_ROTATION_BITS)
-					decode_block8(p, &bl[g], CODEC_ROTATION_BITS, p->data + at[b0 + g], n,
-						      i, 1, va[g], vb[g]);
-				else
-					decode_block8(p, &bl[g], bl[g].animated, p->data + at[b0 + g], n, i,
-						      1, va[g], vb[g]);
+			for (uint32_t g = 0; g < m; g++) {
+				const uint8_t *d = p->data + at[b0 + g];
+
+				switch (bl[g].animated) {
+#define DECODE_CASE(t)                                                                              \
+				case CODEC_ROTATION_BITS | (t):                                            \
+					decode_block8(p, &bl[g], CODEC_ROTATION_BITS | (t), d, n, i, 1, va[g],  \
+						      vb[g]);                                              \
+					break;
+				ROT_AND_T_CASES(DECODE_CASE)
+#undef DECODE_CASE
+				default:
+					decode_block8(p, &bl[g], bl[g].animated, d, n, i, 1, va[g], vb[g]);
+				}
+			}
 		else
 			for (uint32_t g = 0; g < m; g++)
 				decode_block8(p, &bl[g], bl[g].animated, p->data + at[b0 + g], n, i, 0,
@@ -417,12 +430,18 @@ static AVX2_FMA void sample_packed_avx2(const struct clip_packed *p, uint32_t f,
 			uint32_t j = 8 * (b0 + g), left = p->joints - j;
 			__m256 o[10];
 
-			if (blend && bl[g].animated == CODEC_ROTATION_BITS)
-				finish8(p, &bl[g], CODEC_ROTATION_BITS, va[g], vb[g], 1, fr, W0[g], W1[g],
-					o);
-			else
+			switch (blend ? bl[g].animated : 0) {
+#define FINISH_CASE(t)                                                                              \
+			case CODEC_ROTATION_BITS | (t):                                                    \
+				finish8(p, &bl[g], CODEC_ROTATION_BITS | (t), va[g], vb[g], 1, fr, W0[g],      \
+					W1[g], o);                                                         \
+				break;
+			ROT_AND_T_CASES(FINISH_CASE)
+#undef FINISH_CASE
+			default:
 				finish8(p, &bl[g], bl[g].animated, va[g], vb[g], blend, fr, W0[g], W1[g],
 					o);
+			}
 			if (mats != NULL) {
 				mat34 tmp[8];
 				mat34 *dst = left >= 8 ? mats + j : tmp;
