@@ -10,7 +10,8 @@
  * stores transforms or, for clip_sample_matrices, local matrices.  Random
  * access costs what playback costs.  A clip of any joint count runs whole
  * blocks: the last block's padding lanes are computed and not stored, so
- * a 15-joint rig costs per joint what a 64-joint one does.
+ * no joint goes one at a time (a 15-joint rig costs what a 16-joint one
+ * does).
  *
  * Both AVX2 outputs compute each value with the same operations in the
  * same order, and the matrices are avx2.h's kernel, which
