@@ -161,6 +161,28 @@ oom:
 	return -ENOMEM;
 }
 
+/* The bind pose is the skeleton's: there must be one (an md5anim has
+ * none of its own), and it poses joints and vertices, nothing a clip
+ * drives beyond them. */
+static int sampling_check_bind(const struct sample_request *req, const struct skeleton *skel,
+			       char *err, size_t errlen)
+{
+	if (req->layer_count > 0 || req->clip != NULL)
+		return sampling_fail(err, errlen, -EINVAL, "%s: the bind pose takes no %s",
+				     req->asset->name, "clip or layers");
+	if (req->space != SPACE_LOCAL && req->space != SPACE_MODEL && req->space != SPACE_SKIN &&
+	    req->space != SPACE_VERTICES)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s: the bind pose is a skeleton's, not the %s space (ask "
+				     "for local, model, skin or vertices)", req->asset->name,
+				     sample_space_name(req->space));
+	if (skel == NULL || skel->bind_model == NULL)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s has no bind pose: an md5anim takes its %s's",
+				     req->asset->name, "mesh");
+	return 0;
+}
+
 /* Each emitter hangs on its joint's skin matrix (M2's bone matrix). */
 static int sampling_emitters(const struct sample_request *req, struct sample_result *res,
 			     const struct skeleton *skel, const mat34 *model)
@@ -220,6 +242,9 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	if (a->camera != NULL && req->layer_count > 0)
 		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s is a camera: %s", a->name,
 				     "layers blend skeletal clips");
+	if (a->camera != NULL && req->bind)
+		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s is a camera: it has no %s",
+				     a->name, "bind pose");
 	if (a->camera != NULL)
 		return sampling_camera(req, res, err, errlen);
 	if (req->space == SPACE_CAMERA)
@@ -227,7 +252,12 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	rc = sampling_pick_skeleton(req, &mesh, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (a->clip_count > 0) {
+	if (req->bind) {
+		rc = sampling_check_bind(req, mesh != NULL ? mesh->skeleton : a->skeleton, err,
+					 errlen);
+		if (rc < 0)
+			return rc;
+	} else if (a->clip_count > 0) {
 		clip = asset_find_clip(a, req->clip);
 		if (clip == NULL) {
 			char why[1200];
