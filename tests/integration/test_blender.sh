@@ -1,0 +1,27 @@
+#!/bin/sh
+# The Blender add-on (client/blender/animd_link) in Debian's Blender,
+# headless, against the real daemon (blender_link.py says what it checks).
+# Blender is optional for `make deps` (about 735 MB): without it this test
+# skips; .ci/run installs it.  BLENDER names another binary.
+BLENDER=${BLENDER:-blender}
+if ! command -v "$BLENDER" >/dev/null 2>&1; then
+	echo "SKIP: $BLENDER is not installed (apt-get install --no-install-recommends blender)"
+	exit 77
+fi
+. "$(dirname "$0")/lib.sh"
+dir=$(cd "$(dirname "$0")" && pwd)
+# The add-on is installed into a user scripts folder of the test's own, and
+# Blender's configuration kept there too, never in $HOME.
+mkdir -p "$TMP/scripts" "$TMP/config"
+BLENDER_USER_SCRIPTS=$TMP/scripts BLENDER_USER_CONFIG=$TMP/config \
+	"$BLENDER" -b --factory-startup --python-exit-code 1 --python "$dir/blender_link.py" \
+	>"$TMP/log" 2>&1
+rc=$?
+grep -E '^(ok|not ok|  )' "$TMP/log" || true
+if [ "$rc" -ne 0 ]; then
+	bad "blender exited $rc"
+	grep -v -E '^(ok|not ok|  )' "$TMP/log" | tail -40
+else
+	ok
+fi
+finish
