@@ -13,7 +13,11 @@
    engine or Blender's armature does with them);
 3. the same numbers from `animd sample --bind --weights --json` as from
    the socket;
-4. what is refused: `bind` with a time, clip, loop, root motion or layers;
+4. with the shared test data (skipped without it): the same skinning for
+   real files through `animd sample` (DirectX SDK's tiny.x, whose skin
+   offsets are not its frames' inverses: the bind pose is where its mesh
+   was bound; MGL's bob.md5mesh with its anim);
+5. what is refused: `bind` with a time, clip, loop, root motion or layers;
    neither a time nor `bind`; `weights` outside the vertices space; the bind
    pose of an md5anim without a mesh, of a camera, in the emitters space.
 
@@ -158,6 +162,42 @@ def t_offline(d, c):
           % bad.returncode)
 
 
+def offline(*args):
+    out = subprocess.run([ANIMD, "sample"] + list(args) + ["--json"], capture_output=True,
+                         text=True)
+    if out.returncode != 0:
+        raise RuntimeError("animd sample %s: %s" % (" ".join(args), out.stderr.strip()))
+    return json.loads(out.stdout)
+
+
+def t_testdata():
+    data = os.environ.get("ANIMD_TESTDATA") or os.path.join(SRC, "..", "shared", "testdata")
+    if not os.path.isdir(data):
+        print("skip part: shared test data not found at %s (set ANIMD_TESTDATA)" % data)
+        return
+    for path, mesh, times in ((os.path.join(data, "x", "dxsdk", "tiny.x"), None, (0.5, 2.2)),
+                              (os.path.join(data, "md5", "mgl", "bob.md5anim"),
+                               os.path.join(data, "md5", "mgl", "bob.md5mesh"), (0.3, 1.1))):
+        if not os.path.exists(path):
+            print("skip part: %s is missing" % path)
+            continue
+        skel = mesh or path
+        bind = offline(skel, "--bind")
+        verts = offline(skel, "--bind", "--space", "vertices", "--weights")
+        mats = [j["m"] for j in bind["joints"]]
+        for t in times:
+            extra = ["--mesh", mesh] if mesh else []
+            pose = offline(path, "--time", str(t), *extra)
+            want = offline(path, "--time", str(t), "--space", "vertices", *extra)
+            for m, ref in zip(verts["meshes"], want["meshes"]):
+                got = skin_lbs(mats, m["positions"], m["weights"],
+                               [j["m"] for j in pose["joints"]])
+                err = float(np.abs(got - np.asarray(ref["positions"])).max())
+                check(err <= 1e-5 * size_of(ref["positions"]),
+                      "%s t=%g mesh %s: bind pose and weights skin to the daemon's vertices "
+                      "(off by %.3g)" % (os.path.basename(path), t, m["name"], err))
+
+
 def t_refused(c):
     def code_of(**kw):
         try:
@@ -194,6 +234,7 @@ def main():
             t_bind(c)
             t_offline(d, c)
             t_refused(c)
+        t_testdata()
     finally:
         rc, log = d.stop()
         check(rc == 0, "the daemon exits 0 on SIGTERM (got %s)" % rc)
