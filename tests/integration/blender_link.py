@@ -31,7 +31,12 @@ there from a zip, as a user installs it) and ANIMD, BUILD set.  It checks:
    bones again by name, playing again, poses right; the daemon restarted
    mid-link: reconnected, playing again, poses right;
 8. one frame rendered by the workbench engine, and the PNG not blank
-   (copied to $ANIMD_BLENDER_PICTURE when set).
+   (copied to $ANIMD_BLENDER_PICTURE when set);
+9. with the shared test data (skipped without it): real files imported and
+   linked the same way, bones and meshes checked as in 4: MGL's bob (MD5),
+   the DirectX SDK's tiny.x (whose skin offsets bind its mesh elsewhere
+   than its frames: skin helper bones), Sauerbraten's snoutx10k (75 joints,
+   4 meshes, posed at its bind pose).
 """
 import os
 import select
@@ -176,9 +181,10 @@ def compare_bones(mod, lk, sample, what, tol_scale=1e-5):
     got = lk.rig.joints_of_pose(ob)
     want = converted(mod, lk.rig, sample.joints)
     mapped = lk.rig.bone_joint >= 0
+    joints = np.array([n is not None for n in lk.rig.joint_names])     # not skin helpers
     err = float(np.abs(got[mapped] - want[lk.rig.bone_joint[mapped]]).max())
     tol = tol_scale * size_of(ob)
-    check(mapped.all() and err <= tol,
+    check(np.array_equal(mapped, joints) and err <= tol,
           "%s: every bone's armature-space matrix is the daemon's (off by %.3g, at most %.3g)"
           % (what, err, tol))
     return err
@@ -248,9 +254,16 @@ def t_import(mod, animd, session):
                          joint_bone.get(joints[bj[i]]["parent"])
                          for i, b in enumerate(ob.data.bones[n] for n in lk.rig.names))
         check(parents_ok, "%s: bone parents are the joints' parents" % asset)
-        bind = c.sample(asset=ob["animd"]["source"], bind=True)
+        # Bones rest at the skeleton's own bind pose: the bind pose's model
+        # matrices times the inverse of its skin matrices.
+        bind = converted(mod, lk.rig, c.sample(asset=ob["animd"]["source"], bind=True).joints)
+        skin = converted(mod, lk.rig, c.sample(asset=ob["animd"]["source"], bind=True,
+                                               space="skin").joints)
+        frames = np.linalg.solve(skin, bind)
+        check(not lk.rig.helpers, "%s: no skin helper bones (its meshes are bound at its "
+              "skeleton's bind pose)" % asset)
         rest = np.array([np.array(ob.data.bones[n].matrix_local) for n in lk.rig.names])
-        want = converted(mod, lk.rig, bind.joints)[bj] @ lk.rig.kmat
+        want = frames[bj] @ lk.rig.kmat
         err = float(np.abs(rest - want).max())
         dets = [np.linalg.det(r[:3, :3]) for r in rest]
         check(err <= 1e-5 * size_of(ob) and np.allclose(dets, 1.0, atol=1e-5),
@@ -493,6 +506,50 @@ def t_render(tmp, obs):
         shutil.copy(scene.render.filepath, out)
 
 
+def t_testdata(mod, session, daemon):
+    data = os.environ.get("ANIMD_TESTDATA") or os.path.join(SRC, "..", "shared", "testdata")
+    files = [("md5/mgl/bob.md5mesh", "bob.md5anim#bob"), ("md5/mgl/bob.md5anim", None),
+             ("x/dxsdk/tiny.x", "tiny.x#tiny"), ("md5/sauer-snoutx10k/snoutx10k.md5mesh", None)]
+    if not os.path.isdir(data):
+        print("skip part: shared test data not found at %s (set ANIMD_TESTDATA)" % data)
+        return
+    # Into the daemon's asset folder, for this run only.
+    for rel, _ in files:
+        shutil.copy(os.path.join(data, rel), daemon.assets)
+    names = [os.path.basename(rel) for rel, _ in files]
+    pump(session, lambda: all(n in [a["asset"] for a in session.client.assets()] for n in names))
+    mod.ui.ops_refresh()
+    for rel, key in files:
+        name = os.path.basename(rel)
+        if name.endswith(".md5anim"):
+            continue
+        ob = mod.ui.ops_import(name)
+        lk = session.link(ob)
+        check(len(lk.rig.joint_names) - len(lk.rig.helpers) == len(
+            session.client.info(asset=name)["skeleton"]["joints"]),
+            "%s: a bone per joint (and %d skin helpers)" % (name, len(lk.rig.helpers)))
+        if key is None:
+            # No clip: the armature at its bind pose, its meshes as bound.
+            lk.rig.apply(ob, lk.rig.bases(session.client.sample(asset=name, bind=True).joints))
+            bpy.context.view_layer.update()
+            kids = [k for k in ob.children if k.type == "MESH"]
+            check(len(kids) == len(session.client.info(asset=name)["meshes"]),
+                  "%s: its %d meshes imported" % (name, len(kids)))
+            continue
+        asset, clip = key.split("#")
+        lk.play(asset, clip)
+        if check(fresh_pose(session, lk) and fresh_pose(session, lk),
+                 "%s: poses through the stream" % name):
+            compare_bones(mod, lk, expected(session.client, lk, lk.clip_time),
+                          "%s at %.4f s" % (name, lk.clip_time))
+            compare_meshes(mod, session.client, lk, lk.clip_time, "%s at %.4f s"
+                           % (name, lk.clip_time))
+        lk.stop()
+    tiny = session.links.get("tiny.x")
+    check(tiny is not None and len(tiny.rig.helpers) > 0,
+          "tiny.x: its mesh is skinned through skin helper bones")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="animd-blender-test-")
     daemon = Daemon()
@@ -515,6 +572,7 @@ def main():
         t_record(mod, session, obs)
         t_reload(mod, session, daemon, obs)
         t_render(tmp, obs)
+        t_testdata(mod, session, daemon)
         bpy.ops.animd.disconnect()
     finally:
         rc, log = daemon.close()

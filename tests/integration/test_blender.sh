@@ -17,10 +17,10 @@ BLENDER_USER_SCRIPTS=$TMP/scripts BLENDER_USER_CONFIG=$TMP/config \
 	"$BLENDER" -b --factory-startup --python-exit-code 1 --python "$dir/blender_link.py" \
 	>"$TMP/log" 2>&1
 rc=$?
-grep -E '^(ok|not ok|  )' "$TMP/log" || true
+grep -E '^(ok|not ok|skip part:|  )' "$TMP/log" || true
 if [ "$rc" -ne 0 ]; then
 	bad "blender exited $rc"
-	grep -v -E '^(ok|not ok|  )' "$TMP/log" | tail -40
+	grep -v -E '^(ok|not ok|skip part:|  )' "$TMP/log" | tail -40
 else
 	ok
 fi

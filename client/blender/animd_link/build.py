@@ -7,8 +7,14 @@ argument, the format and axes), and on each bone ``animd_joint`` (the joint
 it stands for, by name: remapping after a reload goes by it) and
 ``animd_k`` (its correction K, 16 numbers row by row).
 
+Bones rest at the skeleton's own bind pose; a joint whose meshes were
+bound elsewhere (a .x file's skin offsets) gets a skin helper bone that
+carries its vertex group (rig.py), marked ``animd_skin_of`` (its joint's
+bone) and ``animd_basis`` (its constant matrix_basis).
+
 Meshes: one object per animd mesh, parented to the armature, with an
-Armature modifier and a vertex group per bone named as the bone.  The
+Armature modifier and a vertex group per bone named as the bone (or its
+skin helper).  The
 vertices are the bind pose's and the weights the file's; Blender's armature
 normalises the weights of a vertex, and with the bind pose as rest that is
 exactly the daemon's skinning (PROTOCOL.md, ``sample``'s ``bind``).
@@ -34,11 +40,21 @@ def armature(context, skel, name=None):
     """A new armature object for skel (source.skeleton's dict), with its
     meshes; the object, active and selected."""
     c = rig.axes_matrix(skel["up"], skel["handedness"])
-    bind4 = rig.convert(np.asarray(skel["bind"], dtype=np.float64), c)
+    bound4 = rig.convert(np.asarray(skel["bind"], dtype=np.float64), c)
+    bind4 = bound4
+    if skel.get("bind_skin") is not None:
+        bind4 = rig.frames_bind(bound4, rig.convert(skel["bind_skin"], c))
     points = [bind4[:, :3, 3]] + [rig.convert_points(m["positions"], c) for m in skel["meshes"]]
     size = rig.extent(np.concatenate(points))
     rest, lengths = rig.rest_frames(bind4, skel["parents"], size)
     names = rig.bone_names(skel["names"])
+    # Joints whose meshes were bound elsewhere than the skeleton's bind
+    # pose get a skin helper (rig.py).
+    xs = bind4 @ np.linalg.inv(bound4)
+    off = np.abs(xs[:, :3, :3] - np.eye(3)).max(axis=(1, 2))
+    moved = np.abs(xs[:, :3, 3]).max(axis=1) / size
+    helpers = [j for j in range(len(names)) if off[j] > 1e-5 or moved[j] > 1e-5]
+    helper_names = rig.bone_names(names + ["%s skin" % names[j] for j in helpers])[len(names):]
 
     name = name or skel["asset"].rsplit("/", 1)[-1]
     arm = bpy.data.armatures.new(name)
@@ -58,6 +74,15 @@ def armature(context, skel, name=None):
             if 0 <= p < j:
                 eb.parent = ebones[p]
             ebones.append(eb)
+        for j, hname in zip(helpers, helper_names):
+            eb = arm.edit_bones.new(hname)
+            eb.head = (0.0, 0.0, 0.0)
+            eb.tail = (0.0, float(lengths[j]) * 0.5, 0.0)
+            frame = np.eye(4)
+            frame[:3, :3] = rig.skin_helper(xs[j])
+            frame[:3, 3] = rest[j, :3, 3]
+            eb.matrix = Matrix(frame.tolist())
+            eb.parent = ebones[j]
         # Edit bones are renamed on collision with nothing else here, but
         # take what Blender kept.
         names = [eb.name for eb in ebones]
@@ -72,12 +97,20 @@ def armature(context, skel, name=None):
         b = arm.bones[n]
         b["animd_joint"] = skel["names"][j]
         b["animd_k"] = [float(x) for x in kmat[j].ravel()]
+    deform_names = list(names)
+    for j, hname in zip(helpers, helper_names):
+        hrest = np.array(arm.bones[hname].matrix_local)
+        basis = np.linalg.inv(hrest) @ xs[j] @ hrest
+        arm.bones[hname]["animd_skin_of"] = names[j]
+        arm.bones[hname]["animd_basis"] = [float(x) for x in basis.ravel()]
+        ob.pose.bones[hname].matrix_basis = Matrix(basis.tolist())
+        deform_names[j] = hname
     ob["animd"] = {"asset": skel["asset"], "source": skel["source"],
                    "mesh": skel["mesh_arg"] or "", "format": skel["format"] or "",
                    "up": skel["up"], "handedness": skel["handedness"], "size": size,
                    "bind_pose": bool(skel["bind_pose"])}
     for m in skel["meshes"]:
-        mesh_object(context, ob, m, names, c)
+        mesh_object(context, ob, m, deform_names, c)
     _select_only(context, ob)
     return ob
 

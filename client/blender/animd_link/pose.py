@@ -31,6 +31,9 @@ class Rig:
                               if "animd_k" in b else np.eye(4) for b in bones])
         self.joint_names = [b.get("animd_joint", b.name) if "animd_k" in b else None
                             for b in bones]
+        # Skin helpers keep a constant basis (build.py, rig.py).
+        self.helpers = {i: np.array(b["animd_basis"], dtype=np.float64).reshape(4, 4)
+                        for i, b in enumerate(bones) if "animd_basis" in b}
         # Bones come parents first (Blender keeps creation order, and build
         # made them in joint order), which basis() relies on; check it.
         for i, p in enumerate(self.parent):
@@ -68,7 +71,10 @@ class Rig:
         model matrices (n_joints, 3, 4)."""
         m4 = rig.convert(model34, self.c)
         t = rig.targets(m4, self.kmat, self.bone_joint, self.parent, self.rest)
-        return rig.basis(t, self.rest, self.parent)
+        out = rig.basis(t, self.rest, self.parent)
+        for i, b in self.helpers.items():
+            out[i] = b
+        return out
 
     def apply(self, ob, bases):
         """Write the bases into ob's pose (bones in armature order)."""

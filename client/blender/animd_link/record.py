@@ -62,6 +62,8 @@ def write_action(bpy, ob, rig_, take, name):
     action["animd"] = {k: ("" if v is None else v) for k, v in take.source.items()}
     action["animd_clip_times"] = list(take.clip_times)
     for b, bname in enumerate(rig_.names):
+        if rig_.joint_names[b] is None:
+            continue                    # a skin helper: its basis never moves
         base = 'pose.bones["%s"].' % bname.replace("\\", "\\\\").replace('"', '\\"')
         for prop, values in (("location", locs), ("rotation_quaternion", quats),
                              ("scale", scales)):

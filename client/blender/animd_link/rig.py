@@ -23,6 +23,16 @@ determinant of M: a rotation stays a proper rotation, which Blender's bones
 need, and a point given in a joint's space (a vertex, an attachment) is
 mirrored with it, so ``M' (C p) = C (M p)``.
 
+Skin helpers.  Blender's armature skins a mesh with pose L^-1 per bone, so
+a bone's rest is where the mesh was bound.  A .x file's skin offsets may
+bind a mesh elsewhere than its frames (tiny.x: with the body frame's
+uneven scale), and a rest there would leave shear in the bones' poses, which
+a pose bone cannot hold.  So bones rest at the frames' bind pose (the
+joints stay exact), and such a joint gets a helper bone, its child, that
+carries the vertex group: its constant matrix_basis, X = B_frames B_skin^-1
+in its own axes (skin_helper), makes it deform by M' B_skin^-1, exactly as
+the daemon skins.
+
 Bones.  A Blender bone's rest matrix ``L`` (``bone.matrix_local``) is a
 rotation and a head, with the bone along its Y axis to its tail.  A joint's
 bind matrix ``B'`` (converted) may point anywhere and carry scale, so each
@@ -175,6 +185,36 @@ def rest_frames(bind4, parents, size):
         out[j, :3, 3] = heads[j]
         out[j, 3, 3] = 1.0
     return out, lengths
+
+
+def frames_bind(bind4, skin4):
+    """The skeleton's own bind matrices (n, 4, 4) from the bind pose's model
+    and skin matrices (skin = model x the inverse of them; both converted).
+    They differ from where the meshes were bound only in .x files whose skin
+    offsets are not their frames' inverses."""
+    out = bind4.copy()
+    for j in range(len(bind4)):
+        try:
+            out[j] = np.linalg.solve(skin4[j], bind4[j])
+        except np.linalg.LinAlgError:
+            pass
+    return out
+
+
+def skin_helper(x4):
+    """For a joint whose mesh binding X = B_frames B_skin^-1 is not the
+    identity: the rotation (3, 3) of a helper bone's rest, and its constant
+    matrix_basis X in those axes (4, 4 without the head's translation).
+    The rotation is the eigenvectors of X's stretch (its polar
+    decomposition's symmetric factor), so that X in those axes is a
+    rotation times a scale along them, which a pose bone can hold: no shear
+    is lost.  A reflection goes into the scale of one axis."""
+    a = x4[:3, :3]
+    u, sig, vt = np.linalg.svd(a)
+    v = vt.T
+    if np.linalg.det(v) < 0:
+        v[:, 2] = -v[:, 2]
+    return v
 
 
 def corrections(bind4, rest4):

@@ -73,8 +73,9 @@ def skeleton(catalog, asset):
     ``mesh_arg`` (what ``play`` and ``sample`` take as ``mesh`` for its
     clips: the md5mesh of an MD5 skeleton, else None),
     ``format``, ``up``, ``handedness``, ``names``, ``parents``, ``bind``
-    (the model matrices, n x 12), ``bind_pose`` (False when it is a clip's
-    first frame), ``meshes`` (each ``name``, ``material``, ``positions``,
+    (the model matrices, n x 12: where the meshes were bound), ``bind_skin``
+    (the ``skin`` matrices of that pose, or None), ``bind_pose`` (False when
+    it is a clip's first frame), ``meshes`` (each ``name``, ``material``, ``positions``,
     ``normals`` or None, ``triangles``, ``weights``).  ValueError, saying
     why, for an asset with no skeleton (a camera)."""
     client = catalog.client
@@ -105,6 +106,13 @@ def skeleton(catalog, asset):
         bind = client.sample(asset=source, time=0.0)
         out["bind_pose"] = False
     out["bind"] = [j["m"] for j in bind["joints"]]
+    out["bind_skin"] = None
+    if out["bind_pose"]:
+        # skin = model x the inverse of the skeleton's own bind matrices,
+        # so at the bind pose it says where the meshes' binding (a .x
+        # file's skin offsets) departs from them: rig.frames_bind.
+        out["bind_skin"] = [j["m"] for j in client.sample(asset=source, bind=True,
+                                                          space="skin")["joints"]]
     if out["bind_pose"] and info.get("meshes"):
         verts = client.sample(asset=source, bind=True, space="vertices", weights=True)
         materials = [m.get("material") for m in info["meshes"]]
