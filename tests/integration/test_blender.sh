@@ -1,6 +1,7 @@
 #!/bin/sh
 # The Blender add-on (client/blender/animd_link) in Debian's Blender,
-# headless, against the real daemon (blender_link.py says what it checks).
+# headless, against the real daemon (blender_link.py says what it checks),
+# and without what it needs (blender_deps.py).
 # Blender is optional for `make deps` (about 735 MB): without it this test
 # skips; .ci/run installs it.  BLENDER names another binary.
 BLENDER=${BLENDER:-blender}
@@ -24,4 +25,10 @@ if [ "$rc" -ne 0 ]; then
 else
 	ok
 fi
+# What a Blender whose Python lacks msgpack or the package is told.
+"$BLENDER" -b --factory-startup --python-exit-code 1 --python "$dir/blender_deps.py" \
+	>"$TMP/deps.log" 2>&1
+rc=$?
+grep -E '^(ok|not ok)' "$TMP/deps.log" || true
+if [ "$rc" -ne 0 ]; then bad "blender_deps.py: blender exited $rc"; tail -20 "$TMP/deps.log"; else ok; fi
 finish

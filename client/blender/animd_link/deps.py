@@ -60,7 +60,6 @@ def load(pref_path="", force=False):
     if (_animd is not None or _error is not None) and not force:
         return _animd, _error
     _animd, _error = None, None
-    tried = []
     for folder in [None] + candidates(pref_path):
         if folder is not None:
             if not os.path.isdir(os.path.join(folder, "animd")):
@@ -73,14 +72,14 @@ def load(pref_path="", force=False):
         except ImportError as e:
             missing = getattr(e, "name", None)
             if missing in ("msgpack", "numpy"):
-                _error = ("animd needs %s, which Blender's Python (%s) cannot import: %s"
-                          % (missing, sys.executable, _install_hint(missing)))
+                _error = ("animd needs %s, which Blender's Python %s (%s, prefix %s) cannot "
+                          "import: %s" % (missing, sys.version.split()[0], sys.executable,
+                                          sys.prefix, _install_hint(missing)))
                 return None, _error
-            tried.append(folder or "sys.path")
             # Forget a half-imported package before the next folder.
             for mod in [m for m in sys.modules if m == "animd" or m.startswith("animd.")]:
                 del sys.modules[mod]
-    _error = ("animd's Python package was not found (looked in %s): install python3-animd, or "
-              "set its folder (the one holding animd/) in the add-on's preferences"
-              % ", ".join(tried))
+    _error = ("animd's Python package was not found (looked on sys.path and in %s): install "
+              "python3-animd, or set its folder (the one holding animd/) in the add-on's "
+              "preferences" % ", ".join(candidates(pref_path)))
     return None, _error
