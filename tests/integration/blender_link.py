@@ -467,8 +467,12 @@ def t_reload(mod, session, daemon, obs):
 
 # ---- 8. render ------------------------------------------------------------------------
 
-def t_render(tmp, obs):
+def t_render(tmp, session, obs):
     scene = bpy.context.scene
+    # The walker mid-stride, held there by the daemon (paused).
+    lk = session.link(obs["walker.md5mesh"])
+    lk.play("walker.md5anim", "walker", start=0.3, paused=True)
+    pump(session, lambda: lk.clip_time is not None and abs(lk.clip_time - 0.3) < 1e-9)
     for o in list(scene.objects):
         if o.type in ("MESH", "CAMERA", "LIGHT") and o.parent is None:
             bpy.data.objects.remove(o)
@@ -483,13 +487,22 @@ def t_render(tmp, obs):
     scene.collection.objects.link(cam)
     scene.camera = cam
     bpy.context.view_layer.update()
-    pts = np.array([np.array(walker.matrix_world @ b.head) for b in walker.pose.bones])
-    mid, size = pts.mean(axis=0), max(float(np.ptp(pts, axis=0).max()), 1e-3)
+    dg = bpy.context.evaluated_depsgraph_get()
+    pts = []
+    for k in walker.children:
+        me = k.evaluated_get(dg).to_mesh()
+        pts.extend(np.array(k.matrix_world @ v.co) for v in me.vertices)
+        k.evaluated_get(dg).to_mesh_clear()
+    pts = np.array(pts)
+    mid, size = (pts.max(axis=0) + pts.min(axis=0)) / 2, float(np.ptp(pts, axis=0).max())
     from mathutils import Vector
-    cam.location = Vector(mid) + Vector((0.6, -1.6, 0.5)) * size * 1.4
+    cam.location = Vector(mid) + Vector((1.0, -1.6, 0.45)).normalized() * size * 2.2
     cam.rotation_euler = (Vector(mid) - cam.location).to_track_quat("-Z", "Y").to_euler()
+    cam_data.lens = 50
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.color_type = "RANDOM"
+    scene.display.shading.show_cavity = True
+    scene.display.shading.show_object_outline = True
     scene.render.resolution_x, scene.render.resolution_y = 480, 360
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
@@ -571,7 +584,7 @@ def main():
         t_follow(mod, animd, session, daemon, obs)
         t_record(mod, session, obs)
         t_reload(mod, session, daemon, obs)
-        t_render(tmp, obs)
+        t_render(tmp, session, obs)
         t_testdata(mod, session, daemon)
         bpy.ops.animd.disconnect()
     finally:

@@ -129,6 +129,7 @@ class Link:
         return st
 
     def crossfade(self, asset, clip, fade, sync=False):
+        self._own("cross-fade")
         c = self.session.client
         st = c.play(instance=self.instance, asset=asset, clip=clip, fade=fade,
                     sync=sync or None)
@@ -149,11 +150,18 @@ class Link:
             self.session.client.resume(instance=self.instance)
         self.paused = False
 
+    def _own(self, what):
+        if self.mode != "play" or self.instance is None:
+            raise ValueError("%s: %s" % (what, "a followed instance is its owner's to steer"
+                                         if self.mode == "follow" else "nothing plays"))
+
     def seek(self, t):
+        self._own("seek")
         self.session.client.seek(instance=self.instance, time=t)
         self.time = t
 
     def set_speed(self, speed):
+        self._own("speed")
         self.session.client.speed(instance=self.instance, speed=speed)
         self.speed = speed
 
@@ -386,11 +394,17 @@ class Session:
             self.client.subscribe(EVENTS)
             self.catalog = source.Catalog(self.client)
             for link in self.links.values():
-                link.restore()
+                try:
+                    link.restore()
+                except self.animd.Error as e:
+                    # The asset or clip may be gone: this link says so, the
+                    # others carry on.
+                    link.mode = None
+                    link.note = "not played again: %s" % e
         except BaseException:
             self._drop()
             raise
-        self.status = "connected to %s (%s)" % (self.socket, self.client.server["server"])
+        self.status = "connected (%s)" % self.client.server["server"]
         self.error = ""
 
     def _drop(self):

@@ -165,7 +165,10 @@ def active_link(context=None):
         return None
     if ob.name not in s.links and not s.connected:
         return None
-    return s.link(ob)
+    try:
+        return s.link(ob)
+    except Exception:                   # noqa: BLE001  (not one the link can drive)
+        return None
 
 
 def ops_link(ob):
@@ -246,7 +249,7 @@ class ANIMD_OT_refresh(_Op):
 
 class ANIMD_OT_import(_Op):
     bl_idname = "animd.import_asset"
-    bl_label = "Import armature"
+    bl_label = "Import"
     bl_description = ("Import the selected asset's skeleton as an armature at its bind pose, "
                       "with its skinned meshes")
     bl_options = {"REGISTER", "UNDO"}
@@ -390,7 +393,7 @@ class VIEW3D_PT_animd(bpy.types.Panel):
         _, err = deps.load(prefs(context).python_path if prefs(context) else "")
         if err:
             box = layout.box()
-            for line in _wrap(err, 40):
+            for line in _wrap(err, 32):
                 box.label(text=line, icon="ERROR")
             return
         col = layout.column()
@@ -399,7 +402,7 @@ class VIEW3D_PT_animd(bpy.types.Panel):
         connected = s is not None and s.connected
         row.operator("animd.connect", icon="LINKED")
         row.operator("animd.disconnect", icon="UNLINKED")
-        for line in _wrap(s.status if s else "not connected", 40):
+        for line in _wrap(s.status if s else "not connected", 32):
             col.label(text=line, icon="CHECKMARK" if connected else "INFO")
         if not connected:
             return
@@ -446,7 +449,7 @@ class VIEW3D_PT_animd(bpy.types.Panel):
                                                   else ""))
         if lk.take is not None:
             box.label(text="%d poses recorded" % len(lk.take), icon="REC")
-        for line in _wrap(lk.note, 40):
+        for line in _wrap(lk.note, 32):
             box.label(text=line, icon="ERROR")
 
 
