@@ -61,7 +61,9 @@ DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	python3-numpy python3-matplotlib python3-venv mypy debhelper dpkg-dev
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
-PC_LIBS = jansson msgpack inih libsystemd libuv zlib libdeflate
+# libsystemd is not linked: the daemon loads it when systemd runs it
+# (daemon/service/base/systemd_lib.c), so the offline tools never pay for it.
+PC_LIBS = jansson msgpack inih libuv zlib libdeflate
 # groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh);
 # man-db's man -w finds each function's page for test_man_complete.sh.
 DEB_PACKAGES += groff-base man-db

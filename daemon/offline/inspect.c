@@ -333,6 +333,7 @@ int offline_inspect(int argc, char **argv)
 	char err[512];
 	int json = 0, c, rc = 0;
 
+	(void)offline_heap_prepare();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;

@@ -426,6 +426,7 @@ int offline_sample(int argc, char **argv)
 		fprintf(stderr, "animd sample: out of memory\n");
 		goto out;
 	}
+	(void)offline_heap_prepare();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int lrc = 0;
 

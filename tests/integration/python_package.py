@@ -986,25 +986,25 @@ def t_draw(d):
 
 
 def readme_example():
-    """The first python block of README.md's "From Python" section."""
-    with open(os.path.join(SRC, "README.md")) as f:
+    """The first python block of docs/clients.md's "Python" section."""
+    with open(os.path.join(SRC, "docs", "clients.md")) as f:
         text = f.read()
-    part = text[text.index("## From Python"):]
+    part = text[text.index("## Python"):]
     return part[part.index("```python\n") + 10:part.index("```\n", part.index("```python\n") + 10)]
 
 
 def t_readme(d, python=sys.executable, env=None):
-    """The README's example as printed, run where its relative socket path
+    """docs/clients.md's example as printed, run where its relative socket path
     (make run's build/animd.sock) names this daemon's."""
     code = readme_example()
-    check(len(code.strip().splitlines()) == 10, "the README's example is ten lines")
+    check(len(code.strip().splitlines()) == 10, "docs/clients.md's example is ten lines")
     env = env or dict(os.environ, PYTHONPATH=PYDIR)
     env.pop("ANIMD_SOCKET", None)
     r = subprocess.run([python, "-c", code], cwd=d.dir, env=env, capture_output=True, text=True,
                        timeout=60)
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and len(lines) == 3 and lines[1].startswith("(10, 3, 4) ") and
-          "'count': 6" in lines[0], "the README's example works as printed (%r %r)" %
+          "'count': 6" in lines[0], "docs/clients.md's example works as printed (%r %r)" %
           (r.stdout, r.stderr[-500:]))
 
 
@@ -1282,7 +1282,7 @@ def main():
                            ("against libanimclient", lambda d: (
                                t_against_c(d, instances=4, poses=1000, depth=64),
                                t_against_c(d, instances=16, poses=400, depth=2))),
-                           ("pictures", t_draw), ("the README's example", t_readme),
+                           ("pictures", t_draw), ("docs/clients.md's example", t_readme),
                            ("operators", t_operators), ("connecting", t_connecting),
                            ("annotations", t_types),
                            ("server.stopping", t_stopping)):

@@ -705,10 +705,10 @@ static void test_plurals(void **state)
 	free(r);
 	r = run(fx, NULL, "info", "walker.md5mesh", NULL);
 	expect(r, 0, "\nskeleton    10 joints, bind pose\n", NULL);
-	expect(r, 0, "mesh0: 8 vertices, 12 triangles, 8 weights, skinned", NULL);
+	expect(r, 0, "\"mesh0\": 8 vertices, 12 triangles, 8 weights, skinned", NULL);
 	free(r);
 	r = run(fx, NULL, "info", "orbit.md5camera", NULL);
-	expect(r, 0, "camera      96 frames at 30 fps (3.100 s), 2 cuts\n", NULL);
+	expect(r, 0, "camera      96 frames at 30 fps, 3.1 s playable, cuts: 40 70\n", NULL);
 	free(r);
 	r = run(fx, NULL, "sample", "one.md5mesh", "--time", "0", "--space", "vertices", NULL);
 	expect(r, 0, "mesh mesh0: 3 vertices (--json prints them)\n", NULL);

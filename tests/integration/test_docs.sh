@@ -49,6 +49,15 @@ for doc in $docs; do
 	fi
 done
 
+# The working notes the project was started from are not part of it: no
+# file of the repository may send a reader to them.
+if git -C "$SRC" grep -n -E '(DESIGN|FORMATS|STYLE)\.md|\.\./shared/seeds' -- . ':!tests/integration/test_docs.sh' \
+	>"$TMP/notes" 2>/dev/null; then
+	bad "files name notes that are not in the repository:"; sed 's/^/    /' "$TMP/notes" | head
+else
+	ok
+fi
+
 # The README's example programs: a fenced block right after a line that
 # links examples/LANG/FILE must be that file.
 awk -v tmp="$TMP" '

@@ -135,7 +135,16 @@ check_tool() {
 	what=$1
 	[ -s "$4" ] && ok || { bad "$what: no form of it in the SYNOPSIS of $(basename "$3")"; return; }
 	usage <"$2" | grep -q . && ok || bad "$what: --help printed no usage line"
-	usage <"$2" | opts >"$TMP/u"
+	# A help shared by several commands (pause, resume, stop, seek, speed):
+	# the usage lines that name this one, when any does.
+	# Each form is a line that starts with the tool's name and the lines
+	# indented under it.
+	usage <"$2" | awk '/^ *(animd|animctl) / { if (f != "") print f; f = $0; next } { f = f " " $0 }
+		END { if (f != "") print f }' >"$TMP/ul"
+	word=${what##* }
+	grep -Eq "(^|[ |])$word( |$)" "$TMP/ul" && grep -E "(^|[ |])$word( |$)" "$TMP/ul" >"$TMP/ul2" &&
+		mv "$TMP/ul2" "$TMP/ul"
+	opts <"$TMP/ul" >"$TMP/u"
 	opts <"$4" >"$TMP/s"
 	compare "$what ($(basename "$3"))" "$TMP/u" "$TMP/s"
 	opts <"$2" >"$TMP/a"

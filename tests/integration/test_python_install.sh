@@ -2,7 +2,7 @@
 # `pip install client/python` into a fresh virtualenv (with the system's
 # site-packages, where Debian's python3-msgpack and python3-numpy are),
 # offline: the package's own build backend needs nothing downloaded.  The
-# installed package, not the tree's, then runs the README's example as
+# installed package, not the tree's, then runs docs/clients.md's example as
 # printed against the real daemon, and pip uninstalls it cleanly.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
@@ -37,10 +37,10 @@ expect_match "animd/py\\.typed\$" "$TMP/out"
 [ -z "$(find "$TMP/src" -newer "$TMP/copied" ! -name '*.pyc' ! -type d)" ] && ok ||
 	{ bad "pip wrote into the source tree:"; find "$TMP/src" -newer "$TMP/copied"; }
 
-# The README's example, as printed, with the installed package.
-awk '/^## From Python/ { s = 1 } s && /^```python$/ { p = 1; next } p && /^```$/ { exit } p' \
-	"$SRC/README.md" >"$TMP/example.py"
-[ "$(wc -l <"$TMP/example.py")" -eq 10 ] && ok || bad "the README's example is not ten lines"
+# docs/clients.md's example, as printed, with the installed package.
+awk '/^## Python/ { s = 1 } s && /^```python$/ { p = 1; next } p && /^```$/ { exit } p' \
+	"$SRC/docs/clients.md" >"$TMP/example.py"
+[ "$(wc -l <"$TMP/example.py")" -eq 10 ] && ok || bad "docs/clients.md's example is not ten lines"
 mkdir -p "$TMP/run/build" "$TMP/assets"
 "$BUILD/gen/gen_demo" "$TMP/assets" >/dev/null || { echo "gen_demo failed"; exit 1; }
 if start_daemon "$TMP/log" "$ANIMD" serve --assets "$TMP/assets" --socket "$TMP/run/build/animd.sock"; then

@@ -845,8 +845,7 @@ static void test_live_classification(void **state)
 			      CONFIG_BIT(CONFIG_IDLE_TIMEOUT_S) |
 			      CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) |
 			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL) |
-			      CONFIG_BIT(CONFIG_LOG_FORMAT);
-			      CONFIG_BIT(CONFIG_CONTROL_OPERATORS);
+			      CONFIG_BIT(CONFIG_LOG_FORMAT) | CONFIG_BIT(CONFIG_CONTROL_OPERATORS);
 	struct config cur, fresh, def;
 	uint32_t restart = 0, applied;
 

@@ -178,7 +178,7 @@ def sheet(poses: Sequence[Any], parents: Any = None, up: str = "z_up",
     verts = [None if v is None else positions(v) for v in (vertices or [None] * len(poses))]
     tris = triangles or [getattr(v, "triangles", None) for v in (vertices or [None] * len(poses))]
     emits = emitters or [None] * len(poses)
-    labels = [None] * len(poses)
+    labels: List[Optional[List[Any]]] = [None] * len(poses)
     if names is True:
         labels = [getattr(p, "names", None) for p in poses]
     elif names:

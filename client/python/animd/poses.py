@@ -187,7 +187,8 @@ class Sample(dict, PoseViews):
                         if joints else None)
         self.triangles = None
         if self.space == "vertices":
-            tris, base = [], 0
+            tris: List[List[int]] = []
+            base = 0
             for m in reply.get("meshes", []):
                 tris.extend([base + i for i in t] for t in m.get("triangles") or [])
                 base += len(m["positions"])

@@ -21,8 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 /* The one mutable global of the module (see log.h): the least severe level
  * still written. */
 static atomic_int log_threshold = LOG_LEVEL_INFO;
@@ -128,10 +126,10 @@ static const struct {
 	const char *prefix;
 	const char *colour;
 } log_levels[] = {
-	{ LOG_LEVEL_ERROR, "error", SD_ERR, "\x1b[1;31m" },
-	{ LOG_LEVEL_WARNING, "warning", SD_WARNING, "\x1b[33m" },
-	{ LOG_LEVEL_INFO, "info", SD_INFO, "" },
-	{ LOG_LEVEL_DEBUG, "debug", SD_DEBUG, "\x1b[2m" },
+	{ LOG_LEVEL_ERROR, "error", "<3>", "\x1b[1;31m" },
+	{ LOG_LEVEL_WARNING, "warning", "<4>", "\x1b[33m" },
+	{ LOG_LEVEL_INFO, "info", "<6>", "" },
+	{ LOG_LEVEL_DEBUG, "debug", "<7>", "\x1b[2m" },
 };
 
 #define LOG_LEVEL_COUNT (sizeof log_levels / sizeof log_levels[0])
