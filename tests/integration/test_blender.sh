@@ -2,7 +2,7 @@
 # The Blender add-on (client/blender/animd_link) in Debian's Blender,
 # headless, against the real daemon (blender_link.py says what it checks),
 # and without what it needs (blender_deps.py).
-# Blender is optional for `make deps` (about 735 MB): without it this test
+# Blender is optional for `make deps` (a large package): without it this test
 # skips; .ci/run installs it.  BLENDER names another binary.
 BLENDER=${BLENDER:-blender}
 if ! command -v "$BLENDER" >/dev/null 2>&1; then
