@@ -126,7 +126,11 @@ typedef enum animc_error_code {
 	ANIMC_ERR_UNSUPPORTED,          /* "unsupported" */
 	ANIMC_ERR_SHUTTING_DOWN,        /* "shutting_down" */
 	ANIMC_ERR_INTERNAL,             /* "internal" */
-	ANIMC_ERR_OTHER                 /* a code newer than this library: see its name */
+	ANIMC_ERR_OTHER,                /* a code newer than this library: see its name */
+	/* Appended in 1.1, after OTHER so that no value moves: */
+	ANIMC_ERR_LOADING               /* "loading": an asset the call names did not finish
+					   loading within the daemon's request timeout;
+					   nothing was done, try again */
 } animc_error_code;
 
 /*
@@ -1242,7 +1246,12 @@ typedef struct animc_reconnect_opts {
  * subscription and replays every instance still known (play again with the
  * same asset, clip, mesh, loop, speed, root motion and stream at its current
  * time, paused if it was), maps the old ids to the new, then calls
- * on_reconnect.  Async calls outstanding at the loss fail with -ECONNRESET.
+ * on_reconnect.  A daemon that has just started answers a replay once the
+ * asset has loaded (it loads what a request names first), so a replay
+ * succeeds at its first try on any tree; one answered ANIMC_ERR_LOADING
+ * (a load longer than the daemon's request timeout) fails the attempt,
+ * which is retried with back-off, the instance kept.  Async calls
+ * outstanding at the loss fail with -ECONNRESET.
  * o NULL or o->enabled 0 turns it off (the default).  0 or -EINVAL.
  */
 ANIMC_API int animc_client_set_reconnect(animc_client *c, const animc_reconnect_opts *o);

@@ -18,6 +18,7 @@ static const char *const error_names[] = {
 	[ANIMC_ERR_UNSUPPORTED] = "unsupported",
 	[ANIMC_ERR_SHUTTING_DOWN] = "shutting_down",
 	[ANIMC_ERR_INTERNAL] = "internal",
+	[ANIMC_ERR_LOADING] = "loading",
 };
 
 static const char *const event_names[] = {

@@ -314,7 +314,8 @@ def t_errors(d):
               "asset_error's code and located message")
         os.unlink(os.path.join(d.assets, "broken.md5anim"))
         check(set(animd.CODES) == {"bad_request", "unknown_method", "not_found", "limit",
-                                   "asset_error", "unsupported", "shutting_down", "internal"},
+                                   "asset_error", "unsupported", "shutting_down", "internal",
+                                   "loading"},
               "the stable codes of PROTOCOL.md section 6")
         unknown = animd.errors.from_reply({"code": "brand_new", "message": "m"}, "x")
         check(type(unknown) is animd.Error and unknown.code == "brand_new",

@@ -135,7 +135,7 @@ int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name)
 	return fclose(f) == 0 ? 0 : -errno;
 }
 
-int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
+int daemon_proc_start_indexed(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
 {
 	const char *animd = getenv("ANIMD");
 	pid_t parent;
@@ -174,6 +174,13 @@ int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_
 		_exit(127);
 	}
 	return daemon_proc_wait_notify(d, "READY=1", timeout_ms);
+}
+
+int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
+{
+	int rc = daemon_proc_start_indexed(d, extra_ini, timeout_ms);
+
+	return rc < 0 ? rc : daemon_proc_wait_notify(d, "STATUS=serving", timeout_ms);
 }
 
 int daemon_proc_stop(struct daemon_proc *d, int sig, int timeout_ms)

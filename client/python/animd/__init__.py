@@ -12,7 +12,7 @@ also ``assets()``), keyword arguments named as its fields.  ``animd.draw``
 """
 from animd.client import EVENT_TYPES, PROTOCOL_VERSION, Client
 from animd.errors import (CODES, AssetError, BadRequest, Disconnected, Error, Internal, Limit,
-                          NotFound, ShuttingDown, StreamError, Timeout, UnknownMethod,
+                          Loading, NotFound, ShuttingDown, StreamError, Timeout, UnknownMethod,
                           Unsupported)
 from animd.poses import SPACES, Sample
 from animd.stream import Pose, Stream
@@ -22,5 +22,5 @@ __version__ = "1.0.0"
 
 __all__ = ["Client", "Stream", "Pose", "Sample", "Error", "BadRequest", "UnknownMethod",
            "NotFound", "Limit", "AssetError", "Unsupported", "ShuttingDown", "Internal",
-           "Timeout", "Disconnected", "StreamError", "CODES", "SPACES", "EVENT_TYPES",
+           "Loading", "Timeout", "Disconnected", "StreamError", "CODES", "SPACES", "EVENT_TYPES",
            "PROTOCOL_VERSION", "default_socket", "__version__"]

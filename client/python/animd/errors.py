@@ -14,9 +14,10 @@ ASSET_ERROR = "asset_error"
 UNSUPPORTED = "unsupported"
 SHUTTING_DOWN = "shutting_down"
 INTERNAL = "internal"
+LOADING = "loading"
 
 CODES = (BAD_REQUEST, UNKNOWN_METHOD, NOT_FOUND, LIMIT, ASSET_ERROR, UNSUPPORTED,
-         SHUTTING_DOWN, INTERNAL)
+         SHUTTING_DOWN, INTERNAL, LOADING)
 
 
 class Error(Exception):
@@ -64,10 +65,16 @@ class Internal(Error):
     pass
 
 
+class Loading(Error):
+    """An asset the request names did not finish loading within the
+    daemon's request timeout (it waits for loads itself): nothing was done,
+    the same request may succeed if sent again."""
+
+
 _BY_CODE = {
     BAD_REQUEST: BadRequest, UNKNOWN_METHOD: UnknownMethod, NOT_FOUND: NotFound,
     LIMIT: Limit, ASSET_ERROR: AssetError, UNSUPPORTED: Unsupported,
-    SHUTTING_DOWN: ShuttingDown, INTERNAL: Internal,
+    SHUTTING_DOWN: ShuttingDown, INTERNAL: Internal, LOADING: Loading,
 }
 
 
