@@ -38,6 +38,11 @@ int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name);
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
 /* The same, returning at READY=1: the start-up loads go on. */
 int daemon_proc_start_indexed(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
+/* The same, returning at once: a client may connect at the first moment
+ * the socket accepts.  With activator ("systemd-socket-activate"), that
+ * program binds the socket and execs animd on the first connection, in
+ * the process d->pid names, as animd.socket does.  0 or -errno. */
+int daemon_proc_spawn(struct daemon_proc *d, const char *extra_ini, const char *activator);
 /* Wait for a notify message starting with `prefix` (e.g. "RELOADING=1"). */
 int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeout_ms);
 /* Read every notify message waiting, without blocking.  The daemon's
