@@ -64,13 +64,6 @@ static int teardown(void **state)
 
 	if (fx->d.pid > 0)
 		assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
-	if (getenv("ANIMD_TEST_LOG") != NULL) {
-		char cmd[1200];
-
-		snprintf(cmd, sizeof cmd, "grep -v 'loaded ' %s >&2", fx->d.log);
-		if (system(cmd) != 0)
-			fprintf(stderr, "no log\n");
-	}
 	tree_manifest_free(&fx->m);
 	daemon_proc_cleanup(&fx->d);
 	free(fx);
