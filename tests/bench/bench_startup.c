@@ -1,14 +1,14 @@
 /*
  * bench_startup - start-up on a large tree, and memory under a cap, against
- * the real daemon on a generated tree (tests/gen/gen_tree; 2,000 files of
- * every format at scale 2 unless BENCH_STARTUP_FILES and
- * BENCH_STARTUP_SCALE say otherwise):
+ * the real daemon on a generated tree (tests/support/asset_tree.h, the one
+ * bench_coldload starts on; 4,000 assets of every format, about 120 MB,
+ * unless BENCH_STARTUP_ASSETS says otherwise):
  *
  *   - first answer: from the daemon's start (fork) to the reply of
  *     assets.info of the tree's last asset, and of a play of its last
  *     character (an md5anim on its md5mesh), each sent the moment the
  *     socket accepts;
- *   - every name: to an assets.list that names every file;
+ *   - every name: to an assets.list that names every asset;
  *   - every asset loaded: to STATUS=serving (the start-up loads are over);
  *   - under [assets] max_memory at a quarter of what the tree takes loaded:
  *     what the assets and the whole daemon (RSS) hold after start-up and
@@ -301,9 +301,8 @@ static void cap_bench(const char *assets, const struct tree_manifest *m)
 int main(void)
 {
 	const char *animd = getenv("ANIMD"), *baseline = getenv("ANIMD_BASELINE");
-	const char *files_env = getenv("BENCH_STARTUP_FILES"), *scale_env = getenv("BENCH_STARTUP_SCALE");
-	unsigned files = files_env != NULL ? (unsigned)atoi(files_env) : 2000;
-	unsigned scale = scale_env != NULL ? (unsigned)atoi(scale_env) : 2;
+	const char *assets_env = getenv("BENCH_STARTUP_ASSETS");
+	unsigned count = assets_env != NULL ? (unsigned)atoi(assets_env) : 4000;
 	struct startup mine[ROUNDS], base[ROUNDS];
 	struct tree_manifest m;
 	char dir[] = "/tmp/animd-bench-tree-XXXXXX", assets[64], cmd[160];
@@ -314,9 +313,9 @@ int main(void)
 	if (mkdtemp(dir) == NULL)
 		die("cannot make a directory");
 	snprintf(assets, sizeof assets, "%s/assets", dir);
-	if (tree_generate(assets, files, scale, 0, &m) < 0)
+	if (tree_generate(assets, count, 0, &m) < 0)
 		die("cannot generate the tree");
-	printf("startup   a tree of %zu asset files (scale %u)%s\n", m.count, scale,
+	printf("startup   a tree of %zu assets%s\n", m.count,
 	       baseline != NULL ? ", this animd and ANIMD_BASELINE alternately" : "");
 	for (int i = 0; i < ROUNDS; i++) {
 		startup_round(animd, assets, &m, &mine[i]);

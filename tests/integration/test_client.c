@@ -1363,7 +1363,7 @@ static void test_reconnect_large_tree(void **state)
 	long deadline;
 
 	snprintf(big, sizeof big, "%s/big", fx->d.assets);
-	assert_int_equal(tree_generate(big, 2000, 1, 0, &m), 0);
+	assert_int_equal(tree_generate(big, 2000, 0, &m), 0);
 	/* Restarted on the whole tree first, so that it knows it. */
 	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
 	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);

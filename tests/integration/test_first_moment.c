@@ -52,7 +52,7 @@ static int setup(void **state)
 
 	assert_non_null(fx);
 	assert_int_equal(daemon_proc_init(&fx->d), 0);
-	assert_int_equal(tree_generate(fx->d.assets, FILES, 1, 3, &fx->m), 0);
+	assert_int_equal(tree_generate(fx->d.assets, FILES, 3, &fx->m), 0);
 	assert_true(fx->m.count >= FILES);
 	*state = fx;
 	return 0;

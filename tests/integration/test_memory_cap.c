@@ -86,7 +86,7 @@ static int setup(void **state)
 	assert_non_null(fx);
 	assert_int_equal(daemon_proc_init(&fx->full), 0);
 	assert_int_equal(daemon_proc_init(&fx->capped), 0);
-	assert_int_equal(tree_generate(fx->full.assets, FILES, 1, 0, &fx->m), 0);
+	assert_int_equal(tree_generate(fx->full.assets, FILES, 0, &fx->m), 0);
 	assert_int_equal(daemon_proc_start(&fx->full, NULL, TIMEOUT_MS), 0);
 	assert_int_equal(rpc_client_connect(&fx->a, fx->full.socket, TIMEOUT_MS), 0);
 	fx->a.timeout_ms = TIMEOUT_MS;

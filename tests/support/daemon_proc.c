@@ -170,13 +170,17 @@ int daemon_proc_spawn(struct daemon_proc *d, const char *extra_ini, const char *
 		if (getppid() != parent)
 			_exit(127);
 		setenv("NOTIFY_SOCKET", d->notify, 1);
+		/* The journal's "<N>" prefixes, whatever stderr is: tests that
+		 * read the log (the soak's count of errors and warnings) parse
+		 * them. */
 		if (activator != NULL)
 			/* It binds the socket, then execs animd in this process
 			 * on the first connection, passing it the socket. */
 			execlp(activator, activator, "-l", d->socket, animd, "serve", "-c", d->config,
-			       (char *)NULL);
+			       "--log-format=journal", (char *)NULL);
 		else
-			execl(animd, animd, "serve", "-c", d->config, (char *)NULL);
+			execl(animd, animd, "serve", "-c", d->config, "--log-format=journal",
+			      (char *)NULL);
 		_exit(127);
 	}
 	return 0;

@@ -9,8 +9,7 @@ static const char *const tree_kind_names[TREE_KIND_COUNT] = {
 	[TREE_X] = "x", [TREE_MD5CAMERA] = "md5camera", [TREE_BROKEN] = "broken",
 };
 
-int tree_generate(const char *dir, unsigned files, unsigned scale, unsigned broken,
-		  struct tree_manifest *out)
+int tree_generate(const char *dir, unsigned assets, unsigned broken, struct tree_manifest *out)
 {
 	const char *build = getenv("BUILD");
 	char cmd[2048], manifest[1024], line[256];
@@ -19,8 +18,8 @@ int tree_generate(const char *dir, unsigned files, unsigned scale, unsigned brok
 
 	memset(out, 0, sizeof *out);
 	snprintf(manifest, sizeof manifest, "%s.manifest", dir);
-	snprintf(cmd, sizeof cmd, "%s/gen/gen_tree '%s' %u --scale %u --broken %u --manifest '%s' "
-		 ">/dev/null", build != NULL ? build : "build", dir, files, scale, broken, manifest);
+	snprintf(cmd, sizeof cmd, "%s/gen/gen_tree '%s' %u --broken %u --manifest '%s' >/dev/null",
+		 build != NULL ? build : "build", dir, assets, broken, manifest);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "tree_generate: %s failed\n", cmd);
 		return -1;

@@ -10,7 +10,7 @@
 enum tree_kind {
 	TREE_MD5MESH,
 	TREE_MD5ANIM,           /* mesh: its md5mesh */
-	TREE_M2,                /* version 264, with companions */
+	TREE_M2,                /* version 256, or 264 with its .skin */
 	TREE_X,
 	TREE_MD5CAMERA,
 	TREE_BROKEN,            /* an md5anim that fails to parse */
@@ -29,10 +29,10 @@ struct tree_manifest {
 	size_t by_kind[TREE_KIND_COUNT];
 };
 
-/* Runs $BUILD/gen/gen_tree DIR FILES --scale SCALE --broken BROKEN and
- * reads its manifest (kept beside DIR).  0 or -1 (said on stderr). */
-int tree_generate(const char *dir, unsigned files, unsigned scale, unsigned broken,
-		  struct tree_manifest *out);
+/* Runs $BUILD/gen/gen_tree DIR ASSETS --broken BROKEN (the tree of
+ * tests/support/asset_tree.h, seed 1) and reads its manifest (kept beside
+ * DIR).  0 or -1 (said on stderr). */
+int tree_generate(const char *dir, unsigned assets, unsigned broken, struct tree_manifest *out);
 
 /* The i-th asset of a kind (i < by_kind[kind]), or NULL. */
 const struct tree_asset *tree_nth(const struct tree_manifest *m, enum tree_kind kind, size_t i);
