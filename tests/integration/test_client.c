@@ -1344,7 +1344,7 @@ static void test_reconnect_in_blocking_call(void **state)
 	animc_free(st);
 }
 
-/* A restart on a tree of 2,000 files: the client reconnects the moment
+/* A restart on a tree of 2,000 assets: the client reconnects the moment
  * the new daemon accepts, before its background has loaded what the
  * instances play (the tree's last characters, and an M2 with its
  * companions), and every replay succeeds at its first try: the daemon
@@ -1355,7 +1355,7 @@ static void test_reconnect_large_tree(void **state)
 	animc_reconnect_opts ro = { .enabled = 1, .initial_delay_ms = 5, .max_delay_ms = 20 };
 	struct rc_seen r = { 0 };
 	struct tree_manifest m;
-	char big[400], mesh[8][128], anim[8][128];
+	char big[400], mesh[8][128], anim[8][128] = { "" };
 	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
 	animc_instance_list *l;
 	animc_instance *in;
@@ -1380,8 +1380,16 @@ static void test_reconnect_large_tree(void **state)
 		expect_ok(fx->c, animc_play(fx->c, &po, &in));
 		animc_free(in);
 	}
-	snprintf(anim[n], sizeof anim[n], "big/%s",
-		 tree_nth(&m, TREE_M2, m.by_kind[TREE_M2] - 1)->name);
+	/* The tree's last M2 with companions (version 264's .skin). */
+	for (size_t i = m.by_kind[TREE_M2]; i-- > 0;) {
+		const struct tree_asset *a = tree_nth(&m, TREE_M2, i);
+
+		if (a->mesh[0] != '\0') {
+			snprintf(anim[n], sizeof anim[n], "big/%s", a->name);
+			break;
+		}
+	}
+	assert_true(anim[n][0] != '\0');
 	po = (animc_play_opts)ANIMC_PLAY_OPTS_INIT;
 	po.asset = anim[n++];
 	expect_ok(fx->c, animc_play(fx->c, &po, &in));

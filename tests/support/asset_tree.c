@@ -248,12 +248,14 @@ static int tree_m2(struct tree *t, uint32_t scale)
 	rc = m2w_write_files(&f, t->dir, "model") < 0 ? -EIO : 0;
 	if (rc == 0)
 		rc = tree_count(t, "model.m2", TREE_M2);
-	if (rc == 0)
-		tree_list(t, "m2", "model.m2", NULL);
 	for (uint32_t i = 0; rc == 0 && i < f.companion_count; i++) {
 		snprintf(name, sizeof name, "model%s", f.companions[i].suffix);
 		rc = tree_count(t, name, -1);
 	}
+	if (rc == 0 && f.companion_count > 0)
+		snprintf(name, sizeof name, "model%s", f.companions[0].suffix);
+	if (rc == 0)
+		tree_list(t, "m2", "model.m2", f.companion_count > 0 ? name : NULL);
 	m2w_file_free(&f);
 	return rc;
 }

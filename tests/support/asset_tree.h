@@ -17,7 +17,8 @@
  * A manifest (asset_tree_write_listed) names every asset in the order
  * written, one a line, relative to the tree's directory: "md5mesh NAME",
  * "md5anim NAME MESH" (MESH: its character's md5mesh), "md5camera NAME",
- * "x NAME", "m2 NAME" (companions are not listed), and "broken NAME" for
+ * "x NAME", "m2 NAME [COMPANION]" (its first companion, the .skin, when
+ * it has any: companions are not assets), and "broken NAME" for
  * an md5anim made to fail to parse (line 4).
  */
 #ifndef ANIMD_TEST_ASSET_TREE_H

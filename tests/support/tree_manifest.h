@@ -20,7 +20,7 @@ enum tree_kind {
 struct tree_asset {
 	enum tree_kind kind;
 	char name[64];
-	char mesh[64];          /* TREE_MD5ANIM */
+	char mesh[64];          /* TREE_MD5ANIM: its md5mesh; TREE_M2: its .skin, or "" */
 };
 
 struct tree_manifest {
