@@ -442,6 +442,17 @@ typedef struct animc_status_info {
 	 * text (not UTF-8, or control characters); 0 from a daemon that does
 	 * not send it.  Appended: the struct is the library's to allocate. */
 	uint64_t assets_unservable;
+	/* The index and the memory cap (0 from a daemon that does not send
+	 * them; appended as above): assets indexed and not loaded yet, and
+	 * evicted for [assets] max_memory (both load when a call names them);
+	 * evictions and loads a call caused, since start; the cap in effect
+	 * (0: none), and whether what is in use alone exceeds it. */
+	uint64_t assets_not_loaded;
+	uint64_t assets_evicted;
+	uint64_t assets_evictions;
+	uint64_t assets_on_demand_loads;
+	uint64_t assets_cap;
+	int assets_over_cap;
 } animc_status_info;
 
 /* `stats` (animc_play(3)).  Counters are

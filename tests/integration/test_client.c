@@ -99,6 +99,13 @@ static int setup(void **state)
 	return setup_with(state, NULL);
 }
 
+/* A cap no asset fits under: every one is evicted (dropped after its
+ * background load), and loaded again for a call that names it. */
+static int setup_capped(void **state)
+{
+	return setup_with(state, "[assets]\nmax_memory = 1\n");
+}
+
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
@@ -1344,6 +1351,38 @@ static void test_reconnect_in_blocking_call(void **state)
 	animc_free(st);
 }
 
+/* animc_status's fields of the index and the cap. */
+static void test_status_under_a_cap(void **state)
+{
+	struct fixture *fx = *state;
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_status_info *st;
+	animc_instance *in;
+	uint64_t loads;
+
+	expect_ok(fx->c, animc_status(fx->c, &st));
+	assert_int_equal(st->assets, 6);
+	assert_int_equal(st->assets_cap, 1);
+	assert_int_equal(st->assets_evicted, 6);
+	assert_int_equal(st->assets_not_loaded, 0);
+	assert_int_equal(st->assets_over_cap, 0);
+	assert_int_equal(st->memory.assets, 0);
+	loads = st->assets_on_demand_loads;
+	animc_free(st);
+
+	po.asset = "walker.md5anim";
+	po.mesh = "walker.md5mesh";
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	animc_free(in);
+	expect_ok(fx->c, animc_status(fx->c, &st));
+	/* Both loaded for the play, and kept over the cap while it plays. */
+	assert_int_equal(st->assets_on_demand_loads, loads + 2);
+	assert_int_equal(st->assets_evicted, 4);
+	assert_int_equal(st->assets_over_cap, 1);
+	assert_true(st->memory.assets > st->assets_cap);
+	animc_free(st);
+}
+
 /* A restart on a tree of 2,000 assets: the client reconnects the moment
  * the new daemon accepts, before its background has loaded what the
  * instances play (the tree's last characters, and an M2 with its
@@ -1445,6 +1484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reconnect_keeps_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_in_blocking_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_large_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_under_a_cap, setup_capped, teardown),
 	};
 
 	signal(SIGPIPE, SIG_DFL);
