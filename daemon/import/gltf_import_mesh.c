@@ -372,7 +372,10 @@ static int instance_weights(struct gltf_import *x, struct instance *in)
 		w[in->first_weight + k] = n->weight_count == T ? n->weights[k]
 					  : me->weight_count == T ? me->weights[k] : 0.0f;
 		snprintf(label, sizeof label, "%s", x->out->skeleton->names[in->joint]);
-		snprintf(buf, sizeof buf, "%s/%u", label, k);
+		if (me->target_names != NULL)
+			snprintf(buf, sizeof buf, "%s/%s", label, me->target_names[k]);
+		else
+			snprintf(buf, sizeof buf, "%s/%u", label, k);
 		names[in->first_weight + k] = strdup(buf);
 		if (names[in->first_weight + k] == NULL)
 			return -ENOMEM;

@@ -128,6 +128,16 @@ static json_t *inspect_json(const struct asset *a)
 		json_object_set_new(root, "events", m2_json_events(a));
 		json_object_set_new(root, "companions", m2_json_companions(a));
 	}
+	if (a->format == ASSET_FORMAT_GLTF) {
+		json_t *weights = json_array();
+
+		for (uint32_t i = 0; i < a->weight_count; i++)
+			json_array_append_new(weights, json_pack("{s:o, s:o}", "name",
+				json_out_string_or_null(a->weight_names[i]), "default",
+				json_out_number(a->weights[i])));
+		json_object_set_new(root, "weights", weights);
+		json_object_set_new(root, "companions", m2_json_companions(a));
+	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
 	json_object_set_new(root, "note", json_out_string_or_null(a->note));
 	{
@@ -165,7 +175,8 @@ static void inspect_text(const struct asset *a)
 		const struct asset_companion *cp = &a->companions[i];
 
 		printf("companion %s: %s, %s %u", cp->name, m2_json_companion_status(cp->status),
-		       cp->kind == ASSET_COMPANION_SKIN ? "view" : "sequence", cp->index);
+		       cp->kind == ASSET_COMPANION_SKIN ? "view"
+		       : cp->kind == ASSET_COMPANION_ANIM ? "sequence" : "buffer", cp->index);
 		if (cp->status == ASSET_COMPANION_FOUND)
 			printf(", %llu bytes", (unsigned long long)cp->bytes);
 		if (cp->error != NULL)
@@ -227,6 +238,8 @@ static void inspect_text(const struct asset *a)
 	}
 	for (uint32_t i = 0; i < a->global_count; i++)
 		printf("global   %u: %.6g s\n", i, time_to_seconds(a->global_ns[i]));
+	for (uint32_t i = 0; i < a->weight_count; i++)
+		printf("weight   %u \"%s\": default %g\n", i, a->weight_names[i], a->weights[i]);
 	for (uint32_t i = 0; i < a->emitter_count; i++) {
 		const struct emitter *e = &a->emitters[i];
 

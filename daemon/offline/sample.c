@@ -1,7 +1,7 @@
 /*
  * animd sample FILE [--mesh MESH] [--clip NAME] --time SECONDS
  *              [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
- *              [--space local|model|skin|vertices|camera|emitters|attachments]
+ *              [--space local|model|skin|vertices|camera|emitters|attachments|weights]
  *              [--loop MODE]
  *              [--root-motion raw|in_place] [--json]
  *
@@ -144,6 +144,16 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 		json_object_set_new(root, "attachments", points);
 		break;
 	}
+	case SPACE_WEIGHTS: {
+		json_t *weights = json_array();
+
+		for (uint32_t i = 0; i < r->weight_count; i++)
+			json_array_append_new(weights, json_pack("{s:o, s:o}", "name",
+				json_out_string_or_null(q->asset->weight_names[i]),
+				"weight", json_out_number(r->weights[i])));
+		json_object_set_new(root, "weights", weights);
+		break;
+	}
 	default:
 		json_object_set_new(root, "joints", sample_joints_json(q, r));
 		break;
@@ -187,6 +197,10 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 			       st->m.m[2][3], st->animate > 0.5f ? "" : " (not animated)");
 		}
 		return;
+	case SPACE_WEIGHTS:
+		for (uint32_t i = 0; i < r->weight_count; i++)
+			printf("weight %u %-32s %12.6f\n", i, q->asset->weight_names[i], r->weights[i]);
+		return;
 	case SPACE_VERTICES:
 		for (uint32_t i = 0; i < r->mesh_count; i++) {
 			printf("mesh %u \"%s\": %u vertices\n", i,
@@ -220,7 +234,7 @@ static void sample_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] --time SECONDS\n"
-		"                    [--space local|model|skin|vertices|camera|emitters|attachments]\n"
+		"                    [--space local|model|skin|vertices|camera|emitters|attachments|weights]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
 		"                    [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
@@ -446,7 +460,7 @@ int offline_sample(int argc, char **argv)
 	q.layer_count = st.count;
 	q.space = sample_default_space(a);
 	if (space != NULL && sample_space_parse(space, &q.space) < 0) {
-		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera, emitters or attachments, not \"%s\"\n", space);
+		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera, emitters, attachments or weights, not \"%s\"\n", space);
 		rc = EXIT_USAGE;
 		goto out;
 	}

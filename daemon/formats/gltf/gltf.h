@@ -183,6 +183,8 @@ struct gltf_mesh {
 	uint32_t target_count;          /* the same in every primitive */
 	uint32_t weight_count;          /* default weights (0, or target_count) */
 	const float *weights;
+	const char *const *target_names; /* extras.targetNames (the exporters'
+					    custom: Blender's shape keys), or NULL */
 };
 
 enum gltf_path { GLTF_PATH_TRANSLATION, GLTF_PATH_ROTATION, GLTF_PATH_SCALE, GLTF_PATH_WEIGHTS };

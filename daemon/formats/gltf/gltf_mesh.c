@@ -275,6 +275,25 @@ static int parse_mesh(struct gltf_ctx *c, json_t *o, uint32_t i)
 		me->target_count = prims[k].target_count;
 		drawn = true;
 	}
+	/* Names of the targets, where an exporter wrote them (Blender, three.js):
+	 * taken only when they are T strings. */
+	{
+		json_t *names = json_object_get(json_object_get(o, "extras"), "targetNames");
+		const char **list;
+
+		if (json_is_array(names) && json_array_size(names) == me->target_count &&
+		    me->target_count > 0) {
+			list = gltf_alloc(c, me->target_count, sizeof *list);
+			if (list == NULL)
+				return -ENOMEM;
+			for (uint32_t k = 0; k < me->target_count; k++)
+				list[k] = json_string_value(json_array_get(names, k));
+			for (uint32_t k = 0; k < me->target_count && list != NULL; k++)
+				if (list[k] == NULL)
+					list = NULL;
+			me->target_names = list;
+		}
+	}
 	if (me->weight_count > 0 && me->weight_count != me->target_count) {
 		struct gltf_where at = gw_key(w, "weights");
 
