@@ -616,6 +616,13 @@ typedef struct animc_asset_info {
 	size_t event_count;
 	const animc_event_info *const *events;
 	const animc_clip_events *clip_events;
+	/* glTF (appended in 1.1; 0 / NULL otherwise): the morph targets'
+	 * weights, in the order of a WEIGHTS stream's floats: their names
+	 * ("node/target") and their defaults (what a clip does not animate
+	 * holds). */
+	size_t weight_count;
+	const char *const *weight_names;
+	const float *weight_defaults;
 } animc_asset_info;
 
 typedef enum animc_loop {
@@ -641,8 +648,9 @@ typedef enum animc_space {
 	ANIMC_SPACE_EMITTERS,           /* per M2 particle emitter: 3x4 model-space matrix,
 					   the ten parameters (ANIMC_EMITTER_*), enabled,
 					   0: 24 floats */
-	ANIMC_SPACE_ATTACHMENTS         /* per M2 attachment point: an
+	ANIMC_SPACE_ATTACHMENTS,        /* per M2 attachment point: an
 					   animc_attachment_element, 16 floats' room */
+	ANIMC_SPACE_WEIGHTS             /* per glTF morph target weight: 1 float */
 } animc_space;
 
 /* The ten animated parameters of an M2 particle emitter, in the order of
@@ -673,7 +681,7 @@ ANIMC_API const char *animc_space_name(animc_space v);
 ANIMC_API int animc_loop_lookup(const char *name);
 ANIMC_API int animc_root_motion_lookup(const char *name);
 ANIMC_API int animc_space_lookup(const char *name);
-/* Floats per element of a space (10, 12, 12, 3, 8, 24, 16); 0 for DEFAULT. */
+/* Floats per element of a space (10, 12, 12, 3, 8, 24, 16, 1); 0 for DEFAULT. */
 ANIMC_API unsigned animc_space_floats(animc_space v);
 
 typedef enum animc_state {
@@ -797,6 +805,10 @@ typedef struct animc_pose {
 	const animc_emitter_pose *emitters;
 	size_t attachment_count;        /* attachments */
 	const animc_attachment_pose *attachments;
+	/* glTF (appended in 1.1): weights */
+	size_t weight_count;
+	const float *weights;           /* each morph weight's value */
+	const char *const *weight_names;        /* and its name */
 } animc_pose;
 
 /* ====================================================================

@@ -289,6 +289,17 @@ static void info_json(const animc_asset_info *a)
 	json_arr_end(&j);
 	if (a->clip_events != NULL)
 		info_json_m2(&j, a);
+	if (a->format != NULL && strcmp(a->format, "gltf") == 0) {
+		json_key(&j, "weights");
+		json_arr(&j);
+		for (size_t i = 0; i < a->weight_count; i++) {
+			json_obj(&j);
+			json_kstr(&j, "name", a->weight_names[i]);
+			json_knum(&j, "default", a->weight_defaults[i]);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
 	json_key(&j, "meshes");
 	json_arr(&j);
 	for (size_t i = 0; i < a->mesh_count; i++) {
@@ -392,6 +403,12 @@ static void info_text(const animc_asset_info *a)
 	if (a->attachment_count > 0)
 		printf("attachments %zu (animctl sample %s --space attachments)\n",
 		       a->attachment_count, escape_text(a->name));
+	if (a->weight_count > 0)
+		printf("weights     %zu morph weights (animctl sample %s --space weights)\n",
+		       a->weight_count, escape_text(a->name));
+	for (size_t i = 0; i < a->weight_count; i++)
+		printf("weight      %zu: %s, default %g\n", i, escape_text(a->weight_names[i]),
+		       a->weight_defaults[i]);
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const animc_attachment_info *t = a->attachments[i];
 
@@ -575,6 +592,17 @@ static void sample_json(const animc_pose *p)
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
+	} else if (p->space == ANIMC_SPACE_WEIGHTS) {
+		json_key(&j, "weights");
+		json_arr(&j);
+		for (size_t i = 0; i < p->weight_count; i++) {
+			json_obj(&j);
+			json_kstr(&j, "name", p->weight_names[i]);
+			json_key(&j, "weight");
+			json_float(&j, p->weights[i]);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 	} else if (p->space == ANIMC_SPACE_VERTICES) {
 		json_key(&j, "meshes");
 		json_arr(&j);
@@ -644,6 +672,8 @@ static void sample_text(const animc_pose *p)
 		       e->params[ANIMC_EMITTER_EMISSION_RATE], e->params[ANIMC_EMITTER_EMISSION_SPEED],
 		       e->params[ANIMC_EMITTER_LIFESPAN]);
 	}
+	for (size_t i = 0; i < p->weight_count; i++)
+		printf("weight %3zu %-24s %9.4f\n", i, escape_text(p->weight_names[i]), p->weights[i]);
 	for (size_t i = 0; i < p->attachment_count; i++) {
 		const animc_attachment_pose *at = &p->attachments[i];
 
@@ -668,7 +698,8 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
 		"usage: animctl sample ASSET --time SECONDS [--clip NAME] [--mesh MESH]\n"
-		"                      [--space local|model|skin|vertices|camera|emitters|attachments]\n"
+		"                      [--space local|model|skin|vertices|camera|emitters|\n"
+		"                               attachments|weights]\n"
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"

@@ -158,6 +158,29 @@ static void sample_attachments(struct ac_parse *p, animc_pose *pose, const msgpa
 	pose->attachment_count = n;
 }
 
+/* glTF morph weights: [{name, weight}]. */
+static void sample_weights(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "weights", &n);
+	float *w = ac_res_alloc(p->res, n * sizeof *w + 1);
+	const char **names = ac_res_alloc(p->res, n * sizeof *names + 1);
+
+	if (w == NULL || names == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		names[i] = ac_obj_str(p, o, "name");
+		w[i] = (float)ac_obj_f64(p, o, "weight", 0);
+	}
+	pose->weights = w;
+	pose->weight_names = names;
+	pose->weight_count = n;
+}
+
 static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_pose *pose = ac_res_new(sizeof *pose);
@@ -198,6 +221,7 @@ static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 	sample_meshes(&p, pose, r);
 	sample_emitters(&p, pose, r);
 	sample_attachments(&p, pose, r);
+	sample_weights(&p, pose, r);
 	return p.err;
 }
 

@@ -29,6 +29,8 @@ enum asset_format {
 	ASSET_FORMAT_M2,
 	ASSET_FORMAT_GLTF,              /* .gltf and .glb */
 };
+/* Formats 0 .. ASSET_FORMAT_COUNT - 1 exist. */
+#define ASSET_FORMAT_COUNT (ASSET_FORMAT_GLTF + 1)
 
 /* Largest file we read unless the caller says otherwise. */
 #define ASSET_DEFAULT_MAX_BYTES (256u << 20)
