@@ -63,7 +63,8 @@ static int parse_sampler(struct gltf_ctx *c, json_t *o, const struct gltf_where 
 	return 0;
 }
 
-/* What channel k's sampler must hold for its path, then its output used. */
+/* What a channel's sampler (w: the sampler) must hold for its path, then
+ * its output used. */
 static int check_output(struct gltf_ctx *c, const struct gltf_where *w,
 			const struct gltf_sampler *s, uint8_t path, uint32_t targets)
 {
@@ -80,7 +81,7 @@ static int check_output(struct gltf_ctx *c, const struct gltf_where *w,
 				  s->output, want == GLTF_VEC4 ? "VEC4" : want == GLTF_VEC3 ? "VEC3"
 				  : "SCALAR", path_names[path]);
 	if (out->count != need)
-		return gltf_error(c, &wo, "accessor %" PRIu32 " has %" PRIu32 " elements where %"
+		return gltf_error(c, &wo, "accessor %" PRIu32 " has %" PRIu32 " elements; %"
 				  PRIu32 " key times%s%s need %" PRIu64, s->output, out->count,
 				  in->count, s->interp == GLTF_INTERP_CUBICSPLINE
 				  ? " of a cubic spline (tangent, value, tangent)" : "",
@@ -101,7 +102,7 @@ static int parse_channel(struct gltf_ctx *c, json_t *o, const struct gltf_where 
 			 uint32_t anim, bool *used)
 {
 	const struct gltf_model *m = c->m;
-	struct gltf_where wt = gw_key(*w, "target");
+	struct gltf_where wt = gw_key(*w, "target"), ws;
 	const char *path;
 	int32_t sampler;
 	json_t *target;
@@ -148,7 +149,8 @@ static int parse_channel(struct gltf_ctx *c, json_t *o, const struct gltf_where 
 	}
 	stamp[(size_t)ch->node * 4 + p] = anim + 1;
 	used[sampler] = true;
-	return check_output(c, w, &an->samplers[sampler], (uint8_t)p,
+	ws = gw_at(gw_key(gw_item("animations", anim), "samplers"), (uint32_t)sampler);
+	return check_output(c, &ws, &an->samplers[sampler], (uint8_t)p,
 			    p == GLTF_PATH_WEIGHTS ? m->meshes[m->nodes[ch->node].mesh].target_count
 						   : 0);
 }

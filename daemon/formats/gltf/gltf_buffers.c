@@ -169,7 +169,7 @@ static int buffer_data_uri(struct gltf_ctx *c, struct gltf_buffer *b, const stru
 		return -ENOMEM;
 	got = gltf_base64_decode(comma + 1, len, b->owned, &bad);
 	if (got < 0)
-		return gltf_error(c, w, "character %zu of the base64 data is not base64",
+		return gltf_error(c, w, "character %zu of the URI is not base64",
 				  (size_t)(comma + 1 - uri) + bad);
 	if ((uint64_t)got < b->byte_length)
 		return gltf_error(c, w, "the data: URI holds %ld bytes, fewer than the buffer's "

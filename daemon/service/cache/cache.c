@@ -33,6 +33,12 @@ enum cache_state {
 
 struct cache_load;
 
+/* Names of files, a list that grows. */
+struct cache_names {
+	char **v;
+	size_t n;
+};
+
 struct cache_entry {
 	struct strmap_node node;
 	struct strorder_node order_node; /* in name order, while in the table */
@@ -56,6 +62,9 @@ struct cache_entry {
 	bool companions;                /* the last load read companion files: its
 					   hash covers them, so the file's own bytes
 					   alone cannot say it is unchanged */
+	struct cache_names read;        /* the companion files the last load asked
+					   for, found or not (a glTF's buffers): an
+					   event on one of them reloads this entry */
 
 	enum cache_state state;
 	bool dirty;                     /* an event arrived while loading */
@@ -82,6 +91,8 @@ struct cache_load {
 	bool forced;                    /* assets.reload: compared with the live version */
 	uint64_t prev_hash;
 	/* Out. */
+	bool parsed;                    /* the bytes went to the loader */
+	struct cache_names read;        /* companions it asked for */
 	int rc;
 	bool unchanged;
 	struct asset *asset;
@@ -252,8 +263,40 @@ static bool cache_entry_visible(const struct cache_entry *e)
 	return e->asset != NULL || e->error != NULL;
 }
 
+static void cache_names_clear(struct cache_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Adds a copy of name (nothing when out of memory: the entry then only
+ * misses an event on that file; the periodic rescan still sees it). */
+static void cache_names_add(struct cache_names *l, const char *name)
+{
+	char **grown = realloc(l->v, (l->n + 1) * sizeof *l->v);
+
+	if (grown == NULL)
+		return;
+	l->v = grown;
+	l->v[l->n] = strdup(name);
+	if (l->v[l->n] != NULL)
+		l->n++;
+}
+
+static bool cache_names_has(const struct cache_names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return true;
+	return false;
+}
+
 static void cache_entry_free(struct cache_entry *e)
 {
+	cache_names_clear(&e->read);
 	asset_unref(e->asset);
 	free(e->error);
 	free(e->name);
@@ -412,6 +455,7 @@ static int cache_read_companion(void *ctx, const char *name, char **buf, size_t 
 	int fd = asset_path_open(j->root_fd, j->root_real, name, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	int rc;
 
+	cache_names_add(&j->read, name);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return -ENOENT;
 	if (fd < 0) {
@@ -456,6 +500,7 @@ static void cache_load_work(uv_work_t *w)
 	if (j->compare_hash && j->hash == j->prev_hash && !j->companions) {
 		j->unchanged = true;
 	} else {
+		j->parsed = true;
 		j->rc = asset_load_buffer_with(j->name, buf, len, &j->load, &j->asset, j->err,
 					       sizeof j->err);
 		/* A model with companions is a new version when any of them
@@ -615,6 +660,7 @@ static void cache_load_done(uv_work_t *w, int status)
 	close(j->root_fd);
 	if (c->closing || e->timer_closed) {
 		asset_unref(j->asset);
+		cache_names_clear(&j->read);
 		free(j);
 		if (e->timer_closed)
 			cache_entry_free(e);
@@ -635,12 +681,21 @@ static void cache_load_done(uv_work_t *w, int status)
 	}
 	if (j->asset != NULL)
 		e->companions = j->asset->companion_count > 0;
+	if (j->parsed) {
+		/* What this load read, even when it failed (a .bin that is not
+		 * there yet): its arrival must reload the entry. */
+		cache_names_clear(&e->read);
+		e->read = j->read;
+		j->read = (struct cache_names){ NULL, 0 };
+		e->companions |= e->read.n > 0;
+	}
 
 	if (rc == -ENOENT || rc == -ENOTDIR) {
 		/* Files vanish with their root too (rm -r removes them first). */
 		cache_root_check(c);
 		if (c->root_fd < 0) {
 			asset_unref(j->asset);
+			cache_names_clear(&j->read);
 			free(j);
 			cache_release(c);
 			return;
@@ -706,6 +761,7 @@ static void cache_load_done(uv_work_t *w, int status)
 			cache_entry_touch(c, e);
 	}
 	asset_unref(j->asset);
+	cache_names_clear(&j->read);
 	free(j);
 	cache_pump(c);
 	/* Last: the callback may close the cache (which then waits for this
@@ -1258,6 +1314,24 @@ static struct cache_entry *cache_companion_owner(struct cache *c, const char *pa
 	return NULL;
 }
 
+/* Touch every entry whose last load read `path`; whether there was one.
+ * A walk of the entries: events on files that are no asset are few. */
+static bool cache_readers_touch(struct cache *c, const char *path)
+{
+	bool any = false;
+
+	for (struct strmap_node *n = strmap_next(&c->entries, NULL); n != NULL;
+	     n = strmap_next(&c->entries, n)) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		if (e->read.n > 0 && cache_names_has(&e->read, path)) {
+			cache_entry_touch(c, e);
+			any = true;
+		}
+	}
+	return any;
+}
+
 static void cache_on_watch(struct watcher *w, const char *path, int events, int status,
 			   void *data)
 {
@@ -1317,6 +1391,10 @@ static void cache_on_watch(struct watcher *w, const char *path, int events, int 
 		cache_entry_touch(c, e);
 		return;
 	}
+	/* A file an entry's last load read (a glTF's .bin, whatever its name):
+	 * each such entry reloads. */
+	if (cache_readers_touch(c, path))
+		return;
 	if (asset_path_is_asset(path)) {
 		e = cache_entry_new(c, path);
 		if (e != NULL)
