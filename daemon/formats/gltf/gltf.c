@@ -39,19 +39,19 @@ static bool in_list(const char *name, const char *const *list, size_t n)
 
 #define LIST(a) a, sizeof a / sizeof a[0]
 
-static int parse_extensions(struct gltf_ctx *c, json_t *root)
+static int parse_extensions(struct gltf_ctx *c)
 {
 	struct gltf_where top = { 0 }, wr = gw_key(top, "extensionsRequired"),
 			  wu = gw_key(top, "extensionsUsed");
-	json_t *req, *used;
+	gv req, used;
 	char unread[200] = "";
 	size_t o = 0;
 
-	if (gj_array(c, &top, root, "extensionsRequired", false, &req) < 0 ||
-	    gj_array(c, &top, root, "extensionsUsed", false, &used) < 0)
+	if (gj_array(c, &top, 0, "extensionsRequired", false, &req) < 0 ||
+	    gj_array(c, &top, 0, "extensionsUsed", false, &used) < 0)
 		return -EINVAL;
-	for (size_t k = 0; k < json_array_size(req); k++) {
-		const char *name = json_string_value(json_array_get(req, k));
+	for (size_t k = 0; k < gv_size(c, req); k++) {
+		const char *name = gv_string(c, gv_at(c, req, k));
 		struct gltf_where at = gw_at(wr, (uint32_t)k);
 
 		if (name == NULL)
@@ -60,8 +60,8 @@ static int parse_extensions(struct gltf_ctx *c, json_t *root)
 			return gltf_error(c, &at, "the file requires extension %s, which animd does not "
 					  "read", name);
 	}
-	for (size_t k = 0; k < json_array_size(used); k++) {
-		const char *name = json_string_value(json_array_get(used, k));
+	for (size_t k = 0; k < gv_size(c, used); k++) {
+		const char *name = gv_string(c, gv_at(c, used, k));
 		struct gltf_where at = gw_at(wu, (uint32_t)k);
 
 		if (name == NULL)
@@ -77,15 +77,15 @@ static int parse_extensions(struct gltf_ctx *c, json_t *root)
 	return 0;
 }
 
-static int parse_asset(struct gltf_ctx *c, json_t *root)
+static int parse_asset(struct gltf_ctx *c)
 {
 	struct gltf_where top = { 0 }, wa = gw_key(top, "asset"), wv = gw_key(wa, "version");
 	const char *version, *min;
 	unsigned major = 0, minor = 0;
-	json_t *asset;
+	gv asset;
 	char tail;
 
-	if (gj_object(c, &top, root, "asset", true, &asset) < 0 ||
+	if (gj_object(c, &top, 0, "asset", true, &asset) < 0 ||
 	    gj_string(c, &wa, asset, "version", true, &version) < 0 ||
 	    gj_string(c, &wa, asset, "minVersion", false, &min) < 0 ||
 	    gj_string(c, &wa, asset, "generator", false, &c->m->generator) < 0)
@@ -105,37 +105,37 @@ static int parse_asset(struct gltf_ctx *c, json_t *root)
 }
 
 /* Top-level members that must be arrays when present, and their counts. */
-static int top_arrays(struct gltf_ctx *c, json_t *root, uint32_t *cameras)
+static int top_arrays(struct gltf_ctx *c, uint32_t *cameras)
 {
 	static const char *const names[] = {
 		"accessors", "animations", "buffers", "bufferViews", "cameras", "images",
 		"materials", "meshes", "nodes", "samplers", "scenes", "skins", "textures",
 	};
 	struct gltf_where top = { 0 };
-	json_t *mats;
+	gv mats;
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		json_t *v;
+		gv v;
 
-		if (gj_array(c, &top, root, names[i], false, &v) < 0)
+		if (gj_array(c, &top, 0, names[i], false, &v) < 0)
 			return -EINVAL;
-		if (v != NULL && json_array_size(v) > UINT32_MAX / 8) {
+		if (v != GV_NONE && gv_size(c, v) > UINT32_MAX / 8) {
 			struct gltf_where at = gw_key(top, names[i]);
 
 			return gltf_error(c, &at, "too many entries");
 		}
 	}
-	c->m->mesh_count = (uint32_t)json_array_size(json_object_get(root, "meshes"));
-	c->m->node_count = (uint32_t)json_array_size(json_object_get(root, "nodes"));
-	c->m->skin_count = (uint32_t)json_array_size(json_object_get(root, "skins"));
-	*cameras = (uint32_t)json_array_size(json_object_get(root, "cameras"));
-	mats = json_object_get(root, "materials");
-	c->m->material_count = (uint32_t)json_array_size(mats);
+	c->m->mesh_count = (uint32_t)gv_size(c, gv_get(c, 0, "meshes"));
+	c->m->node_count = (uint32_t)gv_size(c, gv_get(c, 0, "nodes"));
+	c->m->skin_count = (uint32_t)gv_size(c, gv_get(c, 0, "skins"));
+	*cameras = (uint32_t)gv_size(c, gv_get(c, 0, "cameras"));
+	mats = gv_get(c, 0, "materials");
+	c->m->material_count = (uint32_t)gv_size(c, mats);
 	c->m->material_names = gltf_alloc(c, c->m->material_count, sizeof *c->m->material_names);
 	if (c->m->material_names == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < c->m->material_count; i++)
-		c->m->material_names[i] = json_string_value(json_object_get(json_array_get(mats, i),
+		c->m->material_names[i] = gv_string(c, gv_get(c, gv_at(c, mats, i),
 									    "name"));
 	return 0;
 }
@@ -144,7 +144,7 @@ static int top_arrays(struct gltf_ctx *c, json_t *root, uint32_t *cameras)
  * which glTF forbids, noted and skipped). */
 static int load_json(struct gltf_ctx *c, const unsigned char *text, size_t len, uint64_t base)
 {
-	json_error_t e;
+	int rc;
 
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
 		if (c->m->glb)
@@ -175,17 +175,10 @@ static int load_json(struct gltf_ctx *c, const unsigned char *text, size_t len, 
 	c->p->text = (const char *)text;
 	c->p->text_len = len;
 	c->p->text_base = base;
-	c->p->root = json_loadb((const char *)text, len, 0, &e);
-	if (c->p->root == NULL) {
-		if (c->m->glb)
-			diag_at_offset(c->d, base + (e.position > 0 ? (uint64_t)e.position - 1 : 0),
-				       "JSON: %s", e.text);
-		else
-			diag_at(c->d, e.line > 0 ? (uint32_t)e.line : 1,
-				e.column > 0 ? (uint32_t)e.column : 1, "JSON: %s", e.text);
-		return -EINVAL;
-	}
-	if (!json_is_object(c->p->root)) {
+	rc = gltf_doc_parse(c);
+	if (rc < 0)
+		return rc;
+	if (gv_kind_of(c, 0) != GV_OBJECT) {
 		struct gltf_where top = { 0 };
 
 		return gltf_error(c, &top, "a glTF document is a JSON object");
@@ -226,29 +219,29 @@ int gltf_parse(const void *buf, size_t len, struct gltf_model **out, struct diag
 		rc = load_json(&c, b, len, 0);
 	}
 	if (rc == 0)
-		rc = parse_asset(&c, p->root);
+		rc = parse_asset(&c);
 	if (rc == 0)
-		rc = parse_extensions(&c, p->root);
+		rc = parse_extensions(&c);
 	if (rc == 0)
-		rc = top_arrays(&c, p->root, &cameras);
+		rc = top_arrays(&c, &cameras);
 	if (rc == 0)
-		rc = gltf_parse_buffers(&c, p->root, glb.bin, glb.bin_len, glb.bin_offset, glb.has_bin);
+		rc = gltf_parse_buffers(&c, glb.bin, glb.bin_len, glb.bin_offset, glb.has_bin);
 	if (rc == 0)
-		rc = gltf_parse_views(&c, p->root);
+		rc = gltf_parse_views(&c);
 	if (rc == 0)
-		rc = gltf_parse_accessors(&c, p->root);
+		rc = gltf_parse_accessors(&c);
 	if (rc == 0)
-		rc = gltf_parse_meshes(&c, p->root);
+		rc = gltf_parse_meshes(&c);
 	if (rc == 0)
-		rc = gltf_parse_skins(&c, p->root);
+		rc = gltf_parse_skins(&c);
 	if (rc == 0)
-		rc = gltf_parse_nodes(&c, p->root, cameras);
+		rc = gltf_parse_nodes(&c, cameras);
 	if (rc == 0)
 		rc = gltf_check_instances(&c);
 	if (rc == 0)
-		rc = gltf_parse_scenes(&c, p->root);
+		rc = gltf_parse_scenes(&c);
 	if (rc == 0)
-		rc = gltf_parse_animations(&c, p->root);
+		rc = gltf_parse_animations(&c);
 	if (rc == 0) {
 		*out = m;
 		return 0;
@@ -293,7 +286,7 @@ void gltf_model_free(struct gltf_model *m)
 			free(p->arena);
 			p->arena = next;
 		}
-		json_decref(p->root);
+		gltf_doc_free(p);
 		free(p);
 	}
 	free(m);

@@ -62,17 +62,17 @@ static unsigned component_offset(const struct gltf_accessor *a, unsigned k)
 }
 
 static int parse_sparse(struct gltf_ctx *c, struct gltf_accessor *a, const struct gltf_where *w,
-			json_t *sparse)
+			gv sparse)
 {
 	const struct gltf_model *m = c->m;
 	struct gltf_where ws = gw_key(*w, "sparse"), wi = gw_key(ws, "indices"),
 			  wv = gw_key(ws, "values");
 	uint64_t count, ioff, voff, icomp;
 	int32_t iview, vview;
-	json_t *ind, *val;
+	gv ind, val;
 	unsigned isize;
 
-	if (!json_is_object(sparse))
+	if (!(gv_kind_of(c, sparse) == GV_OBJECT))
 		return gltf_error(c, &ws, "must be an object");
 	if (gj_uint(c, &ws, sparse, "count", 1, a->count, true, 0, &count) < 0 ||
 	    gj_object(c, &ws, sparse, "indices", true, &ind) < 0 ||
@@ -114,14 +114,14 @@ static int parse_sparse(struct gltf_ctx *c, struct gltf_accessor *a, const struc
 	return 0;
 }
 
-static int parse_accessor(struct gltf_ctx *c, json_t *o, uint32_t i)
+static int parse_accessor(struct gltf_ctx *c, gv o, uint32_t i)
 {
 	struct gltf_model *m = c->m;
 	struct gltf_accessor *a = &m->accessors[i];
 	struct gltf_where w = gw_item("accessors", i);
 	uint64_t offset, component, count;
 	const char *type;
-	json_t *sparse;
+	gv sparse;
 	int32_t view;
 	unsigned t;
 
@@ -197,23 +197,23 @@ static int parse_accessor(struct gltf_ctx *c, json_t *o, uint32_t i)
 					  v->length);
 		}
 	}
-	sparse = json_object_get(o, "sparse");
-	return sparse != NULL ? parse_sparse(c, a, &w, sparse) : 0;
+	sparse = gv_get(c, o, "sparse");
+	return sparse != GV_NONE ? parse_sparse(c, a, &w, sparse) : 0;
 }
 
-int gltf_parse_accessors(struct gltf_ctx *c, json_t *root)
+int gltf_parse_accessors(struct gltf_ctx *c)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "accessors");
+	gv arr = gv_get(c, 0, "accessors");
 
-	m->accessor_count = (uint32_t)json_array_size(arr);
+	m->accessor_count = (uint32_t)gv_size(c, arr);
 	m->accessors = gltf_alloc(c, m->accessor_count, sizeof *m->accessors);
 	c->p->roles = gltf_alloc(c, m->accessor_count, sizeof *c->p->roles);
 	c->p->where = gltf_alloc(c, m->accessor_count, sizeof *c->p->where);
 	if (m->accessors == NULL || c->p->roles == NULL || c->p->where == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m->accessor_count; i++) {
-		json_t *o;
+		gv o;
 		int rc = gj_item(c, arr, "accessors", i, &o);
 
 		if (rc == 0)

@@ -27,7 +27,7 @@ static const char *const path_names[] = {
 	[GLTF_PATH_WEIGHTS] = "weights",
 };
 
-static int parse_sampler(struct gltf_ctx *c, json_t *o, const struct gltf_where *w,
+static int parse_sampler(struct gltf_ctx *c, gv o, const struct gltf_where *w,
 			 struct gltf_sampler *s)
 {
 	const struct gltf_model *m = c->m;
@@ -35,7 +35,7 @@ static int parse_sampler(struct gltf_ctx *c, json_t *o, const struct gltf_where 
 	const char *interp;
 	int32_t input, output;
 
-	if (!json_is_object(o))
+	if (!(gv_kind_of(c, o) == GV_OBJECT))
 		return gltf_error(c, w, "a sampler must be an object");
 	if (gj_index(c, w, o, "input", m->accessor_count, "accessor", true, &input) < 0 ||
 	    gj_index(c, w, o, "output", m->accessor_count, "accessor", true, &output) < 0 ||
@@ -97,7 +97,7 @@ static int check_output(struct gltf_ctx *c, const struct gltf_where *w,
 	return 0;
 }
 
-static int parse_channel(struct gltf_ctx *c, json_t *o, const struct gltf_where *w,
+static int parse_channel(struct gltf_ctx *c, gv o, const struct gltf_where *w,
 			 struct gltf_animation *an, struct gltf_channel *ch, uint32_t *stamp,
 			 uint32_t anim, bool *used)
 {
@@ -105,10 +105,10 @@ static int parse_channel(struct gltf_ctx *c, json_t *o, const struct gltf_where 
 	struct gltf_where wt = gw_key(*w, "target"), ws;
 	const char *path;
 	int32_t sampler;
-	json_t *target;
+	gv target;
 	unsigned p;
 
-	if (!json_is_object(o))
+	if (!(gv_kind_of(c, o) == GV_OBJECT))
 		return gltf_error(c, w, "a channel must be an object");
 	if (gj_index(c, w, o, "sampler", an->sampler_count, "sampler of this animation", true,
 		     &sampler) < 0 ||
@@ -155,14 +155,14 @@ static int parse_channel(struct gltf_ctx *c, json_t *o, const struct gltf_where 
 						   : 0);
 }
 
-static int parse_animation(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *stamp)
+static int parse_animation(struct gltf_ctx *c, gv o, uint32_t i, uint32_t *stamp)
 {
 	struct gltf_animation *an = &c->m->animations[i];
 	struct gltf_where w = gw_item("animations", i), ws = gw_key(w, "samplers"),
 			  wc = gw_key(w, "channels");
 	struct gltf_sampler *samplers;
 	struct gltf_channel *channels;
-	json_t *sa, *ca;
+	gv sa, ca;
 	bool *used;
 	int rc = 0;
 
@@ -170,8 +170,8 @@ static int parse_animation(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *
 	    gj_array(c, &w, o, "samplers", true, &sa) < 0 ||
 	    gj_array(c, &w, o, "channels", true, &ca) < 0)
 		return -EINVAL;
-	an->sampler_count = (uint32_t)json_array_size(sa);
-	an->channel_count = (uint32_t)json_array_size(ca);
+	an->sampler_count = (uint32_t)gv_size(c, sa);
+	an->channel_count = (uint32_t)gv_size(c, ca);
 	samplers = gltf_alloc(c, an->sampler_count, sizeof *samplers);
 	channels = gltf_alloc(c, an->channel_count, sizeof *channels);
 	used = calloc((size_t)an->sampler_count + 1, sizeof *used);
@@ -184,12 +184,12 @@ static int parse_animation(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *
 	for (uint32_t k = 0; rc == 0 && k < an->sampler_count; k++) {
 		struct gltf_where at = gw_at(ws, k);
 
-		rc = parse_sampler(c, json_array_get(sa, k), &at, &samplers[k]);
+		rc = parse_sampler(c, gv_at(c, sa, k), &at, &samplers[k]);
 	}
 	for (uint32_t k = 0; rc == 0 && k < an->channel_count; k++) {
 		struct gltf_where at = gw_at(wc, k);
 
-		rc = parse_channel(c, json_array_get(ca, k), &at, an, &channels[k], stamp, i, used);
+		rc = parse_channel(c, gv_at(c, ca, k), &at, an, &channels[k], stamp, i, used);
 	}
 	for (uint32_t k = 0; rc == 0 && k < an->sampler_count; k++)
 		if (!used[k]) {
@@ -202,14 +202,14 @@ static int parse_animation(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *
 	return rc;
 }
 
-int gltf_parse_animations(struct gltf_ctx *c, json_t *root)
+int gltf_parse_animations(struct gltf_ctx *c)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "animations");
+	gv arr = gv_get(c, 0, "animations");
 	uint32_t *stamp;
 	int rc = 0;
 
-	m->animation_count = (uint32_t)json_array_size(arr);
+	m->animation_count = (uint32_t)gv_size(c, arr);
 	m->animations = gltf_alloc(c, m->animation_count, sizeof *m->animations);
 	stamp = calloc((size_t)m->node_count * 4 + 1, sizeof *stamp);
 	if (m->animations == NULL || stamp == NULL) {
@@ -217,7 +217,7 @@ int gltf_parse_animations(struct gltf_ctx *c, json_t *root)
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; rc == 0 && i < m->animation_count; i++) {
-		json_t *o;
+		gv o;
 
 		rc = gj_item(c, arr, "animations", i, &o);
 		if (rc == 0)

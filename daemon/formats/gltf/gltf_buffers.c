@@ -181,13 +181,13 @@ static int buffer_data_uri(struct gltf_ctx *c, struct gltf_buffer *b, const stru
 	return 0;
 }
 
-int gltf_parse_buffers(struct gltf_ctx *c, json_t *root, const unsigned char *bin, size_t bin_len,
+int gltf_parse_buffers(struct gltf_ctx *c, const unsigned char *bin, size_t bin_len,
 		       uint64_t bin_offset, bool has_bin)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "buffers");
+	gv arr = gv_get(c, 0, "buffers");
 
-	m->buffer_count = (uint32_t)json_array_size(arr);
+	m->buffer_count = (uint32_t)gv_size(c, arr);
 	m->buffers = gltf_alloc(c, m->buffer_count, sizeof *m->buffers);
 	if (m->buffers == NULL)
 		return -ENOMEM;
@@ -195,7 +195,7 @@ int gltf_parse_buffers(struct gltf_ctx *c, json_t *root, const unsigned char *bi
 		struct gltf_buffer *b = &m->buffers[i];
 		struct gltf_where w = gw_item("buffers", i), wu = gw_key(w, "uri");
 		const char *uri;
-		json_t *o;
+		gv o;
 		uint64_t len;
 		size_t scheme;
 
@@ -244,12 +244,12 @@ int gltf_parse_buffers(struct gltf_ctx *c, json_t *root, const unsigned char *bi
 	return 0;
 }
 
-int gltf_parse_views(struct gltf_ctx *c, json_t *root)
+int gltf_parse_views(struct gltf_ctx *c)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "bufferViews");
+	gv arr = gv_get(c, 0, "bufferViews");
 
-	m->view_count = (uint32_t)json_array_size(arr);
+	m->view_count = (uint32_t)gv_size(c, arr);
 	m->views = gltf_alloc(c, m->view_count, sizeof *m->views);
 	if (m->views == NULL)
 		return -ENOMEM;
@@ -258,7 +258,7 @@ int gltf_parse_views(struct gltf_ctx *c, json_t *root)
 		struct gltf_where w = gw_item("bufferViews", i);
 		uint64_t offset, length, stride;
 		int32_t buffer;
-		json_t *o;
+		gv o;
 
 		if (gj_item(c, arr, "bufferViews", i, &o) < 0 ||
 		    gj_index(c, &w, o, "buffer", m->buffer_count, "buffer", true, &buffer) < 0 ||
@@ -273,7 +273,7 @@ int gltf_parse_views(struct gltf_ctx *c, json_t *root)
 					  "buffer %d (byteLength %" PRIu64 ")", offset,
 					  offset + length, buffer, m->buffers[buffer].byte_length);
 		}
-		if (json_object_get(o, "byteStride") != NULL && stride == 0) {
+		if (gv_get(c, o, "byteStride") != GV_NONE && stride == 0) {
 			struct gltf_where at = gw_key(w, "byteStride");
 
 			gltf_note(c, &at, "byteStride 0 (old converters' way of saying packed): "

@@ -1,9 +1,8 @@
 /*
- * gltf_diag.c - where an error or a note is: a JSON pointer found again in
- * the text (jansson keeps no positions for values, so the text is walked
- * once per error, and once per note of a kind not seen yet), made a line
- * and column in a `.gltf`, an offset in a `.glb`; data at fault located
- * in the buffer that holds it.
+ * gltf_diag.c - where an error or a note is: a JSON pointer found in the
+ * document's tokens (once per error, and once per note of a kind not seen
+ * yet), made a line and column in a `.gltf`, an offset in a `.glb`; data
+ * at fault located in the buffer that holds it.
  */
 #include "daemon/formats/gltf/gltf_internal.h"
 
@@ -33,120 +32,6 @@ const char *gltf_where_text(const struct gltf_where *w, char *buf, size_t size)
 	return buf;
 }
 
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
-}
-
-/* Past the string starting at s[i] == '"'. */
-static size_t skip_string(const char *s, size_t n, size_t i)
-{
-	for (i++; i < n; i++) {
-		if (s[i] == '\\')
-			i++;
-		else if (s[i] == '"')
-			return i + 1;
-	}
-	return n;
-}
-
-/* Past the value starting at s[i]. */
-static size_t skip_value(const char *s, size_t n, size_t i)
-{
-	size_t depth = 0;
-
-	if (i >= n)
-		return n;
-	if (s[i] == '"')
-		return skip_string(s, n, i);
-	if (s[i] != '{' && s[i] != '[') {
-		while (i < n && s[i] != ',' && s[i] != ']' && s[i] != '}' && s[i] != ' ' &&
-		       s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
-			i++;
-		return i;
-	}
-	while (i < n) {
-		char ch = s[i];
-
-		if (ch == '"') {
-			i = skip_string(s, n, i);
-			continue;
-		}
-		if (ch == '{' || ch == '[')
-			depth++;
-		else if ((ch == '}' || ch == ']') && --depth == 0)
-			return i + 1;
-		i++;
-	}
-	return n;
-}
-
-/* The value of member `key` of the object at s[i], or (size_t)-1. */
-static size_t find_member(const char *s, size_t n, size_t i, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (i++;;) {
-		size_t k0, k1;
-
-		i = skip_ws(s, n, i);
-		if (i >= n || s[i] != '"')
-			return (size_t)-1;
-		k0 = i + 1;
-		i = skip_string(s, n, i);
-		k1 = i - 1;
-		i = skip_ws(s, n, i);
-		if (i >= n || s[i] != ':')
-			return (size_t)-1;
-		i = skip_ws(s, n, i + 1);
-		if (k1 >= k0 && k1 - k0 == klen && memcmp(s + k0, key, klen) == 0)
-			return i;
-		i = skip_ws(s, n, skip_value(s, n, i));
-		if (i >= n || s[i] != ',')
-			return (size_t)-1;
-		i++;
-	}
-}
-
-/* Element `index` of the array at s[i], or (size_t)-1. */
-static size_t find_element(const char *s, size_t n, size_t i, uint32_t index)
-{
-	i = skip_ws(s, n, i + 1);
-	if (i < n && s[i] == ']')
-		return (size_t)-1;
-	for (uint32_t k = 0;; k++) {
-		i = skip_ws(s, n, i);
-		if (i >= n)
-			return (size_t)-1;
-		if (k == index)
-			return i;
-		i = skip_ws(s, n, skip_value(s, n, i));
-		if (i >= n || s[i] != ',')
-			return (size_t)-1;
-		i++;
-	}
-}
-
-size_t gltf_locate(const char *text, size_t len, const struct gltf_where *w)
-{
-	size_t at = skip_ws(text, len, 0);
-
-	for (uint8_t k = 0; k < w->n && at < len; k++) {
-		size_t next = (size_t)-1;
-
-		if (w->seg[k].key != NULL && text[at] == '{')
-			next = find_member(text, len, at, w->seg[k].key);
-		else if (w->seg[k].key == NULL && text[at] == '[')
-			next = find_element(text, len, at, w->seg[k].index);
-		if (next == (size_t)-1 || next >= len)
-			break;
-		at = next;
-	}
-	return at < len ? at : len;
-}
-
 /* Line and column (1-based, bytes) of position pos. */
 static void line_col(const char *s, size_t pos, uint32_t *line, uint32_t *col)
 {
@@ -166,7 +51,7 @@ static void line_col(const char *s, size_t pos, uint32_t *line, uint32_t *col)
 static void where_of(struct gltf_ctx *c, const struct gltf_where *w, uint32_t *line, uint32_t *col,
 		     uint64_t *offset)
 {
-	size_t pos = gltf_locate(c->p->text, c->p->text_len, w);
+	size_t pos = gv_pos(c, gv_locate(c, w));
 
 	*offset = 0;
 	*line = *col = 0;

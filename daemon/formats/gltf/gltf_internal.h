@@ -7,7 +7,6 @@
 #ifndef ANIMD_GLTF_INTERNAL_H
 #define ANIMD_GLTF_INTERNAL_H
 
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,10 +56,6 @@ static inline struct gltf_where gw_item(const char *array, uint32_t index)
 
 /* "/a/3/b" into buf; returns buf. */
 const char *gltf_where_text(const struct gltf_where *w, char *buf, size_t size);
-/* Byte position in the JSON text of the value w points at, or of the
- * deepest part of it the text has.  The text is valid JSON (jansson read
- * it). */
-size_t gltf_locate(const char *text, size_t len, const struct gltf_where *w);
 
 /* Roles an accessor plays, which say what its data must be (gltf_data.c). */
 enum {
@@ -85,14 +80,28 @@ struct gltf_block {
 	_Alignas(16) unsigned char data[];
 };
 
+/*
+ * The document: its JSON text as jsmn tokenised it (libjsmn-dev: a token
+ * per value, in document order, with its bytes and parent), checked
+ * strictly against JSON's grammar (gltf_json.c).  A value is named by its
+ * token's index, GV_NONE for one that is not there.
+ */
+typedef uint32_t gv;
+#define GV_NONE UINT32_MAX
+
+struct gltf_doc_token;
+
 struct gltf_priv {
-	json_t *root;
 	const char *text;               /* the JSON (inside the caller's buffer) */
 	size_t text_len;
 	uint64_t text_base;             /* the JSON's offset in the file (GLB: 20) */
+	struct gltf_doc_token *tok;     /* count tokens */
+	uint32_t count;
 	struct gltf_block *arena;
 	uint32_t *roles;                /* per accessor */
 	struct gltf_where *where;       /* per accessor: who uses it first */
+	float **floats;                 /* per accessor: decoded values (gltf_floats) */
+	uint32_t **uints;               /* per accessor: decoded integers (gltf_uints) */
 };
 
 struct gltf_ctx {
@@ -100,6 +109,36 @@ struct gltf_ctx {
 	struct gltf_priv *p;
 	struct diag *d;
 };
+
+/* Tokenise and check the text (c->p->text); 0, or -EINVAL with the error
+ * located (jansson's message and place for a syntax error), -ENOMEM. */
+int gltf_doc_parse(struct gltf_ctx *c);
+void gltf_doc_free(struct gltf_priv *p);
+
+/* Reading the document.  v may be GV_NONE (then: absent, not a kind). */
+enum gv_kind { GV_ABSENT, GV_OBJECT, GV_ARRAY, GV_STRING, GV_NUMBER, GV_TRUE, GV_FALSE, GV_NULL };
+enum gv_kind gv_kind_of(const struct gltf_ctx *c, gv v);
+bool gv_is_integer(const struct gltf_ctx *c, gv v);
+/* Member `key` of object o, or GV_NONE (o not an object: GV_NONE). */
+gv gv_get(struct gltf_ctx *c, gv o, const char *key);
+/* Elements of an array (members of an object); element i of an array, or
+ * GV_NONE. */
+uint32_t gv_size(const struct gltf_ctx *c, gv v);
+gv gv_at(struct gltf_ctx *c, gv a, uint32_t i);
+/* An object's members: the first key, the next key (GV_NONE at the end);
+ * a key's value is the token after it. */
+gv gv_first_key(const struct gltf_ctx *c, gv o);
+gv gv_next_key(const struct gltf_ctx *c, gv key);
+/* A string's text, unescaped, NUL-terminated (the arena; NULL: not a
+ * string, or out of memory with c->p noted); a number's value; an
+ * integer's (false when it is none or out of int64's range). */
+const char *gv_string(struct gltf_ctx *c, gv v);
+bool gv_number(const struct gltf_ctx *c, gv v, double *out);
+bool gv_integer(const struct gltf_ctx *c, gv v, int64_t *out);
+/* Where a value starts in the text. */
+size_t gv_pos(const struct gltf_ctx *c, gv v);
+/* The value at a pointer, or the deepest part of it there is. */
+gv gv_locate(struct gltf_ctx *c, const struct gltf_where *w);
 
 /* Zeroed memory that lives as long as the model; NULL on ENOMEM. */
 void *gltf_alloc(struct gltf_ctx *c, size_t n, size_t size);
@@ -120,39 +159,40 @@ int gltf_data_error(struct gltf_ctx *c, uint32_t buffer, uint64_t offset, const 
 /* Typed reads of member `key` of object o (w: o's pointer).  Absent and
  * not required: the default (or -1 for an index), 0 returned.  A value of
  * the wrong kind or range: an error at the member. */
-int gj_index(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_index(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	     uint32_t limit, const char *what, bool required, int32_t *out);
-int gj_uint(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_uint(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	    uint64_t min, uint64_t max, bool required, uint64_t def, uint64_t *out);
-int gj_bool(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
-	    bool *out);
-int gj_string(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_bool(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key, bool *out);
+int gj_string(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	      bool required, const char **out);
 /* n finite numbers (an array of exactly n): *present 0 when absent. */
-int gj_floats(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_floats(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	      unsigned n, float *out, bool *present);
-/* An array member (NULL when absent and not required) / an object. */
-int gj_array(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
-	     bool required, json_t **out);
-int gj_object(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
-	      bool required, json_t **out);
+/* An array member (GV_NONE when absent and not required) / an object. */
+int gj_array(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
+	     bool required, gv *out);
+int gj_object(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
+	      bool required, gv *out);
 /* An array of numbers of any length (finite, into the arena). */
-int gj_float_list(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_float_list(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 		  uint32_t *count, const float **out);
 /* Element i of the document's top-level array `name` must be an object. */
-int gj_item(struct gltf_ctx *c, json_t *array, const char *name, uint32_t i, json_t **out);
+int gj_item(struct gltf_ctx *c, gv array, const char *name, uint32_t i, gv *out);
+/* "an object", "a string", ... for messages. */
+const char *gj_kind(const struct gltf_ctx *c, gv v);
 
 /* The parse's parts (gltf.c calls them in this order). */
-int gltf_parse_buffers(struct gltf_ctx *c, json_t *root, const unsigned char *bin, size_t bin_len,
+int gltf_parse_buffers(struct gltf_ctx *c, const unsigned char *bin, size_t bin_len,
 		       uint64_t bin_offset, bool has_bin);
-int gltf_parse_views(struct gltf_ctx *c, json_t *root);
-int gltf_parse_accessors(struct gltf_ctx *c, json_t *root);
-int gltf_parse_nodes(struct gltf_ctx *c, json_t *root, uint32_t camera_count);
-int gltf_parse_skins(struct gltf_ctx *c, json_t *root);
-int gltf_parse_meshes(struct gltf_ctx *c, json_t *root);
+int gltf_parse_views(struct gltf_ctx *c);
+int gltf_parse_accessors(struct gltf_ctx *c);
+int gltf_parse_nodes(struct gltf_ctx *c, uint32_t camera_count);
+int gltf_parse_skins(struct gltf_ctx *c);
+int gltf_parse_meshes(struct gltf_ctx *c);
 int gltf_check_instances(struct gltf_ctx *c);
-int gltf_parse_scenes(struct gltf_ctx *c, json_t *root);
-int gltf_parse_animations(struct gltf_ctx *c, json_t *root);
+int gltf_parse_scenes(struct gltf_ctx *c);
+int gltf_parse_animations(struct gltf_ctx *c);
 
 /* Mark accessor a as read by animd in `role`, first used at w. */
 void gltf_use(struct gltf_ctx *c, uint32_t a, uint32_t role, const struct gltf_where *w);

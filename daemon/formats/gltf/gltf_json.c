@@ -45,17 +45,17 @@ void *gltf_alloc(struct gltf_ctx *c, size_t n, size_t size)
 	return memset(b->data + b->used - bytes, 0, bytes);
 }
 
-static const char *gj_kind(const json_t *v)
+const char *gj_kind(const struct gltf_ctx *c, gv v)
 {
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:  return "an object";
-	case JSON_ARRAY:   return "an array";
-	case JSON_STRING:  return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL:    return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:   return "a boolean";
-	default:           return "null";
+	switch (gv_kind_of(c, v)) {
+	case GV_OBJECT: return "an object";
+	case GV_ARRAY:  return "an array";
+	case GV_STRING: return "a string";
+	case GV_NUMBER: return gv_is_integer(c, v) ? "an integer" : "a number";
+	case GV_TRUE:
+	case GV_FALSE:  return "a boolean";
+	case GV_NULL:   return "null";
+	default:        return "nothing";
 	}
 }
 
@@ -64,102 +64,103 @@ static int gj_missing(struct gltf_ctx *c, const struct gltf_where *w, const char
 	return gltf_error(c, w, "\"%s\" is required", key);
 }
 
-int gj_index(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_index(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	     uint32_t limit, const char *what, bool required, int32_t *out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
-	json_int_t i;
+	int64_t i;
 
 	*out = -1;
-	if (v == NULL)
+	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!json_is_integer(v))
-		return gltf_error(c, &at, "must be an index, not %s", gj_kind(v));
-	i = json_integer_value(v);
+	if (!gv_is_integer(c, v))
+		return gltf_error(c, &at, "must be an index, not %s", gj_kind(c, v));
+	if (!gv_integer(c, v, &i))
+		return gltf_error(c, &at, "an index out of range");
 	if (i < 0 || (uint64_t)i >= limit)
-		return gltf_error(c, &at, "%" JSON_INTEGER_FORMAT " names no %s (the file has %" PRIu32
-				  ")", i, what, limit);
+		return gltf_error(c, &at, "%" PRId64 " names no %s (the file has %" PRIu32 ")", i,
+				  what, limit);
 	*out = (int32_t)i;
 	return 0;
 }
 
-int gj_uint(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_uint(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	    uint64_t min, uint64_t max, bool required, uint64_t def, uint64_t *out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
-	json_int_t i;
+	int64_t i;
 
 	*out = def;
-	if (v == NULL)
+	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!json_is_integer(v))
-		return gltf_error(c, &at, "must be an integer, not %s", gj_kind(v));
-	i = json_integer_value(v);
+	if (!gv_is_integer(c, v))
+		return gltf_error(c, &at, "must be an integer, not %s", gj_kind(c, v));
+	if (!gv_integer(c, v, &i))
+		return gltf_error(c, &at, "an integer out of range");
 	if (i < 0 || (uint64_t)i < min || (uint64_t)i > max)
-		return gltf_error(c, &at, "%" JSON_INTEGER_FORMAT " is not in %" PRIu64 "..%" PRIu64,
-				  i, min, max);
+		return gltf_error(c, &at, "%" PRId64 " is not in %" PRIu64 "..%" PRIu64, i, min, max);
 	*out = (uint64_t)i;
 	return 0;
 }
 
-int gj_bool(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key, bool *out)
+int gj_bool(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key, bool *out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
+	enum gv_kind k = gv_kind_of(c, v);
 
 	*out = false;
-	if (v == NULL)
+	if (v == GV_NONE)
 		return 0;
-	if (!json_is_boolean(v))
-		return gltf_error(c, &at, "must be true or false, not %s", gj_kind(v));
-	*out = json_is_true(v);
+	if (k != GV_TRUE && k != GV_FALSE)
+		return gltf_error(c, &at, "must be true or false, not %s", gj_kind(c, v));
+	*out = k == GV_TRUE;
 	return 0;
 }
 
-int gj_string(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_string(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	      bool required, const char **out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
 
 	*out = NULL;
-	if (v == NULL)
+	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!json_is_string(v))
-		return gltf_error(c, &at, "must be a string, not %s", gj_kind(v));
-	*out = json_string_value(v);
-	return 0;
+	if (gv_kind_of(c, v) != GV_STRING)
+		return gltf_error(c, &at, "must be a string, not %s", gj_kind(c, v));
+	*out = gv_string(c, v);
+	return *out != NULL ? 0 : -ENOMEM;
 }
 
 /* Element k of array v as a finite float. */
-static int gj_element_float(struct gltf_ctx *c, const struct gltf_where *at, json_t *v, size_t k,
+static int gj_element_float(struct gltf_ctx *c, const struct gltf_where *at, gv v, uint32_t k,
 			    float *out)
 {
-	json_t *e = json_array_get(v, k);
-	struct gltf_where ek = gw_at(*at, (uint32_t)k);
+	gv e = gv_at(c, v, k);
+	struct gltf_where ek = gw_at(*at, k);
 	double d;
 
-	if (!json_is_number(e))
-		return gltf_error(c, &ek, "must be a number, not %s", gj_kind(e));
-	d = json_number_value(e);
-	if (!isfinite((float)d))
-		return gltf_error(c, &ek, "%g is not a finite float", d);
+	if (gv_kind_of(c, e) != GV_NUMBER)
+		return gltf_error(c, &ek, "must be a number, not %s", gj_kind(c, e));
+	if (!gv_number(c, e, &d) || !isfinite((float)d))
+		return gltf_error(c, &ek, "a number beyond a float's range");
 	*out = (float)d;
 	return 0;
 }
 
-int gj_floats(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_floats(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 	      unsigned n, float *out, bool *present)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
 
 	*present = false;
-	if (v == NULL)
+	if (v == GV_NONE)
 		return 0;
-	if (!json_is_array(v) || json_array_size(v) != n)
+	if (gv_kind_of(c, v) != GV_ARRAY || gv_size(c, v) != n)
 		return gltf_error(c, &at, "must be an array of %u numbers", n);
 	for (unsigned k = 0; k < n; k++)
 		if (gj_element_float(c, &at, v, k, &out[k]) < 0)
@@ -168,68 +169,68 @@ int gj_floats(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const c
 	return 0;
 }
 
-int gj_float_list(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
+int gj_float_list(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
 		  uint32_t *count, const float **out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
+	uint32_t n;
 	float *f;
-	size_t n;
 
 	*count = 0;
 	*out = NULL;
-	if (v == NULL)
+	if (v == GV_NONE)
 		return 0;
-	if (!json_is_array(v))
-		return gltf_error(c, &at, "must be an array of numbers, not %s", gj_kind(v));
-	n = json_array_size(v);
+	if (gv_kind_of(c, v) != GV_ARRAY)
+		return gltf_error(c, &at, "must be an array of numbers, not %s", gj_kind(c, v));
+	n = gv_size(c, v);
 	f = gltf_alloc(c, n, sizeof *f);
 	if (f == NULL)
 		return -ENOMEM;
-	for (size_t k = 0; k < n; k++)
+	for (uint32_t k = 0; k < n; k++)
 		if (gj_element_float(c, &at, v, k, &f[k]) < 0)
 			return -EINVAL;
-	*count = (uint32_t)n;
+	*count = n;
 	*out = f;
 	return 0;
 }
 
-int gj_array(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
-	     bool required, json_t **out)
+int gj_array(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
+	     bool required, gv *out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
 
-	*out = NULL;
-	if (v == NULL)
+	*out = GV_NONE;
+	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!json_is_array(v))
-		return gltf_error(c, &at, "must be an array, not %s", gj_kind(v));
+	if (gv_kind_of(c, v) != GV_ARRAY)
+		return gltf_error(c, &at, "must be an array, not %s", gj_kind(c, v));
 	*out = v;
 	return 0;
 }
 
-int gj_object(struct gltf_ctx *c, const struct gltf_where *w, json_t *o, const char *key,
-	      bool required, json_t **out)
+int gj_object(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *key,
+	      bool required, gv *out)
 {
-	json_t *v = json_object_get(o, key);
+	gv v = gv_get(c, o, key);
 	struct gltf_where at = gw_key(*w, key);
 
-	*out = NULL;
-	if (v == NULL)
+	*out = GV_NONE;
+	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!json_is_object(v))
-		return gltf_error(c, &at, "must be an object, not %s", gj_kind(v));
+	if (gv_kind_of(c, v) != GV_OBJECT)
+		return gltf_error(c, &at, "must be an object, not %s", gj_kind(c, v));
 	*out = v;
 	return 0;
 }
 
-int gj_item(struct gltf_ctx *c, json_t *array, const char *name, uint32_t i, json_t **out)
+int gj_item(struct gltf_ctx *c, gv array, const char *name, uint32_t i, gv *out)
 {
 	struct gltf_where w = gw_item(name, i);
 
-	*out = json_array_get(array, i);
-	if (!json_is_object(*out))
-		return gltf_error(c, &w, "must be an object, not %s", gj_kind(*out));
+	*out = gv_at(c, array, i);
+	if (gv_kind_of(c, *out) != GV_OBJECT)
+		return gltf_error(c, &w, "must be an object, not %s", gj_kind(c, *out));
 	return 0;
 }

@@ -28,25 +28,24 @@ static bool is_unsigned_int(uint32_t component)
 
 /* An attribute's accessor of type `type` with `count` elements (count 0:
  * any): its index, used in `role`. */
-static int attribute(struct gltf_ctx *c, const struct gltf_where *w, json_t *v, uint8_t type,
+static int attribute(struct gltf_ctx *c, const struct gltf_where *w, gv v, uint8_t type,
 		     uint32_t count, uint32_t role, int32_t *out)
 {
 	const struct gltf_accessor *a;
-	json_int_t i;
+	int64_t i;
 
-	if (!json_is_integer(v))
+	if (!gv_integer(c, v, &i))
 		return gltf_error(c, w, "must be an accessor index");
-	i = json_integer_value(v);
 	if (i < 0 || (uint64_t)i >= c->m->accessor_count)
-		return gltf_error(c, w, "%" JSON_INTEGER_FORMAT " names no accessor (the file has %"
+		return gltf_error(c, w, "%" PRId64 " names no accessor (the file has %"
 				  PRIu32 ")", i, c->m->accessor_count);
 	a = &c->m->accessors[i];
 	if (a->type != type && type != 0xff)
-		return gltf_error(c, w, "accessor %" JSON_INTEGER_FORMAT " is not %s",
+		return gltf_error(c, w, "accessor %" PRId64 " is not %s",
 				  i, type == GLTF_SCALAR ? "SCALAR" : type == GLTF_VEC2 ? "VEC2"
 				  : type == GLTF_VEC3 ? "VEC3" : "VEC4");
 	if (count > 0 && a->count != count)
-		return gltf_error(c, w, "accessor %" JSON_INTEGER_FORMAT " has %" PRIu32 " elements, "
+		return gltf_error(c, w, "accessor %" PRId64 " has %" PRIu32 " elements, "
 				  "the vertices %" PRIu32, i, a->count, count);
 	gltf_use(c, (uint32_t)i, role, w);
 	*out = (int32_t)i;
@@ -83,15 +82,17 @@ static long set_number(const char *key, const char *prefix)
 	return *end == '\0' && v >= 0 && v < 1000000 ? v : -1;
 }
 
-static int parse_sets(struct gltf_ctx *c, const struct gltf_where *wa, json_t *attrs,
+static int parse_sets(struct gltf_ctx *c, const struct gltf_where *wa, gv attrs,
 		      struct gltf_primitive *p, uint32_t count)
 {
 	uint32_t joints = 0, weights = 0;
-	const char *key;
 	int32_t *js, *ws;
-	json_t *v;
 
-	json_object_foreach(attrs, key, v) {
+	for (gv k_ = gv_first_key(c, attrs); k_ != GV_NONE; k_ = gv_next_key(c, k_)) {
+		const char *key = gv_string(c, k_);
+
+		if (key == NULL)
+			return -ENOMEM;
 		joints += set_number(key, "JOINTS_") >= 0;
 		weights += set_number(key, "WEIGHTS_") >= 0;
 	}
@@ -104,7 +105,9 @@ static int parse_sets(struct gltf_ctx *c, const struct gltf_where *wa, json_t *a
 	ws = gltf_alloc(c, joints, sizeof *ws);
 	if (js == NULL || ws == NULL)
 		return -ENOMEM;
-	json_object_foreach(attrs, key, v) {
+	for (gv k_ = gv_first_key(c, attrs); k_ != GV_NONE; k_ = gv_next_key(c, k_)) {
+		const char *key = gv_string(c, k_);
+		gv v = k_ + 1;
 		long j = set_number(key, "JOINTS_"), k = set_number(key, "WEIGHTS_");
 		struct gltf_where at = gw_key(*wa, key);
 		const struct gltf_accessor *a;
@@ -137,24 +140,24 @@ static int parse_sets(struct gltf_ctx *c, const struct gltf_where *wa, json_t *a
 	return 0;
 }
 
-static int parse_targets(struct gltf_ctx *c, const struct gltf_where *w, json_t *arr,
+static int parse_targets(struct gltf_ctx *c, const struct gltf_where *w, gv arr,
 			 struct gltf_primitive *p, uint32_t count)
 {
 	struct gltf_where wt = gw_key(*w, "targets");
 	struct gltf_target *t;
 
-	p->target_count = (uint32_t)json_array_size(arr);
+	p->target_count = (uint32_t)gv_size(c, arr);
 	t = gltf_alloc(c, p->target_count, sizeof *t);
 	if (t == NULL)
 		return -ENOMEM;
 	for (uint32_t k = 0; k < p->target_count; k++) {
-		json_t *o = json_array_get(arr, k), *v;
+		gv o = gv_at(c, arr, k), v;
 		struct gltf_where at = gw_at(wt, k);
 
 		t[k].position = t[k].normal = -1;
-		if (!json_is_object(o))
+		if (!(gv_kind_of(c, o) == GV_OBJECT))
 			return gltf_error(c, &at, "a morph target must be an object");
-		if ((v = json_object_get(o, "POSITION")) != NULL) {
+		if ((v = gv_get(c, o, "POSITION")) != GV_NONE) {
 			struct gltf_where av = gw_key(at, "POSITION");
 
 			if (attribute(c, &av, v, GLTF_VEC3, count, GLTF_ROLE_POSITION,
@@ -162,7 +165,7 @@ static int parse_targets(struct gltf_ctx *c, const struct gltf_where *w, json_t 
 			    vector_types(c, &av, t[k].position, false) < 0)
 				return -EINVAL;
 		}
-		if ((v = json_object_get(o, "NORMAL")) != NULL) {
+		if ((v = gv_get(c, o, "NORMAL")) != GV_NONE) {
 			struct gltf_where av = gw_key(at, "NORMAL");
 
 			if (attribute(c, &av, v, GLTF_VEC3, count, GLTF_ROLE_NORMAL, &t[k].normal) < 0 ||
@@ -174,14 +177,13 @@ static int parse_targets(struct gltf_ctx *c, const struct gltf_where *w, json_t 
 	return 0;
 }
 
-static int parse_primitive(struct gltf_ctx *c, json_t *o, const struct gltf_where *w,
+static int parse_primitive(struct gltf_ctx *c, gv o, const struct gltf_where *w,
 			   struct gltf_primitive *p)
 {
 	struct gltf_where wa = gw_key(*w, "attributes");
 	uint32_t count = 0;
 	uint64_t mode;
-	json_t *attrs, *v, *targets;
-	const char *key;
+	gv attrs, v, targets;
 
 	p->position = p->normal = p->texcoord0 = p->color0 = p->indices = -1;
 	if (gj_object(c, w, o, "attributes", true, &attrs) < 0 ||
@@ -190,7 +192,7 @@ static int parse_primitive(struct gltf_ctx *c, json_t *o, const struct gltf_wher
 	    gj_array(c, w, o, "targets", false, &targets) < 0)
 		return -EINVAL;
 	p->mode = (uint32_t)mode;
-	if ((v = json_object_get(attrs, "POSITION")) != NULL) {
+	if ((v = gv_get(c, attrs, "POSITION")) != GV_NONE) {
 		struct gltf_where at = gw_key(wa, "POSITION");
 
 		if (attribute(c, &at, v, GLTF_VEC3, 0, GLTF_ROLE_POSITION, &p->position) < 0 ||
@@ -201,23 +203,27 @@ static int parse_primitive(struct gltf_ctx *c, json_t *o, const struct gltf_wher
 		gltf_note(c, &wa, "a primitive without POSITION is not drawn (left out)");
 		return 0;
 	}
-	if ((v = json_object_get(attrs, "NORMAL")) != NULL) {
+	if ((v = gv_get(c, attrs, "NORMAL")) != GV_NONE) {
 		struct gltf_where at = gw_key(wa, "NORMAL");
 
 		if (attribute(c, &at, v, GLTF_VEC3, count, GLTF_ROLE_NORMAL, &p->normal) < 0 ||
 		    vector_types(c, &at, p->normal, true) < 0)
 			return -EINVAL;
 	}
-	json_object_foreach(attrs, key, v) {
+	for (gv k_ = gv_first_key(c, attrs); k_ != GV_NONE; k_ = gv_next_key(c, k_)) {
+		const char *key = gv_string(c, k_);
+		gv value = k_ + 1;
 		struct gltf_where at = gw_key(wa, key);
 
+		if (key == NULL)
+			return -ENOMEM;
 		if (set_number(key, "TEXCOORD_") >= 0) {
 			p->texcoord_sets++;
 			if (strcmp(key, "TEXCOORD_0") == 0 &&
-			    attribute(c, &at, v, GLTF_VEC2, count, GLTF_ROLE_OTHER, &p->texcoord0) < 0)
+			    attribute(c, &at, value, GLTF_VEC2, count, GLTF_ROLE_OTHER, &p->texcoord0) < 0)
 				return -EINVAL;
 		} else if (strcmp(key, "COLOR_0") == 0) {
-			if (attribute(c, &at, v, 0xff, count, GLTF_ROLE_OTHER, &p->color0) < 0)
+			if (attribute(c, &at, value, 0xff, count, GLTF_ROLE_OTHER, &p->color0) < 0)
 				return -EINVAL;
 			if (c->m->accessors[p->color0].type != GLTF_VEC3 &&
 			    c->m->accessors[p->color0].type != GLTF_VEC4)
@@ -226,7 +232,7 @@ static int parse_primitive(struct gltf_ctx *c, json_t *o, const struct gltf_wher
 	}
 	if (parse_sets(c, &wa, attrs, p, count) < 0)
 		return -EINVAL;
-	if ((v = json_object_get(o, "indices")) != NULL) {
+	if ((v = gv_get(c, o, "indices")) != GV_NONE) {
 		struct gltf_where at = gw_key(*w, "indices");
 		const struct gltf_accessor *a;
 
@@ -236,33 +242,33 @@ static int parse_primitive(struct gltf_ctx *c, json_t *o, const struct gltf_wher
 		if (!is_unsigned_int(a->component) || a->normalized)
 			return gltf_error(c, &at, "indices must be unsigned integers");
 	}
-	return targets != NULL ? parse_targets(c, w, targets, p, count) : 0;
+	return targets != GV_NONE ? parse_targets(c, w, targets, p, count) : 0;
 }
 
-static int parse_mesh(struct gltf_ctx *c, json_t *o, uint32_t i)
+static int parse_mesh(struct gltf_ctx *c, gv o, uint32_t i)
 {
 	struct gltf_mesh *me = &c->m->meshes[i];
 	struct gltf_where w = gw_item("meshes", i), wp = gw_key(w, "primitives");
 	struct gltf_primitive *prims;
 	bool drawn = false;
-	json_t *arr;
+	gv arr;
 
 	if (gj_string(c, &w, o, "name", false, &me->name) < 0 ||
 	    gj_array(c, &w, o, "primitives", true, &arr) < 0 ||
 	    gj_float_list(c, &w, o, "weights", &me->weight_count, &me->weights) < 0)
 		return -EINVAL;
-	if (json_array_size(arr) == 0)
+	if (gv_size(c, arr) == 0)
 		return gltf_error(c, &wp, "a mesh needs at least one primitive");
-	prims = gltf_alloc(c, json_array_size(arr), sizeof *prims);
+	prims = gltf_alloc(c, gv_size(c, arr), sizeof *prims);
 	if (prims == NULL)
 		return -ENOMEM;
-	me->primitive_count = (uint32_t)json_array_size(arr);
+	me->primitive_count = (uint32_t)gv_size(c, arr);
 	me->primitives = prims;
 	for (uint32_t k = 0; k < me->primitive_count; k++) {
-		json_t *po = json_array_get(arr, k);
+		gv po = gv_at(c, arr, k);
 		struct gltf_where at = gw_at(wp, k);
 
-		if (!json_is_object(po))
+		if (!(gv_kind_of(c, po) == GV_OBJECT))
 			return gltf_error(c, &at, "a primitive must be an object");
 		if (parse_primitive(c, po, &at, &prims[k]) < 0)
 			return -EINVAL;
@@ -278,16 +284,16 @@ static int parse_mesh(struct gltf_ctx *c, json_t *o, uint32_t i)
 	/* Names of the targets, where an exporter wrote them (Blender, three.js):
 	 * taken only when they are T strings. */
 	{
-		json_t *names = json_object_get(json_object_get(o, "extras"), "targetNames");
+		gv names = gv_get(c, gv_get(c, o, "extras"), "targetNames");
 		const char **list;
 
-		if (json_is_array(names) && json_array_size(names) == me->target_count &&
+		if ((gv_kind_of(c, names) == GV_ARRAY) && gv_size(c, names) == me->target_count &&
 		    me->target_count > 0) {
 			list = gltf_alloc(c, me->target_count, sizeof *list);
 			if (list == NULL)
 				return -ENOMEM;
 			for (uint32_t k = 0; k < me->target_count; k++)
-				list[k] = json_string_value(json_array_get(names, k));
+				list[k] = gv_string(c, gv_at(c, names, k));
 			for (uint32_t k = 0; k < me->target_count && list != NULL; k++)
 				if (list[k] == NULL)
 					list = NULL;
@@ -303,16 +309,16 @@ static int parse_mesh(struct gltf_ctx *c, json_t *o, uint32_t i)
 	return 0;
 }
 
-int gltf_parse_meshes(struct gltf_ctx *c, json_t *root)
+int gltf_parse_meshes(struct gltf_ctx *c)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "meshes");
+	gv arr = gv_get(c, 0, "meshes");
 
 	m->meshes = gltf_alloc(c, m->mesh_count, sizeof *m->meshes);
 	if (m->meshes == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m->mesh_count; i++) {
-		json_t *o;
+		gv o;
 		int rc = gj_item(c, arr, "meshes", i, &o);
 
 		if (rc == 0)

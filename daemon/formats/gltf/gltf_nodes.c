@@ -20,32 +20,31 @@
 
 static const float identity16[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 };
 
-static int parse_children(struct gltf_ctx *c, json_t *o, uint32_t i)
+static int parse_children(struct gltf_ctx *c, gv o, uint32_t i)
 {
 	struct gltf_model *m = c->m;
 	struct gltf_node *n = &m->nodes[i];
 	struct gltf_where w = gw_item("nodes", i), wc = gw_key(w, "children");
 	uint32_t *children;
-	json_t *arr;
+	gv arr;
 	size_t k;
 
 	if (gj_array(c, &w, o, "children", false, &arr) < 0)
 		return -EINVAL;
-	if (arr == NULL || json_array_size(arr) == 0)
+	if (arr == GV_NONE || gv_size(c, arr) == 0)
 		return 0;
-	children = gltf_alloc(c, json_array_size(arr), sizeof *children);
+	children = gltf_alloc(c, gv_size(c, arr), sizeof *children);
 	if (children == NULL)
 		return -ENOMEM;
-	for (k = 0; k < json_array_size(arr); k++) {
-		json_t *v = json_array_get(arr, k);
+	for (k = 0; k < gv_size(c, arr); k++) {
+		gv v = gv_at(c, arr, k);
 		struct gltf_where at = gw_at(wc, (uint32_t)k);
-		json_int_t child;
+		int64_t child;
 
-		if (!json_is_integer(v))
+		if (!gv_integer(c, v, &child))
 			return gltf_error(c, &at, "must be a node index");
-		child = json_integer_value(v);
 		if (child < 0 || (uint64_t)child >= m->node_count)
-			return gltf_error(c, &at, "%" JSON_INTEGER_FORMAT " names no node (the file has "
+			return gltf_error(c, &at, "%" PRId64 " names no node (the file has "
 					  "%" PRIu32 ")", child, m->node_count);
 		if ((uint32_t)child == i)
 			return gltf_error(c, &at, "node %" PRIu32 " is its own child", i);
@@ -56,7 +55,7 @@ static int parse_children(struct gltf_ctx *c, json_t *o, uint32_t i)
 	return 0;
 }
 
-static int parse_node(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t camera_count)
+static int parse_node(struct gltf_ctx *c, gv o, uint32_t i, uint32_t camera_count)
 {
 	struct gltf_model *m = c->m;
 	struct gltf_node *n = &m->nodes[i];
@@ -165,16 +164,16 @@ static int link_nodes(struct gltf_ctx *c)
 	return 0;
 }
 
-int gltf_parse_nodes(struct gltf_ctx *c, json_t *root, uint32_t camera_count)
+int gltf_parse_nodes(struct gltf_ctx *c, uint32_t camera_count)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "nodes");
+	gv arr = gv_get(c, 0, "nodes");
 
 	m->nodes = gltf_alloc(c, m->node_count, sizeof *m->nodes);
 	if (m->nodes == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m->node_count; i++) {
-		json_t *o;
+		gv o;
 		int rc = gj_item(c, arr, "nodes", i, &o);
 
 		if (rc == 0)
@@ -185,13 +184,13 @@ int gltf_parse_nodes(struct gltf_ctx *c, json_t *root, uint32_t camera_count)
 	return link_nodes(c);
 }
 
-static int parse_skin(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *stamp)
+static int parse_skin(struct gltf_ctx *c, gv o, uint32_t i, uint32_t *stamp)
 {
 	struct gltf_model *m = c->m;
 	struct gltf_skin *s = &m->skins[i];
 	struct gltf_where w = gw_item("skins", i), wj = gw_key(w, "joints");
 	uint32_t *joints;
-	json_t *arr;
+	gv arr;
 
 	if (gj_string(c, &w, o, "name", false, &s->name) < 0 ||
 	    gj_array(c, &w, o, "joints", true, &arr) < 0 ||
@@ -199,30 +198,29 @@ static int parse_skin(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *stamp
 		     &s->inverse_bind) < 0 ||
 	    gj_index(c, &w, o, "skeleton", m->node_count, "node", false, &s->skeleton) < 0)
 		return -EINVAL;
-	if (json_array_size(arr) == 0)
+	if (gv_size(c, arr) == 0)
 		return gltf_error(c, &wj, "a skin needs at least one joint");
-	joints = gltf_alloc(c, json_array_size(arr), sizeof *joints);
+	joints = gltf_alloc(c, gv_size(c, arr), sizeof *joints);
 	if (joints == NULL)
 		return -ENOMEM;
-	for (size_t k = 0; k < json_array_size(arr); k++) {
-		json_t *v = json_array_get(arr, k);
+	for (size_t k = 0; k < gv_size(c, arr); k++) {
+		gv v = gv_at(c, arr, k);
 		struct gltf_where at = gw_at(wj, (uint32_t)k);
-		json_int_t node;
+		int64_t node;
 
-		if (!json_is_integer(v))
+		if (!gv_integer(c, v, &node))
 			return gltf_error(c, &at, "must be a node index");
-		node = json_integer_value(v);
 		if (node < 0 || (uint64_t)node >= m->node_count)
-			return gltf_error(c, &at, "%" JSON_INTEGER_FORMAT " names no node (the file has "
+			return gltf_error(c, &at, "%" PRId64 " names no node (the file has "
 					  "%" PRIu32 ")", node, m->node_count);
 		if (stamp[node] == i + 1)
-			return gltf_error(c, &at, "node %" JSON_INTEGER_FORMAT " is already a joint of "
+			return gltf_error(c, &at, "node %" PRId64 " is already a joint of "
 					  "this skin", node);
 		stamp[node] = i + 1;
 		joints[k] = (uint32_t)node;
 	}
 	s->joints = joints;
-	s->joint_count = (uint32_t)json_array_size(arr);
+	s->joint_count = (uint32_t)gv_size(c, arr);
 	if (s->inverse_bind >= 0) {
 		const struct gltf_accessor *a = &m->accessors[s->inverse_bind];
 		struct gltf_where at = gw_key(w, "inverseBindMatrices");
@@ -238,10 +236,10 @@ static int parse_skin(struct gltf_ctx *c, json_t *o, uint32_t i, uint32_t *stamp
 	return 0;
 }
 
-int gltf_parse_skins(struct gltf_ctx *c, json_t *root)
+int gltf_parse_skins(struct gltf_ctx *c)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "skins");
+	gv arr = gv_get(c, 0, "skins");
 	uint32_t *stamp;
 	int rc = 0;
 
@@ -252,7 +250,7 @@ int gltf_parse_skins(struct gltf_ctx *c, json_t *root)
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; rc == 0 && i < m->skin_count; i++) {
-		json_t *o;
+		gv o;
 
 		rc = gj_item(c, arr, "skins", i, &o);
 		if (rc == 0)
@@ -305,36 +303,35 @@ int gltf_check_instances(struct gltf_ctx *c)
 	return 0;
 }
 
-int gltf_parse_scenes(struct gltf_ctx *c, json_t *root)
+int gltf_parse_scenes(struct gltf_ctx *c)
 {
 	struct gltf_model *m = c->m;
-	json_t *arr = json_object_get(root, "scenes"), *chosen = NULL;
+	gv arr = gv_get(c, 0, "scenes"), chosen;
 	struct gltf_where top = { 0 };
 	uint32_t *roots, n = 0;
 	int32_t scene;
 
-	m->scene_count = (uint32_t)json_array_size(arr);
-	if (gj_index(c, &top, root, "scene", m->scene_count, "scene", false, &scene) < 0)
+	m->scene_count = (uint32_t)gv_size(c, arr);
+	if (gj_index(c, &top, 0, "scene", m->scene_count, "scene", false, &scene) < 0)
 		return -EINVAL;
 	for (uint32_t i = 0; i < m->scene_count; i++) {
 		struct gltf_where w = gw_item("scenes", i), wn = gw_key(w, "nodes");
-		json_t *o, *nodes;
+		gv o, nodes;
 
 		if (gj_item(c, arr, "scenes", i, &o) < 0 || gj_array(c, &w, o, "nodes", false, &nodes) < 0)
 			return -EINVAL;
-		for (size_t k = 0; k < json_array_size(nodes); k++) {
-			json_t *v = json_array_get(nodes, k);
+		for (size_t k = 0; k < gv_size(c, nodes); k++) {
+			gv v = gv_at(c, nodes, k);
 			struct gltf_where at = gw_at(wn, (uint32_t)k);
-			json_int_t node;
+			int64_t node;
 
-			if (!json_is_integer(v))
+			if (!gv_integer(c, v, &node))
 				return gltf_error(c, &at, "must be a node index");
-			node = json_integer_value(v);
 			if (node < 0 || (uint64_t)node >= m->node_count)
-				return gltf_error(c, &at, "%" JSON_INTEGER_FORMAT " names no node (the "
+				return gltf_error(c, &at, "%" PRId64 " names no node (the "
 						  "file has %" PRIu32 ")", node, m->node_count);
 			if (m->nodes[node].parent >= 0)
-				return gltf_error(c, &at, "node %" JSON_INTEGER_FORMAT " is not a root: "
+				return gltf_error(c, &at, "node %" PRId64 " is not a root: "
 						  "it is a child of node %" PRId32, node,
 						  m->nodes[node].parent);
 		}
@@ -350,9 +347,13 @@ int gltf_parse_scenes(struct gltf_ctx *c, json_t *root)
 
 		if (taken == NULL)
 			return -ENOMEM;
-		chosen = json_object_get(json_array_get(arr, (size_t)scene), "nodes");
-		for (size_t k = 0; k < json_array_size(chosen); k++) {
-			uint32_t node = (uint32_t)json_integer_value(json_array_get(chosen, k));
+		chosen = gv_get(c, gv_at(c, arr, (uint32_t)scene), "nodes");
+		for (uint32_t k = 0; k < gv_size(c, chosen); k++) {
+			int64_t value = 0;
+			uint32_t node;
+
+			gv_integer(c, gv_at(c, chosen, k), &value);
+			node = (uint32_t)value;
 
 			if (taken[node]) {
 				struct gltf_where at = gw_at(gw_key(gw_item("scenes", (uint32_t)scene),
