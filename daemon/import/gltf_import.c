@@ -187,22 +187,17 @@ static int import_skeleton(struct gltf_import *x)
 	 * lists a joint), so that `skin` is global(joint) * IBM. */
 	{
 		bool *taken = calloc((size_t)n + 1, sizeof *taken);
-		float *ibm = NULL;
 
 		if (taken == NULL)
 			return -ENOMEM;
 		for (uint32_t k = 0; k < m->skin_count; k++) {
 			const struct gltf_skin *sk = &m->skins[k];
+			const float *ibm = sk->inverse_bind >= 0
+					   ? gltf_floats(m, (uint32_t)sk->inverse_bind) : NULL;
 
-			if (sk->inverse_bind >= 0) {
-				free(ibm);
-				ibm = malloc(((size_t)m->accessors[sk->inverse_bind].count * 16 + 1) *
-					     sizeof *ibm);
-				if (ibm == NULL) {
-					free(taken);
-					return -ENOMEM;
-				}
-				gltf_accessor_floats(m, (uint32_t)sk->inverse_bind, ibm);
+			if (sk->inverse_bind >= 0 && ibm == NULL) {
+				free(taken);
+				return -ENOMEM;
 			}
 			for (uint32_t i = 0; i < sk->joint_count; i++) {
 				int32_t j = x->joint_of[sk->joints[i]];
@@ -214,7 +209,6 @@ static int import_skeleton(struct gltf_import *x)
 								       : mat34_identity();
 			}
 		}
-		free(ibm);
 		free(taken);
 	}
 	return 0;

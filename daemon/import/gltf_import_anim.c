@@ -8,6 +8,8 @@
 #include "daemon/import/gltf_import_internal.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,83 @@ static bool channel_target(const struct gltf_import *x, const struct gltf_channe
 	return *targets > 0;
 }
 
+/* Seconds of a key (finite: the reader checked) to nanoseconds, rounded
+ * half away from zero as time_from_seconds does, without its call to
+ * round(): a clip has tens of thousands of keys. */
+static int64_t key_ns(float s)
+{
+	double ns = (double)s * 1e9;
+
+	if (ns >= 9.2e18)
+		return INT64_MAX;
+	if (ns <= -9.2e18)
+		return INT64_MIN;
+	return (int64_t)(ns < 0 ? ns - 0.5 : ns + 0.5);
+}
+
+/*
+ * Whether the clip's tracks keep to about one timeline (at most twice as
+ * many distinct key times in all as the longest track has), as exporters
+ * that bake every channel at every frame write them: then the key index
+ * (clip_index_keys), a pose at each of those times, costs about what the
+ * keys do and makes sampling one search.  Channels keyed at times of
+ * their own (Sketchfab's) would make it a pose at every time of every
+ * track: more to build at load than it saves.  So would tracks that
+ * repeat a key time (Sketchfab's again): the index takes them as curves,
+ * worked out interval by interval.
+ */
+static bool one_timeline(const struct clip *c)
+{
+	uint32_t longest = 0;
+	size_t n = 0, cap;
+	int64_t *u, *spare;
+	bool ok = true;
+
+	for (uint32_t j = 0; j < c->joint_count; j++) {
+		const struct track *tr[3] = { &c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s };
+
+		for (int k = 0; k < 3; k++) {
+			if (tr[k]->count > longest)
+				longest = tr[k]->count;
+			for (uint32_t i = 1; i < tr[k]->count; i++)
+				if (tr[k]->times[i] == tr[k]->times[i - 1])
+					return false;
+		}
+	}
+	cap = 2 * (size_t)longest + 2;
+	u = malloc(cap * sizeof *u);
+	spare = malloc(cap * sizeof *spare);
+	for (uint32_t j = 0; ok && u != NULL && spare != NULL && j < c->joint_count; j++) {
+		const struct track *tr[3] = { &c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s };
+
+		for (int k = 0; ok && k < 3; k++) {
+			size_t i = 0, a = 0, m = 0;
+			int64_t *t;
+
+			/* spare = the union of u and this track's times. */
+			while (ok && (i < n || a < tr[k]->count)) {
+				int64_t v = a >= tr[k]->count || (i < n && u[i] <= tr[k]->times[a])
+					    ? u[i] : tr[k]->times[a];
+
+				if (m == cap)
+					ok = false;
+				else
+					spare[m++] = v;
+				while (i < n && u[i] == v)
+					i++;
+				while (a < tr[k]->count && tr[k]->times[a] == v)
+					a++;
+			}
+			t = u, u = spare, spare = t;
+			n = m;
+		}
+	}
+	ok = ok && u != NULL && spare != NULL;
+	free(u);
+	free(spare);
+	return ok;
+}
+
 struct keys {
 	int64_t *tp;            /* next free time */
 	float *fp;              /* next free float */
@@ -45,20 +124,13 @@ static int channel_keys(const struct gltf_model *m, const struct gltf_sampler *s
 {
 	uint32_t n = m->accessors[s->input].count;
 	bool cubic = s->interp == GLTF_INTERP_CUBICSPLINE;
-	float *in = malloc(((size_t)n + 1) * sizeof *in);
-	float *out = malloc(((size_t)m->accessors[s->output].count *
-			     m->accessors[s->output].ncomp + 1) * sizeof *out);
+	const float *in = gltf_floats(m, s->input), *out = gltf_floats(m, s->output);
 	int64_t *times = k->tp;
 
-	if (in == NULL || out == NULL) {
-		free(in);
-		free(out);
+	if (in == NULL || out == NULL)
 		return -ENOMEM;
-	}
-	gltf_accessor_floats(m, s->input, in);
-	gltf_accessor_floats(m, s->output, out);
 	for (uint32_t i = 0; i < n; i++)
-		times[i] = time_from_seconds((double)in[i]);
+		times[i] = key_ns(in[i]);
 	k->tp += n;
 	for (uint32_t t = 0; t < tracks; t++) {
 		struct track *tr = dst[t];
@@ -79,9 +151,16 @@ static int channel_keys(const struct gltf_model *m, const struct gltf_sampler *s
 
 				memcpy(v + (size_t)i * width, src, width * sizeof *v);
 				if (rotation) {
-					quat q = quat_normalize(quat_make(src[0], src[1], src[2], src[3]));
+					/* Normalised, unless it is already: most are. */
+					float n2 = src[0] * src[0] + src[1] * src[1] + src[2] * src[2] +
+						   src[3] * src[3];
 
-					memcpy(v + (size_t)i * width, &q, sizeof q);
+					if (!(fabsf(n2 - 1.0f) < 1e-7f)) {
+						quat q = quat_normalize(quat_make(src[0], src[1], src[2],
+										  src[3]));
+
+						memcpy(v + (size_t)i * width, &q, sizeof q);
+					}
 				}
 				continue;
 			}
@@ -103,8 +182,6 @@ static int channel_keys(const struct gltf_model *m, const struct gltf_sampler *s
 		}
 		k->fp += (size_t)n * width * (cubic ? 3 : 1);
 	}
-	free(in);
-	free(out);
 	return 0;
 }
 
@@ -205,7 +282,8 @@ static int import_clip(struct gltf_import *x, uint32_t a, struct clip **out)
 					  ch->path == GLTF_PATH_ROTATION, &k, &dst);
 		}
 	}
-	if (rc == 0 && (clip_index_keys(c) != 0 || clip_find_still_joints(c) != 0))
+	if (rc == 0 && ((one_timeline(c) && clip_index_keys(c) != 0) ||
+			clip_find_still_joints(c) != 0))
 		rc = -ENOMEM;
 	if (rc < 0) {
 		clip_free(c);

@@ -22,28 +22,16 @@ struct instance {
 	uint32_t first_weight, targets;
 };
 
-static float *read_floats(const struct gltf_model *m, int32_t acc)
+/* An accessor's values as the model keeps them (NULL for none, or when
+ * out of memory: callers tell the two apart by acc). */
+static const float *read_floats(const struct gltf_model *m, int32_t acc)
 {
-	float *v;
-
-	if (acc < 0)
-		return NULL;
-	v = malloc(((size_t)m->accessors[acc].count * m->accessors[acc].ncomp + 1) * sizeof *v);
-	if (v != NULL)
-		gltf_accessor_floats(m, (uint32_t)acc, v);
-	return v;
+	return acc >= 0 ? gltf_floats(m, (uint32_t)acc) : NULL;
 }
 
-static uint32_t *read_uints(const struct gltf_model *m, int32_t acc)
+static const uint32_t *read_uints(const struct gltf_model *m, int32_t acc)
 {
-	uint32_t *v;
-
-	if (acc < 0)
-		return NULL;
-	v = malloc(((size_t)m->accessors[acc].count * m->accessors[acc].ncomp + 1) * sizeof *v);
-	if (v != NULL)
-		gltf_accessor_uints(m, (uint32_t)acc, v);
-	return v;
+	return acc >= 0 ? gltf_uints(m, (uint32_t)acc) : NULL;
 }
 
 static vec3 finite_or_zero(const float *p)
@@ -56,7 +44,7 @@ static vec3 finite_or_zero(const float *p)
 static int triangles(const struct gltf_model *m, const struct gltf_primitive *p, struct mesh *me)
 {
 	uint32_t n = p->indices >= 0 ? m->accessors[p->indices].count : me->vertex_count, t = 0;
-	uint32_t *idx = read_uints(m, p->indices);
+	const uint32_t *idx = read_uints(m, p->indices);
 	uint32_t tris = 0;
 
 	if (p->indices >= 0 && idx == NULL)
@@ -66,10 +54,8 @@ static int triangles(const struct gltf_model *m, const struct gltf_primitive *p,
 	else if ((p->mode == GLTF_TRIANGLE_STRIP || p->mode == GLTF_TRIANGLE_FAN) && n >= 3)
 		tris = n - 2;
 	me->triangles = malloc(((size_t)tris + 1) * sizeof *me->triangles);
-	if (me->triangles == NULL) {
-		free(idx);
+	if (me->triangles == NULL)
 		return -ENOMEM;
-	}
 #define IDX(i) (idx != NULL ? idx[i] : (uint32_t)(i))
 	for (uint32_t i = 0; i < tris; i++) {
 		uint32_t *tri = me->triangles[t++];
@@ -92,7 +78,6 @@ static int triangles(const struct gltf_model *m, const struct gltf_primitive *p,
 	}
 #undef IDX
 	me->triangle_count = t;
-	free(idx);
 	return 0;
 }
 
@@ -103,8 +88,8 @@ static int skin_influences(const struct gltf_import *x, const struct instance *i
 {
 	const struct gltf_model *m = x->m;
 	uint32_t V = me->vertex_count, S = p->set_count, inf = 0;
-	uint32_t **js = calloc(S, sizeof *js);
-	float **ws = calloc(S, sizeof *ws);
+	const uint32_t **js = calloc(S, sizeof *js);
+	const float **ws = calloc(S, sizeof *ws);
 	int rc = -ENOMEM;
 
 	if (js == NULL || ws == NULL)
@@ -161,10 +146,6 @@ static int skin_influences(const struct gltf_import *x, const struct instance *i
 	me->influence_count = inf;
 	rc = 0;
 done:
-	for (uint32_t s = 0; js != NULL && ws != NULL && s < S; s++) {
-		free(js[s]);
-		free(ws[s]);
-	}
 	free(js);
 	free(ws);
 	return rc;
@@ -226,15 +207,12 @@ static int morph_targets(const struct gltf_import *x, const struct instance *in,
 			mo->to_joint_normal[j] = in->ibm_normal[s];
 		}
 	for (uint32_t k = 0; k < T; k++) {
-		float *d = read_floats(m, p->targets[k].position);
-		float *dn = mo->normals != NULL ? read_floats(m, p->targets[k].normal) : NULL;
+		const float *d = read_floats(m, p->targets[k].position);
+		const float *dn = mo->normals != NULL ? read_floats(m, p->targets[k].normal) : NULL;
 
 		if ((p->targets[k].position >= 0 && d == NULL) ||
-		    (mo->normals != NULL && p->targets[k].normal >= 0 && dn == NULL)) {
-			free(d);
-			free(dn);
+		    (mo->normals != NULL && p->targets[k].normal >= 0 && dn == NULL))
 			return -ENOMEM;
-		}
 		for (uint32_t v = 0; v < V; v++) {
 			if (d != NULL)
 				mo->positions[(size_t)k * V + v] = vec3_make(d[3 * (size_t)v],
@@ -243,8 +221,6 @@ static int morph_targets(const struct gltf_import *x, const struct instance *in,
 			if (dn != NULL)
 				mo->normals[(size_t)k * V + v] = finite_or_zero(dn + 3 * (size_t)v);
 		}
-		free(d);
-		free(dn);
 	}
 	/* Translations do not move a displacement. */
 	for (uint32_t j = 0; j < J; j++) {
@@ -279,7 +255,7 @@ static int primitive(struct gltf_import *x, const struct instance *in,
 	const struct gltf_node *n = &m->nodes[in->node];
 	struct gltf_runtime *out = x->out;
 	struct mesh *me = calloc(1, sizeof *me), **grown;
-	float *pos = NULL, *nrm = NULL;
+	const float *pos = NULL, *nrm = NULL;
 	int rc = -ENOMEM;
 
 	if (me == NULL)
@@ -313,17 +289,16 @@ static int primitive(struct gltf_import *x, const struct instance *in,
 	if (rc == 0)
 		rc = triangles(m, p, me);
 	if (rc == 0 && p->texcoord0 >= 0) {
-		float *uv = read_floats(m, p->texcoord0);
+		const float *uv = read_floats(m, p->texcoord0);
 
 		me->uvs = malloc(((size_t)me->vertex_count + 1) * sizeof *me->uvs);
 		if (uv == NULL || me->uvs == NULL)
 			rc = -ENOMEM;
 		else
 			memcpy(me->uvs, uv, (size_t)me->vertex_count * sizeof *me->uvs);
-		free(uv);
 	}
 	if (rc == 0 && p->color0 >= 0) {
-		float *col = read_floats(m, p->color0);
+		const float *col = read_floats(m, p->color0);
 		unsigned w = m->accessors[p->color0].ncomp;
 
 		me->colors = malloc(((size_t)me->vertex_count + 1) * sizeof *me->colors);
@@ -332,13 +307,10 @@ static int primitive(struct gltf_import *x, const struct instance *in,
 		for (uint32_t v = 0; rc == 0 && v < me->vertex_count; v++)
 			for (unsigned k = 0; k < 4; k++)
 				me->colors[v][k] = k < w ? col[(size_t)v * w + k] : 1.0f;
-		free(col);
 	}
 	if (rc == 0 && p->target_count > 0)
 		rc = morph_targets(x, in, p, me);
 done:
-	free(pos);
-	free(nrm);
 	return rc;
 }
 
@@ -397,13 +369,12 @@ static int instance(struct gltf_import *x, uint32_t node)
 		skinned |= me->primitives[p].set_count > 0;
 	if (n->skin >= 0 && skinned) {
 		const struct gltf_skin *sk = &m->skins[n->skin];
-		float *ibm = read_floats(m, sk->inverse_bind);
+		const float *ibm = read_floats(m, sk->inverse_bind);
 
 		in.skin = sk;
 		in.ibm = malloc(((size_t)sk->joint_count + 1) * sizeof *in.ibm);
 		in.ibm_normal = malloc(((size_t)sk->joint_count + 1) * sizeof *in.ibm_normal);
 		if ((sk->inverse_bind >= 0 && ibm == NULL) || in.ibm == NULL || in.ibm_normal == NULL) {
-			free(ibm);
 			free(in.ibm);
 			free(in.ibm_normal);
 			return -ENOMEM;
@@ -411,7 +382,6 @@ static int instance(struct gltf_import *x, uint32_t node)
 		for (uint32_t s = 0; s < sk->joint_count; s++)
 			in.ibm[s] = ibm != NULL ? gltf_mat34(ibm + 16 * (size_t)s) : mat34_identity();
 		mesh_normal_matrices(sk->joint_count, in.ibm, in.ibm_normal);
-		free(ibm);
 	}
 	rc = instance_weights(x, &in);
 	for (uint32_t p = 0; rc == 0 && p < me->primitive_count; p++)

@@ -272,6 +272,11 @@ int gltf_finish(struct gltf_model *m, uint64_t file_bytes, struct diag *d);
  * components. */
 void gltf_accessor_floats(const struct gltf_model *m, uint32_t accessor, float *out);
 void gltf_accessor_uints(const struct gltf_model *m, uint32_t accessor, uint32_t *out);
+/* The same values decoded once and kept by the model (gltf_finish's checks
+ * and an import read them alike, with no copy of their own); NULL when
+ * out of memory. */
+const float *gltf_floats(const struct gltf_model *m, uint32_t accessor);
+const uint32_t *gltf_uints(const struct gltf_model *m, uint32_t accessor);
 
 /* Name of a node for people: its name, or "node N" in buf. */
 const char *gltf_node_label(const struct gltf_model *m, uint32_t node, char *buf, size_t size);

@@ -210,7 +210,10 @@ int gltf_parse_accessors(struct gltf_ctx *c)
 	m->accessors = gltf_alloc(c, m->accessor_count, sizeof *m->accessors);
 	c->p->roles = gltf_alloc(c, m->accessor_count, sizeof *c->p->roles);
 	c->p->where = gltf_alloc(c, m->accessor_count, sizeof *c->p->where);
-	if (m->accessors == NULL || c->p->roles == NULL || c->p->where == NULL)
+	c->p->floats = gltf_alloc(c, m->accessor_count, sizeof *c->p->floats);
+	c->p->uints = gltf_alloc(c, m->accessor_count, sizeof *c->p->uints);
+	if (m->accessors == NULL || c->p->roles == NULL || c->p->where == NULL ||
+	    c->p->floats == NULL || c->p->uints == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < m->accessor_count; i++) {
 		gv o;
@@ -338,7 +341,7 @@ void gltf_accessor_floats(const struct gltf_model *m, uint32_t accessor, float *
 
 	if (a->view < 0) {
 		memset(out, 0, (size_t)a->count * n * sizeof *out);
-	} else if (a->component == GLTF_FLOAT && a->type < GLTF_MAT2 && a->stride == a->elem_bytes &&
+	} else if (a->component == GLTF_FLOAT && a->stride == a->elem_bytes &&
 		   __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
 		memcpy(out, gltf_element(m, a, 0), (size_t)a->count * a->elem_bytes);
 	} else {
@@ -380,6 +383,45 @@ void gltf_accessor_uints(const struct gltf_model *m, uint32_t accessor, uint32_t
 		for (unsigned e = 0; e < n; e++)
 			out[i * n + e] = gltf_component_uint(a, p, e);
 	}
+}
+
+const float *gltf_floats(const struct gltf_model *m, uint32_t accessor)
+{
+	struct gltf_ctx c = { (struct gltf_model *)m, m->priv, NULL };
+	const struct gltf_accessor *a = &m->accessors[accessor];
+	float *v = c.p->floats[accessor];
+
+	/* Packed floats, aligned, nothing substituted: they are the values
+	 * already, where they lie (the buffer outlives the model). */
+	if (v == NULL && a->view >= 0 && a->component == GLTF_FLOAT &&
+	    a->stride == a->elem_bytes && a->sparse_count == 0 && a->count > 0 &&
+	    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+	    ((uintptr_t)gltf_element(m, a, 0) & (_Alignof(float) - 1)) == 0)
+		return (const float *)(const void *)gltf_element(m, a, 0);
+	if (v == NULL) {
+		v = gltf_alloc_raw(&c, (size_t)a->count * a->ncomp + 1, sizeof *v);
+		if (v == NULL)
+			return NULL;
+		gltf_accessor_floats(m, accessor, v);
+		c.p->floats[accessor] = v;
+	}
+	return v;
+}
+
+const uint32_t *gltf_uints(const struct gltf_model *m, uint32_t accessor)
+{
+	struct gltf_ctx c = { (struct gltf_model *)m, m->priv, NULL };
+	const struct gltf_accessor *a = &m->accessors[accessor];
+	uint32_t *v = c.p->uints[accessor];
+
+	if (v == NULL) {
+		v = gltf_alloc_raw(&c, (size_t)a->count * a->ncomp + 1, sizeof *v);
+		if (v == NULL)
+			return NULL;
+		gltf_accessor_uints(m, accessor, v);
+		c.p->uints[accessor] = v;
+	}
+	return v;
 }
 
 float gltf_accessor_last(const struct gltf_model *m, uint32_t accessor)

@@ -158,7 +158,24 @@ static int check_times(struct gltf_ctx *c, uint32_t acc, const float *v, uint32_
 	return 0;
 }
 
-static int check_values(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const float *v)
+/* Whether all n floats are finite: their exponents, in one pass the
+ * compiler can widen. */
+static bool all_finite(const float *v, size_t n)
+{
+	uint32_t bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, &v[i], sizeof u);
+		bad |= (u & 0x7f800000u) == 0x7f800000u;
+	}
+	return bad == 0;
+}
+
+/* The element-by-element checks: only for data that fails the quick ones,
+ * and for the roles that have checks of their own. */
+static int check_elements(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const float *v)
 {
 	const struct gltf_accessor *a = &c->m->accessors[acc];
 	const struct gltf_where *w = &c->p->where[acc];
@@ -166,10 +183,8 @@ static int check_values(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const 
 
 	for (uint32_t i = 0; i < a->count; i++) {
 		const float *e = v + (size_t)i * n;
-		bool finite = true;
+		bool finite = all_finite(e, n);
 
-		for (uint32_t k = 0; k < n; k++)
-			finite &= isfinite(e[k]) != 0;
 		if (!finite && (roles & GLTF_ROLE_NORMAL) &&
 		    !(roles & ~(GLTF_ROLE_NORMAL | GLTF_ROLE_OTHER))) {
 			gltf_note(c, w, "accessor %" PRIu32 ": a normal that is not finite: read as "
@@ -203,11 +218,22 @@ static int check_values(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const 
 	return 0;
 }
 
+static int check_values(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const float *v)
+{
+	const struct gltf_accessor *a = &c->m->accessors[acc];
+
+	/* Most data is finite and has no check of its own: one pass. */
+	if (!(roles & (GLTF_ROLE_ROTATION | GLTF_ROLE_WEIGHTS | GLTF_ROLE_IBM)) &&
+	    all_finite(v, (size_t)a->count * a->ncomp))
+		return 0;
+	return check_elements(c, acc, roles, v);
+}
+
 static int check_accessor(struct gltf_ctx *c, uint32_t acc)
 {
 	const struct gltf_accessor *a = &c->m->accessors[acc];
 	uint32_t roles = c->p->roles[acc];
-	float *v;
+	const float *v;
 	int rc = 0;
 
 	if (a->sparse_count > 0) {
@@ -217,15 +243,13 @@ static int check_accessor(struct gltf_ctx *c, uint32_t acc)
 	}
 	if (roles & (GLTF_ROLE_INDICES | GLTF_ROLE_JOINTS))
 		return 0;               /* integers: checked where their limits are known */
-	v = malloc(((size_t)a->count * a->ncomp + 1) * sizeof *v);
+	v = gltf_floats(c->m, acc);
 	if (v == NULL)
 		return -ENOMEM;
-	gltf_accessor_floats(c->m, acc, v);
 	if (roles & GLTF_ROLE_INPUT)
 		rc = check_times(c, acc, v, a->count);
 	if (rc == 0)
 		rc = check_values(c, acc, roles & ~GLTF_ROLE_INPUT, v);
-	free(v);
 	return rc;
 }
 
@@ -235,21 +259,16 @@ static int check_uints(struct gltf_ctx *c, uint32_t acc, uint32_t limit, const c
 {
 	const struct gltf_accessor *a = &c->m->accessors[acc];
 	uint32_t n = a->ncomp;
-	uint32_t *v = malloc(((size_t)a->count * n + 1) * sizeof *v);
+	const uint32_t *v = gltf_uints(c->m, acc);
 
 	if (v == NULL)
 		return -ENOMEM;
-	gltf_accessor_uints(c->m, acc, v);
 	for (uint32_t i = 0; i < a->count; i++)
 		for (uint32_t k = 0; k < n; k++)
-			if (v[(size_t)i * n + k] >= limit) {
-				uint32_t bad = v[(size_t)i * n + k];
-
-				free(v);
+			if (v[(size_t)i * n + k] >= limit)
 				return element_error(c, acc, i, "%s %" PRIu32 " is past the %" PRIu32
-						     " %s", what, bad, limit, limit_what);
-			}
-	free(v);
+						     " %s", what, v[(size_t)i * n + k], limit,
+						     limit_what);
 	return 0;
 }
 
@@ -276,13 +295,18 @@ static int check_primitives(struct gltf_ctx *c)
 			}
 			if (pr->set_count == 0)
 				continue;
-			sum = calloc((size_t)count * 5 + 1, sizeof *sum);
+			sum = calloc((size_t)count + 1, sizeof *sum);
 			if (sum == NULL)
 				return -ENOMEM;
 			for (uint32_t s = 0; s < pr->set_count; s++) {
-				gltf_accessor_floats(m, (uint32_t)pr->weights[s], sum + (size_t)count);
+				const float *ws = gltf_floats(m, (uint32_t)pr->weights[s]);
+
+				if (ws == NULL) {
+					free(sum);
+					return -ENOMEM;
+				}
 				for (uint32_t v = 0; v < count; v++) {
-					const float *w = sum + (size_t)count + 4 * (size_t)v;
+					const float *w = ws + 4 * (size_t)v;
 
 					sum[v] += w[0] + w[1] + w[2] + w[3];
 				}
@@ -309,17 +333,12 @@ static int check_set(struct gltf_ctx *c, uint32_t jacc, uint32_t wacc, uint32_t 
 		     int32_t skin)
 {
 	const struct gltf_accessor *a = &c->m->accessors[jacc];
-	uint32_t *j = malloc(((size_t)a->count * 4 + 1) * sizeof *j);
-	float *w = malloc(((size_t)a->count * 4 + 1) * sizeof *w);
+	const uint32_t *j = gltf_uints(c->m, jacc);
+	const float *w = gltf_floats(c->m, wacc);
 	int rc = 0;
 
-	if (j == NULL || w == NULL) {
-		free(j);
-		free(w);
+	if (j == NULL || w == NULL)
 		return -ENOMEM;
-	}
-	gltf_accessor_uints(c->m, jacc, j);
-	gltf_accessor_floats(c->m, wacc, w);
 	for (uint32_t i = 0; rc == 0 && i < a->count; i++)
 		for (uint32_t k = 0; rc == 0 && k < 4; k++) {
 			uint32_t joint = j[(size_t)i * 4 + k];
@@ -334,8 +353,6 @@ static int check_set(struct gltf_ctx *c, uint32_t jacc, uint32_t wacc, uint32_t 
 					  " is past the %" PRIu32 " joints of skin %" PRId32 ", with "
 					  "weight 0: never followed", jacc, joint, limit, skin);
 		}
-	free(j);
-	free(w);
 	return rc;
 }
 

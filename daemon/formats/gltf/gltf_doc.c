@@ -50,6 +50,7 @@ struct gv_cursor {
  * subtree; the array cursors. */
 struct gltf_doc_extra {
 	uint32_t *next;
+	uint8_t *escaped;               /* per token: a string with a backslash */
 	struct gv_cursor cursor[GV_CURSORS];
 	uint32_t victim;
 };
@@ -140,10 +141,26 @@ static bool json_primitive(const char *s, size_t n)
 }
 
 /* A string's bytes: no raw control character, UTF-8 (RFC 3629); escapes
- * jsmn checked. */
-static bool json_string_bytes(const unsigned char *s, size_t n)
+ * jsmn checked.  *escaped: whether it has a backslash. */
+static bool json_string_bytes(const unsigned char *s, size_t n, uint8_t *escaped)
 {
-	for (size_t i = 0; i < n;) {
+	size_t i = 0;
+
+	*escaped = 0;
+	/* Eight bytes at a time while they are plain: no byte below 0x20 or
+	 * from 0x80, no backslash. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, low, high, slash;
+
+		memcpy(&w, s + i, sizeof w);
+		low = (w - 0x2020202020202020ull) & ~w;
+		slash = w ^ 0x5c5c5c5c5c5c5c5cull;
+		slash = (slash - 0x0101010101010101ull) & ~slash;
+		high = w | low | slash;
+		if (high & 0x8080808080808080ull)
+			break;
+	}
+	for (; i < n;) {
 		unsigned char b = s[i];
 		uint32_t cp;
 		size_t k;
@@ -151,6 +168,7 @@ static bool json_string_bytes(const unsigned char *s, size_t n)
 		if (b < 0x80) {
 			if (b < 0x20)
 				return false;
+			*escaped |= b == '\\';
 			i++;
 			continue;
 		}
@@ -199,7 +217,7 @@ struct frame {
  * after its subtree) worked out.  0, or the offset of the first fault
  * (+1) in *bad.
  */
-static int check_tokens(struct gltf_ctx *c, uint32_t *next, size_t *bad)
+static int check_tokens(struct gltf_ctx *c, uint32_t *next, uint8_t *escaped, size_t *bad)
 {
 	const char *s = c->p->text;
 	const jsmntok_t *t = (const jsmntok_t *)(const void *)c->p->tok;
@@ -238,7 +256,7 @@ static int check_tokens(struct gltf_ctx *c, uint32_t *next, size_t *bad)
 			    (uint32_t)t[i + 1].parent != i)
 				FAIL(text_start(&t[i]));
 			if (!json_string_bytes((const unsigned char *)s + t[i].start,
-					       (size_t)(t[i].end - t[i].start)))
+					       (size_t)(t[i].end - t[i].start), &escaped[i]))
 				FAIL((size_t)t[i].start);
 			if (!separated(s, text_end(&t[i]), text_start(&t[i + 1]), ':'))
 				FAIL(text_end(&t[i]));
@@ -253,7 +271,7 @@ static int check_tokens(struct gltf_ctx *c, uint32_t *next, size_t *bad)
 			break;
 		case JSMN_STRING:
 			if (!json_string_bytes((const unsigned char *)s + t[i].start,
-					       (size_t)(t[i].end - t[i].start)))
+					       (size_t)(t[i].end - t[i].start), &escaped[i]))
 				FAIL((size_t)t[i].start);
 			next[i] = i + 1;
 			break;
@@ -324,7 +342,9 @@ static int syntax_error(struct gltf_ctx *c, size_t at)
 int gltf_doc_parse(struct gltf_ctx *c)
 {
 	struct gltf_priv *p = c->p;
-	size_t cap = p->text_len / 8 + 16, bad = 0;
+	/* Rarely fewer than 4 bytes a token: room for them at once (pages not
+	 * written are never touched), twice more when not. */
+	size_t cap = p->text_len / 4 + 16, bad = 0;
 	jsmntok_t *t = NULL;
 	jsmn_parser jp;
 	int r;
@@ -357,7 +377,7 @@ int gltf_doc_parse(struct gltf_ctx *c)
 	/* Room after the tokens for the per-token `next` and the cursors. */
 	{
 		size_t bytes = extra_offset(p->count) + sizeof(struct gltf_doc_extra) +
-			       ((size_t)p->count + 1) * sizeof(uint32_t);
+			       ((size_t)p->count + 1) * (sizeof(uint32_t) + 1);
 		void *all = realloc(t, bytes);
 		struct gltf_doc_extra *x;
 		int rc;
@@ -370,9 +390,11 @@ int gltf_doc_parse(struct gltf_ctx *c)
 		x = doc_extra(c);
 		memset(x, 0, sizeof *x);
 		x->next = (uint32_t *)(void *)(x + 1);
+		x->escaped = (uint8_t *)(x->next + p->count + 1);
+		memset(x->escaped, 0, (size_t)p->count + 1);
 		for (int k = 0; k < GV_CURSORS; k++)
 			x->cursor[k].array = GV_NONE;
-		rc = check_tokens(c, x->next, &bad);
+		rc = check_tokens(c, x->next, x->escaped, &bad);
 		if (rc == -EINVAL)
 			return syntax_error(c, bad - 1);
 		return rc;
@@ -457,29 +479,33 @@ gv gv_next_key(const struct gltf_ctx *c, gv key)
 
 /* Does key token k spell `key`?  Raw bytes, or unescaped when it has a
  * backslash. */
-static bool key_is(struct gltf_ctx *c, gv k, const char *key, size_t len)
+static bool key_is(struct gltf_ctx *c, const struct gltf_doc_extra *x, gv k, const char *key,
+		   size_t len)
 {
 	const jsmntok_t *t = tok(c, k);
-	const char *s = c->p->text + t->start;
-	size_t n = (size_t)(t->end - t->start);
 	const char *u;
 
-	if (memchr(s, '\\', n) == NULL)
-		return n == len && memcmp(s, key, len) == 0;
+	if (!x->escaped[k])
+		return (size_t)(t->end - t->start) == len && c->p->text[t->start] == key[0] &&
+		       memcmp(c->p->text + t->start, key, len) == 0;
 	u = gv_string(c, k);
 	return u != NULL && strcmp(u, key) == 0;
 }
 
 gv gv_get(struct gltf_ctx *c, gv o, const char *key)
 {
+	const struct gltf_doc_extra *x;
 	size_t len = strlen(key);
-	gv found = GV_NONE;
+	gv found = GV_NONE, end;
 
-	if (gv_kind_of(c, o) != GV_OBJECT)
+	if (o == GV_NONE || o >= c->p->count || tok(c, o)->type != JSMN_OBJECT)
 		return GV_NONE;
-	/* The last of duplicate keys holds, as jansson would have it. */
-	for (gv k = gv_first_key(c, o); k != GV_NONE; k = gv_next_key(c, k))
-		if (key_is(c, k, key, len))
+	x = doc_extra(c);
+	end = x->next[o];
+	/* The last of duplicate keys holds, as jansson would have it.  Keys
+	 * follow one another by their subtrees' ends, up to the object's. */
+	for (gv k = o + 1; k < end; k = x->next[k])
+		if (key_is(c, x, k, key, len))
 			found = k + 1;
 	return found;
 }
@@ -618,16 +644,19 @@ bool gv_integer(const struct gltf_ctx *c, gv v, int64_t *out)
 	bool neg;
 	int i;
 
-	if (!gv_is_integer(c, v))
+	if (v == GV_NONE || v >= c->p->count || tok(c, v)->type != JSMN_PRIMITIVE)
 		return false;
 	t = tok(c, v);
 	s = c->p->text;
 	neg = s[t->start] == '-';
+	/* The grammar was checked: a number's digits, then maybe '.' or 'e'. */
 	for (i = t->start + neg; i < t->end; i++) {
-		if (acc > (UINT64_MAX - 9) / 10)
+		if (s[i] < '0' || s[i] > '9' || acc > (UINT64_MAX - 9) / 10)
 			return false;
 		acc = acc * 10 + (uint64_t)(s[i] - '0');
 	}
+	if (i == t->start + neg)
+		return false;
 	if (acc > (uint64_t)INT64_MAX + neg)
 		return false;
 	*out = neg ? (int64_t)(0 - acc) : (int64_t)acc;

@@ -140,8 +140,10 @@ size_t gv_pos(const struct gltf_ctx *c, gv v);
 /* The value at a pointer, or the deepest part of it there is. */
 gv gv_locate(struct gltf_ctx *c, const struct gltf_where *w);
 
-/* Zeroed memory that lives as long as the model; NULL on ENOMEM. */
+/* Zeroed memory that lives as long as the model; NULL on ENOMEM.  _raw:
+ * not zeroed (for what is written whole at once). */
 void *gltf_alloc(struct gltf_ctx *c, size_t n, size_t size);
+void *gltf_alloc_raw(struct gltf_ctx *c, size_t n, size_t size);
 
 /* Record an error at w: "<pointer>: <message>", located as gltf.h says.
  * Returns -EINVAL. */

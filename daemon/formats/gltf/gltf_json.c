@@ -15,6 +15,13 @@
 
 void *gltf_alloc(struct gltf_ctx *c, size_t n, size_t size)
 {
+	void *p = gltf_alloc_raw(c, n, size);
+
+	return p != NULL ? memset(p, 0, n * size) : NULL;
+}
+
+void *gltf_alloc_raw(struct gltf_ctx *c, size_t n, size_t size)
+{
 	struct gltf_block *b = c->p->arena;
 	size_t bytes;
 
@@ -42,7 +49,7 @@ void *gltf_alloc(struct gltf_ctx *c, size_t n, size_t size)
 		b = nb;
 	}
 	b->used += bytes;
-	return memset(b->data + b->used - bytes, 0, bytes);
+	return b->data + b->used - bytes;
 }
 
 const char *gj_kind(const struct gltf_ctx *c, gv v)
@@ -74,10 +81,9 @@ int gj_index(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *k
 	*out = -1;
 	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!gv_is_integer(c, v))
-		return gltf_error(c, &at, "must be an index, not %s", gj_kind(c, v));
 	if (!gv_integer(c, v, &i))
-		return gltf_error(c, &at, "an index out of range");
+		return gltf_error(c, &at, gv_is_integer(c, v) ? "an index out of range"
+				  : "must be an index, not %s", gj_kind(c, v));
 	if (i < 0 || (uint64_t)i >= limit)
 		return gltf_error(c, &at, "%" PRId64 " names no %s (the file has %" PRIu32 ")", i,
 				  what, limit);
@@ -95,10 +101,9 @@ int gj_uint(struct gltf_ctx *c, const struct gltf_where *w, gv o, const char *ke
 	*out = def;
 	if (v == GV_NONE)
 		return required ? gj_missing(c, w, key) : 0;
-	if (!gv_is_integer(c, v))
-		return gltf_error(c, &at, "must be an integer, not %s", gj_kind(c, v));
 	if (!gv_integer(c, v, &i))
-		return gltf_error(c, &at, "an integer out of range");
+		return gltf_error(c, &at, gv_is_integer(c, v) ? "an integer out of range"
+				  : "must be an integer, not %s", gj_kind(c, v));
 	if (i < 0 || (uint64_t)i < min || (uint64_t)i > max)
 		return gltf_error(c, &at, "%" PRId64 " is not in %" PRIu64 "..%" PRIu64, i, min, max);
 	*out = (uint64_t)i;
