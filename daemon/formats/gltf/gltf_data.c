@@ -222,10 +222,24 @@ static int check_values(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const 
 {
 	const struct gltf_accessor *a = &c->m->accessors[acc];
 
+	bool finite = all_finite(v, (size_t)a->count * a->ncomp);
+
 	/* Most data is finite and has no check of its own: one pass. */
-	if (!(roles & (GLTF_ROLE_ROTATION | GLTF_ROLE_WEIGHTS | GLTF_ROLE_IBM)) &&
-	    all_finite(v, (size_t)a->count * a->ncomp))
+	if (finite && !(roles & (GLTF_ROLE_ROTATION | GLTF_ROLE_WEIGHTS | GLTF_ROLE_IBM)))
 		return 0;
+	/* Rotation keys alone: only their lengths to look at. */
+	if (finite && roles == GLTF_ROLE_ROTATION && a->ncomp == 4 && a->component == GLTF_FLOAT) {
+		bool odd = false;
+
+		for (uint32_t i = 0; i < a->count; i++) {
+			const float *e = v + 4 * (size_t)i;
+			float len2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3];
+
+			odd |= !(fabsf(len2 - 1.0f) <= 2e-3f);
+		}
+		if (!odd)
+			return 0;
+	}
 	return check_elements(c, acc, roles, v);
 }
 
