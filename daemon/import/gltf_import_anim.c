@@ -110,6 +110,21 @@ static bool one_timeline(const struct clip *c)
 	return ok;
 }
 
+/* Rotation keys normalised, unless they are already: most are. */
+static void normalise_keys(float *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		float *e = v + (size_t)i * 4;
+		float n2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3];
+
+		if (!(fabsf(n2 - 1.0f) < 1e-7f)) {
+			quat q = quat_normalize(quat_make(e[0], e[1], e[2], e[3]));
+
+			memcpy(e, &q, sizeof q);
+		}
+	}
+}
+
 struct keys {
 	int64_t *tp;            /* next free time */
 	float *fp;              /* next free float */
@@ -142,6 +157,15 @@ static int channel_keys(const struct gltf_model *m, const struct gltf_sampler *s
 		tr->values = v;
 		tr->interp = cubic ? INTERP_HERMITE : s->interp == GLTF_INTERP_STEP ? INTERP_STEP
 							 : INTERP_LINEAR;
+		if (!cubic && tracks == 1) {
+			/* The file's layout already: one copy (rotations are always
+			 * one track; weights may be several). */
+			memcpy(v, out, (size_t)n * width * sizeof *v);
+			if (rotation)
+				normalise_keys(v, n);
+			k->fp += (size_t)n * width;
+			continue;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			/* The file's element i of a key: per track, `width` floats. */
 			size_t stride = (size_t)tracks * width;
@@ -150,18 +174,6 @@ static int channel_keys(const struct gltf_model *m, const struct gltf_sampler *s
 				const float *src = out + i * stride + (size_t)t * width;
 
 				memcpy(v + (size_t)i * width, src, width * sizeof *v);
-				if (rotation) {
-					/* Normalised, unless it is already: most are. */
-					float n2 = src[0] * src[0] + src[1] * src[1] + src[2] * src[2] +
-						   src[3] * src[3];
-
-					if (!(fabsf(n2 - 1.0f) < 1e-7f)) {
-						quat q = quat_normalize(quat_make(src[0], src[1], src[2],
-										  src[3]));
-
-						memcpy(v + (size_t)i * width, &q, sizeof q);
-					}
-				}
 				continue;
 			}
 			/* (in-tangent a, value v, out-tangent b) per key, each for

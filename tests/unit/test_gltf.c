@@ -289,6 +289,21 @@ static void test_data_errors(void **state)
 		assert_int_equal(a->meshes[0]->triangle_count, 1);
 		asset_free(a);
 	}
+	/* A position that is not finite, in the last float (the whole-array
+	 * check's odd one) and in one of a pair. */
+	{
+		float bad[9];
+		uint32_t inf = 0x7f800000u, nan = 0xffc00001u;
+
+		memcpy(bad, pos, sizeof bad);
+		memcpy(&bad[8], &inf, sizeof inf);
+		gx_fails(needed, bad, sizeof bad, "t.bin: offset 0x18",
+			 "accessor 0 element 2: a value that is not finite");
+		memcpy(bad, pos, sizeof bad);
+		memcpy(&bad[3], &nan, sizeof nan);
+		gx_fails(needed, bad, sizeof bad, "t.bin: offset 0xc",
+			 "accessor 0 element 1: a value that is not finite");
+	}
 	/* ... 0x80 past the 3 vertices is not. */
 	pos[0] = 1.0f / 0.0f * 0.0f;
 	memcpy(pos, "\x00\x00\x80\x00", 4);
