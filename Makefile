@@ -55,7 +55,7 @@ SOAK_SAN ?=
 # Debian packages the project needs; `make deps` installs the missing ones.
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev libdeflate-dev \
-	libsystemd-dev libjansson-dev libjsmn-dev jq gcovr python3 python3-msgpack python3-pynvim \
+	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
 	python3-numpy python3-matplotlib python3-venv debhelper dpkg-dev
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian

@@ -14,8 +14,15 @@
  * message located inside the blob it blames.  Then the asset loads the
  * same bytes (what finishes must import) and samples every space of its
  * first clips at a few times (negative, inside, past the end, huge).
+ *
+ * The JSON reader's grammar is RFC 8259's: on a .gltf's text it refuses
+ * with a syntax error exactly when jansson (any value at the top, \u0000
+ * allowed) does, but where jansson stops at limits of its own (a number
+ * past its types, its depth limit, a lone surrogate escape, NUL in a key,
+ * a NUL byte it takes for the end of the text).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +34,33 @@
 #include "daemon/assets/sampling.h"
 #include "daemon/formats/bin_reader.h"
 #include "daemon/formats/gltf/gltf.h"
+
+/* Syntax refused by the reader (rc, d) exactly when jansson refuses it. */
+static void check_grammar(const uint8_t *data, size_t size, int rc, const struct diag *d)
+{
+	static const char *const limits[] = { "too big", "overflow", "maximum parsing depth",
+					      "invalid Unicode", "NUL byte in object key" };
+	bool ours, theirs;
+	json_error_t e;
+	json_t *j;
+
+	if ((size >= 4 && memcmp(data, "glTF", 4) == 0) ||
+	    (size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) || (rc != 0 && rc != -EINVAL) ||
+	    (rc != 0 && strncmp(d->msg, "neither", 7) == 0))
+		return;
+	j = json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+	theirs = j == NULL;
+	json_decref(j);
+	/* jansson takes a NUL byte after a top-level literal for the end. */
+	if (!theirs && memchr(data, 0, size) != NULL)
+		return;
+	for (size_t k = 0; theirs && k < sizeof limits / sizeof limits[0]; k++)
+		if (strstr(e.text, limits[k]) != NULL)
+			return;
+	ours = rc == -EINVAL && strncmp(d->msg, "JSON: ", 6) == 0;
+	if (ours != theirs || (ours && strcmp(d->msg, "JSON: not valid here") == 0))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -224,6 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size = p.len[0];
 	total = size;
 	rc = gltf_parse(data, size, &m, &d);
+	check_grammar(data, size, rc, &d);
 	if (rc < 0) {
 		if (m != NULL || (rc != -EINVAL && rc != -ENOMEM) ||
 		    (rc == -EINVAL && (!d.set || (d.line == 0 && d.offset > size))))

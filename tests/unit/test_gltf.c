@@ -244,6 +244,51 @@ static void test_json_errors(void **state)
 		 "accessor 0 has 1 matrices for 2 joints");
 }
 
+/* JSON's grammar (RFC 8259), exactly: each text as the value of "extras"
+ * (which the reader otherwise ignores), refused with a JSON error at a
+ * line and column, or read. */
+static void test_json_grammar(void **state)
+{
+	static const char *const bad[] = {
+		"[1,]", "[,1]", "[1 2]", "{\"a\" 1}", "{\"a\":1,}", "{1:2}", "{\"a\"}", "[1]]",
+		"{\"a\":1}}", "'a'", "[01]", "[-01]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-]",
+		"[+1]", "[0x10]", "[NaN]", "[Infinity]", "[tru]", "[nul]", "[True]", "[truex]",
+		"[1,\f2]", "[\"a\x01" "b\"]", "[\"\\q\"]", "[\"\\u12G4\"]", "[\"\\u12\"]",
+		"[\"\xc0\x80\"]", "[\"\xed\xa0\x80\"]", "[\"\xf5\x80\x80\x80\"]", "[\"\xe2\x82\"]",
+		"[\"\x80\"]", "[\"abc", "[", "{", "",
+	};
+	static const char *const good[] = {
+		"[]", "{}", "[ ]", "{ }", "[-0, 0.5e-3, 1E+2, -1.25e10, 123, 0]",
+		"[\"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\b\\f\\n\\r\\t\", \"\xc3\xa9\", "
+		"\"\xf0\x9f\x98\x80\", \"abcdefghijklmnopqrstuvwxyz\"]",
+		"{\"a\": {\"b\": [true, false, null]}, \"a\": 2}", "\"\\u0000\"", "\"\\udc00\"",
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "\t[\r\n1 ]\n",
+	};
+	char doc[512], err[1024];
+	struct asset *a;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(doc, sizeof doc, "{\"asset\": {\"version\": \"2.0\"}, \"extras\": %s}", bad[i]);
+		if (gx_load("t.gltf", doc, strlen(doc), NULL, &a, err, sizeof err) == 0) {
+			asset_free(a);
+			fail_msg("%s: read, but it is not JSON", bad[i]);
+		}
+		if (strncmp(err, "t.gltf:1:", 9) != 0 || strstr(err, ": error: JSON: ") == NULL)
+			fail_msg("%s: \"%s\", not a JSON error at a line and column", bad[i], err);
+	}
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		snprintf(doc, sizeof doc, "{\"asset\": {\"version\": \"2.0\"}, \"extras\": %s}", good[i]);
+		if (gx_load("t.gltf", doc, strlen(doc), NULL, &a, err, sizeof err) != 0)
+			fail_msg("%s: %s", good[i], err);
+		asset_free(a);
+	}
+	/* Around the document: only white space after it, one value. */
+	gx_fails("{\"asset\": {\"version\": \"2.0\"}} x", NULL, 0, "t.gltf:1:31", "JSON:");
+	gx_fails("{\"asset\": {\"version\": \"2.0\"}} {}", NULL, 0, "t.gltf:1:31", "JSON:");
+	gx_fails("  ", NULL, 0, "t.gltf:1:2", "JSON:");
+}
+
 /* A .bin and the data in it: a missing needed buffer is refused at its
  * uri; data at fault at its offset in the .bin. */
 static void test_data_errors(void **state)
@@ -476,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_containers),
 		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_json_grammar),
 		cmocka_unit_test(test_data_errors),
 		cmocka_unit_test(test_glb_errors),
 		cmocka_unit_test(test_notes),

@@ -1,5 +1,5 @@
 /*
- * gltf.c - the reader's entry: container, JSON (jansson), the asset's
+ * gltf.c - the reader's entry: container, JSON (gltf_doc.c), the asset's
  * version and extensions (spec 3.4, 3.12), then each part in the order
  * their references need; buffers from files; freeing.
  */

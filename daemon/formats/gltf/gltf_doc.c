@@ -1,17 +1,16 @@
 /*
- * gltf_doc.c - the JSON document: tokenised by jsmn (libjsmn-dev, strict
- * mode, parent links: a token per value with its bytes, in document
- * order, no allocation per value), then checked against RFC 8259's
- * grammar here, since jsmn does not check everything: the separators
- * between values (a comma between elements and members, a colon after a
- * key), one value at the top and nothing but white space after it,
+ * gltf_doc.c - the JSON document: read in one pass into tokens, a token
+ * per value in document order with its bytes, its parent and the token
+ * after its subtree, no allocation per value, and checked against RFC
+ * 8259's grammar as it goes: one value at the top and only white space
+ * after it, commas between elements and members, a colon after each key,
  * numbers and literals spelled exactly, strings without raw control
- * characters and in UTF-8.  A document that fails is read again by
- * jansson, whose message and line and column (or offset, in a GLB) the
- * error then gives; jansson is used for nothing else, because it builds a
- * tree with a hash table per object and reads glTF's JSON at 25 to 40
- * MB/s, where jsmn tokenises it at about 500 (bench_gltf): on a file with
- * a large JSON chunk, more than the whole of assimp's import.
+ * characters, with valid escapes, in UTF-8.  A document that fails is read
+ * again by jansson, whose message and line and column (or offset, in a
+ * GLB) the error then gives; jansson is used for nothing else, because it
+ * builds a tree with a hash table per object and reads glTF's JSON at 25
+ * to 40 MB/s: on a file with a large JSON chunk, more than the whole of
+ * assimp's import (bench_gltf prints this reader's rate).
  *
  * Access: members of an object found by scanning its keys (glTF's objects
  * are small), elements of an array through a few cursors, so that reading
@@ -27,16 +26,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSMN_STATIC
-#define JSMN_STRICT
-#define JSMN_PARENT_LINKS
-#include <jsmn.h>
-
 #include "daemon/formats/decimal.h"
 
-/* The document's tokens, as jsmn made them, and what this file adds. */
+/* A value.  A member of an object is two tokens: its key (a string that
+ * is `key`), then its value, whose parent is the key. */
 struct gltf_doc_token {
-	jsmntok_t t;
+	uint32_t start, end;    /* its bytes: a string's inside its quotes, a
+				 * container's from its bracket to past the
+				 * closing one */
+	uint32_t next;          /* the token after its subtree (a key's: after
+				 * its value's) */
+	uint32_t parent;        /* GV_NONE at the top */
+	uint32_t size;          /* an array's elements, an object's members */
+	uint8_t kind;           /* enum gv_kind */
+	uint8_t escaped;        /* a string with a backslash */
+	uint8_t key;            /* a string that is a key */
+	uint8_t real;           /* a number with a fraction or an exponent */
 };
 
 #define GV_CURSORS 4
@@ -46,11 +51,8 @@ struct gv_cursor {
 	uint32_t index;
 };
 
-/* Kept in the arena beside the tokens: per token, the one after its
- * subtree; the array cursors. */
+/* Kept beside the tokens: the array cursors. */
 struct gltf_doc_extra {
-	uint32_t *next;
-	uint8_t *escaped;               /* per token: a string with a backslash */
 	struct gv_cursor cursor[GV_CURSORS];
 	uint32_t victim;
 };
@@ -58,7 +60,7 @@ struct gltf_doc_extra {
 /* Where the extras start after `count` tokens: 16-aligned. */
 static size_t extra_offset(uint32_t count)
 {
-	return ((size_t)count * sizeof(jsmntok_t) + 15) & ~(size_t)15;
+	return ((size_t)count * sizeof(struct gltf_doc_token) + 15) & ~(size_t)15;
 }
 
 static struct gltf_doc_extra *doc_extra(const struct gltf_ctx *c)
@@ -66,112 +68,91 @@ static struct gltf_doc_extra *doc_extra(const struct gltf_ctx *c)
 	return (struct gltf_doc_extra *)(void *)((char *)c->p->tok + extra_offset(c->p->count));
 }
 
-static const jsmntok_t *tok(const struct gltf_ctx *c, gv v)
+static const struct gltf_doc_token *tok(const struct gltf_ctx *c, gv v)
 {
-	return &((const jsmntok_t *)(const void *)c->p->tok)[v];
+	return &c->p->tok[v];
 }
 
-/* ---- checking the grammar ------------------------------------------------- */
+/* ---- reading the text ------------------------------------------------------ */
 
-static bool is_ws(char ch)
+static size_t skip_ws(const unsigned char *s, size_t i, size_t len)
 {
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
-}
-
-/* Only white space in [a, b), or white space, `sep` and white space. */
-static bool separated(const char *s, size_t a, size_t b, char sep)
-{
-	while (a < b && is_ws(s[a]))
-		a++;
-	if (sep != 0) {
-		if (a >= b || s[a] != sep)
-			return false;
-		a++;
-		while (a < b && is_ws(s[a]))
-			a++;
-	}
-	return a == b;
-}
-
-/* A number exactly as JSON spells it. */
-static bool json_number(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (i < n && s[i] == '-')
+	while (i < len && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
 		i++;
-	if (i < n && s[i] == '0') {
-		i++;
-	} else if (i < n && s[i] >= '1' && s[i] <= '9') {
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-	} else {
-		return false;
-	}
-	if (i < n && s[i] == '.') {
-		size_t d = ++i;
-
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
-			return false;
-	}
-	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-		size_t d;
-
-		i++;
-		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
-		d = i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == d)
-			return false;
-	}
-	return i == n;
+	return i;
 }
 
-static bool json_primitive(const char *s, size_t n)
+static bool is_digit(unsigned char ch)
 {
-	if (n == 4 && (memcmp(s, "true", 4) == 0 || memcmp(s, "null", 4) == 0))
-		return true;
-	if (n == 5 && memcmp(s, "false", 5) == 0)
-		return true;
-	return json_number(s, n);
+	return ch >= '0' && ch <= '9';
 }
 
-/* A string's bytes: no raw control character, UTF-8 (RFC 3629); escapes
- * jsmn checked.  *escaped: whether it has a backslash. */
-static bool json_string_bytes(const unsigned char *s, size_t n, uint8_t *escaped)
+static bool is_hex(unsigned char ch)
 {
-	size_t i = 0;
+	return is_digit(ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
 
-	*escaped = 0;
-	/* Eight bytes at a time while they are plain: no byte below 0x20 or
-	 * from 0x80, no backslash. */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w, low, high, slash;
+/* A string from i (just past its opening quote): the index of its closing
+ * quote, or SIZE_MAX with the fault's offset in *bad. */
+static size_t scan_string(const unsigned char *s, size_t i, size_t len, uint8_t *escaped,
+			  size_t *bad)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 
-		memcpy(&w, s + i, sizeof w);
-		low = (w - 0x2020202020202020ull) & ~w;
-		slash = w ^ 0x5c5c5c5c5c5c5c5cull;
-		slash = (slash - 0x0101010101010101ull) & ~slash;
-		high = w | low | slash;
-		if (high & 0x8080808080808080ull)
-			break;
-	}
-	for (; i < n;) {
-		unsigned char b = s[i];
+	for (;;) {
+		unsigned char b;
 		uint32_t cp;
 		size_t k;
 
+		/* Eight bytes at a time up to the first that is a quote, a
+		 * backslash, a control character or from 0x80: each test marks
+		 * its byte's top bit, and may mark bytes after it, never before. */
+		for (; i + 8 <= len; i += 8) {
+			uint64_t w, quote, slash, special;
+
+			memcpy(&w, s + i, sizeof w);
+			quote = w ^ 0x2222222222222222ull;
+			slash = w ^ 0x5c5c5c5c5c5c5c5cull;
+			special = (((quote - ones) & ~quote) | ((slash - ones) & ~slash) |
+				   ((w - 0x2020202020202020ull) & ~w) | w) & highs;
+			if (special != 0) {
+				i += (size_t)__builtin_ctzll(special) / 8;
+				break;
+			}
+		}
+		if (i >= len) {
+			*bad = len;
+			return SIZE_MAX;
+		}
+		b = s[i];
+		if (b == '"')
+			return i;
+		if (b < 0x20) {
+			*bad = i;
+			return SIZE_MAX;
+		}
+		if (b == '\\') {
+			unsigned char e = i + 1 < len ? s[i + 1] : 0;
+
+			*escaped = 1;
+			if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+			    e == 'r' || e == 't') {
+				i += 2;
+				continue;
+			}
+			if (e == 'u' && len - i > 5 && is_hex(s[i + 2]) && is_hex(s[i + 3]) &&
+			    is_hex(s[i + 4]) && is_hex(s[i + 5])) {
+				i += 6;
+				continue;
+			}
+			*bad = i;
+			return SIZE_MAX;
+		}
 		if (b < 0x80) {
-			if (b < 0x20)
-				return false;
-			*escaped |= b == '\\';
 			i++;
 			continue;
 		}
+		/* UTF-8 (RFC 3629): no overlong form, no surrogate, to U+10FFFF. */
 		if (b >= 0xc2 && b <= 0xdf)
 			k = 1, cp = b & 0x1fu;
 		else if (b >= 0xe0 && b <= 0xef)
@@ -179,133 +160,266 @@ static bool json_string_bytes(const unsigned char *s, size_t n, uint8_t *escaped
 		else if (b >= 0xf0 && b <= 0xf4)
 			k = 3, cp = b & 0x07u;
 		else
-			return false;
-		if (n - i <= k)
-			return false;
+			k = 0, cp = 0;
+		if (k == 0 || len - i <= k) {
+			*bad = i;
+			return SIZE_MAX;
+		}
 		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
+			if ((s[i + j] & 0xc0) != 0x80) {
+				*bad = i;
+				return SIZE_MAX;
+			}
 			cp = cp << 6 | (s[i + j] & 0x3fu);
 		}
 		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return false;
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff))) {
+			*bad = i;
+			return SIZE_MAX;
+		}
 		i += k + 1;
 	}
-	return true;
 }
 
-/* The text a token takes: a string's quotes included. */
-static size_t text_start(const jsmntok_t *t)
+/* A number from i: where it ends, or SIZE_MAX (its fault in *bad).
+ * *real: it has a fraction or an exponent. */
+static size_t scan_number(const unsigned char *s, size_t i, size_t len, uint8_t *real,
+			  size_t *bad)
 {
-	return t->type == JSMN_STRING ? (size_t)t->start - 1 : (size_t)t->start;
+	size_t d;
+
+	*real = 0;
+	if (s[i] == '-')
+		i++;
+	if (i < len && s[i] == '0') {
+		i++;
+	} else if (i < len && s[i] >= '1' && s[i] <= '9') {
+		while (i < len && is_digit(s[i]))
+			i++;
+	} else {
+		*bad = i;
+		return SIZE_MAX;
+	}
+	if (i < len && s[i] == '.') {
+		*real = 1;
+		d = ++i;
+		while (i < len && is_digit(s[i]))
+			i++;
+		if (i == d) {
+			*bad = i;
+			return SIZE_MAX;
+		}
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		*real = 1;
+		i++;
+		if (i < len && (s[i] == '+' || s[i] == '-'))
+			i++;
+		d = i;
+		while (i < len && is_digit(s[i]))
+			i++;
+		if (i == d) {
+			*bad = i;
+			return SIZE_MAX;
+		}
+	}
+	return i;
 }
 
-static size_t text_end(const jsmntok_t *t)
-{
-	return t->type == JSMN_STRING ? (size_t)t->end + 1 : (size_t)t->end;
-}
-
-struct frame {
-	uint32_t tok;
-	size_t last_end;        /* where the last child ended (or just past '[') */
-	uint32_t seen;
+/* A container being read; in an object, the key of the member whose
+ * value is read. */
+struct open {
+	uint32_t tok, key;
 };
 
-/*
- * Everything jsmn let through checked, and each token's `next` (the token
- * after its subtree) worked out.  0, or the offset of the first fault
- * (+1) in *bad.
- */
-static int check_tokens(struct gltf_ctx *c, uint32_t *next, uint8_t *escaped, size_t *bad)
+struct reader {
+	const unsigned char *s;
+	size_t len;
+	struct gltf_doc_token *t;
+	uint32_t n, cap;
+	struct open *open;
+	uint32_t depth, open_cap;
+};
+
+/* A new token at byte i (NULL: out of memory). */
+static struct gltf_doc_token *new_token(struct reader *r, size_t i, enum gv_kind kind)
 {
-	const char *s = c->p->text;
-	const jsmntok_t *t = (const jsmntok_t *)(const void *)c->p->tok;
-	uint32_t n = c->p->count, depth = 0;
-	struct frame *st = malloc(((size_t)n + 1) * sizeof *st);
-	size_t len = c->p->text_len;
-	int rc = 0;
+	struct gltf_doc_token *t;
 
-	if (st == NULL)
-		return -ENOMEM;
-#define FAIL(at) do { *bad = (at) + 1; rc = -EINVAL; goto out; } while (0)
-	if (n == 0)
-		FAIL(len);
-	if (!separated(s, 0, text_start(&t[0]), 0))
-		FAIL(0);
-	for (uint32_t i = 0; i < n; i++) {
-		struct frame *f;
-		bool key;
+	if (r->n == r->cap) {
+		struct gltf_doc_token *grown;
 
-		/* Close the containers that end before this token. */
-		while (depth > 0 && (size_t)t[i].start >= (size_t)t[st[depth - 1].tok].end) {
-			f = &st[--depth];
-			if (!separated(s, f->last_end, (size_t)t[f->tok].end - 1, 0))
-				FAIL(f->last_end);
-			next[f->tok] = i;
-		}
-		if (depth == 0 && i > 0)
-			FAIL(text_start(&t[i]));        /* a second value at the top */
-		f = depth > 0 ? &st[depth - 1] : NULL;
-		key = f != NULL && t[f->tok].type == JSMN_OBJECT;
-		if (f != NULL && !separated(s, f->last_end, text_start(&t[i]), f->seen ? ',' : 0))
-			FAIL(f->last_end);
-		if (key) {
-			/* A member: a string key, a colon, its value (the next token). */
-			if (t[i].type != JSMN_STRING || t[i].size != 1 || i + 1 >= n ||
-			    (uint32_t)t[i + 1].parent != i)
-				FAIL(text_start(&t[i]));
-			if (!json_string_bytes((const unsigned char *)s + t[i].start,
-					       (size_t)(t[i].end - t[i].start), &escaped[i]))
-				FAIL((size_t)t[i].start);
-			if (!separated(s, text_end(&t[i]), text_start(&t[i + 1]), ':'))
-				FAIL(text_end(&t[i]));
-			next[i] = i + 1;        /* fixed below, once the value's is known */
-			i++;
-		}
-		switch (t[i].type) {
-		case JSMN_PRIMITIVE:
-			if (!json_primitive(s + t[i].start, (size_t)(t[i].end - t[i].start)))
-				FAIL((size_t)t[i].start);
-			next[i] = i + 1;
-			break;
-		case JSMN_STRING:
-			if (!json_string_bytes((const unsigned char *)s + t[i].start,
-					       (size_t)(t[i].end - t[i].start), &escaped[i]))
-				FAIL((size_t)t[i].start);
-			next[i] = i + 1;
-			break;
-		case JSMN_OBJECT:
-		case JSMN_ARRAY:
-			if (t[i].end < 0)
-				FAIL((size_t)t[i].start);
-			st[depth++] = (struct frame){ i, (size_t)t[i].start + 1, 0 };
-			break;
-		default:
-			FAIL((size_t)t[i].start);
-		}
-		if (f != NULL) {
-			f->seen++;
-			f->last_end = text_end(&t[i]);
-		}
+		if (r->cap > UINT32_MAX / 2 - 1)
+			return NULL;
+		grown = realloc(r->t, (size_t)r->cap * 2 * sizeof *grown);
+		if (grown == NULL)
+			return NULL;
+		r->t = grown;
+		r->cap *= 2;
 	}
-	while (depth > 0) {
-		struct frame *f = &st[--depth];
+	t = &r->t[r->n];
+	*t = (struct gltf_doc_token){ .start = (uint32_t)i, .kind = (uint8_t)kind };
+	t->parent = GV_NONE;
+	if (r->depth > 0) {
+		struct open *o = &r->open[r->depth - 1];
 
-		if (!separated(s, f->last_end, (size_t)t[f->tok].end - 1, 0))
-			FAIL(f->last_end);
-		next[f->tok] = n;
+		t->parent = r->t[o->tok].kind == GV_OBJECT ? o->key : o->tok;
+		if (r->t[o->tok].kind == GV_ARRAY)
+			r->t[o->tok].size++;
 	}
-	if (!separated(s, text_end(&t[0]), len, 0))
-		FAIL(text_end(&t[0]));
-	/* A key's subtree is its value's. */
-	for (uint32_t i = n; i-- > 0;)
-		if (t[i].type == JSMN_STRING && t[i].size == 1 && i + 1 < n)
-			next[i] = next[i + 1];
+	r->n++;
+	return t;
+}
+
+/* Token v's subtree is over: the next token follows it (and its key). */
+static void finished(struct reader *r, uint32_t v)
+{
+	r->t[v].next = r->n;
+	if (r->depth > 0 && r->t[r->open[r->depth - 1].tok].kind == GV_OBJECT)
+		r->t[r->open[r->depth - 1].key].next = r->n;
+}
+
+static int push(struct reader *r, uint32_t v)
+{
+	if (r->depth == r->open_cap) {
+		uint32_t cap = r->open_cap ? r->open_cap * 2 : 64;
+		struct open *grown = cap > r->open_cap ? realloc(r->open, (size_t)cap * sizeof *grown)
+						       : NULL;
+
+		if (grown == NULL)
+			return -ENOMEM;
+		r->open = grown;
+		r->open_cap = cap;
+	}
+	r->open[r->depth++] = (struct open){ v, GV_NONE };
+	return 0;
+}
+
+/*
+ * The whole text, tokenised and checked: 0 (the tokens in r), -ENOMEM, or
+ * -EINVAL with the offset of the first fault in *bad.
+ */
+static int read_text(struct reader *r, size_t *bad)
+{
+	const unsigned char *s = r->s;
+	size_t len = r->len, i = 0;
+	struct gltf_doc_token *t;
+
+#define FAIL(at) do { *bad = (at); return -EINVAL; } while (0)
+#define NEW(kind) do { t = new_token(r, i, (kind)); if (t == NULL) return -ENOMEM; } while (0)
+value:
+	i = skip_ws(s, i, len);
+	if (i >= len)
+		FAIL(i);
+	switch (s[i]) {
+	case '{':
+	case '[':
+		NEW(s[i] == '{' ? GV_OBJECT : GV_ARRAY);
+		if (push(r, r->n - 1) != 0)
+			return -ENOMEM;
+		i = skip_ws(s, i + 1, len);
+		if (i < len && s[i] == (s[r->t[r->n - 1].start] == '{' ? '}' : ']'))
+			goto close;
+		if (r->t[r->n - 1].kind == GV_OBJECT)
+			goto key;
+		goto value;
+	case '"': {
+		uint8_t escaped = 0;
+		size_t end = scan_string(s, i + 1, len, &escaped, bad);
+
+		if (end == SIZE_MAX)
+			return -EINVAL;
+		NEW(GV_STRING);
+		t->start = (uint32_t)i + 1;
+		t->end = (uint32_t)end;
+		t->escaped = escaped;
+		i = end + 1;
+		break;
+	}
+	case 't':
+	case 'f':
+	case 'n': {
+		static const char *const word[] = { "true", "false", "null" };
+		static const enum gv_kind kind[] = { GV_TRUE, GV_FALSE, GV_NULL };
+		int w = s[i] == 't' ? 0 : s[i] == 'f' ? 1 : 2;
+		size_t n = strlen(word[w]);
+
+		if (len - i < n || memcmp(s + i, word[w], n) != 0)
+			FAIL(i);
+		NEW(kind[w]);
+		i += n;
+		t->end = (uint32_t)i;
+		break;
+	}
+	default: {
+		uint8_t real = 0;
+		size_t end = scan_number(s, i, len, &real, bad);
+
+		if (end == SIZE_MAX)
+			return -EINVAL;
+		NEW(GV_NUMBER);
+		t->end = (uint32_t)end;
+		t->real = real;
+		i = end;
+		break;
+	}
+	}
+	finished(r, r->n - 1);
+after:
+	/* A value is over: a comma and the next, the container's end, or the
+	 * text's. */
+	i = skip_ws(s, i, len);
+	if (r->depth == 0) {
+		if (i != len)
+			FAIL(i);
+		return 0;
+	}
+	if (i < len && s[i] == ',') {
+		i = skip_ws(s, i + 1, len);
+		if (r->t[r->open[r->depth - 1].tok].kind == GV_OBJECT)
+			goto key;
+		goto value;
+	}
+	if (i >= len || s[i] != (r->t[r->open[r->depth - 1].tok].kind == GV_OBJECT ? '}' : ']'))
+		FAIL(i);
+close:
+	{
+		uint32_t v = r->open[--r->depth].tok;
+
+		r->t[v].end = (uint32_t)++i;
+		finished(r, v);
+	}
+	goto after;
+key:
+	/* At i: a member's key, a colon, then its value. */
+	{
+		struct open *o = &r->open[r->depth - 1];
+		uint8_t escaped = 0;
+		size_t end;
+
+		if (i >= len || s[i] != '"')
+			FAIL(i);
+		end = scan_string(s, i + 1, len, &escaped, bad);
+		if (end == SIZE_MAX)
+			return -EINVAL;
+		NEW(GV_STRING);
+		o = &r->open[r->depth - 1];
+		t->start = (uint32_t)i + 1;
+		t->end = (uint32_t)end;
+		t->escaped = escaped;
+		t->key = 1;
+		t->size = 1;
+		t->parent = o->tok;
+		r->t[o->tok].size++;
+		o->key = r->n - 1;
+		i = skip_ws(s, end + 1, len);
+		if (i >= len || s[i] != ':')
+			FAIL(i);
+		i++;
+		goto value;
+	}
+#undef NEW
 #undef FAIL
-out:
-	free(st);
-	return rc;
 }
 
 /* A syntax error at byte `at`: jansson's message and place when it agrees
@@ -313,7 +427,8 @@ out:
 static int syntax_error(struct gltf_ctx *c, size_t at)
 {
 	json_error_t e;
-	json_t *root = json_loadb(c->p->text, c->p->text_len, 0, &e);
+	json_t *root = json_loadb(c->p->text, c->p->text_len, JSON_DECODE_ANY | JSON_ALLOW_NUL,
+				  &e);
 	uint32_t line = 1, col = 1;
 
 	if (root != NULL) {
@@ -344,61 +459,40 @@ int gltf_doc_parse(struct gltf_ctx *c)
 	struct gltf_priv *p = c->p;
 	/* Rarely fewer than 4 bytes a token: room for them at once (pages not
 	 * written are never touched), twice more when not. */
-	size_t cap = p->text_len / 4 + 16, bad = 0;
-	jsmntok_t *t = NULL;
-	jsmn_parser jp;
-	int r;
+	struct reader r = { .s = (const unsigned char *)p->text, .len = p->text_len };
+	size_t bad = 0;
+	int rc;
 
-	if (p->text_len > INT_MAX)
+	if (p->text_len >= UINT32_MAX)
 		return syntax_error(c, 0);
-	jsmn_init(&jp);
-	for (;;) {
-		jsmntok_t *grown = realloc(t, cap * sizeof *t);
-
-		if (grown == NULL) {
-			free(t);
-			return -ENOMEM;
-		}
-		t = grown;
-		r = jsmn_parse(&jp, p->text, p->text_len, t, (unsigned)cap);
-		if (r != JSMN_ERROR_NOMEM)
-			break;
-		if (cap > SIZE_MAX / 4 / sizeof *t) {
-			free(t);
-			return -ENOMEM;
-		}
-		cap *= 2;
+	r.cap = (uint32_t)(p->text_len / 4 + 16);
+	r.t = malloc((size_t)r.cap * sizeof *r.t);
+	if (r.t == NULL)
+		return -ENOMEM;
+	rc = read_text(&r, &bad);
+	free(r.open);
+	if (rc != 0) {
+		free(r.t);
+		return rc == -EINVAL ? syntax_error(c, bad) : rc;
 	}
-	if (r < 0) {
-		free(t);
-		return syntax_error(c, jp.pos);
-	}
-	p->count = jp.toknext;
-	/* Room after the tokens for the per-token `next` and the cursors. */
+	/* Room after the tokens for the cursors. */
 	{
-		size_t bytes = extra_offset(p->count) + sizeof(struct gltf_doc_extra) +
-			       ((size_t)p->count + 1) * (sizeof(uint32_t) + 1);
-		void *all = realloc(t, bytes);
+		struct gltf_doc_token *all = realloc(r.t, extra_offset(r.n) +
+							  sizeof(struct gltf_doc_extra));
 		struct gltf_doc_extra *x;
-		int rc;
 
 		if (all == NULL) {
-			free(t);
+			free(r.t);
 			return -ENOMEM;
 		}
 		p->tok = all;
+		p->count = r.n;
 		x = doc_extra(c);
 		memset(x, 0, sizeof *x);
-		x->next = (uint32_t *)(void *)(x + 1);
-		x->escaped = (uint8_t *)(x->next + p->count + 1);
-		memset(x->escaped, 0, (size_t)p->count + 1);
 		for (int k = 0; k < GV_CURSORS; k++)
 			x->cursor[k].array = GV_NONE;
-		rc = check_tokens(c, x->next, x->escaped, &bad);
-		if (rc == -EINVAL)
-			return syntax_error(c, bad - 1);
-		return rc;
 	}
+	return 0;
 }
 
 void gltf_doc_free(struct gltf_priv *p)
@@ -409,45 +503,22 @@ void gltf_doc_free(struct gltf_priv *p)
 
 /* ---- reading ---------------------------------------------------------------- */
 
+/* The text a token takes: a string's quotes included. */
+static size_t text_start(const struct gltf_doc_token *t)
+{
+	return t->kind == GV_STRING ? (size_t)t->start - 1 : (size_t)t->start;
+}
+
 enum gv_kind gv_kind_of(const struct gltf_ctx *c, gv v)
 {
-	const jsmntok_t *t;
-
 	if (v == GV_NONE || v >= c->p->count)
 		return GV_ABSENT;
-	t = tok(c, v);
-	switch (t->type) {
-	case JSMN_OBJECT:
-		return GV_OBJECT;
-	case JSMN_ARRAY:
-		return GV_ARRAY;
-	case JSMN_STRING:
-		return GV_STRING;
-	default:
-		switch (c->p->text[t->start]) {
-		case 't':
-			return GV_TRUE;
-		case 'f':
-			return GV_FALSE;
-		case 'n':
-			return GV_NULL;
-		default:
-			return GV_NUMBER;
-		}
-	}
+	return (enum gv_kind)tok(c, v)->kind;
 }
 
 bool gv_is_integer(const struct gltf_ctx *c, gv v)
 {
-	const jsmntok_t *t;
-
-	if (gv_kind_of(c, v) != GV_NUMBER)
-		return false;
-	t = tok(c, v);
-	for (int i = t->start; i < t->end; i++)
-		if (c->p->text[i] == '.' || c->p->text[i] == 'e' || c->p->text[i] == 'E')
-			return false;
-	return true;
+	return gv_kind_of(c, v) == GV_NUMBER && !tok(c, v)->real;
 }
 
 size_t gv_pos(const struct gltf_ctx *c, gv v)
@@ -461,7 +532,7 @@ uint32_t gv_size(const struct gltf_ctx *c, gv v)
 {
 	enum gv_kind k = gv_kind_of(c, v);
 
-	return k == GV_ARRAY || k == GV_OBJECT ? (uint32_t)tok(c, v)->size : 0;
+	return k == GV_ARRAY || k == GV_OBJECT ? tok(c, v)->size : 0;
 }
 
 gv gv_first_key(const struct gltf_ctx *c, gv o)
@@ -471,21 +542,19 @@ gv gv_first_key(const struct gltf_ctx *c, gv o)
 
 gv gv_next_key(const struct gltf_ctx *c, gv key)
 {
-	const struct gltf_doc_extra *x = doc_extra(c);
-	gv parent = (gv)tok(c, key)->parent, n = x->next[key];
+	gv n = tok(c, key)->next;
 
-	return n < c->p->count && (gv)tok(c, n)->parent == parent ? n : GV_NONE;
+	return n < c->p->count && tok(c, n)->parent == tok(c, key)->parent ? n : GV_NONE;
 }
 
 /* Does key token k spell `key`?  Raw bytes, or unescaped when it has a
  * backslash. */
-static bool key_is(struct gltf_ctx *c, const struct gltf_doc_extra *x, gv k, const char *key,
-		   size_t len)
+static bool key_is(struct gltf_ctx *c, gv k, const char *key, size_t len)
 {
-	const jsmntok_t *t = tok(c, k);
+	const struct gltf_doc_token *t = tok(c, k);
 	const char *u;
 
-	if (!x->escaped[k])
+	if (!t->escaped)
 		return (size_t)(t->end - t->start) == len && c->p->text[t->start] == key[0] &&
 		       memcmp(c->p->text + t->start, key, len) == 0;
 	u = gv_string(c, k);
@@ -494,18 +563,16 @@ static bool key_is(struct gltf_ctx *c, const struct gltf_doc_extra *x, gv k, con
 
 gv gv_get(struct gltf_ctx *c, gv o, const char *key)
 {
-	const struct gltf_doc_extra *x;
 	size_t len = strlen(key);
 	gv found = GV_NONE, end;
 
-	if (o == GV_NONE || o >= c->p->count || tok(c, o)->type != JSMN_OBJECT)
+	if (gv_kind_of(c, o) != GV_OBJECT)
 		return GV_NONE;
-	x = doc_extra(c);
-	end = x->next[o];
+	end = tok(c, o)->next;
 	/* The last of duplicate keys holds, as jansson would have it.  Keys
 	 * follow one another by their subtrees' ends, up to the object's. */
-	for (gv k = o + 1; k < end; k = x->next[k])
-		if (key_is(c, x, k, key, len))
+	for (gv k = o + 1; k < end; k = tok(c, k)->next)
+		if (key_is(c, k, key, len))
 			found = k + 1;
 	return found;
 }
@@ -517,7 +584,7 @@ gv gv_at(struct gltf_ctx *c, gv a, uint32_t i)
 	gv at;
 	uint32_t k;
 
-	if (gv_kind_of(c, a) != GV_ARRAY || i >= (uint32_t)tok(c, a)->size)
+	if (gv_kind_of(c, a) != GV_ARRAY || i >= tok(c, a)->size)
 		return GV_NONE;
 	for (int n = 0; n < GV_CURSORS && cur == NULL; n++)
 		if (x->cursor[n].array == a)
@@ -531,7 +598,7 @@ gv gv_at(struct gltf_ctx *c, gv a, uint32_t i)
 		cur->index = 0;
 	}
 	for (at = cur->at, k = cur->index; k < i; k++)
-		at = x->next[at];
+		at = tok(c, at)->next;
 	cur->at = at;
 	cur->index = i;
 	return at;
@@ -576,7 +643,7 @@ static size_t put_utf8(char *o, uint32_t cp)
 
 const char *gv_string(struct gltf_ctx *c, gv v)
 {
-	const jsmntok_t *t;
+	const struct gltf_doc_token *t;
 	const char *s;
 	size_t n, o = 0;
 	char *out;
@@ -628,7 +695,7 @@ const char *gv_string(struct gltf_ctx *c, gv v)
 
 bool gv_number(const struct gltf_ctx *c, gv v, double *out)
 {
-	const jsmntok_t *t;
+	const struct gltf_doc_token *t;
 
 	if (gv_kind_of(c, v) != GV_NUMBER)
 		return false;
@@ -638,13 +705,13 @@ bool gv_number(const struct gltf_ctx *c, gv v, double *out)
 
 bool gv_integer(const struct gltf_ctx *c, gv v, int64_t *out)
 {
-	const jsmntok_t *t;
+	const struct gltf_doc_token *t;
 	const char *s;
 	uint64_t acc = 0;
 	bool neg;
-	int i;
+	uint32_t i;
 
-	if (v == GV_NONE || v >= c->p->count || tok(c, v)->type != JSMN_PRIMITIVE)
+	if (v == GV_NONE || v >= c->p->count || tok(c, v)->kind != GV_NUMBER)
 		return false;
 	t = tok(c, v);
 	s = c->p->text;

@@ -81,9 +81,9 @@ struct gltf_block {
 };
 
 /*
- * The document: its JSON text as jsmn tokenised it (libjsmn-dev: a token
+ * The document: its JSON text read into tokens (gltf_doc.c: a token
  * per value, in document order, with its bytes and parent), checked
- * strictly against JSON's grammar (gltf_json.c).  A value is named by its
+ * strictly against JSON's grammar as it is read.  A value is named by its
  * token's index, GV_NONE for one that is not there.
  */
 typedef uint32_t gv;
