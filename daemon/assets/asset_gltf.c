@@ -49,8 +49,9 @@ int asset_gltf_companion_name(const char *name, const char *path, char *out, siz
 	return 0;
 }
 
-/* Names and small things by FNV-1a; a buffer's bytes eight at a time (a
- * megabyte of buffer a load: a byte at a time was a quarter of it).  For
+/* Names and small things by FNV-1a; a buffer's bytes 32 at a time in
+ * four independent lanes (a megabyte of buffer a load: a byte at a time
+ * was a quarter of it, one lane's chain of multiplies still 7%).  For
  * noticing a change, not against an adversary. */
 static uint64_t asset_gltf_fnv(uint64_t h, const void *p, size_t n)
 {
@@ -63,18 +64,32 @@ static uint64_t asset_gltf_fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 29;
+}
+
 static uint64_t asset_gltf_hash_bytes(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
+	uint64_t lane[4] = { h, h ^ 1, h ^ 2, h ^ 3 };
 	size_t i = 0;
 
+	for (; i + 32 <= n; i += 32) {
+		uint64_t w[4];
+
+		memcpy(w, b + i, sizeof w);
+		for (int k = 0; k < 4; k++)
+			lane[k] = mix(lane[k], w[k]);
+	}
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 
 		memcpy(&w, b + i, sizeof w);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
+		lane[0] = mix(lane[0], w);
 	}
+	h = mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
 	return asset_gltf_fnv(h ^ n, b + i, n - i);
 }
 
