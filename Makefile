@@ -1,6 +1,8 @@
 # animd - one non-recursive Makefile.
 #
 #   make run      install missing packages, build, run on the demo assets
+#                 with its own configuration (build/animd.ini and the
+#                 drop-ins of build/animd.ini.d/), never /etc/animd's
 #   make check    install missing packages, build, run every test
 #                 (unit tests twice: plain and under ASan+UBSan)
 #   make bench    build optimised and print the benchmark figures
@@ -56,12 +58,15 @@ SOAK_SAN ?=
 DEB_PACKAGES = build-essential pkg-config clang libclang-rt-dev \
 	libuv1-dev libmsgpack-dev libinih-dev libcmocka-dev zlib1g-dev libdeflate-dev \
 	libsystemd-dev libjansson-dev jq gcovr python3 python3-msgpack python3-pynvim \
-	python3-numpy python3-matplotlib python3-venv debhelper dpkg-dev
+	python3-numpy python3-matplotlib python3-venv mypy debhelper dpkg-dev
 # ... and for make deb only, which checks the packages.
 DEB_TOOLS = lintian
-PC_LIBS = jansson msgpack inih libsystemd libuv zlib libdeflate
-# groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh).
-DEB_PACKAGES += groff-base
+# libsystemd is not linked: the daemon loads it when systemd runs it
+# (daemon/service/base/systemd_lib.c), so the offline tools never pay for it.
+PC_LIBS = jansson msgpack inih libuv zlib libdeflate
+# groff renders the manual pages for their lint test (tests/integration/test_man_lint.sh);
+# man-db's man -w finds each function's page for test_man_complete.sh.
+DEB_PACKAGES += groff-base man-db
 
 # The manual pages, plain roff (man(7) macros): nothing to generate.
 MAN_PAGES := $(wildcard man/*.[1-8])
@@ -137,7 +142,8 @@ SOAK_BIN  := $(BUILD)/soak/soak
 # libanimclient: client/lib/*.c plus the wire and stream layout of proto/,
 # compiled position-independent with hidden visibility; only the animc_
 # prefix is exported (client/libanimclient.map).  animctl links the static
-# library and uses nothing but the public header.
+# library and uses nothing but the public header, and proto/describe.c: the
+# words it prints about an asset, which animd inspect prints too.
 CLIENT_SRC     := $(sort $(wildcard client/lib/*.c))
 CLIENT_LIB_SRC := $(CLIENT_SRC) $(PROTO_SRC)
 CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
@@ -145,7 +151,7 @@ CLIENT_LIB_OBJ := $(CLIENT_LIB_SRC:%.c=$(BUILD)/pic/%.o)
 # its objects compiled plainly, so the ac_ functions they call are visible.
 CLIENT_OBJ     := $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 ANIMCTL_SRC    := $(sort $(wildcard client/animctl/*.c))
-ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o)
+ANIMCTL_OBJ    := $(ANIMCTL_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/proto/describe.o
 CLIENT_SONAME  := libanimclient.so.1
 CLIENT_A       := $(BUILD)/libanimclient.a
 CLIENT_SO      := $(BUILD)/$(CLIENT_SONAME)
@@ -276,21 +282,36 @@ demo: $(GEN_BIN)
 	@mkdir -p $(DEMO_DIR)
 	$(Q)$(BUILD)/gen/gen_demo --missing $(DEMO_DIR)
 
+# make run's own configuration: with -c, animd reads that file and the
+# *.ini of its drop-in folder ($(RUN_CONFIG).d/) and nothing else, so an
+# animd installed on the machine (/etc/animd/animd.ini and its drop-ins)
+# changes nothing here.  The file is written from this Makefile; settings
+# of your own for the demo go into a drop-in, which stays.  The assets and
+# the socket are flags: relative paths (a file's must be absolute) keep
+# the socket's address short wherever the tree is.
 RUN_SOCKET := $(BUILD)/animd.sock
+RUN_CONFIG := $(BUILD)/animd.ini
+$(RUN_CONFIG): Makefile
+	@mkdir -p $@.d
+	$(Q)printf '%s\n' '; The configuration of `make run` (written by the Makefile, which passes' \
+	  '; -c $@): put settings of your own into $@.d/NAME.ini.' \
+	  '' '[log]' 'level = info' >$@
+
 run:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory all demo
+	@$(MAKE) --no-print-directory all demo $(RUN_CONFIG)
 	@echo "== animd check $(DEMO_DIR)"
 	$(Q)$(ANIMD) check -v $(DEMO_DIR)
 	@echo
-	@echo "== animd serve: assets $(DEMO_DIR), socket $(RUN_SOCKET) (Ctrl-C stops it)"
+	@echo "== animd serve: assets $(DEMO_DIR), socket $(RUN_SOCKET), configuration $(RUN_CONFIG)"
+	@echo "   (and $(RUN_CONFIG).d/*.ini; Ctrl-C stops it)"
 	@echo "   In another terminal, try:"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) list"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch walker.md5anim --mesh walker.md5mesh"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) watch crane.x"
 	@echo "     $(ANIMCTL) --socket $(RUN_SOCKET) events      (then edit a file in $(DEMO_DIR))"
 	@echo
-	$(Q)$(ANIMD) serve --assets $(DEMO_DIR) --socket $(RUN_SOCKET) --log-level info
+	$(Q)$(ANIMD) serve -c $(RUN_CONFIG) --assets $(DEMO_DIR) --socket $(RUN_SOCKET)
 
 check:
 	@$(MAKE) --no-print-directory deps
@@ -421,9 +442,12 @@ INSTALLED := $(BINDIR)/animd $(BINDIR)/animctl $(LIBDIR)/$(CLIENT_SONAME) $(LIBD
 	$(UNITDIR)/animd.service $(UNITDIR)/animd.socket $(SYSUSERSDIR)/animd.conf \
 	$(TMPFILESDIR)/animd.conf $(INSTALLED_MAN) $(INSTALLED_COMPLETIONS)
 CONF_FILE := $(SYSCONFDIR)/animd/animd.ini
+# The administrator's drop-ins (animd.ini(5)): made empty, never filled.
+CONF_DROPINS := $(CONF_FILE).d
 
 install: all
 	install -d $(sort $(dir $(addprefix $(DESTDIR),$(INSTALLED) $(CONF_FILE))))
+	install -d $(DESTDIR)$(CONF_DROPINS)
 	install -m 0755 $(ANIMD) $(DESTDIR)$(BINDIR)/animd
 	install -m 0755 $(ANIMCTL) $(DESTDIR)$(BINDIR)/animctl
 	install -m 0755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/$(CLIENT_SONAME)
@@ -453,12 +477,15 @@ install: all
 
 # Removes what install put, and nothing else: the configuration only while it
 # is still the default (an edited one stays), no directory but animd's own
-# configuration directory once empty.
+# configuration directory and its drop-in folder once empty (a drop-in is
+# the administrator's: it stays, and so do they).
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	$(Q)if cmp -s conf/animd.ini $(DESTDIR)$(CONF_FILE); then \
 	  echo "rm -f $(DESTDIR)$(CONF_FILE)"; rm -f $(DESTDIR)$(CONF_FILE); \
 	elif [ -e $(DESTDIR)$(CONF_FILE) ]; then echo "kept $(DESTDIR)$(CONF_FILE): it was edited"; fi
+	$(Q)[ ! -d $(DESTDIR)$(CONF_DROPINS) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(CONF_DROPINS)
+	$(Q)[ ! -d $(DESTDIR)$(CONF_DROPINS) ] || echo "kept $(DESTDIR)$(CONF_DROPINS): it holds drop-ins"
 	$(Q)[ ! -d $(DESTDIR)$(SYSCONFDIR)/animd ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/animd
 
 # The Debian packages (debian/), built by dpkg-buildpackage from a copy of

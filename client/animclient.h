@@ -2,7 +2,9 @@
  * animclient.h - libanimclient, the C client of animd.  This is the whole
  * public interface: everything it exports begins with animc_ / ANIMC_.
  * The manual pages describe it: libanimclient(3) for the overview, and
- * animc_client_new(3), animc_play(3) and animc_stream_open(3) by group.
+ * animc_client_new(3), animc_play(3), animc_stream_open(3) and
+ * animc_version(3) by group; every function has a page of its own name
+ * (animc_stats(3) is animc_play(3)'s).
  *
  * What it does
  *   - connects to the daemon's control socket (msgpack-RPC, see
@@ -95,11 +97,20 @@ extern "C" {
 /* The version of this library and the protocol version it speaks: the one
  * version of animd (the top-level VERSION file; the build checks that these
  * say the same).  animc_version() is the version of the library a program
- * runs with, which may be newer than the header it was compiled against. */
+ * runs with, which may be newer than the header it was compiled against
+ * (animc_version(3)). */
 #define ANIMC_VERSION_MAJOR 1
-#define ANIMC_VERSION_MINOR 0
+#define ANIMC_VERSION_MINOR 1
 #define ANIMC_VERSION_PATCH 0
 #define ANIMC_PROTOCOL_VERSION 1
+
+/* True (1) when this header is version major.minor or newer, for code that
+ * uses what a later version added and must still build with an older one:
+ * #if ANIMC_CHECK_VERSION(1, 1) ... animc_stats() ... #endif.  A constant
+ * expression, usable in #if. */
+#define ANIMC_CHECK_VERSION(major, minor)                                              \
+	(ANIMC_VERSION_MAJOR > (major) ||                                              \
+	 (ANIMC_VERSION_MAJOR == (major) && ANIMC_VERSION_MINOR >= (minor)))
 
 /* Where the socket is looked for when no path is given. */
 #define ANIMC_SOCKET_ENV "ANIMD_SOCKET"
@@ -126,7 +137,11 @@ typedef enum animc_error_code {
 	ANIMC_ERR_UNSUPPORTED,          /* "unsupported" */
 	ANIMC_ERR_SHUTTING_DOWN,        /* "shutting_down" */
 	ANIMC_ERR_INTERNAL,             /* "internal" */
-	ANIMC_ERR_OTHER                 /* a code newer than this library: see its name */
+	ANIMC_ERR_OTHER,                /* a code newer than this library: see its name */
+	/* Appended in 1.1, after OTHER so that no value moves: */
+	ANIMC_ERR_PERMISSION_DENIED     /* "permission_denied": an operator call
+					   (animc_clients_kill, animc_stop_any, ...) on a
+					   connection this peer may not act on */
 } animc_error_code;
 
 /*
@@ -168,8 +183,11 @@ ANIMC_API const char *animc_socket_path(const char *path);
  * this library's protocol (a `hello` call).  timeout_ms bounds the whole
  * connect (0: ANIMC_DEFAULT_TIMEOUT_MS, negative: no limit) and becomes the
  * client's timeout for calls (animc_client_set_timeout changes it).
- * Returns 0, or:
- *   -ENOENT, -ECONNREFUSED, -EACCES  no daemon listens there / not allowed
+ * Returns 0, or (animc_client_error's message says what to do about it):
+ *   -ENOENT         no socket there: animd is not running, or listens elsewhere
+ *   -ECONNREFUSED   a socket nobody answers on: animd is gone (a stale socket)
+ *   -EACCES         no permission: the message names the socket's group, which
+ *                   the user must join (then log in again)
  *   -ENOTSOCK       the path exists but is not a socket (a regular file, ...)
  *   -ENAMETOOLONG   the path does not fit a Unix socket address
  *   -EISCONN        the client is already connected
@@ -195,6 +213,19 @@ ANIMC_API void animc_client_close(animc_client *c);
 /* Timeout for each blocking call (and async call), in ms: 0 means
  * ANIMC_DEFAULT_TIMEOUT_MS, negative means wait forever. */
 ANIMC_API void animc_client_set_timeout(animc_client *c, int timeout_ms);
+
+/* Bytes of a client's name (hello's "name"). */
+#define ANIMC_CLIENT_NAME_MAX 64
+
+/*
+ * The name this client gives the daemon in `hello` (at the next connect
+ * and every reconnection), which animctl clients, the daemon's log and
+ * other connections' animc_clients_list show.  By default the program's
+ * name (program_invocation_short_name, its bytes that are not UTF-8 left
+ * out); NULL restores that default, "" sends none.  0, or -EINVAL for a
+ * name that is not UTF-8 or longer than ANIMC_CLIENT_NAME_MAX bytes.
+ */
+ANIMC_API int animc_client_set_name(animc_client *c, const char *name);
 
 /* The socket path in use (or last tried); "" before the first connect. */
 ANIMC_API const char *animc_client_path(const animc_client *c);
@@ -271,9 +302,14 @@ typedef enum animc_event_type {
 					   instance, asset, clip (what it plays now), time */
 	ANIMC_EVENT_LAYER_ENDED,        /* "layer.ended": a layer faded out by
 					   animc_layer_remove is gone: instance, layer, clip, time */
-	ANIMC_EVENT_CLIP_EVENT          /* "clip.event": playback passed a moment of the
+	ANIMC_EVENT_CLIP_EVENT,         /* "clip.event": playback passed a moment of the
 					   clip's events (M2): instance, asset, clip, time (the
 					   moment's clip time), clip_event */
+	ANIMC_EVENT_CLIENT_KILLED       /* "client.killed" (not subscribable): an operator
+					   closed this connection with animc_clients_kill:
+					   connection, pid, uid, client_name (who), reason,
+					   message; the connection is lost next, and
+					   animc_client_error() then gives the message */
 } animc_event_type;
 
 /* Subscription masks: one bit per type. */
@@ -339,6 +375,10 @@ typedef struct animc_event {
 	uint32_t layer;                 /* layer.ended: the layer's id */
 	/* clip.event (appended in 1.1; NULL for other events): */
 	const animc_clip_event *clip_event;
+	/* client.killed (appended in 1.1): who closed this connection (also
+	 * connection and pid above). */
+	const char *client_name;        /* its hello name, or NULL */
+	uint64_t uid;
 } animc_event;
 
 typedef void (*animc_event_fn)(animc_client *c, const animc_event *ev, void *user);
@@ -363,7 +403,7 @@ ANIMC_API void animc_free(void *result);
 
 typedef struct animc_hello_info {
 	uint32_t protocol;              /* ANIMC_PROTOCOL_VERSION */
-	const char *server;             /* "animd 1.0.0" */
+	const char *server;             /* "animd 1.1.0" */
 	uint32_t pid;
 	uint64_t connection;            /* the daemon's number for this connection (0 if unsent) */
 	uint64_t max_message_bytes;     /* 0 if unsent */
@@ -533,7 +573,8 @@ typedef struct animc_mesh_info {
 	uint32_t triangle_count;
 	uint32_t weight_count;
 	int skinned;
-	int normals;
+	int normals;                    /* 0 none, 1 the file's; 2 (since 1.1, 0
+					   before) derived from the triangles (MD5) */
 } animc_mesh_info;
 
 typedef struct animc_camera_info {
@@ -616,6 +657,11 @@ typedef struct animc_asset_info {
 	size_t event_count;
 	const animc_event_info *const *events;
 	const animc_clip_events *clip_events;
+	/* Appended in 1.1: what the file holds that animd does not evaluate,
+	 * or that the game or tool that made it ignores, and animd accepted:
+	 * one located line each ("NAME:12:3: note: ..."), none for most files. */
+	size_t note_count;
+	const char *const *notes;
 	/* glTF (appended in 1.1; 0 / NULL otherwise): the morph targets'
 	 * weights, in the order of a WEIGHTS stream's floats: their names
 	 * ("node/target") and their defaults (what a clip does not animate
@@ -865,6 +911,19 @@ ANIMC_API int animc_assets_info(animc_client *c, const char *asset, animc_asset_
  * the last good version stays live. */
 ANIMC_API int animc_assets_reload(animc_client *c, const char *asset, uint64_t *generation);
 
+/* What `assets.reload` answered (animc_assets_reload_info). */
+typedef struct animc_reload_info {
+	uint64_t generation;            /* the live version now */
+	int unchanged;                  /* the file's bytes were the live version's:
+					   nothing was reloaded, no event sent */
+	const char *asset;
+} animc_reload_info;
+
+/* `assets.reload` with its whole answer: *out gets whether the file had
+ * changed (free it with animc_free). */
+ANIMC_API int animc_assets_reload_info(animc_client *c, const char *asset,
+				       animc_reload_info **out);
+
 /*
  * Options of animc_play.  Initialise with ANIMC_PLAY_OPTS_INIT (or
  * animc_play_opts_init): a zeroed struct means speed 0, which holds.
@@ -900,7 +959,8 @@ ANIMC_API void animc_play_opts_init(animc_play_opts *o);
 
 /*
  * `play`: start an instance, which belongs to this connection (other
- * connections cannot see or steer it) and ends when the connection closes.
+ * connections cannot steer it: only an operator may stop, pause or resume
+ * it, animc_stop_any) and ends when the connection closes.
  * *out describes it; its id is out->id.  With o->stream, its poses are
  * published into that stream (read them with animc_stream_latest/next).
  * The library remembers what it needs to replay the instance after a
@@ -988,6 +1048,109 @@ ANIMC_API int animc_stop(animc_client *c, uint64_t instance, animc_instance **ou
 /* `instances.list`: this connection's instances. */
 ANIMC_API int animc_instances_list(animc_client *c, animc_instance_list **out);
 
+/* ====================================================================
+ * Clients and operators
+ *
+ * Every connection may see the others (animc_clients_list,
+ * animc_instances_list_all).  Acting on another connection is an operator
+ * call (animc_clients_kill, animc_stop_any, animc_pause_any,
+ * animc_resume_any): the daemon's [control] operators setting says who
+ * may, by default root, the user animd runs as and a peer of the same
+ * user as the connection acted on (as kill does for processes); others
+ * get -EREMOTEIO with ANIMC_ERR_PERMISSION_DENIED.  These calls speak the daemon's instance
+ * ids (those animc_instances_list_all reports), not this library's.
+ * ================================================================== */
+
+/* One connection, as `clients.list` reports it. */
+typedef struct animc_client_info {
+	uint64_t connection;            /* its id (hello's, the daemon log's) */
+	const char *name;               /* what it called itself, or NULL */
+	int64_t pid;                    /* the peer's, SO_PEERCRED */
+	uint64_t uid, gid;
+	double since;                   /* when it connected, Unix seconds (daemon clock) */
+	double age;                     /* seconds since */
+	uint64_t requests;              /* dispatched */
+	uint64_t instances, streams;    /* owned now */
+	uint64_t events;                /* event types subscribed to */
+	int monitor;                    /* it called `monitor` */
+	int self;                       /* it is the connection asking */
+	uint64_t queued_bytes;          /* output not yet taken by the kernel */
+	uint64_t memory_bytes;          /* what the daemon holds for it */
+} animc_client_info;
+
+typedef struct animc_client_list {
+	size_t count;
+	/* Pointers, so that fields appended to animc_client_info later move
+	 * nothing a caller indexes; in the order they connected. */
+	const animc_client_info *const *clients;
+} animc_client_list;
+
+/* `clients.list`: every connection, this one included. */
+ANIMC_API int animc_clients_list(animc_client *c, animc_client_list **out);
+
+/* What animc_clients_kill closed. */
+typedef struct animc_kill_info {
+	uint64_t connection;
+	const char *name;               /* its hello name, or NULL */
+	int64_t pid;
+	uint64_t instances, streams;    /* what it owned, ended with it */
+} animc_kill_info;
+
+/*
+ * `clients.kill`: close another connection (its instances stop, its
+ * streams close), telling it who did and why (`reason`, may be NULL; at
+ * most 200 bytes); the daemon logs it.  *out (may be NULL) says what was
+ * closed.  ANIMC_ERR_NOT_FOUND for no such connection,
+ * ANIMC_ERR_PERMISSION_DENIED (above), ANIMC_ERR_BAD_REQUEST for this
+ * connection itself.
+ */
+ANIMC_API int animc_clients_kill(animc_client *c, uint64_t connection, const char *reason,
+				 animc_kill_info **out);
+
+/* An instance of any connection (animc_instances_list_all). */
+typedef struct animc_owned_instance {
+	const animc_instance *instance; /* its state; its id is the daemon's */
+	uint64_t connection;            /* the connection that owns it */
+	const char *client;             /* that connection's hello name, or NULL */
+	int own;                        /* it is this client's (animc_instances_list
+					   gives it with this library's id) */
+} animc_owned_instance;
+
+typedef struct animc_owned_instance_list {
+	size_t count;
+	const animc_owned_instance *const *instances;   /* in creation order */
+} animc_owned_instance_list;
+
+/* `instances.list` with "all": every connection's instances, each with
+ * its owner. */
+ANIMC_API int animc_instances_list_all(animc_client *c, animc_owned_instance_list **out);
+
+/* `stop`, `pause`, `resume` with "any": the instance of whichever
+ * connection owns it (`instance` is the daemon's id); an operator call
+ * (above).  Its owner is sent instance.stopped with reason "operator"
+ * (for a stop).  *out (may be NULL) gets the new state, with the daemon's
+ * id. */
+ANIMC_API int animc_stop_any(animc_client *c, uint64_t instance, animc_instance **out);
+ANIMC_API int animc_pause_any(animc_client *c, uint64_t instance, animc_instance **out);
+ANIMC_API int animc_resume_any(animc_client *c, uint64_t instance, animc_instance **out);
+
+/* A layer blended over a sampled pose (animc_sample_opts.layers), as a
+ * layer of animc_layer_add at a time of its own, or animd sample's --blend
+ * and --additive. */
+typedef struct animc_sample_layer {
+	const char *asset;              /* NULL: the sample's asset */
+	const char *clip;               /* NULL: the asset's first clip */
+	double time;                    /* its playback time, seconds */
+	double weight;                  /* 0 to 1 */
+	animc_layer_mode mode;
+	size_t mask_count;              /* 0: every joint */
+	const char *const *mask_joints; /* subtree roots, by joint name */
+	const double *mask_weights;     /* one per root, or NULL for 1 */
+	const char *reference_clip;     /* additive: NULL for its own clip */
+	double reference_time;          /* additive: 0 for the first frame */
+	void *reserved[4];
+} animc_sample_layer;
+
 /* Options of animc_sample; zero means default for every field but asset and
  * time. */
 typedef struct animc_sample_opts {
@@ -998,9 +1161,14 @@ typedef struct animc_sample_opts {
 	animc_space space;              /* DEFAULT: the asset's default */
 	animc_loop loop;
 	animc_root_motion root_motion;
+	/* Appended in 1.1, in room kept for it: layers blended over the pose
+	 * before any space is computed (sample's "layers", at most 16), an
+	 * array of layer_count pointers; NULL and 0 for none. */
+	const animc_sample_layer *const *layers;
+	size_t layer_count;
 	/* Room for fields added later without changing this struct's size:
 	 * leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[4];
+	void *reserved[2];
 } animc_sample_opts;
 
 /* `sample`: evaluate one pose without creating an instance. */

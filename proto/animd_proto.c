@@ -19,6 +19,7 @@ static const char *const proto_error_names[PROTO_ERR_COUNT] = {
 	[PROTO_ERR_UNSUPPORTED] = "unsupported",
 	[PROTO_ERR_SHUTTING_DOWN] = "shutting_down",
 	[PROTO_ERR_INTERNAL] = "internal",
+	[PROTO_ERR_PERMISSION_DENIED] = "permission_denied",
 };
 
 const char *const proto_method_names[PROTO_METHOD_COUNT] = {
@@ -43,6 +44,8 @@ const char *const proto_method_names[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_LAYER_ADD] = "layer.add",
 	[PROTO_METHOD_LAYER_SET] = "layer.set",
 	[PROTO_METHOD_LAYER_REMOVE] = "layer.remove",
+	[PROTO_METHOD_CLIENTS_LIST] = "clients.list",
+	[PROTO_METHOD_CLIENTS_KILL] = "clients.kill",
 };
 
 const char *const proto_event_names[PROTO_EVENT_COUNT] = {

@@ -64,6 +64,10 @@
 /* Instances and streams one connection may own at once. */
 #define PROTO_DEFAULT_MAX_INSTANCES 1024
 #define PROTO_DEFAULT_MAX_STREAMS 16
+/* Bytes of the name a client gives itself in `hello` (clients.list shows
+ * it), and of the reason `clients.kill` may give. */
+#define PROTO_MAX_CLIENT_NAME_BYTES 64
+#define PROTO_MAX_KILL_REASON_BYTES 200
 /* Unsent bytes queued for a connection at which the daemon stops reading its
  * requests until the client catches up... */
 #define PROTO_DEFAULT_OUTPUT_HIGH_BYTES (1u << 20)
@@ -90,6 +94,9 @@ enum proto_error {
 	PROTO_ERR_UNSUPPORTED,          /* "unsupported" */
 	PROTO_ERR_SHUTTING_DOWN,        /* "shutting_down" */
 	PROTO_ERR_INTERNAL,             /* "internal" */
+	PROTO_ERR_PERMISSION_DENIED,    /* "permission_denied": an operator method
+					   (PROTOCOL.md, "Operators") from a peer
+					   control.operators does not allow */
 	PROTO_ERR_COUNT
 };
 
@@ -122,6 +129,8 @@ enum proto_method {
 	PROTO_METHOD_LAYER_ADD,         /* "layer.add" */
 	PROTO_METHOD_LAYER_SET,         /* "layer.set" */
 	PROTO_METHOD_LAYER_REMOVE,      /* "layer.remove" */
+	PROTO_METHOD_CLIENTS_LIST,      /* "clients.list" */
+	PROTO_METHOD_CLIENTS_KILL,      /* "clients.kill" */
 	PROTO_METHOD_COUNT
 };
 
@@ -138,6 +147,9 @@ int proto_method_lookup(const char *name, size_t len);
 /* The event type a `monitor` connection receives for every request of the
  * others (not one of enum proto_event: `subscribe` does not ask for it). */
 #define PROTO_MONITOR_EVENT "monitor.request"
+/* The event type a connection closed by `clients.kill` is sent last, whether
+ * it subscribed or not (not one of enum proto_event either). */
+#define PROTO_KILLED_EVENT "client.killed"
 
 /* Event types: the "type" field of an event, and the names `subscribe` takes. */
 enum proto_event {

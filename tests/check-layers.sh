@@ -2,7 +2,7 @@
 # Enforce tests/layers over the sources: every project include names a
 # file by its path from the repository root (one style), and lands in the
 # including file's own folder or one it may include; the "may include"
-# relation itself must have no cycle; README.md and HACKING.md must show
+# relation itself must have no cycle; CONTRIBUTING.md must show
 # every folder.  Usage: tests/check-layers.sh [ROOT]   (ROOT defaults to .)
 #       tests/check-layers.sh --self-test   (a wrong include must fail)
 set -u
@@ -12,7 +12,7 @@ if [ "${1:-}" = "--self-test" ]; then
 	tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 	mkdir -p "$tmp/tests" "$tmp/daemon/anim" "$tmp/daemon/service/base"
 	cp "$here/layers" "$tmp/tests/layers"
-	for doc in README.md HACKING.md; do
+	for doc in CONTRIBUTING.md; do
 		sed -n 's/^\([a-z/]*\) *|.*/\1\//p' "$here/layers" >"$tmp/$doc"
 	done
 	echo '#include "daemon/service/base/log.h"' >"$tmp/daemon/anim/pose.c"
@@ -72,7 +72,7 @@ find proto daemon client -name '*.[ch]' 2>/dev/null | sort |
 	}
 	END { exit bad }' || exit 1
 
-for doc in README.md HACKING.md; do
+for doc in CONTRIBUTING.md; do
 	[ -f "$doc" ] || { echo "check-layers: $doc is missing"; exit 1; }
 	for folder in $(sed -n 's/^\([a-z/]*\) *|.*/\1/p' tests/layers); do
 		grep -q "$folder/" "$doc" || { echo "check-layers: $doc does not show $folder/"; exit 1; }

@@ -149,7 +149,17 @@ void json_kbool(struct json *j, const char *key, bool v);
 
 void print_instance(struct ctl *ctl, const animc_instance *in);
 void print_instance_json(struct json *j, const animc_instance *in);
+/* The same object left open, for fields to follow (instances --all). */
+void print_instance_json_open(struct json *j, const animc_instance *in);
+/* The text form's lines, without the JSON choice or the flush. */
+void print_instance_line(const animc_instance *in);
 void print_event(struct ctl *ctl, const animc_event *ev);
+/* The noun for a count of n: `one` for 1, else `many` ("1 mesh",
+ * "2 meshes", "0 clips"): printf("%zu %s", n, print_noun(n, "mesh",
+ * "meshes")). */
+const char *print_noun(uint64_t n, const char *one, const char *many);
+/* A duration for people: "4.2s", "3m07s", "2h05m09s", "1d03h20m". */
+void print_duration(char *buf, size_t size, double seconds);
 
 /* ---- turn.c: the wait of commands that keep running --------------------- */
 
@@ -189,7 +199,10 @@ struct watch_layer {
 	bool removing, masked;
 };
 struct watch_stack {
+	char asset[256];                /* the base clip's asset */
 	char clip[64];                  /* the base clip */
+	char playing[320];              /* "asset#clip" on screen: the newest
+					   cross-fade's, else the base */
 	size_t count;                   /* layers kept, bottom-up */
 	size_t total;                   /* the instance's layers */
 	struct watch_layer layers[WATCH_STACK_MAX];
@@ -198,14 +211,37 @@ struct watch_stack {
 /* Monotonic seconds. */
 double watch_now(void);
 void watch_stack_take(struct watch_stack *s, const animc_instance *in);
+/* The asset and clip the instance shows: its newest cross-fade's, else its
+ * own (as the daemon's `sync` picks the phase). */
+void watch_stack_playing(const animc_instance *in, const char **asset, const char **clip);
 /* Layer i's weight at `now`, its fade carried forward from the snapshot. */
 double watch_stack_weight(const struct watch_stack *s, size_t i, double now);
 /* Whether a fade is still running at `now` (by the snapshot). */
 bool watch_stack_fading(const struct watch_stack *s, double now);
 /* One line, bottom-up: "walk | fade run 0.42 -> 1 | override wave [mask] 0.50". */
 void watch_stack_text(const struct watch_stack *s, double now, char *out, size_t len);
-/* "clip" and "layers" keys into the object being written. */
+/* "asset", "clip" and "layers" keys into the object being written. */
 void watch_stack_json(struct json *j, const struct watch_stack *s, double now);
+
+/* ---- watch_clips.c: what watch's n / p cycle through ---------------------- */
+
+struct watch_clip {
+	char *asset, *clip;
+};
+struct watch_clips {
+	struct watch_clip *v;
+	size_t count, cap;
+};
+/* Into *out: anim's clips, then those of every other asset of anim's
+ * format that fits skel (joint names and parents) and anim (emitters,
+ * attachment points), in assets.list's order, each of `joints` joints.
+ * 0, or a negative errno from the library (*out empty). */
+int watch_clips_find(animc_client *c, const animc_asset_info *skel, const animc_asset_info *anim,
+		     uint32_t joints, struct watch_clips *out);
+void watch_clips_free(struct watch_clips *l);
+/* The index of asset#clip, or -1. */
+long watch_clips_index(const struct watch_clips *l, const char *asset, const char *clip);
+void watch_clips_remove(struct watch_clips *l, size_t i);
 
 /* ---- commands ----------------------------------------------------------- */
 
@@ -224,9 +260,16 @@ int cmd_layer(struct ctl *ctl, int argc, char **argv);       /* layer add|set|re
 int ctl_layer(struct ctl *ctl, uint64_t instance, const char *verb, int argc, char **argv,
 	      bool own, animc_instance **st, int *exit_now);
 extern const char layer_help[];
+/* --mask J[:W],J[:W]... (layer add's, sample's) into joints and weights,
+ * at most LAYER_MAX_MASK; list is cut up in place.  0 or EXIT_USAGE (the
+ * message printed). */
+#define LAYER_MAX_MASK 64
+int layer_parse_mask(char *list, const char **joints, double *weights, size_t *n);
 int cmd_events(struct ctl *ctl, int argc, char **argv);
 int cmd_watch(struct ctl *ctl, int argc, char **argv);
 int cmd_top(struct ctl *ctl, int argc, char **argv);
 int cmd_monitor(struct ctl *ctl, int argc, char **argv);
+int cmd_reload(struct ctl *ctl, int argc, char **argv);
+int cmd_clients(struct ctl *ctl, int argc, char **argv);     /* clients [kill ID] */
 
 #endif

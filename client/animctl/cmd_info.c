@@ -2,7 +2,10 @@
 #include "client/animctl/animctl.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "proto/describe.h"
 
 static void print_bytes(uint64_t b)
 {
@@ -240,6 +243,11 @@ static void info_json(const animc_asset_info *a)
 		json_kbool(&j, "ticks_from_file", a->ticks_from_file);
 	}
 	json_kstr(&j, "note", a->note);
+	json_key(&j, "notes");
+	json_arr(&j);
+	for (size_t i = 0; i < a->note_count; i++)
+		json_str(&j, a->notes[i]);
+	json_arr_end(&j);
 	json_key(&j, "skeleton");
 	if (a->has_skeleton) {
 		json_obj(&j);
@@ -337,106 +345,116 @@ static void info_json(const animc_asset_info *a)
 	json_end(&j);
 }
 
-/* A joint's name, escaped, or "?" when there is no such joint. */
-static const char *info_joint_name(const animc_asset_info *a, uint32_t joint)
+/* A joint's name, or NULL when there is no such joint. */
+static const char *info_joint_name(const animc_asset_info *a, int64_t joint)
 {
-	return joint < a->joint_count && a->joints[joint].name ? escape_text(a->joints[joint].name)
-							       : "?";
+	return joint >= 0 && (uint64_t)joint < a->joint_count ? a->joints[joint].name : NULL;
 }
 
+static const char *const info_billboards[] = {
+	[ANIMC_BILLBOARD_SPHERICAL] = "spherical", [ANIMC_BILLBOARD_CYLINDRICAL_X] = "cylindrical_x",
+	[ANIMC_BILLBOARD_CYLINDRICAL_Y] = "cylindrical_y", [ANIMC_BILLBOARD_CYLINDRICAL_Z] = "cylindrical_z",
+};
+
+/* The lines animd inspect prints too come from proto/describe.h, so the
+ * two say the same of the same asset; what only the daemon knows (the
+ * generation, its load) and only a file shows (inspect's memory and
+ * companions) follow in lines of their own. */
 static void info_text(const animc_asset_info *a)
 {
-	printf("asset       %s\n", escape_text(a->name));
-	printf("format      %s (version %d), %" PRIu64 " bytes\n",
-	       a->format ? escape_text(a->format) : "?", a->version, a->bytes);
-	printf("axes        up %s, %s\n", a->up ? escape_text(a->up) : "?",
-	       a->handedness ? escape_text(a->handedness) : "?");
-	printf("generation  %" PRIu64 " (loaded in %.2f ms)\n", a->generation, a->load_ms);
-	if (a->error != NULL)
-		printf("error       %s\n", escape_text(a->error));
-	if (a->ticks_per_second > 0)
-		printf("ticks       %u per second (%s)\n", a->ticks_per_second,
-		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
-	if (a->note != NULL)
-		printf("note        %s\n", escape_text(a->note));
-	if (a->has_skeleton) {
-		printf("skeleton    %zu joints%s\n", a->joint_count,
-		       a->bind_pose ? ", bind pose" : "");
-		for (size_t i = 0; i < a->joint_count; i++) {
-			int p = a->joints[i].parent;
+	char line[DESCRIBE_LINE_MAX], more[DESCRIBE_LINE_MAX];
 
-			printf("  %3zu %-20s parent %s\n", i, escape_text(a->joints[i].name),
-			       p >= 0 && (size_t)p < a->joint_count ? escape_text(a->joints[p].name)
-								    : "-");
+	puts(describe_line(line, sizeof line, "asset", "%s", escape_text(a->name)));
+	puts(describe_format(line, sizeof line, a->format ? escape_text(a->format) : NULL,
+			     a->version, a->bytes));
+	puts(describe_axes(line, sizeof line, a->up ? escape_text(a->up) : NULL,
+			   a->handedness ? escape_text(a->handedness) : NULL));
+	puts(describe_line(line, sizeof line, "generation", "%" PRIu64 " (loaded in %.2f ms)",
+			   a->generation, a->load_ms));
+	if (a->error != NULL)
+		puts(describe_line(line, sizeof line, "error", "%s", escape_text(a->error)));
+	if (a->ticks_per_second > 0)
+		puts(describe_line(line, sizeof line, "ticks", "%u per second (%s)", a->ticks_per_second,
+				   a->ticks_from_file ? "AnimTicksPerSecond"
+						      : "the default: the file has none"));
+	if (a->note != NULL)
+		puts(describe_line(line, sizeof line, "note", "%s", escape_text(a->note)));
+	for (size_t i = 0; i < a->note_count; i++)
+		puts(describe_line(line, sizeof line, "note", "%s", escape_text(a->notes[i])));
+	if (a->has_skeleton) {
+		puts(describe_skeleton(line, sizeof line, (uint32_t)a->joint_count, a->bind_pose));
+		for (size_t i = 0; i < a->joint_count; i++) {
+			const animc_joint_info *j = &a->joints[i];
+
+			printf("%s", describe_joint(line, sizeof line, (uint32_t)i, j->name, j->parent,
+						    info_joint_name(a, j->parent)));
+			if (j->billboard > 0 && j->billboard <= ANIMC_BILLBOARD_CYLINDRICAL_Z)
+				printf(", %s billboard", info_billboards[j->billboard]);
+			printf("\n");
 		}
 	}
 	for (size_t i = 0; i < a->clip_count; i++) {
 		const animc_clip_info *c = &a->clips[i];
 
-		printf("clip        %s: %.3f s, %s, %u joints", escape_text(c->name), c->duration,
-		       c->loop ? escape_text(c->loop) : "?", c->joint_count);
-		if (c->frame_rate)
-			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
-		if (c->has_sequence) {
-			printf(", animation %u.%u, flags 0x%x, movespeed %g, blend %u ms", c->anim_id,
-			       c->variation, c->flags, c->movespeed, c->blend_ms);
-			if (c->alias_of >= 0)
-				printf(", alias of %d", c->alias_of);
-			if (!c->loaded)
-				printf(", NOT LOADED (its .anim is missing or rejected)");
-		}
-		printf("%s\n", c->has_bounds ? ", bounds" : "");
+		printf("%s", describe_clip(line, sizeof line, c->name, c->duration,
+					   c->loop ? escape_text(c->loop) : NULL, c->joint_count,
+					   c->frame_count, c->frame_rate, c->has_bounds));
+		if (c->has_sequence)
+			printf("%s", describe_sequence(more, sizeof more, c->anim_id, c->variation,
+						       c->flags, c->movespeed, c->frequency,
+						       c->replay_min, c->replay_max, c->blend_ms,
+						       c->alias_of, c->loaded));
+		printf("\n");
 		if (a->clip_events != NULL && a->clip_events[i].count > 0) {
-			printf("            events:");
-			for (size_t k = 0; k < a->clip_events[i].count; k++)
-				printf("%s %u at %.3f s", k ? "," : "",
-				       a->clip_events[i].moments[k].event,
-				       a->clip_events[i].moments[k].time);
-			printf("\n");
+			const animc_clip_events *ce = &a->clip_events[i];
+			double times[256];
+			uint32_t events[256];
+			size_t n = ce->count < 256 ? ce->count : 256;
+
+			for (size_t k = 0; k < n; k++) {
+				times[k] = ce->moments[k].time;
+				events[k] = ce->moments[k].event;
+			}
+			puts(describe_moments(line, sizeof line, n, times, events));
 		}
 	}
 	for (size_t i = 0; i < a->global_sequence_count; i++)
-		printf("global      %zu: %.3f s\n", i, a->global_sequences[i]);
+		puts(describe_global(line, sizeof line, (uint32_t)i, a->global_sequences[i]));
 	if (a->emitter_count > 0)
-		printf("emitters    %zu (animctl sample %s --space emitters)\n", a->emitter_count,
-		       escape_text(a->name));
-	if (a->attachment_count > 0)
-		printf("attachments %zu (animctl sample %s --space attachments)\n",
-		       a->attachment_count, escape_text(a->name));
+		puts(describe_line(line, sizeof line, "emitters", "%zu (animctl sample %s --space "
+				   "emitters)", a->emitter_count, escape_text(a->name)));
 	if (a->weight_count > 0)
-		printf("weights     %zu morph weights (animctl sample %s --space weights)\n",
-		       a->weight_count, escape_text(a->name));
+		puts(describe_line(line, sizeof line, "weights", "%zu morph weights (animctl sample %s "
+				   "--space weights)", a->weight_count, escape_text(a->name)));
 	for (size_t i = 0; i < a->weight_count; i++)
-		printf("weight      %zu: %s, default %g\n", i, escape_text(a->weight_names[i]),
-		       a->weight_defaults[i]);
+		puts(describe_line(line, sizeof line, "weight", "%zu: %s, default %g", i,
+				   escape_text(a->weight_names[i]), a->weight_defaults[i]));
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const animc_attachment_info *t = a->attachments[i];
 
-		printf("attachment  %u: id %u on bone %u (%s) at %g %g %g\n", t->index, t->id, t->bone,
-		       info_joint_name(a, t->joint), t->position[0], t->position[1],
-		       t->position[2]);
+		puts(describe_attachment(line, sizeof line, t->index, t->id, t->bone,
+					 info_joint_name(a, t->joint), t->position[0], t->position[1],
+					 t->position[2]));
 	}
 	for (size_t i = 0; i < a->event_count; i++) {
 		const animc_event_info *e = a->events[i];
 
-		printf("event       %u: %s, data %u, bone %u (%s) at %g %g %g\n", e->index,
-		       e->id ? escape_quoted(e->id) : "?", e->data, e->bone,
-		       e->joint >= 0 ? info_joint_name(a, (uint32_t)e->joint) : "no such joint",
-		       e->position[0], e->position[1], e->position[2]);
+		puts(describe_event(line, sizeof line, e->index, e->id, e->data, e->bone,
+				    info_joint_name(a, e->joint), e->position[0], e->position[1],
+				    e->position[2]));
 	}
 	for (size_t i = 0; i < a->mesh_count; i++) {
 		const animc_mesh_info *m = &a->meshes[i];
 
-		printf("mesh        %s: %u vertices, %u triangles, %u weights%s%s%s%s\n",
-		       escape_text(m->name), m->vertex_count, m->triangle_count, m->weight_count,
-		       m->skinned ? ", skinned" : "", m->normals ? ", normals" : "",
-		       m->material ? ", material " : "", m->material ? escape_text(m->material) : "");
+		puts(describe_mesh(line, sizeof line, (uint32_t)i, m->name, m->material,
+				   m->vertex_count, m->triangle_count, m->weight_count, m->skinned,
+				   m->normals));
 	}
 	for (size_t i = 0; i < a->camera_count; i++) {
 		const animc_camera_info *c = &a->cameras[i];
 
-		printf("camera      %u frames at %u fps (%.3f s), %zu cuts\n", c->frame_count,
-		       c->frame_rate, c->duration, c->cut_count);
+		puts(describe_camera(line, sizeof line, c->frame_count, c->frame_rate, c->duration,
+				     c->cut_count, c->cuts));
 	}
 }
 
@@ -466,20 +484,78 @@ int cmd_info(struct ctl *ctl, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* One instance of `instances --all`: its state's line, after its owner. */
+static void instances_all_text(const animc_owned_instance_list *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		const animc_owned_instance *o = l->instances[i];
+
+		printf("connection %" PRIu64 "%s%s%s  ", o->connection, o->client ? " " : "",
+		       o->client ? escape_quoted(o->client) : "", o->own ? " (this)" : "");
+		print_instance_line(o->instance);
+	}
+	fflush(stdout);
+}
+
+static void instances_all_json(const animc_owned_instance_list *l)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_obj(&j);
+	json_key(&j, "instances");
+	json_arr(&j);
+	for (size_t i = 0; i < l->count; i++) {
+		const animc_owned_instance *o = l->instances[i];
+
+		print_instance_json_open(&j, o->instance);
+		json_kuint(&j, "connection", o->connection);
+		json_kstr(&j, "client", o->client);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
 int cmd_instances(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
-		"usage: animctl instances [--json]\n"
+		"usage: animctl instances [--all] [--json]\n"
 		"This connection's instances.  Instances belong to the connection that\n"
 		"started them, so a fresh animctl has none: see the total in `animctl\n"
-		"status`, and use `animctl play` to start and steer one.\n";
+		"status`, and use `animctl play` to start and steer one.\n"
+		"--all: every connection's instances, each after its owner (connection id\n"
+		"and the name its program gave); `animctl stop --any INSTANCE` stops one\n"
+		"(root, the user animd runs as and the owner's own user may), `animctl\n"
+		"clients kill CONNECTION` closes its connection.\n";
+	const char *all = NULL;
+	const struct ctl_opt opts[] = {
+		{ "all", false, &all },
+		{ NULL, false, NULL },
+	};
 	animc_instance_list *l;
-	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
+	int n = ctl_args(ctl, argc, argv, opts, NULL, 0, 0, help), rc;
 
 	if (n < 0)
 		return ctl_args_exit(n);
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
+	if (all != NULL) {
+		animc_owned_instance_list *al;
+
+		rc = animc_instances_list_all(ctl->c, &al);
+		if (rc < 0)
+			return ctl_fail(ctl, NULL, rc);
+		if (ctl->json)
+			instances_all_json(al);
+		else
+			instances_all_text(al);
+		if (al->count == 0 && !ctl->json)
+			fprintf(stderr, "animctl: no connection has an instance\n");
+		animc_free(al);
+		return EXIT_OK;
+	}
 	rc = animc_instances_list(ctl->c, &l);
 	if (rc < 0)
 		return ctl_fail(ctl, NULL, rc);
@@ -500,9 +576,49 @@ int cmd_instances(struct ctl *ctl, int argc, char **argv)
 			print_instance(ctl, &l->instances[i]);
 		if (l->count == 0)
 			fprintf(stderr, "animctl: this connection has no instances (instances belong "
-				"to the connection that started them)\n");
+				"to the connection that started them; --all lists every "
+				"connection's)\n");
 	}
 	animc_free(l);
+	return EXIT_OK;
+}
+
+int cmd_reload(struct ctl *ctl, int argc, char **argv)
+{
+	static const char help[] =
+		"usage: animctl reload ASSET [--json]\n"
+		"Re-read ASSET's file now (assets.reload), without waiting for the watcher's\n"
+		"quiet period, and print its generation once the load has finished: a new\n"
+		"one, or the live one when the file's bytes are those of the live version\n"
+		"(unchanged: nothing reloaded, no event).  A file that fails to parse is\n"
+		"asset_error with the parse error (exit 1), and the last good version\n"
+		"stays live.\n";
+	const char *pos[1];
+	animc_reload_info *r;
+	int n = ctl_args(ctl, argc, argv, NULL, pos, 1, 1, help), rc;
+
+	if (n < 0)
+		return ctl_args_exit(n);
+	if ((rc = ctl_connect(ctl)) != 0)
+		return rc;
+	rc = animc_assets_reload_info(ctl->c, pos[0], &r);
+	if (rc < 0)
+		return ctl_fail(ctl, NULL, rc);
+	if (ctl->json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_obj(&j);
+		json_kstr(&j, "asset", r->asset != NULL ? r->asset : pos[0]);
+		json_kuint(&j, "generation", r->generation);
+		json_kbool(&j, "unchanged", r->unchanged);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		printf("%s generation %" PRIu64 "%s\n", escape_text(r->asset != NULL ? r->asset : pos[0]),
+		       r->generation, r->unchanged ? " (unchanged: the file is the live version)" : "");
+	}
+	animc_free(r);
 	return EXIT_OK;
 }
 
@@ -647,9 +763,11 @@ static void sample_json(const animc_pose *p)
 
 static void sample_text(const animc_pose *p)
 {
-	printf("%s clip %s at %.3f s -> clip time %.3f s (cycle %" PRId64 "), space %s\n",
-	       escape_text(p->asset), p->clip ? escape_text(p->clip) : "-", p->time, p->clip_time, p->cycles,
-	       animc_space_name(p->space) ? animc_space_name(p->space) : "?");
+	char line[DESCRIBE_LINE_MAX];
+
+	/* The header animd sample prints too (proto/describe.h). */
+	puts(describe_sample(line, sizeof line, escape_text(p->asset), p->clip, p->time,
+			     p->clip_time, p->cycles, animc_space_name(p->space)));
 	if (p->has_bounds)
 		printf("bounds %.3f %.3f %.3f .. %.3f %.3f %.3f\n", p->bounds_min[0],
 		       p->bounds_min[1], p->bounds_min[2], p->bounds_max[0], p->bounds_max[1],
@@ -662,8 +780,9 @@ static void sample_text(const animc_pose *p)
 		return;
 	}
 	for (size_t i = 0; i < p->mesh_count; i++)
-		printf("mesh %s: %zu vertices (--json prints them)\n", escape_text(p->meshes[i].name),
-		       p->meshes[i].vertex_count);
+		printf("mesh %s: %zu %s (--json prints them)\n", escape_text(p->meshes[i].name),
+		       p->meshes[i].vertex_count,
+		       print_noun(p->meshes[i].vertex_count, "vertex", "vertices"));
 	for (size_t i = 0; i < p->emitter_count; i++) {
 		const animc_emitter_pose *e = &p->emitters[i];
 
@@ -694,6 +813,41 @@ static void sample_text(const animc_pose *p)
 	}
 }
 
+/* "ARG:SECONDS:WEIGHT" of --blend or --additive into the layer: ARG is
+ * ASSET#CLIP, an asset (a name with an asset's extension) or a clip of the
+ * sample's asset, as animd sample takes it.  0 or EXIT_USAGE. */
+static int sample_layer_arg(const char *opt, char *arg, animc_sample_layer *l)
+{
+	char *w = strrchr(arg, ':'), *t, *hash;
+	static const char *const exts[] = { ".md5anim", ".md5mesh", ".md5camera", ".x", ".m2" };
+
+	t = w != NULL && w != arg ? memrchr(arg, ':', (size_t)(w - arg)) : NULL;
+	if (t != NULL)
+		*w = '\0';
+	if (t == NULL || t == arg || !ctl_is_number(t + 1, &l->time) ||
+	    !ctl_is_number(w + 1, &l->weight) || !(l->weight >= 0 && l->weight <= 1))
+		return ctl_usage_error("sample", "%s is CLIP:SECONDS:WEIGHT (CLIP, ASSET or ASSET#CLIP), "
+				       "the weight in [0, 1]", opt);
+	*t = '\0';
+	hash = strrchr(arg, '#');
+	if (hash != NULL) {
+		*hash = '\0';
+		l->asset = arg;
+		l->clip = hash + 1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t n = strlen(arg), e = strlen(exts[i]);
+
+		if (n > e && strcmp(arg + n - e, exts[i]) == 0) {
+			l->asset = arg;
+			return 0;
+		}
+	}
+	l->clip = arg;
+	return 0;
+}
+
 int cmd_sample(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
@@ -701,17 +855,30 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 		"                      [--space local|model|skin|vertices|camera|emitters|\n"
 		"                               attachments|weights]\n"
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
+		"                      [--blend CLIP:SECONDS:WEIGHT | --additive CLIP:SECONDS:WEIGHT\n"
+		"                       [--ref CLIP[:SECONDS]]] [--mask JOINT[:W],...]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"
-		"prints the whole pose as `animd sample --json` does.\n";
+		"prints the whole pose as `animd sample --json` does.  --blend puts a layer\n"
+		"over the pose (CLIP of the asset, ASSET or ASSET#CLIP, at its own time and\n"
+		"weight), --additive one that adds its difference from its first frame (or\n"
+		"--ref CLIP at SECONDS), --mask limits it to joints' subtrees, as animd\n"
+		"sample's options and animctl layer add's do.\n";
 	const char *pos[1], *time = NULL, *clip = NULL, *mesh = NULL, *space = NULL, *loop = NULL,
-		   *root = NULL;
+		   *root = NULL, *blend = NULL, *additive = NULL, *mask = NULL, *ref = NULL;
 	const struct ctl_opt opts[] = {
 		{ "time", true, &time }, { "clip", true, &clip }, { "mesh", true, &mesh },
 		{ "space", true, &space }, { "loop", true, &loop }, { "root-motion", true, &root },
+		{ "blend", true, &blend }, { "additive", true, &additive }, { "mask", true, &mask },
+		{ "ref", true, &ref },
 		{ NULL, false, NULL },
 	};
 	animc_sample_opts o = { 0 };
+	animc_sample_layer layer = { .weight = 1.0 };
+	const animc_sample_layer *layers[1] = { &layer };
+	const char *joints[LAYER_MAX_MASK];
+	double weights[LAYER_MAX_MASK];
+	char *layer_copy = NULL, *mask_copy = NULL, *ref_copy = NULL;
 	animc_pose *p;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, help), rc, v;
 
@@ -739,15 +906,55 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 			return EXIT_USAGE;
 		o.root_motion = (animc_root_motion)v;
 	}
+	if (blend != NULL && additive != NULL)
+		return ctl_usage_error("sample", "--blend or --additive: one layer");
+	if ((mask != NULL || ref != NULL) && blend == NULL && additive == NULL)
+		return ctl_usage_error("sample", "--mask and --ref go with --blend or --additive");
+	if (ref != NULL && additive == NULL)
+		return ctl_usage_error("sample", "--ref names the reference pose of --additive");
+	if (blend != NULL || additive != NULL) {
+		layer_copy = strdup(blend != NULL ? blend : additive);
+		mask_copy = mask != NULL ? strdup(mask) : NULL;
+		ref_copy = ref != NULL ? strdup(ref) : NULL;
+		rc = layer_copy == NULL || (mask != NULL && mask_copy == NULL) ||
+		     (ref != NULL && ref_copy == NULL) ? EXIT_FAILURE_OTHER : 0;
+		layer.mode = additive != NULL ? ANIMC_LAYER_ADDITIVE : ANIMC_LAYER_OVERRIDE;
+		if (rc == 0)
+			rc = sample_layer_arg(blend != NULL ? "--blend" : "--additive", layer_copy,
+					      &layer);
+		if (rc == 0 && mask_copy != NULL)
+			rc = layer_parse_mask(mask_copy, joints, weights, &layer.mask_count);
+		if (rc == 0 && ref_copy != NULL) {
+			char *colon = strrchr(ref_copy, ':');
+
+			if (colon != NULL && colon != ref_copy &&
+			    ctl_is_number(colon + 1, &layer.reference_time))
+				*colon = '\0';
+			layer.reference_clip = ref_copy;
+		}
+		layer.mask_joints = joints;
+		layer.mask_weights = weights;
+		o.layers = layers;
+		o.layer_count = 1;
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = ctl_connect(ctl)) != 0)
-		return rc;
+		goto out;
 	rc = animc_sample(ctl->c, &o, &p);
-	if (rc < 0)
-		return ctl_fail(ctl, NULL, rc);
+	if (rc < 0) {
+		rc = ctl_fail(ctl, NULL, rc);
+		goto out;
+	}
 	if (ctl->json)
 		sample_json(p);
 	else
 		sample_text(p);
 	animc_free(p);
-	return EXIT_OK;
+	rc = EXIT_OK;
+out:
+	free(layer_copy);
+	free(mask_copy);
+	free(ref_copy);
+	return rc;
 }

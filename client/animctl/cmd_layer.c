@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LAYER_MAX_MASK 64
 
 const char layer_help[] =
 	"usage: animctl layer add INSTANCE [ASSET] [--clip NAME] [--weight W] [--fade S]\n"
@@ -27,8 +26,7 @@ const char layer_help[] =
 	"Only the connection that started an instance may change it: type these on\n"
 	"`animctl play`'s input, without INSTANCE (`layer add --clip wave`).\n";
 
-/* --mask J[:W],J[:W]... into joints and weights; 0 or EXIT_USAGE. */
-static int layer_parse_mask(char *list, const char **joints, double *weights, size_t *n)
+int layer_parse_mask(char *list, const char **joints, double *weights, size_t *n)
 {
 	for (char *item = strtok(list, ","); item != NULL; item = strtok(NULL, ",")) {
 		char *colon = strrchr(item, ':');

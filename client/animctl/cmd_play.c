@@ -43,6 +43,7 @@ static const char play_help[] =
 	"                     playback.default_fade_ms); `-` for the same asset\n"
 	"  layer add [ASSET] [options] | layer set LAYER WEIGHT [FADE] |\n"
 	"  layer remove LAYER [FADE]  the instance's layers (animctl layer --help)\n"
+	"  help                lists them\n"
 	"(`pose` needs --stream).  At the end of input it keeps playing; --no-input\n"
 	"ignores stdin altogether (for running in the background).\n"
 	"\n"
@@ -63,6 +64,24 @@ static const char play_help[] =
 	"\n"
 	"With --json, states are printed as JSON objects with an \"instance\" key and\n"
 	"events as objects with a \"type\" key, one per line.\n";
+
+/* `help` typed on the input. */
+static const char play_commands[] =
+	"commands, one per line:\n"
+	"  pause                      freeze the instance's clock\n"
+	"  resume                     let it run again\n"
+	"  seek SECONDS               jump to a playback time\n"
+	"  speed FACTOR               the rate from now on (negative: backwards)\n"
+	"  play ASSET|- [CLIP] [FADE] cross-fade to a clip (`-`: the same asset)\n"
+	"  layer add [ASSET] [--clip C] [--weight W] [--fade S] [--mask J[:W],...]\n"
+	"        [--additive [--ref CLIP[:T]]]   a layer on top of the stack\n"
+	"  layer set LAYER WEIGHT [FADE]         move a layer's weight\n"
+	"  layer remove LAYER [FADE]             take a layer off\n"
+	"  state                      the instance's state\n"
+	"  pose                       the stream's latest pose (with --stream)\n"
+	"  stop                       stop the instance and exit\n"
+	"  quit                       exit (the instance ends with the connection)\n"
+	"  help                       this list\n";
 
 static void play_on_event(animc_client *c, const animc_event *ev, void *user)
 {
@@ -186,10 +205,11 @@ static void play_pose(struct play *p)
 		json_obj_end(&j);
 		json_end(&j);
 	} else {
-		printf("pose %" PRIu64 " (tick %" PRIu64 ") clip time %.3f%s%s: %u elements\n",
+		printf("pose %" PRIu64 " (tick %" PRIu64 ") clip time %.3f%s%s: %u %s\n",
 		       info.seq, info.tick, info.clip_time,
 		       info.flags & ANIMC_POSE_PAUSED ? " paused" : "",
-		       info.flags & ANIMC_POSE_ENDED ? " ended" : "", info.element_count);
+		       info.flags & ANIMC_POSE_ENDED ? " ended" : "", info.element_count,
+		       print_noun(info.element_count, "element", "elements"));
 		for (uint32_t e = 0; e < info.element_count; e++) {
 			const float *v = buf + (size_t)e * info.floats_per_element;
 
@@ -263,6 +283,12 @@ static bool play_command(struct play *p, char *line)
 		play_pose(p);
 		return true;
 	}
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "?") == 0) {
+		/* On stderr with --json, so that stdout stays one document a line. */
+		fputs(play_commands, p->ctl->json ? stderr : stdout);
+		fflush(p->ctl->json ? stderr : stdout);
+		return true;
+	}
 	if (strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0) {
 		if (arg == NULL) {
 			fprintf(stderr, "animctl play: usage: %s NUMBER\n", cmd);
@@ -300,7 +326,7 @@ static bool play_command(struct play *p, char *line)
 			return true;
 	} else {
 		fprintf(stderr, "animctl play: unknown command %s (pause, resume, seek T, "
-			"speed S, play ASSET, layer ..., state, pose, stop, quit)\n",
+			"speed S, play ASSET, layer ..., state, pose, stop, quit; help lists them)\n",
 			escape_quoted(cmd));
 		return true;
 	}
@@ -427,9 +453,11 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 			json_obj_end(&j);
 			json_end(&j);
 		} else {
-			printf("stream %" PRIu64 ": %s, %u Hz, %u channels of %u poses, %u elements\n",
-			       si.id, animc_space_name(si.space), si.rate_hz, si.channels, si.depth,
-			       si.max_elements);
+			printf("stream %" PRIu64 ": %s, %u Hz, %u %s of %u %s, %u %s\n", si.id,
+			       animc_space_name(si.space), si.rate_hz, si.channels,
+			       print_noun(si.channels, "channel", "channels"), si.depth,
+			       print_noun(si.depth, "pose", "poses"), si.max_elements,
+			       print_noun(si.max_elements, "element", "elements"));
 		}
 	}
 	rc = animc_play(ctl->c, &o, &st);
@@ -446,45 +474,57 @@ int cmd_play(struct ctl *ctl, int argc, char **argv)
 int cmd_control(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
-		"usage: animctl pause INSTANCE | resume INSTANCE | stop INSTANCE\n"
+		"usage: animctl pause INSTANCE | resume INSTANCE | stop INSTANCE  [--any]\n"
 		"       animctl seek INSTANCE SECONDS | speed INSTANCE FACTOR\n"
 		"Steer an instance and print its new state.  Only the connection that\n"
 		"started an instance may steer it, and every animctl is a new connection:\n"
 		"for instances started elsewhere the daemon answers not_found (exit 1).\n"
 		"To steer an instance from a shell, start it with `animctl play` and type\n"
-		"(or pipe) these commands into its input.\n";
-	const char *cmd = argv[0], *pos[2];
+		"(or pipe) these commands into its input.\n"
+		"\n"
+		"--any (pause, resume, stop): an operator's reach into another connection's\n"
+		"instance, by the id `animctl instances --all` shows: root, the user animd\n"
+		"runs as and the owner's own user may (the daemon's [control] operators);\n"
+		"its owner is told of a stop (instance.stopped, reason operator).\n";
+	const char *cmd = argv[0], *pos[2], *any = NULL;
+	const struct ctl_opt opts[] = {
+		{ "any", false, &any },
+		{ NULL, false, NULL },
+	};
 	bool valued = strcmp(cmd, "seek") == 0 || strcmp(cmd, "speed") == 0;
-	int n = ctl_args(ctl, argc, argv, NULL, pos, valued ? 2 : 1, valued ? 2 : 1, help), rc;
+	int n = ctl_args(ctl, argc, argv, opts, pos, valued ? 2 : 1, valued ? 2 : 1, help), rc;
 	animc_instance *st = NULL;
 	uint64_t id;
 	double v = 0;
 
 	if (n < 0)
 		return ctl_args_exit(n);
+	if (any != NULL && valued)
+		return ctl_usage_error(cmd, "--any goes with pause, resume and stop");
 	if (ctl_uint(cmd, "INSTANCE", pos[0], &id) < 0 ||
 	    (valued && ctl_number(cmd, cmd[1] == 'e' ? "SECONDS" : "FACTOR", pos[1], &v) < 0))
 		return EXIT_USAGE;
 	if ((rc = ctl_connect(ctl)) != 0)
 		return rc;
 	if (strcmp(cmd, "pause") == 0)
-		rc = animc_pause(ctl->c, id, &st);
+		rc = any ? animc_pause_any(ctl->c, id, &st) : animc_pause(ctl->c, id, &st);
 	else if (strcmp(cmd, "resume") == 0)
-		rc = animc_resume(ctl->c, id, &st);
+		rc = any ? animc_resume_any(ctl->c, id, &st) : animc_resume(ctl->c, id, &st);
 	else if (strcmp(cmd, "seek") == 0)
 		rc = animc_seek(ctl->c, id, v, &st);
 	else if (strcmp(cmd, "speed") == 0)
 		rc = animc_speed(ctl->c, id, v, &st);
 	else
-		rc = animc_stop(ctl->c, id, &st);
+		rc = any ? animc_stop_any(ctl->c, id, &st) : animc_stop(ctl->c, id, &st);
 	if (rc < 0) {
 		animc_error_code code = animc_client_error(ctl->c, NULL, NULL);
 		int ex = ctl_fail(ctl, NULL, rc);
 
-		if (code == ANIMC_ERR_NOT_FOUND && !ctl->json)
+		if (code == ANIMC_ERR_NOT_FOUND && !ctl->json && any == NULL)
 			fprintf(stderr, "animctl %s: hint: instances belong to the connection that "
 				"started them; steer this one from the `animctl play` that started "
-				"it (type `%s` on its input)\n", cmd, cmd);
+				"it (type `%s` on its input)%s\n", cmd, cmd,
+				valued ? "" : ", or as an operator with --any");
 		return ex;
 	}
 	print_instance(ctl, st);

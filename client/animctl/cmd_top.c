@@ -82,20 +82,6 @@ static double top_conn_requests_per_s(const struct top *t, const animc_stats_con
 	return dt > 0 ? (double)(c->requests - (p != NULL ? p->requests : 0)) / dt : 0;
 }
 
-static void top_duration(char *buf, size_t size, double s)
-{
-	unsigned long v = s > 0 ? (unsigned long)s : 0;
-
-	if (v >= 86400)
-		snprintf(buf, size, "%lud%02luh%02lum", v / 86400, v / 3600 % 24, v / 60 % 60);
-	else if (v >= 3600)
-		snprintf(buf, size, "%luh%02lum%02lus", v / 3600, v / 60 % 60, v % 60);
-	else if (v >= 60)
-		snprintf(buf, size, "%lum%02lus", v / 60, v % 60);
-	else
-		snprintf(buf, size, "%.1fs", s > 0 ? s : 0);
-}
-
 /* One screen of text, each line ended by "\x1b[K" at a terminal (clear the
  * rest of the line of the last screen). */
 static void top_print(const struct top *t)
@@ -107,7 +93,7 @@ static void top_print(const struct top *t)
 
 	term_size(&cols, &rows);
 	room = t->tui ? rows : 1 << 30;
-	top_duration(up, sizeof up, s->uptime);
+	print_duration(up, sizeof up, s->uptime);
 	if (t->tui)
 		fputs("\x1b[H", stdout);
 	printf("%s  pid %u  up %s  requests %llu (%.1f/s)  connections %zu  instances %llu%s",
@@ -154,7 +140,7 @@ static void top_print(const struct top *t)
 	for (size_t i = 0; i < s->connection_count && room > 4; i++, room--) {
 		const animc_stats_connection *c = s->connections[i];
 
-		top_duration(age, sizeof age, c->age);
+		print_duration(age, sizeof age, c->age);
 		printf("%-7llu %7lld %6llu %9s %7.1f %8llu %5llu %5llu %5llu %7llu%s%s",
 		       (unsigned long long)c->connection, (long long)c->pid,
 		       (unsigned long long)c->uid, age, top_conn_requests_per_s(t, c),
@@ -163,8 +149,9 @@ static void top_print(const struct top *t)
 		       (unsigned long long)c->queued_bytes, c->self ? "  (this)" : "", eol);
 	}
 	printf("%s", eol);
-	printf("log: %llu errors, %llu warnings%s", (unsigned long long)s->log_errors,
-	       (unsigned long long)s->log_warnings, eol);
+	printf("log: %llu %s, %llu %s%s", (unsigned long long)s->log_errors,
+	       print_noun(s->log_errors, "error", "errors"), (unsigned long long)s->log_warnings,
+	       print_noun(s->log_warnings, "warning", "warnings"), eol);
 	room -= 2;
 	/* The newest that fit, oldest first. */
 	for (size_t i = s->recent_count > (size_t)(room > 0 ? room : 0)

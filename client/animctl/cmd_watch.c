@@ -49,11 +49,14 @@ struct watch {
 	animc_pose_info info;
 	struct watch_extra emitters;    /* 24 floats per emitter */
 	struct watch_extra points;      /* animc_attachment_element each */
-	/* The stack, its clips to cycle through (the asset's: skel unless
-	 * a mesh was given) and the cross-fades' options. */
+	/* The stack, the played asset (skel unless a mesh was given), the
+	 * clips n / p cycle through (watch_clips.c: found at a terminal) and
+	 * the cross-fades' options. */
 	struct watch_stack stack;
 	bool stack_dirty;               /* an event said it changed: ask again */
 	animc_asset_info *anim;
+	struct watch_clips clips;
+	long clip_at;                   /* the clip on screen in clips, -1: none of them */
 	double fade;
 	bool sync;
 	float hmin, hmax, vmin, vmax;   /* the drawing's extent so far */
@@ -71,12 +74,16 @@ static const char watch_help[] =
 	"In a terminal: a table of joints (name, parent, position) under a small\n"
 	"orthographic drawing of the skeleton that follows the root, refreshed about\n"
 	"30 times a second, and the instance's layer stack bottom-up (its clip, then\n"
-	"each layer's mode, clip and weight).  Keys: q quit, space pause/resume,\n"
-	"r restart, n / p cross-fade to the next / previous clip of ASSET over --fade\n"
-	"seconds (default the daemon's: M2 blend_ms, else playback.default_fade_ms;\n"
-	"--sync matches phases).  --fade-to cross-fades once at the start, to a clip\n"
-	"of ASSET or to another asset's first clip.  Ctrl-C quits too; the terminal\n"
-	"is restored either way.\n"
+	"each layer's mode, clip and weight); the header names the clip on screen\n"
+	"as ASSET#CLIP.  Keys: q quit, space pause/resume, r restart, n / p\n"
+	"cross-fade to the next / previous clip that fits over --fade seconds\n"
+	"(default the daemon's: M2 blend_ms, else playback.default_fade_ms; --sync\n"
+	"matches phases): ASSET's clips, then those of every other asset of its\n"
+	"format whose skeleton fits (the same joint names and parents; with --mesh,\n"
+	"MESH's), in the order of `animctl list`.  A clip the daemon refuses is\n"
+	"skipped.  --fade-to cross-fades once at the start, to a clip of ASSET or to\n"
+	"another asset's first clip.  Ctrl-C quits too; the terminal is restored\n"
+	"either way.\n"
 	"When stdout is not a terminal, or with --json or --frames N, it prints one\n"
 	"line per published pose instead (every pose in order, with a count of any\n"
 	"it missed, and the stack), N poses at most.  The instance ends when watch\n"
@@ -303,10 +310,13 @@ static void watch_draw(struct watch *w)
 	free(cell);
 
 	fputs("\x1b[H", stdout);
-	printf("\x1b[1manimctl watch\x1b[0m  %s  instance %" PRIu64 "  pose %" PRIu64
-	       "  clip time %.3f s%s%s\x1b[K\n",
-	       escape_text(w->skel->name), w->id, w->info.seq, w->info.clip_time,
-	       w->info.flags & ANIMC_POSE_PAUSED ? "  [paused]" : "",
+	printf("\x1b[1manimctl watch\x1b[0m  %s", escape_text(w->stack.playing));
+	if (w->skel != w->anim)
+		printf(" on %s", escape_text(w->skel->name));
+	if (w->clip_at >= 0)
+		printf(" (%ld of %zu)", w->clip_at + 1, w->clips.count);
+	printf("  instance %" PRIu64 "  pose %" PRIu64 "  clip time %.3f s%s%s\x1b[K\n", w->id,
+	       w->info.seq, w->info.clip_time, w->info.flags & ANIMC_POSE_PAUSED ? "  [paused]" : "",
 	       w->info.flags & ANIMC_POSE_ENDED ? "  [ended]" : "");
 	printf("%s\x1b[K\n", w->status);
 	{
@@ -357,8 +367,8 @@ static void watch_draw(struct watch *w)
 		       watch_joint_name(w, at.joint), at.m[3], at.m[7], at.m[11],
 		       at.animate > 0.5f ? "yes" : "no");
 	}
-	printf("q quit  space pause/resume  r restart  n/p fade to next/previous clip"
-	       "\x1b[K\x1b[J");
+	printf("q quit  space pause/resume  r restart  n/p fade to next/previous of %zu %s"
+	       "\x1b[K\x1b[J", w->clips.count, print_noun(w->clips.count, "clip", "clips"));
 	fflush(stdout);
 }
 
@@ -490,31 +500,29 @@ static void watch_on_reconnect(animc_client *c, const animc_reconnect_info *info
 	struct watch *w = user;
 
 	(void)c;
-	snprintf(w->status, sizeof w->status, "reconnected to animd pid %u (%zu instance%s replayed)",
-		 info->server_pid, info->instance_count, info->instance_count == 1 ? "" : "s");
+	snprintf(w->status, sizeof w->status, "reconnected to animd pid %u (%zu %s replayed)",
+		 info->server_pid, info->instance_count,
+		 print_noun(info->instance_count, "instance", "instances"));
 }
 
-/* Cross-fade (the emitters' and points' instances too) to `target`: a
- * clip of ASSET, or another asset's first clip.  0 or the library's
- * negative errno. */
-static int watch_fade(struct watch *w, const char *target)
+/* Cross-fade (the emitters' and points' instances too) to asset's clip
+ * (NULL: its first).  0 or the library's negative errno. */
+static int watch_fade(struct watch *w, const char *asset, const char *clip)
 {
 	animc_fade_opts o = ANIMC_FADE_OPTS_INIT;
 	animc_instance *st = NULL;
-	bool is_clip = false;
+	const char *a, *c;
 	int rc;
 
-	for (size_t i = 0; i < w->anim->clip_count && !is_clip; i++)
-		is_clip = strcmp(w->anim->clips[i].name, target) == 0;
-	if (is_clip)
-		o.clip = target;
-	else
-		o.asset = target;
+	o.asset = asset;
+	o.clip = clip;
 	o.fade = w->fade;
 	o.sync = w->sync;
 	rc = animc_fade(w->ctl->c, w->id, &o, &st);
 	if (rc == 0) {
 		watch_stack_take(&w->stack, st);
+		watch_stack_playing(st, &a, &c);
+		w->clip_at = watch_clips_index(&w->clips, a, c);
 		animc_free(st);
 		if (w->emitters.id != 0)
 			rc = animc_fade(w->ctl->c, w->emitters.id, &o, NULL);
@@ -524,18 +532,58 @@ static int watch_fade(struct watch *w, const char *target)
 	return rc;
 }
 
-/* The clip `step` places after the one the instance plays (wrapping), or
- * NULL when the asset has no other. */
-static const char *watch_next_clip(const struct watch *w, int step)
+/* --fade-to: a clip of ASSET, else another asset (its first clip). */
+static int watch_fade_to(struct watch *w, const char *target)
 {
-	size_t n = w->anim->clip_count, at = 0;
+	for (size_t i = 0; i < w->anim->clip_count; i++)
+		if (strcmp(w->anim->clips[i].name, target) == 0)
+			return watch_fade(w, w->anim->name, target);
+	return watch_fade(w, target, NULL);
+}
 
-	if (n < 2)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(w->anim->clips[i].name, w->stack.clip) == 0)
-			at = i;
-	return w->anim->clips[(at + n + (size_t)step) % n].name;
+/* n (step 1) / p (-1): cross-fade to the clip `step` places from the one
+ * on screen in w->clips, wrapping.  One the daemon refuses (it changed
+ * since, or fits in a way assets.info does not show) leaves the list and
+ * the next is tried. */
+static int watch_step(struct watch *w, int step)
+{
+	long probe = w->clip_at;
+
+	for (;;) {
+		long n = (long)w->clips.count, i;
+		animc_error_code code;
+		const char *msg;
+		int rc;
+
+		if (n == 0 || (n == 1 && w->clip_at == 0)) {
+			snprintf(w->status, sizeof w->status, "no other clip fits %s",
+				 escape_text(w->skel->name));
+			return 0;
+		}
+		i = probe < 0 && step < 0 ? n - 1 : (probe + n + step) % n;
+		if (i == w->clip_at) {
+			snprintf(w->status, sizeof w->status, "no other clip fits %s",
+				 escape_text(w->skel->name));
+			return 0;
+		}
+		rc = watch_fade(w, w->clips.v[i].asset, w->clips.v[i].clip);
+		if (rc == 0) {
+			snprintf(w->status, sizeof w->status, "cross-fade to %s#%s",
+				 escape_text(w->clips.v[i].asset), escape_text(w->clips.v[i].clip));
+			return 0;
+		}
+		code = animc_client_error(w->ctl->c, NULL, &msg);
+		if (rc != -EREMOTEIO ||
+		    (code != ANIMC_ERR_ASSET_ERROR && code != ANIMC_ERR_NOT_FOUND))
+			return rc;
+		snprintf(w->status, sizeof w->status, "skipped %s#%s: %s",
+			 escape_text(w->clips.v[i].asset), escape_text(w->clips.v[i].clip),
+			 escape_text(msg));
+		watch_clips_remove(&w->clips, (size_t)i);
+		if (i < w->clip_at)
+			w->clip_at--;
+		probe = step > 0 ? i - 1 : i;
+	}
 }
 
 /* Ask for the stack again (after an event, and while fades run, so the
@@ -547,8 +595,13 @@ static void watch_refresh_stack(struct watch *w)
 	if (animc_instances_list(w->ctl->c, &list) < 0)
 		return;
 	for (size_t i = 0; i < list->count; i++)
-		if (list->instances[i].id == w->id)
+		if (list->instances[i].id == w->id) {
+			const char *a, *c;
+
 			watch_stack_take(&w->stack, &list->instances[i]);
+			watch_stack_playing(&list->instances[i], &a, &c);
+			w->clip_at = watch_clips_index(&w->clips, a, c);
+		}
 	animc_free(list);
 	w->stack_dirty = false;
 }
@@ -578,13 +631,7 @@ static void watch_key(struct watch *w, char k)
 		if (rc == 0 && w->points.id != 0)
 			rc = animc_seek(w->ctl->c, w->points.id, 0, NULL);
 	} else if (k == 'n' || k == 'p') {
-		const char *to = watch_next_clip(w, k == 'n' ? 1 : -1);
-
-		if (to == NULL)
-			snprintf(w->status, sizeof w->status, "%s has no other clip to fade to",
-				 escape_text(w->anim->name));
-		else
-			rc = watch_fade(w, to);
+		rc = watch_step(w, k == 'n' ? 1 : -1);
 	}
 	if (rc < 0) {
 		const char *msg;
@@ -719,7 +766,9 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	};
 	animc_play_opts o = ANIMC_PLAY_OPTS_INIT;
 	animc_stream_opts so = ANIMC_STREAM_OPTS_INIT;
-	struct watch w = { .ctl = ctl, .space = ANIMC_SPACE_MODEL, .fade = ANIMC_FADE_DEFAULT };
+	struct watch w = { .ctl = ctl, .space = ANIMC_SPACE_MODEL, .fade = ANIMC_FADE_DEFAULT,
+			   .clip_at = -1 };
+	uint32_t joints;
 	animc_instance *st;
 	bool tui;
 	int n = ctl_args(ctl, argc, argv, opts, pos, 1, 1, watch_help), rc;
@@ -794,6 +843,10 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 	}
 	w.id = st->id;
 	watch_stack_take(&w.stack, st);
+	joints = (uint32_t)w.skel->joint_count;
+	for (size_t i = 0; i < w.anim->clip_count; i++)
+		if (st->clip != NULL && strcmp(w.anim->clips[i].name, st->clip) == 0)
+			joints = w.anim->clips[i].joint_count;
 	if (w.skel->emitter_count > 0)
 		watch_open_extra(&w, &w.emitters, ANIMC_SPACE_EMITTERS, w.skel->emitter_count,
 				 o, so);
@@ -804,7 +857,7 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		 escape_text(st->state_name), st->clip ? escape_text(st->clip) : "-", st->duration,
 		 animc_loop_name(st->loop) ? animc_loop_name(st->loop) : "-", st->speed, st->stream);
 	animc_free(st);
-	if (fade_to != NULL && (rc = watch_fade(&w, fade_to)) < 0) {
+	if (fade_to != NULL && (rc = watch_fade_to(&w, fade_to)) < 0) {
 		if (w.anim != w.skel)
 			animc_free(w.anim);
 		animc_free(w.skel);
@@ -817,8 +870,16 @@ int cmd_watch(struct ctl *ctl, int argc, char **argv)
 		rc = EXIT_FAILURE_OTHER;
 	} else {
 		tui = !ctl->json && frames == NULL && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-		rc = watch_loop(&w, tui);
+		/* What n / p cycle through, at a terminal only (lines read no keys). */
+		rc = tui ? watch_clips_find(ctl->c, w.skel, w.anim, joints, &w.clips) : 0;
+		if (rc < 0) {
+			rc = ctl_fail(ctl, NULL, rc);
+		} else {
+			watch_refresh_stack(&w);
+			rc = watch_loop(&w, tui);
+		}
 	}
+	watch_clips_free(&w.clips);
 	free(w.buf);
 	free(w.emitters.buf);
 	free(w.points.buf);

@@ -18,6 +18,7 @@ static const char usage[] =
 	"  status                     the daemon: version, uptime, assets, instances, memory\n"
 	"  list                       every asset with its format, generation and state\n"
 	"  info ASSET                 one asset: skeleton, clips, meshes, cameras\n"
+	"  reload ASSET               re-read an asset's file now (assets.reload)\n"
 	"  sample ASSET --time T      evaluate one pose (no instance)\n"
 	"  play ASSET [options]       play an instance and steer it from stdin until\n"
 	"                             Ctrl-C: pause, resume, seek T, speed S, stop, quit\n"
@@ -28,10 +29,15 @@ static const char usage[] =
 	"  top [-n N | --once]        a live view: connections, streams (tick rate,\n"
 	"                             skipped ticks, cost per pose), requests/s, errors\n"
 	"  monitor [--count N]        every request of other connections, as it comes\n"
-	"  instances                  this connection's instances (a new connection has none)\n"
+	"  instances [--all]          this connection's instances (a new connection has\n"
+	"                             none); --all: every connection's, with its owner\n"
 	"  pause|resume|stop INSTANCE, seek INSTANCE T, speed INSTANCE S\n"
 	"                             steer an instance; only its own connection may, so\n"
-	"                             from another animctl these report not_found\n"
+	"                             from another animctl these report not_found, but an\n"
+	"                             operator may pause, resume or stop it with --any\n"
+	"  clients                    every connection: name, pid, uid, age, what it owns\n"
+	"  clients kill CONNECTION    close a connection (an operator's: root, animd's\n"
+	"                             user, the connection's own user)\n"
 	"  layer add|set|remove INSTANCE ...\n"
 	"                             an instance's layers (the same: type them on play's\n"
 	"                             input)\n"
@@ -59,6 +65,7 @@ static const struct command commands[] = {
 	{ "status", cmd_status },
 	{ "list", cmd_list },
 	{ "info", cmd_info },
+	{ "reload", cmd_reload },
 	{ "sample", cmd_sample },
 	{ "play", cmd_play },
 	{ "watch", cmd_watch },
@@ -72,6 +79,7 @@ static const struct command commands[] = {
 	{ "speed", cmd_control },
 	{ "stop", cmd_control },
 	{ "layer", cmd_layer },
+	{ "clients", cmd_clients },
 };
 
 /* The protocol's methods (proto/PROTOCOL.md section 9): the library's and
@@ -79,7 +87,8 @@ static const struct command commands[] = {
 static const char *const ctl_methods[] = {
 	"hello", "status", "assets.list", "assets.info", "assets.reload", "play", "pause",
 	"resume", "seek", "speed", "stop", "instances.list", "sample", "subscribe",
-	"stream.open", "stream.close", "layer.add", "layer.set", "layer.remove",
+	"stream.open", "stream.close", "stats", "monitor", "layer.add", "layer.set",
+	"layer.remove", "clients.list", "clients.kill",
 };
 
 /* msg without a leading "METHOD: ". */
@@ -99,6 +108,9 @@ int ctl_connect(struct ctl *ctl)
 	const char *msg;
 	int rc = animc_client_new(&ctl->c);
 
+	/* What `animctl clients` and the daemon's log call every animctl. */
+	if (rc == 0)
+		rc = animc_client_set_name(ctl->c, "animctl");
 	if (rc == 0)
 		rc = animc_client_connect(ctl->c, ctl->socket, ctl->timeout_ms);
 	if (rc == 0)
@@ -122,8 +134,9 @@ int ctl_connect(struct ctl *ctl)
 	} else {
 		fprintf(stderr, "animctl %s: %s\n", ctl->cmd, escape_text(ctl_strip_method(msg)));
 		if (rc == -ENOENT || rc == -ECONNREFUSED)
-			fprintf(stderr, "animctl %s: is animd running?  (--socket PATH or $%s choose "
-				"another socket)\n", ctl->cmd, ANIMC_SOCKET_ENV);
+			fprintf(stderr, "animctl %s: is animd running?  (systemctl status animd; "
+				"--socket PATH or $%s choose another socket)\n", ctl->cmd,
+				ANIMC_SOCKET_ENV);
 	}
 	return rc == -EREMOTEIO ? EXIT_SERVER : EXIT_CONNECT;
 }

@@ -3,7 +3,18 @@
 
 #include <inttypes.h>
 
+const char *print_noun(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 void print_instance_json(struct json *j, const animc_instance *in)
+{
+	print_instance_json_open(j, in);
+	json_obj_end(j);
+}
+
+void print_instance_json_open(struct json *j, const animc_instance *in)
 {
 	json_obj(j);
 	json_kuint(j, "instance", in->id);
@@ -50,7 +61,6 @@ void print_instance_json(struct json *j, const animc_instance *in)
 		json_kuint(j, "stream", in->stream);
 		json_kint(j, "channel", in->channel);
 	}
-	json_obj_end(j);
 }
 
 void print_instance(struct ctl *ctl, const animc_instance *in)
@@ -63,6 +73,12 @@ void print_instance(struct ctl *ctl, const animc_instance *in)
 		json_end(&j);
 		return;
 	}
+	print_instance_line(in);
+	fflush(stdout);
+}
+
+void print_instance_line(const animc_instance *in)
+{
 	printf("instance %" PRIu64 " %s  %s", in->id,
 	       in->state_name ? escape_text(in->state_name) : "?", escape_text(in->asset));
 	if (in->clip != NULL)
@@ -91,7 +107,6 @@ void print_instance(struct ctl *ctl, const animc_instance *in)
 			       l->mask_weights[k]);
 		printf("\n");
 	}
-	fflush(stdout);
 }
 
 /* clip.event's own fields, as the protocol names them. */
@@ -189,4 +204,18 @@ void print_event(struct ctl *ctl, const animc_event *ev)
 		printf(" message=%s", escape_quoted(ev->message));
 	printf("\n");
 	fflush(stdout);
+}
+
+void print_duration(char *buf, size_t size, double s)
+{
+	unsigned long v = s > 0 ? (unsigned long)s : 0;
+
+	if (v >= 86400)
+		snprintf(buf, size, "%lud%02luh%02lum", v / 86400, v / 3600 % 24, v / 60 % 60);
+	else if (v >= 3600)
+		snprintf(buf, size, "%luh%02lum%02lus", v / 3600, v / 60 % 60, v % 60);
+	else if (v >= 60)
+		snprintf(buf, size, "%lum%02lus", v / 60, v % 60);
+	else
+		snprintf(buf, size, "%.1fs", s > 0 ? s : 0);
 }

@@ -23,9 +23,26 @@ static void copy_name(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src != NULL ? src : "-");
 }
 
+void watch_stack_playing(const animc_instance *in, const char **asset, const char **clip)
+{
+	*asset = in->asset;
+	*clip = in->clip;
+	for (size_t i = 0; i < in->layer_count; i++)
+		if (in->layers[i].mode != NULL && strcmp(in->layers[i].mode, "fade") == 0) {
+			*asset = in->layers[i].asset;
+			*clip = in->layers[i].clip;
+		}
+}
+
 void watch_stack_take(struct watch_stack *s, const animc_instance *in)
 {
+	const char *asset, *clip;
+
+	copy_name(s->asset, sizeof s->asset, in->asset);
 	copy_name(s->clip, sizeof s->clip, in->clip);
+	watch_stack_playing(in, &asset, &clip);
+	snprintf(s->playing, sizeof s->playing, "%s#%s", asset != NULL ? asset : "-",
+		 clip != NULL ? clip : "-");
 	s->total = in->layer_count;
 	s->count = in->layer_count < WATCH_STACK_MAX ? in->layer_count : WATCH_STACK_MAX;
 	for (size_t i = 0; i < s->count; i++) {
@@ -93,6 +110,7 @@ void watch_stack_text(const struct watch_stack *s, double now, char *out, size_t
 
 void watch_stack_json(struct json *j, const struct watch_stack *s, double now)
 {
+	json_kstr(j, "asset", s->asset);
 	json_kstr(j, "clip", s->clip);
 	json_key(j, "layers");
 	json_arr(j);

@@ -333,7 +333,8 @@ static void info_meshes(struct ac_parse *p, animc_asset_info *a, const msgpack_o
 		meshes[i].triangle_count = (uint32_t)ac_obj_u64(p, o, "triangle_count", 0);
 		meshes[i].weight_count = (uint32_t)ac_obj_u64(p, o, "weight_count", 0);
 		meshes[i].skinned = ac_obj_bool(p, o, "skinned", 0);
-		meshes[i].normals = ac_obj_bool(p, o, "normals", 0);
+		meshes[i].normals = ac_obj_bool(p, o, "normals_derived", 0) ? 2
+				    : ac_obj_bool(p, o, "normals", 0);
 	}
 	a->meshes = meshes;
 	a->mesh_count = n;
@@ -396,6 +397,35 @@ static void info_m2(struct ac_parse *p, animc_asset_info *a, const msgpack_objec
 	}
 	a->global_sequences = v;
 	a->global_sequence_count = n;
+}
+
+/* "notes": what the file holds that animd does not evaluate, one located
+ * line each. */
+static void info_notes(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "notes", &n);
+	const char **v = ac_res_alloc(p->res, (n ? n : 1) * sizeof *v);
+
+	if (v == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		if (o->type != MSGPACK_OBJECT_STR) {
+			ac_obj_fail(p, "notes");
+			return;
+		}
+		v[i] = ac_res_str(p->res, o->via.str.ptr, o->via.str.size);
+		if (v[i] == NULL) {
+			p->err = p->err ? p->err : -ENOMEM;
+			return;
+		}
+	}
+	a->notes = v;
+	a->note_count = n;
 }
 
 /* An M2's attachment points, events and its clips' moments. */
@@ -514,6 +544,7 @@ static int info_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	a->ticks_per_second = (uint32_t)ac_obj_u64(&p, r, "ticks_per_second", 0);
 	a->ticks_from_file = ac_obj_bool(&p, r, "ticks_from_file", 0);
 	a->note = ac_obj_str(&p, r, "note");
+	info_notes(&p, a, r);
 	info_skeleton(&p, a, ac_obj_get(r, "skeleton"));
 	info_clips(&p, a, r);
 	info_meshes(&p, a, r);
@@ -544,16 +575,20 @@ static int reload_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 	return assets_pack_name(pk, msgid, "assets.reload", params);
 }
 
+/* The result is an animc_reload_info, whose first field is the generation:
+ * the async call's documented result (a uint64_t) is that field. */
 static int reload_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
-	uint64_t *gen = ac_res_new(sizeof *gen);
-	struct ac_parse p = { .res = gen };
+	animc_reload_info *ri = ac_res_new(sizeof *ri);
+	struct ac_parse p = { .res = ri };
 
 	(void)c;
-	if (gen == NULL)
+	if (ri == NULL)
 		return -ENOMEM;
-	call->result = gen;
-	*gen = ac_obj_u64(&p, r, "generation", 0);
+	call->result = ri;
+	ri->generation = ac_obj_u64(&p, r, "generation", 0);
+	ri->unchanged = ac_obj_bool(&p, r, "unchanged", 0);
+	ri->asset = ac_obj_str(&p, r, "asset");
 	return p.err;
 }
 
@@ -562,13 +597,18 @@ static const struct ac_method method_reload = { "assets.reload", reload_pack, re
 
 int animc_assets_reload(animc_client *c, const char *asset, uint64_t *generation)
 {
-	uint64_t *gen = NULL;
-	int rc = ac_rpc_call(c, &method_reload, asset, (void **)&gen);
+	animc_reload_info *ri = NULL;
+	int rc = ac_rpc_call(c, &method_reload, asset, (void **)&ri);
 
 	if (rc == 0 && generation != NULL)
-		*generation = *gen;
-	ac_res_free(gen);
+		*generation = ri->generation;
+	ac_res_free(ri);
 	return rc;
+}
+
+int animc_assets_reload_info(animc_client *c, const char *asset, animc_reload_info **out)
+{
+	return ac_rpc_call(c, &method_reload, asset, (void **)out);
 }
 
 int animc_assets_reload_async(animc_client *c, const char *asset, animc_done_fn done,

@@ -16,7 +16,13 @@ static int info_pack_none(animc_client *c, msgpack_packer *pk, uint32_t msgid,
 static int hello_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
 {
 	(void)params;
-	return info_pack_none(c, pk, msgid, "hello");
+	/* The name, when there is one: every hello, so a reconnection names
+	 * the new connection too. */
+	if (c->name[0] == '\0' || c->hello_unnamed)
+		return info_pack_none(c, pk, msgid, "hello");
+	if (rpc_pack_request(pk, msgid, "hello", 1) < 0 || ac_pack_kv_str(pk, "name", c->name) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 static int hello_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)

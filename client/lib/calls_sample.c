@@ -4,6 +4,56 @@
 #include <errno.h>
 #include <math.h>
 
+/* Sample layers at most, as the daemon takes them (PROTOCOL.md: sample). */
+#define SAMPLE_MAX_LAYERS 16
+
+/* One of sample's "layers": {clip?, asset?, time, weight, mode, mask?,
+ * reference?}, each mask root a group of its own with its weight. */
+static int sample_pack_layer(msgpack_packer *pk, const animc_sample_layer *l)
+{
+	bool additive = l->mode == ANIMC_LAYER_ADDITIVE;
+	uint32_t n = 3 + (l->clip != NULL) + (l->asset != NULL) + (l->mask_count > 0) + additive;
+	int rc = 0;
+
+	if (!isfinite(l->time) || !(l->weight >= 0 && l->weight <= 1) ||
+	    (l->mode != ANIMC_LAYER_OVERRIDE && !additive) ||
+	    (l->mask_count > 0 && l->mask_joints == NULL) ||
+	    (additive && !isfinite(l->reference_time)))
+		return -EINVAL;
+	if (msgpack_pack_map(pk, n) != 0)
+		return -ENOMEM;
+	if (l->clip != NULL)
+		rc |= ac_pack_kv_str(pk, "clip", l->clip);
+	if (l->asset != NULL)
+		rc |= ac_pack_kv_str(pk, "asset", l->asset);
+	rc |= ac_pack_kv_f64(pk, "time", l->time);
+	rc |= ac_pack_kv_f64(pk, "weight", l->weight);
+	rc |= ac_pack_kv_str(pk, "mode", additive ? "additive" : "override");
+	if (l->mask_count > 0) {
+		if (rpc_pack_cstr(pk, "mask") < 0 || msgpack_pack_array(pk, (uint32_t)l->mask_count))
+			return -ENOMEM;
+		for (size_t k = 0; k < l->mask_count; k++) {
+			double w = l->mask_weights != NULL ? l->mask_weights[k] : 1.0;
+
+			if (l->mask_joints[k] == NULL || !(w >= 0 && w <= 1))
+				return -EINVAL;
+			if (msgpack_pack_map(pk, 2) != 0 || rpc_pack_cstr(pk, "joints") < 0 ||
+			    msgpack_pack_array(pk, 1) != 0 || rpc_pack_cstr(pk, l->mask_joints[k]) < 0)
+				return -ENOMEM;
+			rc |= ac_pack_kv_f64(pk, "weight", w);
+		}
+	}
+	if (additive) {
+		if (rpc_pack_cstr(pk, "reference") < 0 ||
+		    msgpack_pack_map(pk, 1 + (l->reference_clip != NULL)) != 0)
+			return -ENOMEM;
+		if (l->reference_clip != NULL)
+			rc |= ac_pack_kv_str(pk, "clip", l->reference_clip);
+		rc |= ac_pack_kv_f64(pk, "time", l->reference_time);
+	}
+	return rc ? -ENOMEM : 0;
+}
+
 static int sample_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, const void *params)
 {
 	const animc_sample_opts *o = params;
@@ -14,10 +64,14 @@ static int sample_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 	int rc = 0;
 
 	(void)c;
-	if (o == NULL || o->asset == NULL || !isfinite(o->time))
+	if (o == NULL || o->asset == NULL || !isfinite(o->time) ||
+	    o->layer_count > SAMPLE_MAX_LAYERS || (o->layer_count > 0 && o->layers == NULL))
 		return -EINVAL;
+	for (size_t i = 0; i < o->layer_count; i++)
+		if (o->layers[i] == NULL)
+			return -EINVAL;
 	n = 2 + (o->clip != NULL) + (o->mesh != NULL) + (space != NULL) + (loop != NULL) +
-	    (root != NULL);
+	    (root != NULL) + (o->layer_count > 0);
 	if (rpc_pack_request(pk, msgid, "sample", n) < 0)
 		return -ENOMEM;
 	rc |= ac_pack_kv_str(pk, "asset", o->asset);
@@ -32,6 +86,17 @@ static int sample_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 		rc |= ac_pack_kv_str(pk, "loop", loop);
 	if (root != NULL)
 		rc |= ac_pack_kv_str(pk, "root_motion", root);
+	if (o->layer_count > 0) {
+		if (rpc_pack_cstr(pk, "layers") < 0 ||
+		    msgpack_pack_array(pk, (uint32_t)o->layer_count) != 0)
+			return -ENOMEM;
+		for (size_t i = 0; i < o->layer_count; i++) {
+			int lrc = sample_pack_layer(pk, o->layers[i]);
+
+			if (lrc < 0)
+				return lrc;
+		}
+	}
 	return rc ? -ENOMEM : 0;
 }
 

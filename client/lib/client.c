@@ -6,12 +6,15 @@
 #include "client/lib/internal.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int animc_client_new(animc_client **out)
 {
@@ -33,6 +36,83 @@ int animc_client_new(animc_client **out)
 	ac_idmap_init(&c->inst_by_server);
 	*out = c;
 	return 0;
+}
+
+int animc_client_set_name(animc_client *c, const char *name)
+{
+	size_t len;
+
+	if (c == NULL)
+		return -EINVAL;
+	if (name == NULL) {
+		c->name_set = false;
+		c->name[0] = '\0';
+		return 0;
+	}
+	len = strlen(name);
+	if (len > ANIMC_CLIENT_NAME_MAX || rpc_utf8_valid_prefix(name, len) != len)
+		return -EINVAL;
+	memcpy(c->name, name, len + 1);
+	c->name_set = true;
+	return 0;
+}
+
+/* The program's name as hello's "name": its valid UTF-8 prefix, cut to
+ * ANIMC_CLIENT_NAME_MAX bytes on a character boundary. */
+static void client_default_name(animc_client *c)
+{
+	const char *prog = program_invocation_short_name;
+	size_t len = prog != NULL ? strlen(prog) : 0;
+
+	if (len > ANIMC_CLIENT_NAME_MAX)
+		len = ANIMC_CLIENT_NAME_MAX;
+	len = len > 0 ? rpc_utf8_valid_prefix(prog, len) : 0;
+	memcpy(c->name, prog != NULL ? prog : "", len);
+	c->name[len] = '\0';
+}
+
+/* Whether the user running us is listed in group gr (its supplementary
+ * members, or as its primary group). */
+static bool client_user_in_group(const struct group *gr)
+{
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
+
+	if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &pwp) != 0 || pwp == NULL)
+		return false;
+	if (pw.pw_gid == gr->gr_gid)
+		return true;
+	for (char **m = gr->gr_mem; m != NULL && *m != NULL; m++)
+		if (strcmp(*m, pw.pw_name) == 0)
+			return true;
+	return false;
+}
+
+/* What to do about EACCES on the socket: its group is the key (the
+ * daemon's socket.group, or the socket unit's SocketGroup). */
+static int client_fail_access(animc_client *c, int rc)
+{
+	struct group gr, *grp = NULL;
+	char buf[4096], gname[64];
+	struct stat st;
+
+	if (stat(c->path, &st) != 0)
+		return ac_client_fail(c, rc, "cannot connect to %s: permission denied: this user "
+				      "cannot reach it (%s); ask the administrator for access, usually "
+				      "membership of group animd (then log in again)", c->path,
+				      strerror(errno));
+	if (getgrgid_r(st.st_gid, &gr, buf, sizeof buf, &grp) == 0 && grp != NULL)
+		snprintf(gname, sizeof gname, "%s", gr.gr_name);
+	else
+		snprintf(gname, sizeof gname, "%u", (unsigned)st.st_gid);
+	if (grp != NULL && client_user_in_group(&gr))
+		return ac_client_fail(c, rc, "cannot connect to %s: permission denied: the socket "
+				      "is group %s's (mode %04o), and this user is in that group but "
+				      "this login session is not yet: log in again (or run `newgrp %s`)",
+				      c->path, gname, (unsigned)(st.st_mode & 07777), gname);
+	return ac_client_fail(c, rc, "cannot connect to %s: permission denied: the socket is group "
+			      "%s's (mode %04o): join that group (sudo usermod -aG %s $USER) and "
+			      "log in again", c->path, gname, (unsigned)(st.st_mode & 07777), gname);
 }
 
 const char *animc_socket_path(const char *path)
@@ -121,6 +201,16 @@ int animc_client_connect(animc_client *c, const char *path, int timeout_ms)
 	}
 	if (rc < 0) {
 		c->state = AC_IDLE;
+		if (rc == -EACCES || rc == -EPERM)
+			return client_fail_access(c, rc);
+		if (rc == -ENOENT)
+			return ac_client_fail(c, rc, "cannot connect to %s: no such socket: animd is not "
+					      "running, or listens elsewhere ($%s names another socket)",
+					      c->path, ANIMC_SOCKET_ENV);
+		if (rc == -ECONNREFUSED)
+			return ac_client_fail(c, rc, "cannot connect to %s: connection refused: a "
+					      "socket is there but no daemon answers (animd is gone; "
+					      "starting it again replaces the stale socket)", c->path);
 		return ac_client_fail(c, rc, "cannot connect to %s: %s", c->path, animc_strerror(rc));
 	}
 	if (c->state == AC_LOST) {
@@ -129,11 +219,13 @@ int animc_client_connect(animc_client *c, const char *path, int timeout_ms)
 		for (animc_stream *s = c->streams; s != NULL; s = s->next)
 			s->dead = true;
 	}
+	if (!c->name_set)
+		client_default_name(c);
 	c->state = AC_CONNECTED;
 	/* A loss during the handshake is a failed connect, not a reason to
 	 * reconnect. */
 	c->in_reconnect = true;
-	rc = ac_rpc_call(c, &ac_method_hello, NULL, (void **)&hello);
+	rc = ac_client_hello(c, &hello);
 	c->in_reconnect = false;
 	if (rc == 0 && hello->protocol != ANIMC_PROTOCOL_VERSION) {
 		rc = ac_client_fail(c, -EPROTONOSUPPORT,
@@ -148,6 +240,22 @@ int animc_client_connect(animc_client *c, const char *path, int timeout_ms)
 		return rc;
 	}
 	return 0;
+}
+
+int ac_client_hello(animc_client *c, animc_hello_info **out)
+{
+	int rc;
+
+	c->hello_unnamed = false;
+	rc = ac_rpc_call(c, &ac_method_hello, NULL, (void **)out);
+	/* A daemon from before hello took a name refuses the argument: say
+	 * hello without it. */
+	if (rc == -EREMOTEIO && c->err_code == ANIMC_ERR_BAD_REQUEST && c->name[0] != '\0' &&
+	    c->state == AC_CONNECTED) {
+		c->hello_unnamed = true;
+		rc = ac_rpc_call(c, &ac_method_hello, NULL, (void **)out);
+	}
+	return rc;
 }
 
 void ac_client_enqueue(animc_client *c, struct ac_item *item)

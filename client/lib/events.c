@@ -7,6 +7,7 @@
 #include "client/lib/internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,20 @@ void ac_events_handle(animc_client *c, const msgpack_object *msg)
 	}
 	if (e->ev.type == ANIMC_EVENT_CLIP_EVENT)
 		e->ev.clip_event = events_clip(&p, body);
+	if (e->ev.type == ANIMC_EVENT_CLIENT_KILLED) {
+		/* Who closed this connection; the loss that follows is
+		 * reported with its message. */
+		e->ev.connection = ac_obj_u64(&p, body, "connection", 0);
+		e->ev.pid = ac_obj_i64(&p, body, "pid", 0);
+		e->ev.uid = ac_obj_u64(&p, body, "uid", 0);
+		e->ev.client_name = ac_obj_str(&p, body, "name");
+		server_id = 0;
+		c->fatal_set = true;
+		c->fatal_code = ANIMC_ERR_NONE;
+		c->fatal_name[0] = '\0';
+		snprintf(c->fatal_msg, sizeof c->fatal_msg, "connection to the daemon lost: %s",
+			 e->ev.message != NULL ? e->ev.message : "closed by an operator");
+	}
 	if (e->ev.name == NULL || p.err < 0) {
 		ac_res_free(e);
 		return;

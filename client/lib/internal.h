@@ -216,6 +216,11 @@ struct animc_client {
 	bool loss_reported;
 	char path[108];
 	int timeout_ms;
+	/* hello's "name": valid UTF-8, "" for none; name_set once the caller
+	 * chose (else the program's name at connect). */
+	char name[ANIMC_CLIENT_NAME_MAX + 1];
+	bool name_set;
+	bool hello_unnamed;             /* this daemon refused the name: send none */
 	uint32_t next_msgid;
 
 	/* input */
@@ -312,6 +317,9 @@ void ac_client_set_error(animc_client *c, animc_error_code code, const char *nam
 /* Report a local failure rc with a message, and return rc. */
 int ac_client_fail(animc_client *c, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* `hello` on a new connection, with the client's name (without it to a
+ * daemon that refuses the argument).  As ac_rpc_call. */
+int ac_client_hello(animc_client *c, animc_hello_info **out);
 /* The connection is gone: fail what waits, arrange reconnection. */
 void ac_client_lost(animc_client *c, int why);
 /* Be connected before `deadline`, reconnecting when that is enabled. */

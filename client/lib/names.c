@@ -18,6 +18,7 @@ static const char *const error_names[] = {
 	[ANIMC_ERR_UNSUPPORTED] = "unsupported",
 	[ANIMC_ERR_SHUTTING_DOWN] = "shutting_down",
 	[ANIMC_ERR_INTERNAL] = "internal",
+	[ANIMC_ERR_PERMISSION_DENIED] = "permission_denied",
 };
 
 static const char *const event_names[] = {
@@ -32,6 +33,7 @@ static const char *const event_names[] = {
 	[ANIMC_EVENT_INSTANCE_FADED] = "instance.faded",
 	[ANIMC_EVENT_LAYER_ENDED] = "layer.ended",
 	[ANIMC_EVENT_CLIP_EVENT] = "clip.event",
+	[ANIMC_EVENT_CLIENT_KILLED] = "client.killed",
 };
 
 static const char *const loop_names[] = {

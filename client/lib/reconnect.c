@@ -160,7 +160,7 @@ int ac_reconnect_try(animc_client *c, int64_t deadline)
 	rc = ac_conn_open(c, deadline);
 	if (rc == 0) {
 		c->state = AC_CONNECTED;
-		rc = ac_rpc_call(c, &ac_method_hello, NULL, (void **)&hello);
+		rc = ac_client_hello(c, &hello);
 		if (rc == 0 && hello->protocol != ANIMC_PROTOCOL_VERSION)
 			rc = -EPROTONOSUPPORT;
 		ac_res_free(hello);

@@ -364,7 +364,10 @@ void ac_rpc_fail_all(animc_client *c, int status)
 		next = (struct ac_call *)call->item.next;
 		call->item.next = NULL;
 		call->status = status;
-		if (c->fatal_set) {
+		if (c->fatal_set && c->fatal_name[0] == '\0') {
+			/* Why, from an event (client.killed): still a loss. */
+			rpc_set_message(call, c->fatal_msg);
+		} else if (c->fatal_set) {
 			/* The daemon said why before closing: that is the error. */
 			call->status = -EREMOTEIO;
 			call->code = c->fatal_code;

@@ -1,7 +1,7 @@
 /*
  * clip.h - the one runtime clip representation and its sampler.
  *
- * Every format compiles to this (DESIGN.md 3).  A clip animates
+ * Every format compiles to this.  A clip animates
  * joint_count joints; per joint it has translation, rotation and scale
  * channels.  Two storages share one sampler entry point:
  *

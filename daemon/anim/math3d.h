@@ -1,7 +1,7 @@
 /*
  * math3d.h - the engine's vectors, quaternions and 3x4 matrices.
  *
- * Conventions (DESIGN.md 3): column vectors, p' = M * p.  Quaternions are
+ * Conventions (docs/concepts.md): column vectors, p' = M * p.  Quaternions are
  * Hamilton, stored x, y, z, w, rotating by q * v * q^-1.  A mat34 is a
  * row-major 3x4 affine matrix, translation in the last column:
  *

@@ -3,7 +3,7 @@
  * representation: frames to a skeleton, meshes with their skin weights,
  * materials and normals to meshes, animation sets to keyed clips.
  *
- * Conventions (FORMATS.md): .x matrices are row-vector (translation in
+ * Conventions (docs/formats/x.md): .x matrices are row-vector (translation in
  * elements 12-14) and compose Local * Parent; the runtime is column-vector,
  * so every matrix is read transposed and every rotation key (stored w, x,
  * y, z) is conjugated, here and nowhere else.  A frame keeps its matrix as

@@ -286,6 +286,7 @@ int offline_check(int argc, char **argv)
 	char err[512];
 	int c;
 
+	(void)offline_heap_prepare();
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': st.verbose = 1; break;

@@ -17,6 +17,7 @@
 #include "daemon/offline/m2_json.h"
 #include "daemon/offline/mesh_json.h"
 #include "daemon/offline/offline.h"
+#include "proto/describe.h"
 
 static json_t *inspect_skeleton_json(const struct asset *a)
 {
@@ -150,33 +151,50 @@ static json_t *inspect_json(const struct asset *a)
 	return root;
 }
 
+/* A joint's name, or NULL past the skeleton. */
+static const char *inspect_joint_name(const struct asset *a, int64_t joint)
+{
+	return a->skeleton != NULL && joint >= 0 && joint < a->skeleton->joint_count
+		       ? a->skeleton->names[joint] : NULL;
+}
+
+/* The lines animctl info prints too come from proto/describe.h: the same
+ * words and numbers for the same asset.  What only a file shows (memory,
+ * companions, notes, key indexes, emitters' static fields, materials)
+ * follows in lines of their own. */
 static void inspect_text(const struct asset *a)
 {
+	char line[DESCRIBE_LINE_MAX], more[DESCRIBE_LINE_MAX];
 	struct asset_memory mem;
 
 	asset_memory(a, &mem);
-	printf("asset    %s\n", a->name);
-	printf("format   %s version %d, %llu bytes\n", asset_format_name(a->format), a->version,
-	       (unsigned long long)a->file_bytes);
-	printf("memory   %llu bytes loaded: skeleton %llu, clips %llu, meshes %llu, camera %llu, "
-	       "emitters %llu, other %llu\n", (unsigned long long)mem.total,
-	       (unsigned long long)mem.skeleton, (unsigned long long)mem.clips,
-	       (unsigned long long)mem.meshes, (unsigned long long)mem.camera,
-	       (unsigned long long)mem.emitters, (unsigned long long)mem.other);
-	printf("axes     %s, %s-handed\n", a->up, a->handedness);
+	puts(describe_line(line, sizeof line, "asset", "%s", a->name));
+	puts(describe_format(line, sizeof line, asset_format_name(a->format), a->version,
+			     a->file_bytes));
+	puts(describe_line(line, sizeof line, "memory", "%llu bytes loaded: skeleton %llu, clips "
+			   "%llu, meshes %llu, camera %llu, emitters %llu, other %llu",
+			   (unsigned long long)mem.total, (unsigned long long)mem.skeleton,
+			   (unsigned long long)mem.clips, (unsigned long long)mem.meshes,
+			   (unsigned long long)mem.camera, (unsigned long long)mem.emitters,
+			   (unsigned long long)mem.other));
+	puts(describe_axes(line, sizeof line, a->up, a->handedness));
 	if (a->format == ASSET_FORMAT_X)
-		printf("ticks    %u per second (%s)\n", a->ticks_per_second,
-		       a->ticks_from_file ? "AnimTicksPerSecond" : "the default: the file has none");
+		puts(describe_line(line, sizeof line, "ticks", "%u per second (%s)",
+				   a->ticks_per_second, a->ticks_from_file
+				   ? "AnimTicksPerSecond" : "the default: the file has none"));
 	if (a->note != NULL)
-		printf("note     %s\n", a->note);
+		puts(describe_line(line, sizeof line, "note", "%s", a->note));
 	for (uint32_t i = 0; i < a->note_count; i++)
-		printf("note     %s\n", a->notes[i]);
+		puts(describe_line(line, sizeof line, "note", "%s", a->notes[i]));
 	for (uint32_t i = 0; i < a->companion_count; i++) {
 		const struct asset_companion *cp = &a->companions[i];
 
-		printf("companion %s: %s, %s %u", cp->name, m2_json_companion_status(cp->status),
-		       cp->kind == ASSET_COMPANION_SKIN ? "view"
-		       : cp->kind == ASSET_COMPANION_ANIM ? "sequence" : "buffer", cp->index);
+		describe_line(line, sizeof line, "companion", "%s: %s, %s %u", cp->name,
+			      m2_json_companion_status(cp->status),
+			      cp->kind == ASSET_COMPANION_SKIN ? "view"
+			      : cp->kind == ASSET_COMPANION_ANIM ? "sequence" : "buffer",
+			      cp->index);
+		printf("%s", line);
 		if (cp->status == ASSET_COMPANION_FOUND)
 			printf(", %llu bytes", (unsigned long long)cp->bytes);
 		if (cp->error != NULL)
@@ -186,10 +204,10 @@ static void inspect_text(const struct asset *a)
 	if (a->skeleton != NULL) {
 		const struct skeleton *s = a->skeleton;
 
-		printf("skeleton %u joints%s\n", s->joint_count,
-		       s->bind_model ? ", bind pose" : "");
+		puts(describe_skeleton(line, sizeof line, s->joint_count, s->bind_model != NULL));
 		for (uint32_t i = 0; i < s->joint_count; i++) {
-			printf("  %4u  %-32s parent %d", i, s->names[i], s->parents[i]);
+			printf("%s", describe_joint(line, sizeof line, i, s->names[i], s->parents[i],
+						    inspect_joint_name(a, s->parents[i])));
 			if (a->joint_info != NULL && m2_bone_billboard(a->joint_info[i].flags))
 				printf(", %s billboard", m2_bone_billboard(a->joint_info[i].flags));
 			if (s->ignore_parent != NULL && s->ignore_parent[i])
@@ -207,96 +225,108 @@ static void inspect_text(const struct asset *a)
 	for (uint32_t i = 0; i < a->clip_count; i++) {
 		const struct clip *c = a->clips[i];
 
-		printf("clip     \"%s\": %.6g s, %s", c->name, time_to_seconds(c->duration_ns),
-		       sample_loop_name(c->loop));
-		if (c->frames != NULL)
-			printf(", %u frames at %u fps", c->frame_count, c->frame_rate);
-		if (a->format == ASSET_FORMAT_MD5ANIM)
-			printf(", %u animated components", a->animated_components);
+		describe_clip(line, sizeof line, c->name, time_to_seconds(c->duration_ns),
+			      sample_loop_name(c->loop), c->joint_count,
+			      c->frames != NULL ? c->frame_count : 0,
+			      c->frames != NULL ? c->frame_rate : 0, c->bounds != NULL);
+		printf("%s", line);
 		if (a->sequences != NULL) {
 			const struct m2_sequence_info *q = &a->sequences[i];
 
-			printf(", animation %u.%u, flags 0x%x, movespeed %g, frequency %d, replay "
-			       "%u..%u, blend %u ms", q->id, q->variation, q->flags, q->movespeed,
-			       q->frequency, q->replay_min, q->replay_max, q->blend_ms);
-			if (q->alias_of >= 0)
-				printf(", alias of %d", q->alias_of);
-			printf(", keys in %s%s", m2_json_keys_in(q->data),
-			       q->loaded ? "" : ", NOT LOADED");
+			printf("%s", describe_sequence(more, sizeof more, q->id, q->variation, q->flags,
+						       q->movespeed, q->frequency, q->replay_min,
+						       q->replay_max, q->blend_ms, q->alias_of,
+						       q->loaded));
 		}
-		printf("%s, %zu bytes", c->bounds ? ", bounds" : "", clip_bytes(c));
+		printf("\n");
+		/* What the file's clip takes, which animctl info does not show. */
+		describe_line(line, sizeof line, "", "%zu bytes", clip_bytes(c));
+		printf("%s", line);
 		if (clip_index_bytes(c) > 0)
 			printf(" (key index %zu)", clip_index_bytes(c));
+		if (a->format == ASSET_FORMAT_MD5ANIM)
+			printf(", %u animated components", a->animated_components);
+		if (a->sequences != NULL)
+			printf(", keys in %s", m2_json_keys_in(a->sequences[i].data));
 		printf("\n");
 		if (c->event_count > 0) {
-			printf("           events:");
-			for (uint32_t k = 0; k < c->event_count; k++)
-				printf("%s %u at %.6g s", k ? "," : "", c->events[k].event,
-				       time_to_seconds(c->events[k].t_ns));
-			printf("\n");
+			double times[256];
+			uint32_t events[256];
+			uint32_t n = c->event_count < 256 ? c->event_count : 256;
+
+			for (uint32_t k = 0; k < n; k++) {
+				times[k] = time_to_seconds(c->events[k].t_ns);
+				events[k] = c->events[k].event;
+			}
+			puts(describe_moments(line, sizeof line, n, times, events));
 		}
 	}
 	for (uint32_t i = 0; i < a->global_count; i++)
-		printf("global   %u: %.6g s\n", i, time_to_seconds(a->global_ns[i]));
+		puts(describe_global(line, sizeof line, i, time_to_seconds(a->global_ns[i])));
 	for (uint32_t i = 0; i < a->weight_count; i++)
-		printf("weight   %u \"%s\": default %g\n", i, a->weight_names[i], a->weights[i]);
+		puts(describe_line(line, sizeof line, "weight", "%u \"%s\": default %g", i,
+				   a->weight_names[i], a->weights[i]));
 	for (uint32_t i = 0; i < a->emitter_count; i++) {
 		const struct emitter *e = &a->emitters[i];
+		char q[DESCRIBE_LINE_MAX / 4];
 
-		printf("emitter  %u on %s at %g %g %g: type %d, particle type %d, blend %d, "
-		       "texture %d, %dx%d tiles\n", i, a->skeleton->names[e->joint], e->position.x,
-		       e->position.y, e->position.z, e->emitter_type, e->particle_type,
-		       e->blend_mode, e->texture, e->rows, e->columns);
+		puts(describe_line(line, sizeof line, "emitter", "%u on %s at %g %g %g: type %d, "
+				   "particle type %d, blend %d, texture %d, %dx%d tiles", i,
+				   describe_name(q, sizeof q, inspect_joint_name(a, e->joint)),
+				   e->position.x, e->position.y, e->position.z, e->emitter_type,
+				   e->particle_type, e->blend_mode, e->texture, e->rows, e->columns));
 	}
 	for (uint32_t i = 0; i < a->attachment_count; i++) {
 		const struct attachment *p = &a->attachments[i];
 
-		printf("attach   %u id %u on %s at %g %g %g\n", i, p->id,
-		       a->skeleton && p->joint < a->skeleton->joint_count ? a->skeleton->names[p->joint]
-		       : "?",
-		       p->position.x, p->position.y, p->position.z);
+		puts(describe_attachment(line, sizeof line, i, p->id, m2_json_file_bone(a, p->joint),
+					 inspect_joint_name(a, p->joint), p->position.x,
+					 p->position.y, p->position.z));
 	}
 	for (uint32_t i = 0; i < a->event_count; i++) {
 		const struct m2_event_info *e = &a->events[i];
 		char id[EVENT_ID_TEXT_BYTES];
 
 		event_id_text(e->id, id);
-		printf("event    %u \"%s\" data %u on ", i, id, e->data);
-		if (e->joint >= 0 && a->skeleton && (uint32_t)e->joint < a->skeleton->joint_count)
-			printf("%s", a->skeleton->names[e->joint]);
-		else
-			printf("bone %u (none: not in the skeleton)", e->bone);
-		printf(" at %g %g %g\n", e->position.x, e->position.y, e->position.z);
+		puts(describe_event(line, sizeof line, i, id, e->data, e->bone,
+				    inspect_joint_name(a, e->joint), e->position.x,
+				    e->position.y, e->position.z));
 	}
 	for (uint32_t i = 0; i < a->mesh_count; i++) {
 		const struct mesh *m = a->meshes[i];
+		char fallback[32];
 
-		printf("mesh     %u \"%s\" material \"%s\": %u vertices, %u triangles, %u weights%s%s%s, "
-		       "%zu bytes\n",
-		       i, m->name ? m->name : "", m->material ? m->material : "", m->vertex_count,
-		       m->triangle_count, m->influence_count, m->influence_count ? ", skinned" : "",
-		       m->normals == MESH_NORMALS_SKINNED ? ", normals"
-		       : m->normals == MESH_NORMALS_DERIVED ? ", normals derived" : "",
-		       m->colors ? ", vertex colours" : "", mesh_bytes(m));
+		/* An unnamed mesh is called as --json and assets.info call it. */
+		snprintf(fallback, sizeof fallback, "mesh%u", i);
+		puts(describe_mesh(line, sizeof line, i, m->name ? m->name : fallback, m->material,
+				   m->vertex_count,
+				   m->triangle_count, m->influence_count, m->influence_count > 0,
+				   m->normals == MESH_NORMALS_SKINNED ? 1
+				   : m->normals == MESH_NORMALS_DERIVED ? 2 : 0));
+		describe_line(line, sizeof line, "", "%zu bytes%s", mesh_bytes(m),
+			      m->colors ? ", vertex colours" : "");
+		puts(line);
 		for (uint32_t k = 0; k < m->material_count; k++) {
 			const struct mesh_material *mt = &m->materials[k];
+			char q[DESCRIBE_LINE_MAX / 4];
 
-			printf("           material %u \"%s\": %u triangles, diffuse %g %g %g %g%s%s\n", k,
-			       mt->name ? mt->name : "", mt->triangle_count, mt->diffuse[0],
-			       mt->diffuse[1], mt->diffuse[2], mt->diffuse[3],
-			       mt->texture ? ", texture " : "", mt->texture ? mt->texture : "");
+			describe_line(line, sizeof line, "", "material %u %s: %u triangles, diffuse %g %g "
+				      "%g %g", k, describe_name(q, sizeof q, mt->name ? mt->name : ""),
+				      mt->triangle_count, mt->diffuse[0], mt->diffuse[1],
+				      mt->diffuse[2], mt->diffuse[3]);
+			printf("%s", line);
+			if (mt->texture != NULL)
+				printf(", texture %s", describe_name(q, sizeof q, mt->texture));
+			printf("\n");
 		}
 		if (m->unread != NULL)
-			printf("           not read: %s\n", m->unread);
+			puts(describe_line(line, sizeof line, "", "not read: %s", m->unread));
 	}
 	if (a->camera != NULL) {
 		const struct camera_track *c = a->camera;
 
-		printf("camera   %u frames at %u fps, %.6g s playable, cuts:", c->frame_count,
-		       c->frame_rate, time_to_seconds(c->duration_ns));
-		for (uint32_t i = 0; i < c->cut_count; i++)
-			printf(" %u", c->cuts[i]);
-		printf("%s\n", c->cut_count ? "" : " none");
+		puts(describe_camera(line, sizeof line, c->frame_count, c->frame_rate,
+				     time_to_seconds(c->duration_ns), c->cut_count, c->cuts));
 	}
 }
 
@@ -318,6 +348,7 @@ int offline_inspect(int argc, char **argv)
 	char err[512];
 	int json = 0, c, rc = 0;
 
+	(void)offline_heap_prepare();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;

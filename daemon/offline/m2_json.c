@@ -73,9 +73,7 @@ json_t *m2_json_companions(const struct asset *a)
 	return list;
 }
 
-/* The file's index of the bone behind a joint (the joint itself when the
- * asset has no file facts for it). */
-static uint32_t m2_json_file_bone(const struct asset *a, uint32_t joint)
+uint32_t m2_json_file_bone(const struct asset *a, uint32_t joint)
 {
 	if (a->joint_info != NULL && a->skeleton != NULL && joint < a->skeleton->joint_count)
 		return a->joint_info[joint].file_index;

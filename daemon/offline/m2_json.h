@@ -19,6 +19,9 @@ void m2_json_sequence(json_t *clip, const struct m2_sequence_info *s, const stru
 /* "model", "none", "anim", "anim_missing", "anim_rejected": where a
  * sequence's keys are (enum m2_sequence_data). */
 const char *m2_json_keys_in(uint8_t data);
+/* The file's index of the bone behind a joint (the joint itself when the
+ * asset has no file facts for it). */
+uint32_t m2_json_file_bone(const struct asset *a, uint32_t joint);
 /* "found", "missing", "rejected". */
 const char *m2_json_companion_status(uint8_t status);
 /* [{"name", "kind": "skin"|"anim", "status", "view"|"sequence", "bytes",

@@ -23,6 +23,7 @@
 #include "daemon/offline/json_out.h"
 #include "daemon/offline/m2_json.h"
 #include "daemon/offline/offline.h"
+#include "proto/describe.h"
 
 static json_t *sample_joints_json(const struct sample_request *q, const struct sample_result *r)
 {
@@ -57,6 +58,18 @@ static json_t *sample_joints_json(const struct sample_request *q, const struct s
 	return joints;
 }
 
+/* [[a, b, c], ...]: vertex indices of the mesh's triangles, in file order. */
+static json_t *sample_triangles_json(const struct mesh *m)
+{
+	json_t *tris = json_array();
+
+	for (uint32_t t = 0; t < m->triangle_count; t++)
+		json_array_append_new(tris, json_pack("[I, I, I]", (json_int_t)m->triangles[t][0],
+						      (json_int_t)m->triangles[t][1],
+						      (json_int_t)m->triangles[t][2]));
+	return tris;
+}
+
 static json_t *sample_meshes_json(const struct sample_result *r)
 {
 	json_t *meshes = json_array();
@@ -80,6 +93,7 @@ static json_t *sample_meshes_json(const struct sample_result *r)
 				json_array_append_new(nrm, json_out_vec3(r->normals[i][v]));
 			json_object_set_new(o, "normals", nrm);
 		}
+		json_object_set_new(o, "triangles", sample_triangles_json(m));
 		json_array_append_new(meshes, o);
 	}
 	return meshes;
@@ -163,11 +177,12 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 
 static void sample_text(const struct sample_request *q, const struct sample_result *r)
 {
-	printf("asset %s", q->asset->name);
-	if (r->clip != NULL)
-		printf(", clip \"%s\"", r->clip->name);
-	printf(", time %.9g s -> clip time %.9g s, space %s\n", q->time,
-	       time_to_seconds(r->clip_time.t_ns), sample_space_name(r->space));
+	char line[DESCRIBE_LINE_MAX];
+
+	/* The header animctl sample prints too (proto/describe.h). */
+	puts(describe_sample(line, sizeof line, q->asset->name, r->clip ? r->clip->name : NULL,
+			     q->time, time_to_seconds(r->clip_time.t_ns), r->clip_time.cycles,
+			     sample_space_name(r->space)));
 	switch (r->space) {
 	case SPACE_CAMERA:
 		printf("position    %12.6f %12.6f %12.6f\n", r->camera.pos.x, r->camera.pos.y,
@@ -394,6 +409,7 @@ int offline_sample(int argc, char **argv)
 		fprintf(stderr, "animd sample: out of memory\n");
 		goto out;
 	}
+	(void)offline_heap_prepare();
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int lrc = 0;
 

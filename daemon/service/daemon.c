@@ -18,6 +18,7 @@
 
 #include "daemon/service/base/bytes.h"
 #include "daemon/service/base/clock.h"
+#include "daemon/service/base/config_dropins.h"
 #include "daemon/service/base/log.h"
 #include "daemon/service/base/notify.h"
 #include "daemon/service/base/workers.h"
@@ -33,26 +34,61 @@ static void daemon_closed_handle(uv_handle_t *h)
 	(void)h;
 }
 
-/* Defaults, then the file, then the flags, then the cross-field rules. */
-int daemon_build_config(const struct daemon_flags *f, struct config *cfg, char *err,
-			      size_t errlen)
+/* One flag, if it was given, recorded in src. */
+static int daemon_flag(struct config *cfg, struct config_sources *src, const char *flag,
+		       const char *value, char *err, size_t errlen)
+{
+	int rc;
+
+	if (value == NULL)
+		return 0;
+	rc = config_apply_flag(cfg, flag, value, err, errlen);
+	if (rc == 0)
+		config_sources_flag(src, flag);
+	return rc;
+}
+
+/* Defaults, then the file and its drop-ins (no file at the default place
+ * means built-in defaults), then the flags, then the cross-field rules. */
+int daemon_build_config(const struct daemon_flags *f, struct config *cfg,
+			struct config_sources *src, char *err, size_t errlen)
 {
 	const char *path = f->config_path ? f->config_path : CONFIG_DEFAULT_PATH;
 	int rc;
 
 	config_defaults(cfg);
-	rc = config_load_file(cfg, path, err, errlen);
-	if (rc == -ENOENT && f->config_path == NULL)
-		rc = 0;         /* no file at the default place: built-in defaults */
-	if (rc == 0 && f->assets)
-		rc = config_apply_flag(cfg, "--assets", f->assets, err, errlen);
-	if (rc == 0 && f->socket)
-		rc = config_apply_flag(cfg, "--socket", f->socket, err, errlen);
-	if (rc == 0 && f->log_level)
-		rc = config_apply_flag(cfg, "--log-level", f->log_level, err, errlen);
+	rc = config_load(cfg, path, f->config_path == NULL, src, err, errlen);
+	if (rc == 0)
+		rc = daemon_flag(cfg, src, "--assets", f->assets, err, errlen);
+	if (rc == 0)
+		rc = daemon_flag(cfg, src, "--socket", f->socket, err, errlen);
+	if (rc == 0)
+		rc = daemon_flag(cfg, src, "--log-level", f->log_level, err, errlen);
+	if (rc == 0)
+		rc = daemon_flag(cfg, src, "--log-format", f->log_format, err, errlen);
 	if (rc == 0)
 		rc = config_validate(cfg, err, errlen);
 	return rc;
+}
+
+/* The files the configuration came from, for the start-up line: "FILE",
+ * "FILE and N drop-ins from FILE.d", or "built-in defaults". */
+static const char *daemon_config_files(const struct daemon_flags *f,
+				       const struct config_sources *src, char *buf, size_t len)
+{
+	const char *path = f->config_path ? f->config_path : CONFIG_DEFAULT_PATH;
+	size_t dropins = src->nfiles;
+	bool read_main = src->nfiles > 0 && strcmp(src->files[0], path) == 0;
+	const char *base = read_main ? path : "built-in defaults";
+
+	if (read_main)
+		dropins--;
+	if (dropins == 0)
+		snprintf(buf, len, "%s", base);
+	else
+		snprintf(buf, len, "%s and %zu drop-in%s from %s" CONFIG_DROPINS_SUFFIX, base,
+			 dropins, dropins == 1 ? "" : "s", path);
+	return buf;
 }
 
 void daemon_stream_budget(struct daemon *d, const struct memlimit *mem)
@@ -128,11 +164,15 @@ static void daemon_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: animd [serve] [-c FILE] [--assets DIR] [--socket PATH] [--log-level LEVEL]\n"
-		"             [--print-config]\n"
+		"             [--log-format FORMAT] [--print-config]\n"
 		"  Serve the assets under DIR on the control socket PATH.  Settings come from\n"
-		"  FILE (default %s if it exists, else built-in defaults);\n"
-		"  flags override it.  LEVEL is error, warning, info or debug.\n"
-		"  --print-config prints the effective configuration and exits.\n",
+		"  FILE (-c or --config; default %s if it exists, else built-in defaults),\n"
+		"  then every *.ini in FILE" CONFIG_DROPINS_SUFFIX "/ in name order; flags override them.\n"
+		"  LEVEL is error, warning, info or debug.  FORMAT is auto (the journal's <N>\n"
+		"  prefixes when stderr is the journal, else plain), journal or plain (UTC\n"
+		"  time and level word).\n"
+		"  --print-config prints the effective configuration, and where each value\n"
+		"  comes from, and exits.\n",
 		CONFIG_DEFAULT_PATH);
 }
 
@@ -143,6 +183,7 @@ static int daemon_parse_args(int argc, char **argv, struct daemon_flags *f, int 
 		{ "assets", required_argument, NULL, 'a' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "log-format", required_argument, NULL, 'f' },
 		{ "print-config", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -155,6 +196,7 @@ static int daemon_parse_args(int argc, char **argv, struct daemon_flags *f, int 
 		case 'a': f->assets = optarg; break;
 		case 's': f->socket = optarg; break;
 		case 'l': f->log_level = optarg; break;
+		case 'f': f->log_format = optarg; break;
 		case 'p': *print = 1; break;
 		case 'h': daemon_usage(stdout); return 1;
 		default: daemon_usage(stderr); return -1;
@@ -263,28 +305,33 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 int daemon_main(int argc, char **argv)
 {
 	struct daemon d = { 0 };
+	struct config_sources src;
 	uv_loop_t loop;
-	char err[1024];
+	char err[1024], files[1024];
 	int print = 0, rc;
 
 	rc = daemon_parse_args(argc, argv, &d.flags, &print);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	if (daemon_build_config(&d.flags, &d.cfg, err, sizeof err) < 0) {
+	config_sources_init(&src);
+	if (daemon_build_config(&d.flags, &d.cfg, &src, err, sizeof err) < 0) {
 		fprintf(stderr, "animd: %s\n", err);
+		config_sources_free(&src);
 		return 1;
 	}
-	if (print)
-		return config_dump(&d.cfg, stdout) < 0;
-	log_init(d.cfg.log_level);
+	if (print) {
+		rc = config_dump(&d.cfg, &src, stdout) < 0;
+		config_sources_free(&src);
+		return rc;
+	}
+	daemon_config_files(&d.flags, &src, files, sizeof files);
+	config_sources_free(&src);
+	log_init(d.cfg.log_level, d.cfg.log_format);
 	/* Before any thread exists (libuv's pool, the workers): they inherit
 	 * the mask, and the signals reach the loop's signalfd alone. */
 	daemon_signals_block();
 	signal(SIGPIPE, SIG_IGN);
-	log_info("animd %s starting (pid %d, config %s)", ANIMD_VERSION, (int)getpid(),
-		 d.flags.config_path ? d.flags.config_path
-		 : access(CONFIG_DEFAULT_PATH, F_OK) == 0 ? CONFIG_DEFAULT_PATH
-							 : "built-in defaults");
+	log_info("animd %s starting (pid %d, config %s)", ANIMD_VERSION, (int)getpid(), files);
 	if (uv_loop_init(&loop) < 0) {
 		log_error("cannot create the event loop");
 		return 1;
@@ -295,6 +342,7 @@ int daemon_main(int argc, char **argv)
 	d.ctl.cfg = &d.cfg;
 	d.ctl.started_ns = clock_now_ns();
 	d.ctl.pid = getpid();
+	d.ctl.uid = geteuid();
 	/* Stream headers carry this: a restarted daemon is told apart. */
 	if (getrandom(&d.epoch, sizeof d.epoch, 0) != sizeof d.epoch)
 		d.epoch = (uint64_t)d.ctl.started_ns ^ ((uint64_t)getpid() << 32);

@@ -24,6 +24,7 @@ struct daemon_flags {
 	const char *assets;             /* --assets */
 	const char *socket;             /* --socket */
 	const char *log_level;          /* --log-level */
+	const char *log_format;         /* --log-format */
 };
 
 struct daemon {
@@ -47,12 +48,14 @@ struct daemon {
 };
 
 /* animd serve [-c FILE] [--assets DIR] [--socket PATH] [--log-level L]
- * [--print-config]: runs until SIGTERM/SIGINT; returns the exit status. */
+ * [--log-format F] [--print-config]: runs until SIGTERM/SIGINT; returns
+ * the exit status. */
 int daemon_main(int argc, char **argv);
 
-/* daemon.c: defaults, the file, the flags, then the rules between keys. */
-int daemon_build_config(const struct daemon_flags *f, struct config *cfg, char *err,
-			size_t errlen);
+/* daemon.c: defaults, the file and its drop-ins, the flags, then the rules
+ * between keys; src (may be NULL) gets what set each key. */
+int daemon_build_config(const struct daemon_flags *f, struct config *cfg,
+			struct config_sources *src, char *err, size_t errlen);
 /* daemon.c: the streams' budget from [streams] max_total_bytes, auto
  * resolved with mem (memlimit_probe: at start-up, and on the thread pool
  * for a reload); logged when it changes. */

@@ -116,7 +116,7 @@ static void daemon_signals_hup_work(uv_work_t *w)
 {
 	struct daemon_signals_hup *h = w->data;
 
-	h->rc = daemon_build_config(&h->flags, &h->fresh, h->err, sizeof h->err);
+	h->rc = daemon_build_config(&h->flags, &h->fresh, NULL, h->err, sizeof h->err);
 	/* A cgroup's limit may have changed too (systemctl set-property). */
 	memlimit_probe(&h->mem);
 }
@@ -130,6 +130,8 @@ static void daemon_signals_hup_apply(struct daemon *d, struct config *fresh,
 	applied = config_apply_live(&d->cfg, fresh, &restart);
 	if (applied & CONFIG_BIT(CONFIG_LOG_LEVEL))
 		log_set_level(d->cfg.log_level);
+	if (applied & CONFIG_BIT(CONFIG_LOG_FORMAT))
+		log_set_style(log_style_for(d->cfg.log_format, STDERR_FILENO));
 	if (applied & (CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) | CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S)))
 		cache_set_timing(d->cache, d->cfg.reload_quiet_ms, d->cfg.rescan_interval_s);
 	/* Limits apply to connections accepted from now on; the publish rate

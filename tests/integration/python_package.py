@@ -14,11 +14,22 @@ on a private socket and asset directory:
    at once, the same region (a proxy on the socket hands both the same
    descriptor), compared pose for pose: never a torn pose, the same bytes;
 7. animd.draw and python3 -m animd draw: PNGs that decode and are not blank,
-   the views labelled in the file's up axis;
+   the views labelled in the file's up axis; a mesh as the wireframe of the
+   triangles sample gives, joint names on request, a joint's trail whose
+   pixels lie where sample puts the joint, a camera's path and frusta;
 8. assets.list paged on a tree of 2506 assets: three pages of 1000, each
    name once and in order while assets are added and removed between pages;
-   iter_assets and assets() page through all of it;
-9. a glTF's morph weights: named by assets.info, sample's weights space and
+   iter_assets and assets() page through all of it; `python3 -m animd list |
+   head -1` ends quietly;
+9. operators: clients() lists the connections with their hello names,
+   instances(all=True) every connection's instances, stop(any=True) stops
+   another's (its owner told, reason operator) and clients_kill closes one
+   (it is told why); a peer of another uid is refused (permission_denied);
+10. connecting: no socket, no permission (uid 65534: the socket's group to
+   join), a stale socket, each its own exception saying what to do; a
+   missing numpy named with the interpreter; the annotations (py.typed,
+   every public method's) and mypy over the package when it is installed.
+11. a glTF's morph weights: named by assets.info, sample's weights space and
    a weights stream's floats, the vertices morphed by them.
 
 Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
@@ -99,9 +110,9 @@ def t_methods(d):
         st = c.status()
         check(st["assets"]["count"] == len(DEMO) and st["connections"] >= 1 and
               "memory" in st, "status: the demo's assets (%r)" % st.get("assets"))
-        names = {a["asset"] for a in c.assets()["assets"]}
-        check(names == DEMO, "assets: assets.list's names (%r)" % names)
-        check(c.assets_list() == c.assets() == c.call("assets.list"),
+        names = {a["asset"] for a in c.assets()}
+        check(names == DEMO, "assets: assets.list's names, as a list (%r)" % names)
+        check(c.assets_list() == c.assets() == c.call("assets.list")["assets"],
               "assets_list, assets and call('assets.list') agree")
         info = c.info(asset="walker.md5anim")
         check(info["skeleton"]["joint_count"] == 10 and info["axes"]["up"] == "z_up" and
@@ -118,8 +129,12 @@ def t_methods(d):
         check(isinstance(inst, int) and p["state"] == "playing" and p["clip"] == "walker" and
               p["mesh"] == "walker.md5mesh" and p["layers"] == [], "play: the instance state (%r)" % p)
         q = c.play(asset="walker.md5anim", loop="once", start=0.25,
+                   at_ns=time.monotonic_ns() - 500_000_000)
+        check(0.75 <= q["time"] < 5.75, "play: at_ns half a second back (%r)" % q)
+        c.stop(instance=q)
+        q = c.play(asset="walker.md5anim", loop="once", start=0.25,
                    at=time.monotonic_ns() - 500_000_000)
-        check(0.75 <= q["time"] < 5.75, "play: at half a second back (%r)" % q)
+        check(0.75 <= q["time"] < 5.75, "play: at, at_ns's old name (%r)" % q)
         c.stop(instance=q)
         check(c.pause(instance=inst)["state"] == "paused", "pause")
         check(c.seek(instance=inst, time=0.5)["time"] == 0.5, "seek: time 0.5 while paused")
@@ -127,9 +142,9 @@ def t_methods(d):
               "numpy scalars as arguments")
         check(c.resume(instance=p)["state"] == "playing", "resume (the instance given as play's map)")
         check(c.speed(instance=inst, speed=2.0)["speed"] == 2.0, "speed")
-        ids = [i["instance"] for i in c.instances()["instances"]]
-        check(ids == [inst] and c.instances_list() == c.instances() or ids == [inst],
-              "instances: instances.list (%r)" % ids)
+        ids = [i["instance"] for i in c.instances()]
+        check(ids == [inst] and [i["instance"] for i in c.instances_list()] == ids,
+              "instances: instances.list, as a list (%r)" % ids)
         la = c.layer_add(instance=inst, asset="idle.md5anim", weight=0.5, mode="override",
                          mask=[{"joints": ["spine"], "weight": 0.5}])
         layer = la.get("layer")
@@ -141,7 +156,7 @@ def t_methods(d):
         sw = c.play(instance=inst, asset="idle.md5anim", fade=0)
         check(sw["instance"] == inst and sw["clip"] == "idle", "play on an instance: a cut to idle")
         stopped = c.stop(instance=inst)
-        check(stopped["state"] == "stopped" and c.instances()["instances"] == [], "stop")
+        check(stopped["state"] == "stopped" and c.instances() == [], "stop")
 
         t_sample(c)
         sub = c.subscribe(["instance.ended", "asset.reloaded"])
@@ -317,7 +332,8 @@ def t_errors(d):
               "asset_error's code and located message")
         os.unlink(os.path.join(d.assets, "broken.md5anim"))
         check(set(animd.CODES) == {"bad_request", "unknown_method", "not_found", "limit",
-                                   "asset_error", "unsupported", "shutting_down", "internal"},
+                                   "asset_error", "unsupported", "shutting_down", "internal",
+                                   "permission_denied"},
               "the stable codes of PROTOCOL.md section 6")
         unknown = animd.errors.from_reply({"code": "brand_new", "message": "m"}, "x")
         check(type(unknown) is animd.Error and unknown.code == "brand_new",
@@ -374,7 +390,7 @@ def t_clip_events(d):
         c.subscribe(["clip.event"])
         at = time.monotonic_ns() + 100_000_000
         quiet = c.play(asset="lantern.m2", clip="0", speed=4.0, events=False)
-        p = c.play(asset="lantern.m2", clip="0", speed=4.0, at=at)
+        p = c.play(asset="lantern.m2", clip="0", speed=4.0, at_ns=at)
         got = []
         for ev in c.events(timeout=TIMEOUT):
             check(ev["instance"] != quiet["instance"], "events=False: nothing from it (%r)" % ev)
@@ -435,7 +451,7 @@ def t_unservable(d):
                     seen = ev["asset"]
                     break
             check(seen is not None, "the good file's event, none for the others")
-            names = [a["asset"] for a in c.assets()["assets"]]
+            names = [a["asset"] for a in c.assets()]
             check("names-ok.md5anim" in names and not any("\ufffd" in n or "\n" in n for n in names)
                   and len(names) == len(DEMO) + 1, "assets.list: only good names (%r)" % names)
             deadline = time.time() + TIMEOUT
@@ -817,6 +833,80 @@ def png_ok(path, what):
     return img
 
 
+def ink_of(img, colour, tol=0.08):
+    """Pixels of img within tol of colour ("#rrggbb")."""
+    rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    return (abs(img[:, :, :3] - rgb) < tol).all(axis=2)
+
+
+def t_draw_more(c, tmp):
+    """Wireframe, names, trail, camera."""
+    import matplotlib.image as mpimg
+    from matplotlib.collections import LineCollection
+    from animd import draw
+    v = c.sample(time=0.3, space="vertices", **WALK)
+    check(v["meshes"][0]["triangles"][0] == [0, 2, 1] and v.triangles.shape == (108, 3) and
+          v.triangles.max() == len(v.vertices) - 1 and v.triangles[12].tolist() == [8, 10, 9],
+          "sample's vertices carry each mesh's triangles, offset in Sample.triangles (%s)"
+          % (v.triangles[:1].tolist(),))
+    out = os.path.join(tmp, "wire.png")
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3, vertices=True,
+                      path=out)
+    wires = [x for x in fig.axes[0].collections if isinstance(x, LineCollection)]
+    check(len(wires) == 1 and len(wires[0].get_segments()) == 9 * 18,
+          "the mesh drawn as a wireframe: every edge once (%s)"
+          % [len(w.get_segments()) for w in wires])
+    wire = ink_of(mpimg.imread(out), draw.WIRE).sum()
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3,
+                      path=os.path.join(tmp, "bare.png"))
+    bare = ink_of(mpimg.imread(os.path.join(tmp, "bare.png")), draw.WIRE).sum()
+    # Text and antialiased bones come near the colour too: a few.
+    check(wire > 1000 and bare * 5 < wire, "wire pixels with the mesh (%d), few without (%d)"
+          % (wire, bare))
+    check(not fig.axes[0].texts, "no joint names unless asked for")
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", time=0.3, names=True)
+    labels = [t.get_text() for t in fig.axes[0].texts]
+    check(labels[:3] == ["origin", "pelvis", "spine"] and len(labels) == 10,
+          "names=True labels every joint (%s)" % labels)
+    # The trail: where sample puts l_shin, the PNG is the trail's colour.
+    out = os.path.join(tmp, "trail.png")
+    fig = draw.render(c, "walker.md5anim", mesh="walker.md5mesh", frames=3, trail="l_shin",
+                      path=out)
+    img = mpimg.imread(out)
+    trail = ink_of(img, draw.TRAIL, 0.12)
+    ax, hits, times = fig.axes[0], 0, [0.05, 0.2, 0.45, 0.6, 0.85]
+    for t in times:
+        p = c.sample(time=t, space="model", **WALK)
+        x, y = ax.transData.transform((p.positions[5][0], p.positions[5][2]))
+        row, col = int(round(img.shape[0] - y)), int(round(x))
+        hits += bool(trail[row - 2:row + 3, col - 2:col + 3].any())
+    check(hits == len(times), "the trail's pixels lie on l_shin's path (%d of %d points)"
+          % (hits, len(times)))
+    check(not ink_of(mpimg.imread(os.path.join(tmp, "bare.png")), draw.TRAIL, 0.12).any(),
+          "no trail unless asked for")
+    raises(ValueError, lambda: draw.render(c, "walker.md5anim", trail="nope"),
+           "a trail of no such joint")
+    # A camera: path and frusta; a frustum points where the orientation
+    # turns +X, as wide as the fov.
+    out = os.path.join(tmp, "camera.png")
+    fig = draw.render(c, "orbit.md5camera", frames=4, path=out)
+    img = mpimg.imread(out)
+    check(ink_of(img, draw.FRUSTUM).sum() > 200 and ink_of(img, draw.PATH).sum() > 100,
+          "a camera drawn as its path and frusta (%d frustum, %d path pixels)"
+          % (ink_of(img, draw.FRUSTUM).sum(), ink_of(img, draw.PATH).sum()))
+    check(len(fig.axes) == 3 and fig.axes[0].get_ylabel() == "z (up)", "a camera's three views")
+    s = c.sample(asset="orbit.md5camera", time=1.0)
+    f = draw.frustum(s, 2.0)
+    q = s.orientation.astype(np.float64)
+    x, y, z, w = q
+    forward = np.array([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)])
+    half = np.tan(np.radians(float(s.fov)) / 2) * 2.0
+    check(np.allclose(f[0], s.position, atol=1e-5) and
+          np.allclose(f[1:].mean(axis=0) - f[0], 2.0 * forward, atol=1e-4) and
+          abs(np.linalg.norm(f[1] - f[2]) - 2 * half) < 1e-4,
+          "a frustum: apex at the position, centred on the view direction, as wide as the fov")
+
+
 def t_draw(d):
     try:
         import matplotlib  # noqa: F401
@@ -857,6 +947,7 @@ def t_draw(d):
                   draw.frame_times(1.0, 3, loop=False) == [0.0, 0.5, 1.0], "frame times across a clip")
             raises(ValueError, lambda: draw.pose(c.sample(time=0, space="local", **WALK)),
                    "a local-space pose is not drawn")
+            t_draw_more(c, tmp)
         env = dict(os.environ, PYTHONPATH=PYDIR)
         out = os.path.join(tmp, "sheet.png")
         r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw",
@@ -871,6 +962,19 @@ def t_draw(d):
                             "walker.md5anim", "--clip", "nope", "-o", out], env=env,
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 1 and "not_found" in r.stderr, "draw of no clip fails, saying why")
+        for extra in (["walker.md5anim", "--mesh", "walker.md5mesh", "--frames", "2",
+                       "--vertices", "--names", "--trail", "l_shin"],
+                      ["orbit.md5camera", "--frames", "3"]):
+            r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw"] +
+                               extra + ["-o", out], env=env, capture_output=True, text=True,
+                               timeout=60)
+            check(r.returncode == 0 and r.stdout.strip() == out,
+                  "python3 -m animd draw %s (%s)" % (" ".join(extra), r.stderr.strip()))
+        r = subprocess.run([sys.executable, "-m", "animd", "--socket", d.sock, "draw",
+                            "walker.md5anim", "--trail", "nope", "-o", out], env=env,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and "no joint named 'nope'" in r.stderr,
+              "--trail of no such joint fails, saying why (%s)" % r.stderr.strip())
         code = ("import sys; sys.modules['matplotlib'] = None\n"
                 "import animd.draw\n"
                 "try:\n    animd.draw.pose([[0, 0, 0]])\n"
@@ -885,25 +989,25 @@ def t_draw(d):
 
 
 def readme_example():
-    """The first python block of README.md's "From Python" section."""
-    with open(os.path.join(SRC, "README.md")) as f:
+    """The first python block of docs/clients.md's "Python" section."""
+    with open(os.path.join(SRC, "docs", "clients.md")) as f:
         text = f.read()
-    part = text[text.index("## From Python"):]
+    part = text[text.index("## Python"):]
     return part[part.index("```python\n") + 10:part.index("```\n", part.index("```python\n") + 10)]
 
 
 def t_readme(d, python=sys.executable, env=None):
-    """The README's example as printed, run where its relative socket path
+    """docs/clients.md's example as printed, run where its relative socket path
     (make run's build/animd.sock) names this daemon's."""
     code = readme_example()
-    check(len(code.strip().splitlines()) == 10, "the README's example is ten lines")
+    check(len(code.strip().splitlines()) == 10, "docs/clients.md's example is ten lines")
     env = env or dict(os.environ, PYTHONPATH=PYDIR)
     env.pop("ANIMD_SOCKET", None)
     r = subprocess.run([python, "-c", code], cwd=d.dir, env=env, capture_output=True, text=True,
                        timeout=60)
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and len(lines) == 3 and lines[1].startswith("(10, 3, 4) ") and
-          "'count': 6" in lines[0], "the README's example works as printed (%r %r)" %
+          "'count': 6" in lines[0], "docs/clients.md's example works as printed (%r %r)" %
           (r.stdout, r.stderr[-500:]))
 
 
@@ -962,10 +1066,17 @@ def t_paging():
             now = sorted(want - {"many/0500.md5camera"} | {"many/0500b.md5camera"})
             check([a["asset"] for a in c.iter_assets(limit=7)] == now, "iter_assets pages it all")
             whole = c.assets()
-            check([a["asset"] for a in whole["assets"]] == now and whole["cursor"] is None,
-                  "assets() is the whole list")
-            check(c.call("assets.list")["assets"] == whole["assets"],
+            check([a["asset"] for a in whole] == now, "assets() is the whole list")
+            check(c.call("assets.list")["assets"] == whole,
                   "the request without paging arguments gets the whole list too")
+            # A reader that stops early (`| head -1`): the command line
+            # ends quietly, its list cut short.
+            r = subprocess.run("%s -m animd --socket %s list | head -1" % (sys.executable, d.sock),
+                               shell=True, capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, PYTHONPATH=PYDIR))
+            check(r.stdout.startswith("ASSET ") and r.stdout.count("\n") == 1 and r.stderr == "",
+                  "python3 -m animd list | head -1: one line, nothing on stderr (%r)"
+                  % r.stderr[-300:])
             raises(ValueError, lambda: list(c.iter_assets(limit=0)), "iter_assets: limit 0")
             e = raises(animd.errors.BadRequest, lambda: c.assets_page(limit=10001),
                        "assets_page: limit over 10000")
@@ -973,6 +1084,193 @@ def t_paging():
     finally:
         stop_daemon(d)
 
+
+# ---- 9. operators ------------------------------------------------------------
+
+def _as_nobody(fn):
+    """fn() in a child process run as uid and gid 65534 (no supplementary
+    groups): its return value (a str) or the repr of what it raised."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            out = str(fn())
+        except BaseException as e:          # noqa: BLE001  (reported to the parent)
+            out = "%s: %s" % (type(e).__name__, e)
+        os.write(w, out.encode("utf-8", "replace"))
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode()
+
+
+def t_operators(d):
+    with animd.Client(d.sock, name="walker-demo") as a, animd.Client(d.sock) as b:
+        check(a.name == "walker-demo" and b.name == os.path.basename(sys.argv[0]),
+              "a client's name: the given one, else the script's (%r, %r)" % (a.name, b.name))
+        a.subscribe(["instance.stopped"])
+        p = a.play(asset="walker.md5anim", mesh="walker.md5mesh")
+        mine = {x["connection"]: x for x in b.clients()}
+        ca = mine.get(a.server["connection"])
+        check(ca is not None and ca["name"] == "walker-demo" and ca["pid"] == os.getpid() and
+              ca["uid"] == os.getuid() and ca["gid"] == os.getgid() and ca["instances"] == 1 and
+              not ca["self"] and mine[b.server["connection"]]["self"] and
+              abs(ca["since"] - time.time()) < 60 and ca["memory_bytes"] > 0,
+              "clients(): the other connection, its name, pid, uid and what it owns (%r)" % ca)
+        check(b.clients_list() is not None and type(b.clients()) is list, "clients() is a list")
+        e = raises(animd.BadRequest, lambda: b.hello(name="x" * 65), "a name over 64 bytes")
+        with animd.Client(d.sock, name="\u00e9" * 40) as long_name:
+            check(long_name.name == "\u00e9" * 32 and
+                  long_name.server["connection"] in [x["connection"] for x in b.clients()],
+                  "a long name is cut to 64 bytes on a character, and the daemon takes it")
+        every = [x for x in b.instances(all=True) if x["instance"] == p["instance"]]
+        check(len(every) == 1 and every[0]["connection"] == a.server["connection"] and
+              every[0]["client"] == "walker-demo" and b.instances() == [],
+              "instances(all=True): another connection's, with its owner (%r)" % every)
+        e = raises(animd.NotFound, lambda: b.stop(p), "stop of another's instance without any")
+        check(e is not None and "any" in e.message, "not_found says how an operator reaches it")
+        st = b.pause(p, any=True)
+        check(st["state"] == "paused" and a.instances()[0]["state"] == "paused",
+              "pause(any=True): another connection's instance, paused")
+        st = b.stop(p, any=True)
+        check(st["state"] == "stopped" and a.instances() == [], "stop(any=True)")
+        ev = a.next_event(TIMEOUT)
+        check(ev["type"] == "instance.stopped" and ev["reason"] == "operator" and
+              "connection %d" % b.server["connection"] in ev["message"],
+              "the owner is told who stopped it (%r)" % ev)
+        a.play(asset="idle.md5anim", mesh="walker.md5mesh")
+        k = b.clients_kill(a.server["connection"], reason="runaway")
+        check(k["connection"] == a.server["connection"] and k["name"] == "walker-demo" and
+              k["instances"] == 1, "clients_kill: the connection and what it owned (%r)" % k)
+        e = raises(animd.Disconnected, lambda: a.status(), "a killed connection")
+        check(e is not None and "clients.kill" in str(e) and "runaway" in str(e),
+              "the killed client says who closed it and why (%s)" % e)
+        e = raises(animd.NotFound, lambda: b.clients_kill(a.server["connection"]),
+                   "kill of a closed connection")
+        e = raises(animd.BadRequest, lambda: b.clients_kill(b.server["connection"]),
+                   "kill of this connection")
+    # Another user's peer is refused: a socket anyone may reach, a
+    # connection of root's to act on, one of uid 65534's own.
+    os.chmod(d.dir, 0o755)
+    os.chmod(os.path.dirname(d.sock), 0o755)
+    os.chmod(d.sock, 0o666)
+    try:
+        with animd.Client(d.sock, name="root's") as a:
+            p = a.play(asset="walker.md5anim")
+            target = a.server["connection"]
+
+            def refused():
+                with animd.Client(d.sock) as n:
+                    own = animd.Client(d.sock, name="nobody's other")
+                    seen = [x["connection"] for x in n.clients()]
+                    out = []
+                    for fn in (lambda: n.clients_kill(target),
+                               lambda: n.stop(p["instance"], any=True),
+                               lambda: n.pause(p["instance"], any=True)):
+                        try:
+                            fn()
+                            out.append("allowed")
+                        except animd.PermissionDenied as e:
+                            out.append("refused: " + e.message)
+                    n.clients_kill(own.server["connection"])   # its own user's: allowed
+                    out.append("own killed")
+                    return "%s | %s" % (target in seen, " | ".join(out))
+
+            got = _as_nobody(refused)
+            check(got.startswith("True | refused: clients.kill: connection %d is uid 0's" % target)
+                  and got.count("refused: ") == 3 and "control.operators = privileged" in got and
+                  got.endswith("own killed"),
+                  "uid 65534 sees root's connection but may not act on it, and may on its own "
+                  "(%s)" % got)
+            check(a.instances()[0]["state"] == "playing", "root's instance plays on")
+    finally:
+        os.chmod(d.sock, 0o660)
+        os.chmod(os.path.dirname(d.sock), 0o700)
+        os.chmod(d.dir, 0o700)
+
+
+# ---- 10. connecting, dependencies, annotations --------------------------------
+
+def t_connecting(d):
+    e = raises(animd.NoSocket, lambda: animd.Client("/nonexistent/animd.sock"), "no socket")
+    check(e is not None and isinstance(e, FileNotFoundError) and isinstance(e, ConnectionError)
+          and "/nonexistent/animd.sock" in str(e) and "not running" in str(e),
+          "NoSocket names the path and says animd is not running (%s)" % e)
+    tmp = tempfile.mkdtemp(prefix="animd-stale-")
+    try:
+        stale = os.path.join(tmp, "stale.sock")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(stale)                   # bound, never listening: refused
+        s.close()
+        e = raises(animd.StaleSocket, lambda: animd.Client(stale), "a stale socket")
+        check(e is not None and isinstance(e, ConnectionRefusedError) and stale in str(e) and
+              "no daemon answers" in str(e), "StaleSocket says the daemon is gone (%s)" % e)
+    finally:
+        shutil.rmtree(tmp)
+    # No permission: the socket reachable, but its group's (root's, mode 0660).
+    os.chmod(d.dir, 0o755)
+    os.chmod(os.path.dirname(d.sock), 0o755)
+    try:
+        got = _as_nobody(lambda: animd.Client(d.sock))
+    finally:
+        os.chmod(os.path.dirname(d.sock), 0o700)
+        os.chmod(d.dir, 0o700)
+    check(got.startswith("NoPermission: cannot connect to %s: permission denied: the socket is "
+                         "group root's (mode 0660): join that group" % d.sock) and
+          "log in again" in got, "NoPermission names the group to join (%s)" % got)
+    # numpy missing: the command line says which Python lacks it.
+    r = subprocess.run([sys.executable, "-c", "import sys, runpy; sys.modules['numpy'] = None; "
+                        "sys.argv = ['animd', 'status']; runpy.run_module('animd', "
+                        "run_name='__main__', alter_sys=True)"],
+                       capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, ANIMD_SOCKET=d.sock))
+    check(r.returncode == 4 and sys.executable in r.stderr and "python3-numpy" in r.stderr and
+          "Traceback" not in r.stderr,
+          "without numpy: the interpreter and the package to install (%d %r)"
+          % (r.returncode, r.stderr[-400:]))
+
+
+def t_types(d):
+    import inspect
+    import typing
+    from animd import results
+    check(os.path.exists(os.path.join(PYDIR, "animd", "py.typed")), "the package ships py.typed")
+    missing = []
+    for name, fn in inspect.getmembers(animd.Client, inspect.isfunction):
+        if name.startswith("_") and name not in ("__init__", "__enter__"):
+            continue
+        hints = typing.get_type_hints(fn)
+        params = [k for k in inspect.signature(fn).parameters if k not in ("self", "args")]
+        if "return" not in hints or any(k not in hints for k in params):
+            missing.append(name)
+    check(missing == [], "every public method of Client is annotated (not: %r)" % missing)
+    check(typing.get_type_hints(animd.Client.clients)["return"] == typing.List[results.ClientInfo]
+          and typing.get_type_hints(animd.Client.assets)["return"] ==
+          typing.List[results.AssetSummary], "clients() and assets() return typed lists")
+    check("at_ns" in inspect.signature(animd.Client.play).parameters,
+          "play's at_ns, as animc_play_opts.at_ns")
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--version"], capture_output=True)
+    if mypy.returncode != 0:
+        print("(mypy is not installed for %s: make deps installs Debian's)" % sys.executable)
+        return
+    r = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "pyproject.toml",
+                        "--no-incremental", "animd"], cwd=PYDIR, capture_output=True,
+                       text=True, timeout=300)
+    check(r.returncode == 0, "mypy finds the package's annotations sound:\n%s" % r.stdout[-2000:])
+
+
+# ---- 11. a glTF's morph weights ----------------------------------------------
 
 def morph_gltf():
     """A triangle with two morph targets ("up", "side") whose weights a
@@ -1066,7 +1364,9 @@ def main():
                            ("against libanimclient", lambda d: (
                                t_against_c(d, instances=4, poses=1000, depth=64),
                                t_against_c(d, instances=16, poses=400, depth=2))),
-                           ("pictures", t_draw), ("the README's example", t_readme),
+                           ("pictures", t_draw), ("docs/clients.md's example", t_readme),
+                           ("operators", t_operators), ("connecting", t_connecting),
+                           ("annotations", t_types),
                            ("server.stopping", t_stopping)):
             print("== " + name, flush=True)
             part(d)

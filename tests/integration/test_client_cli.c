@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -235,6 +237,24 @@ static void test_one_shot_commands(void **state)
 		"--space", "model", NULL);
 	expect(r, 0, "origin           position    15.000", NULL);
 	free(r);
+	/* sample's layers, as animd sample's --blend and --mask: idle's spine
+	 * (unturned) over the walk's. */
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0.25", "--space", "local", NULL);
+	expect(r, 0, "  2 spine            t     0.000     0.000     4.000  r  0.0000  0.0000  ", NULL);
+	assert_null(strstr(r->out, "  2 spine            t     0.000     0.000     4.000  r  0.0000  "
+			   "0.0000  0.0000  1.0000\n"));
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0.25", "--space", "local",
+		"--blend", "idle.md5anim:0:1", "--mask", "spine", NULL);
+	expect(r, 0, "  2 spine            t     0.000     0.000     4.000  r  0.0000  0.0000  "
+	       "0.0000  1.0000\n", NULL);
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0", "--blend", "nope:0:1", NULL);
+	expect(r, 1, NULL, "layer 0: walker.md5anim has no clip named \"nope\"");
+	free(r);
+	r = run(fx, NULL, "sample", "walker.md5anim", "--time", "0", "--ref", "walker", NULL);
+	expect(r, 2, NULL, "--mask and --ref go with --blend or --additive");
+	free(r);
 	r = run(fx, NULL, "--json", "sample", "orbit.md5camera", "--time=1", NULL);
 	expect(r, 0, "\"camera\":{\"position\":[", NULL);
 	free(r);
@@ -292,9 +312,9 @@ static void test_exit_codes(void **state)
 
 static void test_help_everywhere(void **state)
 {
-	static const char *const cmds[] = { "status", "list", "info", "sample", "play", "watch",
-					    "events", "instances", "pause", "resume", "seek",
-					    "speed", "stop", "layer" };
+	static const char *const cmds[] = { "status", "list", "info", "reload", "sample", "play",
+					    "watch", "events", "instances", "pause", "resume",
+					    "seek", "speed", "stop", "layer", "clients" };
 	struct fixture *fx = *state;
 	struct run *r;
 	char want[64];
@@ -333,6 +353,17 @@ static void test_play_steered_from_stdin(void **state)
 	free(r);
 	r = run(fx, "quit\n", "play", "walker.md5anim", "--clip", "nope", NULL);
 	expect(r, 1, NULL, "not_found");
+	free(r);
+	/* help lists the commands (on stderr with --json: stdout stays JSON). */
+	r = run(fx, "help\nfrob\nquit\n", "play", "walker.md5anim", NULL);
+	expect(r, 0, "commands, one per line:\n  pause ", "unknown command \"frob\"");
+	expect(r, 0, "\n  seek SECONDS ", "help lists them");
+	expect(r, 0, "\n  layer set LAYER WEIGHT [FADE] ", NULL);
+	expect(r, 0, "\n  help                       this list\n", NULL);
+	free(r);
+	r = run(fx, "help\nquit\n", "--json", "play", "walker.md5anim", NULL);
+	expect(r, 0, NULL, "commands, one per line:\n");
+	assert_null(strstr(r->out, "commands"));
 	free(r);
 }
 
@@ -415,14 +446,14 @@ static void test_watch_and_events_lines(void **state)
 	/* A cross-fade at the start: the stack shows it, then its end. */
 	r = run(fx, NULL, "watch", "walker.md5anim", "--fade-to", "idle.md5anim", "--fade", "0.2",
 		"--frames", "40", "--json", NULL);
-	expect(r, 0, "\"clip\":\"walker\",\"layers\":[{\"id\":1,\"mode\":\"fade\",\"clip\":\"idle\"",
-	       NULL);
+	expect(r, 0, "\"asset\":\"walker.md5anim\",\"clip\":\"walker\",\"layers\":[{\"id\":1,"
+	       "\"mode\":\"fade\",\"clip\":\"idle\"", NULL);
 	last = r->out + strlen(r->out);
 	if (last > r->out)
 		last--;                 /* the last line's newline */
 	while (last > r->out && last[-1] != '\n')
 		last--;
-	if (strstr(last, "\"clip\":\"idle\",\"layers\":[]") == NULL)
+	if (strstr(last, "\"asset\":\"idle.md5anim\",\"clip\":\"idle\",\"layers\":[]") == NULL)
 		fail_msg("the last pose is not idle's alone: %.300s", last);
 	free(r);
 	r = run(fx, NULL, "watch", "walker.md5anim", "--fade-to", "nothing.md5anim", "--frames", "1",
@@ -513,10 +544,10 @@ static void test_events_of_a_clip(void **state)
 	expect(r, 1, NULL, "not_found");
 	free(r);
 	r = run(fx, NULL, "info", "lantern.m2", NULL);
-	expect(r, 0, "attachment  0: id 11 on bone 0 (bone0) at 0.5 0 1.4\n", NULL);
-	expect(r, 0, "event       0: \"$CSD\", data 7, bone 1 (bone1) at 0 0 2\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s, 0 at 1.500 s\n", NULL);
-	expect(r, 0, "            events: 0 at 0.500 s, 0 at 32.767 s\n", NULL);
+	expect(r, 0, "attachment  0: id 11 on bone 0 \"bone0\" at 0.5 0 1.4\n", NULL);
+	expect(r, 0, "event       0: \"$CSD\", data 7, on bone 1 \"bone1\" at 0 0 2\n", NULL);
+	expect(r, 0, "            events: 0 at 0.5 s, 0 at 1.5 s\n", NULL);
+	expect(r, 0, "            events: 0 at 0.5 s, 0 at 32.767 s\n", NULL);
 	free(r);
 	r = run(fx, NULL, "--json", "info", "lantern.m2", NULL);
 	expect(r, 0, "\"events\":[{\"time\":0.5,\"event\":0},{\"time\":1.5,\"event\":0}]", NULL);
@@ -647,6 +678,181 @@ static void test_error_lines(void **state)
 	free(r);
 }
 
+/* Counts with their noun in the singular for one: a one-joint mesh of one
+ * triangle, the demo's camera and meshes. */
+static void test_plurals(void **state)
+{
+	static const char one[] =
+		"MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 1\n"
+		"joints {\n\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n}\n"
+		"mesh {\n\tshader \"one\"\n\tnumverts 3\n"
+		"\tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n"
+		"\tnumtris 1\n\ttri 0 0 2 1\n\tnumweights 3\n"
+		"\tweight 0 0 1 ( 0 0 0 )\n\tweight 1 0 1 ( 1 0 0 )\n\tweight 2 0 1 ( 0 1 0 )\n}\n";
+	struct fixture *fx = *state;
+	struct run *r = NULL;
+
+	assert_int_equal(daemon_proc_write_asset(&fx->d, "one.md5mesh", one), 0);
+	for (int i = 0; i < 100; i++) {
+		free(r);
+		r = run(fx, NULL, "info", "one.md5mesh", NULL);
+		if (r->status == 0)
+			break;
+		poll(NULL, 0, 100);
+	}
+	expect(r, 0, "\nskeleton    1 joint, bind pose\n", NULL);
+	expect(r, 0, ": 3 vertices, 1 triangle, 3 weights, skinned", NULL);
+	free(r);
+	r = run(fx, NULL, "info", "walker.md5mesh", NULL);
+	expect(r, 0, "\nskeleton    10 joints, bind pose\n", NULL);
+	expect(r, 0, "\"mesh0\": 8 vertices, 12 triangles, 8 weights, skinned", NULL);
+	free(r);
+	r = run(fx, NULL, "info", "orbit.md5camera", NULL);
+	expect(r, 0, "camera      96 frames at 30 fps, 3.1 s playable, cuts: 40 70\n", NULL);
+	free(r);
+	r = run(fx, NULL, "sample", "one.md5mesh", "--time", "0", "--space", "vertices", NULL);
+	expect(r, 0, "mesh mesh0: 3 vertices (--json prints them)\n", NULL);
+	free(r);
+}
+
+/* `watch` at a terminal (a pseudo-terminal here): the header names the clip
+ * on screen as ASSET#CLIP; n and p cross-fade through the clips that fit the
+ * mesh, the asset's own and other files' (not one whose skeleton differs). */
+struct tty_child {
+	pid_t pid;
+	int master;
+	char screen[1 << 17];
+	size_t len;
+};
+
+static void tty_spawn(const struct fixture *fx, char *const args[], struct tty_child *t)
+{
+	struct winsize ws = { .ws_row = 50, .ws_col = 160 };
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = (char *)fx->animctl;
+	for (int i = 0; args[i] != NULL && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	t->len = 0;
+	t->master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(t->master >= 0);
+	assert_int_equal(grantpt(t->master), 0);
+	assert_int_equal(unlockpt(t->master), 0);
+	assert_int_equal(ioctl(t->master, TIOCSWINSZ, &ws), 0);
+	t->pid = fork();
+	assert_true(t->pid >= 0);
+	if (t->pid == 0) {
+		int slave;
+
+		setsid();
+		slave = open(ptsname(t->master), O_RDWR);
+		if (slave < 0)
+			_exit(127);
+		dup2(slave, STDIN_FILENO);
+		dup2(slave, STDOUT_FILENO);
+		dup2(slave, STDERR_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+}
+
+/* Read the screen until `want` appears after offset `from` (true), or the
+ * time is up. */
+static bool tty_wait(struct tty_child *t, size_t from, const char *want)
+{
+	long deadline = now_ms() + TIMEOUT_MS;
+
+	for (;;) {
+		struct pollfd p = { .fd = t->master, .events = POLLIN };
+		long left = deadline - now_ms();
+		ssize_t n;
+
+		if (from <= t->len && strstr(t->screen + from, want) != NULL)
+			return true;
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return false;
+		n = read(t->master, t->screen + t->len, sizeof t->screen - 1 - t->len);
+		if (n <= 0)
+			return false;
+		t->len += (size_t)n;
+		t->screen[t->len] = '\0';
+		/* Keep the tail: the header repeats every frame. */
+		if (t->len > sizeof t->screen / 2) {
+			size_t drop = t->len - sizeof t->screen / 4;
+
+			memmove(t->screen, t->screen + drop, t->len - drop + 1);
+			t->len -= drop;
+			from = from > drop ? from - drop : 0;
+		}
+	}
+}
+
+static void tty_key(struct tty_child *t, const char *keys, const char *want)
+{
+	size_t from = t->len;
+
+	assert_int_equal(write(t->master, keys, strlen(keys)), (ssize_t)strlen(keys));
+	if (!tty_wait(t, from, want))
+		fail_msg("no \"%s\" after %s; the screen ends: %s", want, keys,
+			 t->screen + (t->len > 2000 ? t->len - 2000 : 0));
+}
+
+static void test_watch_keys(void **state)
+{
+	char *args[] = { "watch", "walker.md5anim", "--mesh", "walker.md5mesh", "--fade", "0",
+			 NULL };
+	struct fixture *fx = *state;
+	struct tty_child *t = calloc(1, sizeof *t);
+	char path[512], *text;
+	int wstatus;
+	FILE *f;
+	long n;
+
+	assert_non_null(t);
+	/* rest.md5anim: idle's copy, fits; bent.md5anim: a joint renamed, does
+	 * not. */
+	snprintf(path, sizeof path, "%s/idle.md5anim", fx->d.assets);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	assert_int_equal(daemon_proc_write_asset(&fx->d, "rest.md5anim", text), 0);
+	memcpy(strstr(text, "\"spine\""), "\"spinx\"", 7);
+	assert_int_equal(daemon_proc_write_asset(&fx->d, "bent.md5anim", text), 0);
+	free(text);
+	for (int i = 0; i < 100; i++) {
+		struct run *r = run(fx, NULL, "list", NULL);
+		bool both = strstr(r->out, "rest.md5anim") && strstr(r->out, "bent.md5anim");
+
+		free(r);
+		if (both)
+			break;
+		poll(NULL, 0, 100);
+	}
+
+	tty_spawn(fx, args, t);
+	if (!tty_wait(t, 0, "walker.md5anim#walker on walker.md5mesh (1 of 3)"))
+		fail_msg("no header naming the clip: %s", t->screen);
+	assert_true(tty_wait(t, 0, "n/p fade to next/previous of 3 clips"));
+	tty_key(t, "n", "idle.md5anim#idle on walker.md5mesh (2 of 3)");
+	tty_key(t, "n", "rest.md5anim#rest on walker.md5mesh (3 of 3)");
+	tty_key(t, "n", "walker.md5anim#walker on walker.md5mesh (1 of 3)");
+	tty_key(t, "p", "rest.md5anim#rest on walker.md5mesh (3 of 3)");
+	assert_null(strstr(t->screen, "bent.md5anim"));
+	assert_int_equal(write(t->master, "q", 1), 1);
+	assert_int_equal(waitpid(t->pid, &wstatus, 0), t->pid);
+	assert_true(WIFEXITED(wstatus));
+	assert_int_equal(WEXITSTATUS(wstatus), 0);
+	close(t->master);
+	free(t);
+}
+
 /* The daemon going away under `events`: one line, said once. */
 static void test_connection_lost_line(void **state)
 {
@@ -679,6 +885,102 @@ static void test_connection_lost_line(void **state)
 	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
 }
 
+/* The connection id of the first other connection `--json clients` lists
+ * (0 if none). */
+static uint64_t other_connection(const struct fixture *fx)
+{
+	struct run *r = run(fx, NULL, "--json", "clients", NULL);
+	uint64_t id = 0;
+
+	expect(r, 0, "{\"clients\":[", NULL);
+	for (const char *p = strstr(r->out, "{\"connection\":"); p != NULL && id == 0;
+	     p = strstr(p + 1, "{\"connection\":")) {
+		const char *end = strchr(p, '}');
+
+		if (end != NULL && strstr(p, "\"self\":false") != NULL &&
+		    strstr(p, "\"self\":false") < end)
+			id = strtoull(p + strlen("{\"connection\":"), NULL, 10);
+	}
+	free(r);
+	return id;
+}
+
+/* What an operator types: reload, clients, instances --all, stop --any,
+ * clients kill. */
+static void test_operator_commands(void **state)
+{
+	struct fixture *fx = *state;
+	char *play_args[] = { "play", "walker.md5anim", "--no-input", NULL };
+	char *events_args[] = { "events", NULL };
+	struct run *r, *pr = calloc(1, sizeof *pr), *er = calloc(1, sizeof *er);
+	struct child pc, ec;
+	struct pollfd p;
+	char id[32];
+
+	r = run(fx, NULL, "reload", "walker.md5anim", NULL);
+	expect(r, 0, "walker.md5anim generation 1 (unchanged: the file is the live version)\n", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "reload", "idle.md5anim", NULL);
+	expect(r, 0, "{\"asset\":\"idle.md5anim\",\"generation\":1,\"unchanged\":true}\n", NULL);
+	free(r);
+	r = run(fx, NULL, "reload", "nope.md5anim", NULL);
+	expect(r, 1, NULL, "animctl reload: not_found:");
+	free(r);
+	r = run(fx, NULL, "clients", NULL);
+	expect(r, 0, "CONN   NAME ", NULL);
+	expect(r, 0, " animctl ", NULL);
+	expect(r, 0, "  (this)\n", NULL);
+	free(r);
+
+	/* Another animctl's instance: seen with --all, stopped with --any
+	 * (its owner hears why), not without. */
+	spawn(fx, play_args, &pc);
+	p = (struct pollfd){ .fd = pc.out, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, TIMEOUT_MS), 1);
+	r = run(fx, NULL, "instances", "--all", NULL);
+	expect(r, 0, "\"animctl\"  instance 1 playing  walker.md5anim", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "instances", "--all", NULL);
+	expect(r, 0, "\"connection\":", NULL);
+	expect(r, 0, "\"client\":\"animctl\"}", NULL);
+	free(r);
+	r = run(fx, NULL, "stop", "1", NULL);
+	expect(r, 1, NULL, "or as an operator with --any");
+	free(r);
+	r = run(fx, NULL, "seek", "1", "0", "--any", NULL);
+	expect(r, 2, NULL, "--any goes with pause, resume and stop");
+	free(r);
+	r = run(fx, NULL, "stop", "--any", "1", NULL);
+	expect(r, 0, "instance 1 stopped", NULL);
+	free(r);
+	collect(&pc, pr, TIMEOUT_MS);
+	/* The daemon's side ended it: play exits 1, as for any stop not its own. */
+	expect(pr, 1, "instance.stopped asset=walker.md5anim instance=1", NULL);
+	expect(pr, 1, "reason=\"operator\"", NULL);
+	free(pr);
+
+	/* An `animctl events` closed by another: it says who and why. */
+	spawn(fx, events_args, &ec);
+	for (int i = 0; i < 100 && other_connection(fx) == 0; i++)
+		poll(NULL, 0, 20);
+	snprintf(id, sizeof id, "%llu", (unsigned long long)other_connection(fx));
+	r = run(fx, NULL, "clients", "kill", id, "--reason", "too chatty", NULL);
+	expect(r, 0, "closed connection ", NULL);
+	expect(r, 0, "\"animctl\" (pid ", NULL);
+	free(r);
+	collect(&ec, er, TIMEOUT_MS);
+	expect(er, 3, "client.killed reason=\"too chatty\"", "animctl events: connection to the "
+	       "daemon lost: closed by connection ");
+	expect(er, 3, NULL, "with clients.kill: too chatty");
+	free(er);
+	r = run(fx, NULL, "clients", "kill", id, NULL);
+	expect(r, 1, NULL, "animctl clients: not_found: no connection");
+	free(r);
+	r = run(fx, NULL, "clients", "frob", NULL);
+	expect(r, 2, NULL, "unknown verb");
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -692,7 +994,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events_of_a_clip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_escaped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plurals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_lost_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_operator_commands, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

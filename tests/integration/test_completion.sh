@@ -54,7 +54,7 @@ expect_match '^complete -F _animd animd$' "$TMP/out"
 ctl=$BUILD/animctl
 complete_words animctl pl;                    offers_only play "animctl pl"
 complete_words animctl ""
-for c in status list info sample play watch events instances pause resume seek speed stop layer; do
+for c in status list info reload sample play watch events instances pause resume seek speed stop layer clients; do
 	offers "$c" "animctl"
 done
 complete_words animctl --j;                   offers_only --json "animctl --j"
@@ -74,6 +74,15 @@ offers_only asset.loaded,instance.ended "animctl events --events asset.loaded,in
 complete_words animctl events --events cl;    offers_only clip.event "animctl events --events cl"
 complete_words animctl events x --loop o;     offers_only once "animctl events x --loop o"
 complete_words animctl events x --sec;        offers_only --seconds "animctl events x --sec"
+complete_words animctl cl;                    offers_only clients "animctl cl"
+complete_words animctl clients k;             offers_only kill "animctl clients k"
+complete_words animctl clients kill 3 --r;    offers_only --reason "animctl clients kill 3 --r"
+complete_words animctl instances --a;         offers_only --all "animctl instances --a"
+complete_words animctl stop --a;              offers_only --any "animctl stop --a"
+complete_words animctl rel;                   offers_only reload "animctl rel"
+complete_words animctl sample walker.md5anim --bl;  offers_only --blend "animctl sample x --bl"
+complete_words "$ctl" --socket "$TMP/s.sock" sample --additive idle:0:1 wal
+offers walker.md5anim "animctl sample --additive idle:0:1 wal"
 # Asset names from the daemon, through the --socket on the line.
 complete_words "$ctl" --socket "$TMP/s.sock" play wal
 offers walker.md5anim "animctl play wal"
@@ -91,6 +100,8 @@ complete_words "$ctl" --socket "$TMP/none.sock" play wal
 
 complete_words animd ch;                      offers_only check "animd ch"
 complete_words animd serve --log-level d;     offers_only debug "animd serve --log-level d"
+complete_words animd serve --log-format j;    offers_only journal "animd serve --log-format j"
+complete_words animd serve --log-f;           offers_only --log-format "animd serve --log-f"
 complete_words animd --pr;                    offers_only --print-config "animd --pr"
 complete_words animd sample f --ro;           offers_only --root-motion "animd sample f --ro"
 complete_words animd sample f --space at;     offers_only attachments "animd sample f --space at"

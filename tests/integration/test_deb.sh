@@ -33,6 +33,7 @@ expect_match '/systemd/system/animd\.socket$' "$TMP/animd.list"
 expect_match '\./usr/lib/sysusers\.d/animd\.conf$' "$TMP/animd.list"
 dpkg-deb -I "$deb/animd_${v}_"*.deb conffiles >"$TMP/conffiles"
 expect_match '^/etc/animd/animd\.ini$' "$TMP/conffiles"
+expect_match '\./etc/animd/animd\.ini\.d/$' "$TMP/animd.list"
 dpkg-deb -c "$deb/libanimclient1_${v}_"*.deb >"$TMP/lib.list"
 expect_match "\\./usr/lib/$arch/libanimclient\\.so\\.1\$" "$TMP/lib.list"
 
@@ -51,6 +52,7 @@ expect_status 0 dpkg_root -i "$deb/animd_${v}_"*.deb "$deb/libanimclient1_${v}_"
 expect_match '^animd:x:[0-9]+:[0-9]+:' "$root/etc/passwd"
 expect_match '^animd:x:[0-9]+:' "$root/etc/group"
 [ -d "$root/srv/animd" ] && ok || bad "the postinst did not make /srv/animd"
+[ -d "$root/etc/animd/animd.ini.d" ] && ok || bad "the package has no drop-in folder /etc/animd/animd.ini.d"
 [ -L "$root/etc/systemd/system/sockets.target.wants/animd.socket" ] && ok || bad "animd.socket not enabled"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/animd.service" ] && ok ||
 	bad "animd.service not enabled"
@@ -81,11 +83,13 @@ if start_daemon "$TMP/log" "$root/usr/bin/animd" serve -c "$root/etc/animd/animd
 		pyroot=$root/usr/lib/python3/dist-packages
 		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -c \
 			"import animd, sys; print(animd.__file__, animd.__version__); \
-			 c = animd.Client(sys.argv[1]); print(len(c.assets()['assets'])); c.close()" "$sock"
+			 c = animd.Client(sys.argv[1]); print(len(c.assets())); c.close()" "$sock"
 		expect_match "^$pyroot/animd/__init__\\.py $v\$" "$TMP/out"
 		expect_match "^$n\$" "$TMP/out"
-		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -m animd --socket "$sock" status
+		expect_status 0 env PYTHONPATH="$pyroot" /usr/bin/python3 -m animd --socket "$sock" --json status
 		expect_jq ".assets.count == $n" "$TMP/out"
+		# PEP 561: the package's annotations, installed with it.
+		[ -f "$pyroot/animd/py.typed" ] && ok || bad "python3-animd lacks animd/py.typed"
 	else
 		echo "skip part: python3-msgpack or python3-numpy is not installed"
 	fi

@@ -7,7 +7,8 @@
 # through pkg-config, shared and --static, talks to the installed animd
 # started from the DESTDIR on a private socket; uninstall leaves no file.
 # Then a live-style install (no DESTDIR, every directory under $TMP) keeps
-# an existing configuration, and uninstall keeps an edited one.
+# an existing configuration, and uninstall keeps an edited one and the
+# administrator's drop-ins.
 . "$(dirname "$0")/lib.sh"
 for tool in pkg-config cc make; do
 	command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
@@ -51,6 +52,7 @@ expect_match '^ExecStart=/usr/bin/animd serve -c /etc/animd/animd\.ini$' "$dest$
 expect_match '^User=animd$' "$dest$unitdir/animd.service"
 expect_match '^SocketGroup=animd$' "$dest$unitdir/animd.socket"
 cmp -s "$SRC/conf/animd.ini" "$dest/etc/animd/animd.ini" && ok || bad "the configuration is not conf/animd.ini"
+[ -d "$dest/etc/animd/animd.ini.d" ] && ok || bad "install did not make the drop-in folder /etc/animd/animd.ini.d"
 expect_match "^Version: $v\$" "$dest/usr/lib/pkgconfig/animclient.pc"
 expect_match '^prefix=/usr$' "$dest/usr/lib/pkgconfig/animclient.pc"
 
@@ -128,6 +130,7 @@ fi
 expect_status 0 make_in uninstall DESTDIR="$dest" PREFIX=/usr
 (cd "$dest" && find . ! -type d) >"$TMP/left"
 [ -s "$TMP/left" ] && { bad "uninstall left files:"; cat "$TMP/left"; } || ok
+[ -e "$dest/etc/animd" ] && bad "uninstall left /etc/animd" || ok
 
 # Live-style: no DESTDIR.  An existing configuration is kept, the default
 # one is removed by uninstall, an edited one is kept.
@@ -144,11 +147,13 @@ expect_match '^kept ' "$TMP/out"
 	[ -f "$live/sysusers.d/animd.conf" ] && ok || bad "LIBDIR, UNITDIR or SYSUSERSDIR not honoured"
 expect_match "^libdir=$live/usr/lib64\$" "$live/usr/lib64/pkgconfig/animclient.pc"
 expect_match "^ExecStart=$live/usr/bin/animd serve -c $live/etc/animd/animd\\.ini\$" "$live/units/animd.service"
+echo "; the admin's" >"$live/etc/animd/animd.ini.d/local.ini"
 # shellcheck disable=SC2086
 expect_status 0 make_in uninstall $dirs
-[ "$(cd "$live" && find . ! -type d)" = "./etc/animd/animd.ini" ] && ok ||
-	bad "live uninstall left $(cd "$live" && find . ! -type d | tr '\n' ' ')"
-rm "$live/etc/animd/animd.ini"
+expect_match "^kept $live/etc/animd/animd\\.ini\\.d: it holds drop-ins\$" "$TMP/out"
+[ "$(cd "$live" && find . ! -type d | sort | tr '\n' ' ')" = "./etc/animd/animd.ini ./etc/animd/animd.ini.d/local.ini " ] &&
+	ok || bad "live uninstall left $(cd "$live" && find . ! -type d | tr '\n' ' ')"
+rm "$live/etc/animd/animd.ini" "$live/etc/animd/animd.ini.d/local.ini"
 # shellcheck disable=SC2086
 make_in install $dirs >/dev/null && make_in uninstall $dirs >/dev/null
 [ -z "$(cd "$live" && find . ! -type d)" ] && [ ! -d "$live/etc/animd" ] && ok ||

@@ -108,8 +108,9 @@ expect_jq '.memory.meshes == ([.meshes[].memory_bytes] | add) + 9 * 8 and .memor
 expect_status 0 "$ANIMD" inspect --json "$demo/orbit.md5camera"
 expect_jq '.cameras[0].cuts == [40, 70] and .cameras[0].frame_rate == 30' "$TMP/out"
 expect_status 0 "$ANIMD" inspect "$demo/walker.md5anim"
-expect_match '^clip .*"walker".*, [0-9]+ bytes$' "$TMP/out"
-expect_match '^memory   [0-9]+ bytes loaded: skeleton [0-9]+, clips [0-9]+, meshes 0, camera 0, emitters 0, other [0-9]+$' "$TMP/out"
+expect_match '^clip        "walker": 1 s, loop, 10 joints, 25 frames at 24 fps, bounds$' "$TMP/out"
+expect_match '^ {12}[0-9]+ bytes, 23 animated components$' "$TMP/out"
+expect_match '^memory      [0-9]+ bytes loaded: skeleton [0-9]+, clips [0-9]+, meshes 0, camera 0, emitters 0, other [0-9]+$' "$TMP/out"
 
 # M2: the demo lantern (inspect's sequences, global sequences, emitters,
 # bone flags; sample's emitters space and sequences by animation id).
@@ -136,10 +137,10 @@ expect_jq '.attachments == [{"index": 0, "id": 11, "bone": 0, "joint": 2, "posit
 expect_jq '.events == [{"index": 0, "id": "$CSD", "data": 7, "bone": 1, "joint": 1, "position": [0, 0, 2]}]' "$TMP/m2.json"
 expect_jq '[.clips[].events] == [[{"time": 0.5, "event": 0}, {"time": 1.5, "event": 0}], [], [{"time": 0.5, "event": 0}, {"time": 32.767, "event": 0}]]' "$TMP/m2.json"
 expect_status 0 "$ANIMD" inspect "$demo/lantern.m2"
-expect_match '^attach   0 id 11 on bone0 at 0.5 0 1.4$' "$TMP/out"
-expect_match '^event    0 "\$CSD" data 7 on bone1 at 0 0 2$' "$TMP/out"
-expect_match '^           events: 0 at 0.5 s, 0 at 1.5 s$' "$TMP/out"
-expect_match '^           events: 0 at 0.5 s, 0 at 32.767 s$' "$TMP/out"
+expect_match '^attachment  0: id 11 on bone 0 "bone0" at 0.5 0 1.4$' "$TMP/out"
+expect_match '^event       0: "\$CSD", data 7, on bone 1 "bone1" at 0 0 2$' "$TMP/out"
+expect_match '^            events: 0 at 0.5 s, 0 at 1.5 s$' "$TMP/out"
+expect_match '^            events: 0 at 0.5 s, 0 at 32.767 s$' "$TMP/out"
 # M2 memory: clips with their list (one spare entry) and what they share.
 expect_jq '.memory.emitters > 0 and .memory.clips > ([.clips[].memory_bytes] | add) + 4 * 8 and .memory.meshes == .meshes[0].memory_bytes + 8' "$TMP/m2.json"
 expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space emitters --json
@@ -161,7 +162,7 @@ expect_match 'emitters space is M2' "$TMP/err"
 # matrix times T(position), and whether a model hung there animates.
 expect_jq '(.attachments | length) == 1 and .attachments[0] as $p | $p.index == 0 and $p.id == 11 and $p.bone == 0 and $p.joint == 2 and ([$p.position[0] - 0.5, $p.position[1], $p.position[2] - 1.4] | map(fabs) | max) < 1e-6' "$TMP/m2.json"
 expect_status 0 "$ANIMD" inspect "$demo/lantern.m2"
-expect_match '^attach   0 id 11 on bone0 at 0\.5 0 1\.4$' "$TMP/out"
+expect_match '^attachment  0: id 11 on bone 0 "bone0" at 0\.5 0 1\.4$' "$TMP/out"
 expect_status 0 "$ANIMD" sample "$demo/lantern.m2" --time 0.7 --space attachments --json
 cp "$TMP/out" "$TMP/points.json"
 expect_jq '.space == "attachments" and (.attachments | length) == 1 and (.attachments[0] | keys) == ["animate","bone","id","index","joint","m","position"]' "$TMP/points.json"
@@ -242,6 +243,8 @@ expect_jq '.meshes[0].triangle_materials == [0,1] and .meshes[0].vertex_colors a
 # MD5 has no normals: derived from the skinned triangles, unit length.
 expect_status 0 "$ANIMD" sample "$demo/walker.md5mesh" --time 0 --space vertices --json
 expect_jq '[.meshes[] | (.normals | length) == (.positions | length)] | all' "$TMP/out"
+# Each mesh's triangles as the file lists them, indices into its positions.
+expect_jq '.meshes[0].triangles[0] == [0,2,1] and (.meshes[0].triangles | length) == 12 and ([.meshes[] | (.positions | length) as $n | .triangles[][] | . < $n] | all)' "$TMP/out"
 expect_jq '[.meshes[].normals[] | (.[0]*.[0] + .[1]*.[1] + .[2]*.[2]) | (. - 1) | fabs < 1e-5] | all' "$TMP/out"
 expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5mesh"
 expect_jq '.meshes[0].normals == false and .meshes[0].normals_derived' "$TMP/out"

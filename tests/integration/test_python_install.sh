@@ -2,7 +2,7 @@
 # `pip install client/python` into a fresh virtualenv (with the system's
 # site-packages, where Debian's python3-msgpack and python3-numpy are),
 # offline: the package's own build backend needs nothing downloaded.  The
-# installed package, not the tree's, then runs the README's example as
+# installed package, not the tree's, then runs docs/clients.md's example as
 # printed against the real daemon, and pip uninstalls it cleanly.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
@@ -30,13 +30,17 @@ expect_match "^Version: $v\$" "$TMP/out"
 expect_match "^Requires: msgpack, numpy\$" "$TMP/out"
 expect_match "animd/stream\\.py\$" "$TMP/out"
 expect_match "animd/draw\\.py\$" "$TMP/out"
+# PEP 561: the annotations are for type checkers to use.
+expect_match "animd/py\\.typed\$" "$TMP/out"
+# The console entry point, beside python3 -m animd.
+[ -x "$TMP/venv/bin/animd-py" ] && ok || bad "pip did not install the animd-py command"
 [ -z "$(find "$TMP/src" -newer "$TMP/copied" ! -name '*.pyc' ! -type d)" ] && ok ||
 	{ bad "pip wrote into the source tree:"; find "$TMP/src" -newer "$TMP/copied"; }
 
-# The README's example, as printed, with the installed package.
-awk '/^## From Python/ { s = 1 } s && /^```python$/ { p = 1; next } p && /^```$/ { exit } p' \
-	"$SRC/README.md" >"$TMP/example.py"
-[ "$(wc -l <"$TMP/example.py")" -eq 10 ] && ok || bad "the README's example is not ten lines"
+# docs/clients.md's example, as printed, with the installed package.
+awk '/^## Python/ { s = 1 } s && /^```python$/ { p = 1; next } p && /^```$/ { exit } p' \
+	"$SRC/docs/clients.md" >"$TMP/example.py"
+[ "$(wc -l <"$TMP/example.py")" -eq 10 ] && ok || bad "docs/clients.md's example is not ten lines"
 mkdir -p "$TMP/run/build" "$TMP/assets"
 "$BUILD/gen/gen_demo" "$TMP/assets" >/dev/null || { echo "gen_demo failed"; exit 1; }
 if start_daemon "$TMP/log" "$ANIMD" serve --assets "$TMP/assets" --socket "$TMP/run/build/animd.sock"; then
@@ -45,8 +49,10 @@ if start_daemon "$TMP/log" "$ANIMD" serve --assets "$TMP/assets" --socket "$TMP/
 	expect_status 0 env -u ANIMD_SOCKET "$TMP/venv/bin/python" "$TMP/example.py"
 	expect_match "^\\(10, 3, 4\\) \\['origin', 'pelvis', 'spine'\\]\$" "$TMP/out"
 	expect_match "^\\{'count': 6, " "$TMP/out"
-	expect_status 0 "$TMP/venv/bin/python" -m animd --socket build/animd.sock status
+	expect_status 0 "$TMP/venv/bin/python" -m animd --socket build/animd.sock --json status
 	expect_jq '.assets.count == 6' "$TMP/out"
+	expect_status 0 "$TMP/venv/bin/animd-py" --socket build/animd.sock list
+	expect_match "^walker\\.md5anim +md5anim +1 +ok\$" "$TMP/out"
 	cd /
 	stop_daemon && ok || bad "animd did not exit cleanly"
 else

@@ -808,6 +808,17 @@ static void test_x_asset(void **state)
 		       ->via.array.ptr[3];
 	assert_true(fabs(pos->via.array.ptr[0].via.f64 + 0.70710678) < 1e-5);
 	assert_true(fabs(pos->via.array.ptr[1].via.f64 - 2.70710678) < 1e-5);
+	/* Its two triangles, as the file lists them: indices into positions. */
+	pos = rpc_get(&rpc_get(r.result, "meshes")->via.array.ptr[0], "triangles");
+	assert_int_equal(pos->type, MSGPACK_OBJECT_ARRAY);
+	assert_int_equal(pos->via.array.size, 2);
+	for (uint32_t t = 0; t < 2; t++) {
+		static const uint64_t want[2][3] = { { 0, 1, 2 }, { 1, 3, 2 } };
+
+		assert_int_equal(pos->via.array.ptr[t].via.array.size, 3);
+		for (uint32_t k = 0; k < 3; k++)
+			assert_int_equal(pos->via.array.ptr[t].via.array.ptr[k].via.u64, want[t][k]);
+	}
 	rpc_reply_free(&r);
 	assert_int_equal(rpc_client_call(&fx->c, &r, "play", "asset:s clip:s", "arm.x", "wave"), 0);
 	expect_ok(&r);

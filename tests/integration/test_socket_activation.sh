@@ -32,8 +32,10 @@ wait_serving "$TMP/log" "$pid" || :
 expect_status 0 "$BUILD/animctl" --socket "$act" list
 expect_match 'walker\.md5anim' "$TMP/out"
 expect_match "listening on $act, the socket systemd passed" "$TMP/log"
-# (systemd-socket-activate itself prints the command line, not prefixed.)
-grep -q "^<[0-7]>.*$cfg" "$TMP/log" && bad "animd's log names socket.path" || ok
+# (systemd-socket-activate itself prints the command line; animd's lines
+# start with the time and level word, or a priority under the journal.)
+grep -Eq "^([0-9]{4}-[0-9T:.-]+Z [a-z]+: |<[0-7]>).*$cfg" "$TMP/log" && bad "animd's log names socket.path" || ok
+expect_match '^[0-9]{4}-[0-9T:.-]+Z info: listening on ' "$TMP/log"
 [ -e "$cfg" ] && bad "animd created socket.path under activation" || ok
 kill -TERM "$pid"
 wait "$pid" && ok || { bad "animd did not exit cleanly"; cat "$TMP/log"; }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # One version everywhere: the top-level VERSION file is what animd
 # --version, animctl --version, the daemon's hello/status, libanimclient
-# (animc_version, and the ANIMC_VERSION_* macros of its header), the
-# pkg-config file, debian/changelog and the Python package say.
+# (animc_version, and the ANIMC_VERSION_* macros of its header, which
+# ANIMC_CHECK_VERSION compares with), the pkg-config file, debian/changelog,
+# the manual pages and the Python package say.
 . "$(dirname "$0")/lib.sh"
 
 v=$(cat "$SRC/VERSION")
@@ -52,9 +53,33 @@ else
 	bad "cannot build against libanimclient.so.1"; cat "$TMP/cc.log"
 fi
 
-# The manual pages name the same version in their title lines.
+# ANIMC_CHECK_VERSION(major, minor): true from the header's own version
+# down, false above it, usable in #if.
+cat >"$TMP/check.c" <<'C'
+#include "client/animclient.h"
+#if !ANIMC_CHECK_VERSION(ANIMC_VERSION_MAJOR, ANIMC_VERSION_MINOR) || !ANIMC_CHECK_VERSION(1, 0) || \
+	!ANIMC_CHECK_VERSION(ANIMC_VERSION_MAJOR - 1, ANIMC_VERSION_MINOR + 9) || \
+	(ANIMC_VERSION_MINOR > 0 && !ANIMC_CHECK_VERSION(ANIMC_VERSION_MAJOR, ANIMC_VERSION_MINOR - 1))
+#error "ANIMC_CHECK_VERSION is false for a version the header has reached"
+#endif
+#if ANIMC_CHECK_VERSION(ANIMC_VERSION_MAJOR, ANIMC_VERSION_MINOR + 1) || \
+	ANIMC_CHECK_VERSION(ANIMC_VERSION_MAJOR + 1, 0)
+#error "ANIMC_CHECK_VERSION is true for a later version"
+#endif
+int main(void) { return !ANIMC_CHECK_VERSION(1, 1); }
+C
+if cc -I"$SRC" -o "$TMP/check" "$TMP/check.c" >"$TMP/cc.log" 2>&1; then
+	ok
+	expect_status 0 "$TMP/check"
+else
+	bad "ANIMC_CHECK_VERSION:"; cat "$TMP/cc.log"
+fi
+
+# The manual pages name the same version in their title lines (link pages,
+# a .so line alone, have none).
 for page in "$SRC"/man/*.[1-8]; do
 	[ -f "$page" ] || continue
+	grep -q '^\.so' "$page" && continue
 	grep -q "^\.TH .* \"animd $v\" " "$page" && ok || bad "$(basename "$page") does not say animd $v"
 done
 

@@ -170,7 +170,10 @@ int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_
 		if (getppid() != parent)
 			_exit(127);
 		setenv("NOTIFY_SOCKET", d->notify, 1);
-		execl(animd, animd, "serve", "-c", d->config, (char *)NULL);
+		/* The journal's "<N>" prefixes, whatever stderr is: tests that
+		 * read the log (the soak's count of errors and warnings) parse
+		 * them. */
+		execl(animd, animd, "serve", "-c", d->config, "--log-format=journal", (char *)NULL);
 		_exit(127);
 	}
 	return daemon_proc_wait_notify(d, "READY=1", timeout_ms);

@@ -29,8 +29,8 @@ int daemon_proc_write_asset(const struct daemon_proc *d, const char *name, const
  * end of a text format): assets.reload then makes a new generation.  0 or
  * -errno. */
 int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name);
-/* Start `$ANIMD serve -c CONFIG` with CONFIG holding asset root, socket and
- * `extra_ini` (may be NULL); waits for READY=1 up to timeout_ms.
+/* Start `$ANIMD serve -c CONFIG --log-format=journal` with CONFIG holding
+ * asset root, socket and `extra_ini` (may be NULL); waits for READY=1 up to timeout_ms.
  * 0, or -errno (the log says why).  The daemon gets SIGTERM if the thread
  * that started it dies, so a test killed outright leaves none behind. */
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms);

@@ -10,8 +10,7 @@ static int synth_parent(uint32_t i)
 	return i == 0 ? -1 : (int)((i - 1) / 2);
 }
 
-int md5_synth_write(const char *dir, const char *name, uint32_t joints, uint32_t frames,
-		    uint32_t rate)
+int md5_synth_write_mesh(const char *dir, const char *name, uint32_t joints)
 {
 	char path[4096];
 	FILE *f;
@@ -42,8 +41,14 @@ int md5_synth_write(const char *dir, const char *name, uint32_t joints, uint32_t
 		fprintf(f, "\tweight %u %u 1 ( %g %g 0.5 )\n", w, w / 4, (w & 1) ? 0.2 : -0.2,
 			(w & 2) ? 0.2 : -0.2);
 	fprintf(f, "}\n");
-	if (fclose(f) != 0)
-		return -errno;
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
+int md5_synth_write_anim(const char *dir, const char *name, uint32_t joints, uint32_t frames,
+			 uint32_t rate)
+{
+	char path[4096];
+	FILE *f;
 
 	snprintf(path, sizeof path, "%s/%s.md5anim", dir, name);
 	f = fopen(path, "w");
@@ -73,4 +78,12 @@ int md5_synth_write(const char *dir, const char *name, uint32_t joints, uint32_t
 		fprintf(f, "}\n");
 	}
 	return fclose(f) == 0 ? 0 : -errno;
+}
+
+int md5_synth_write(const char *dir, const char *name, uint32_t joints, uint32_t frames,
+		    uint32_t rate)
+{
+	int rc = md5_synth_write_mesh(dir, name, joints);
+
+	return rc < 0 ? rc : md5_synth_write_anim(dir, name, joints, frames, rate);
 }

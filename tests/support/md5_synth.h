@@ -12,5 +12,9 @@
 /* Writes DIR/NAME.md5mesh and DIR/NAME.md5anim.  0 or -errno. */
 int md5_synth_write(const char *dir, const char *name, uint32_t joints, uint32_t frames,
 		    uint32_t rate);
+/* Each of the two alone (several anims of one character). */
+int md5_synth_write_mesh(const char *dir, const char *name, uint32_t joints);
+int md5_synth_write_anim(const char *dir, const char *name, uint32_t joints, uint32_t frames,
+			 uint32_t rate);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * The configuration: built-in defaults, the shipped conf/animd.ini (run
  * from the repository root), every class of error with its file:line
- * message, flags over the file, printing and reading back, and what a
- * SIGHUP may apply live.
+ * message and the name it was probably meant to be, the drop-in folder
+ * (order, overrides, errors, what set each key), flags over the files,
+ * printing and reading back, and what a SIGHUP may apply live.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/service/base/config.h"
+#include "daemon/service/base/config_dropins.h"
 #include "daemon/service/base/log.h"
 
 #define SHIPPED "conf/animd.ini"
@@ -69,7 +72,9 @@ static void perturbed(struct config *cfg)
 		{ "reload.quiet_ms", "0" },
 		{ "reload.rescan_interval_s", "0" },
 		{ "log.level", "debug" },
+		{ "log.format", "plain" },
 		{ "xfile.ticks_per_second", "30" },
+		{ "control.operators", "none" },
 	};
 	struct config def;
 	char err[256];
@@ -93,6 +98,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c.socket_path, "/run/animd/animd.sock");
 	assert_int_equal(c.socket_mode, 0660);
 	assert_string_equal(c.socket_group, "");
+	assert_int_equal(c.operators, CONFIG_OPERATORS_PRIVILEGED);
 	assert_int_equal(c.publish_rate_hz, 60);
 	assert_int_equal(c.tick_threads, 0);
 	assert_int_equal(c.streams_max_total_bytes, 0);  /* auto */
@@ -110,6 +116,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.reload_quiet_ms, 150);
 	assert_int_equal(c.rescan_interval_s, 30);
 	assert_int_equal(c.log_level, LOG_LEVEL_INFO);
+	assert_int_equal(c.log_format, LOG_FORMAT_AUTO);
 	assert_int_equal(c.x_ticks_per_second, 4800);
 	assert_int_equal(config_validate(&c, NULL, 0), 0);
 	config_free(&c);
@@ -194,16 +201,72 @@ static void test_error_unknown(void **state)
 	(void)state;
 	expect_error("[limits]\nmax_connections = 3\nfoo = 1\n",
 		     "t.ini:3: unknown key \"foo\" in [limits]");
-	expect_error("; x\n[limitz]\n",
-		     "t.ini:2: unknown section [limitz] (known: assets, socket, streams, playback, "
-		     "limits, reload, log, xfile)");
-	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits] (known: assets, socket, "
-				   "streams, playback, limits, reload, log, xfile)");
-	/* The key exists, in another section. */
-	expect_error("[socket]\nlevel = info\n", "t.ini:2: unknown key \"level\" in [socket]");
+	expect_error("; x\n[limitations]\n",
+		     "t.ini:2: unknown section [limitations] (known: assets, socket, streams, "
+		     "playback, limits, reload, log, xfile, control)");
 	expect_error("level = info\n", "t.ini:1: key \"level\" comes before any [section]");
 	/* Control bytes in a name are escaped in the message. */
-	expect_error("[log]\nle\x1bvel = info\n", "t.ini:2: unknown key \"le\\x1bvel\" in [log]");
+	expect_error("[log]\nle\x1b\x1b\x1bvel = info\n",
+		     "t.ini:2: unknown key \"le\\x1b\\x1b\\x1bvel\" in [log]");
+}
+
+/* An unknown name is answered with the known one it is nearest to (at most
+ * two edits, fewer than its length), a key of another section with that
+ * section. */
+static void test_error_did_you_mean(void **state)
+{
+	(void)state;
+	/* A typo: a letter missing, one too many, one wrong, two swapped. */
+	expect_error("[limits]\nmax_conections = 3\n",
+		     "t.ini:2: unknown key \"max_conections\" in [limits]: did you mean "
+		     "\"max_connections\"?");
+	expect_error("[limits]\nmax_connnections = 3\n",
+		     "t.ini:2: unknown key \"max_connnections\" in [limits]: did you mean "
+		     "\"max_connections\"?");
+	expect_error("[reload]\nquiet-ms = 3\n",
+		     "t.ini:2: unknown key \"quiet-ms\" in [reload]: did you mean \"quiet_ms\"?");
+	expect_error("[log]\nlevle = info\n",
+		     "t.ini:2: unknown key \"levle\" in [log]: did you mean \"level\"?");
+	/* Case alone. */
+	expect_error("[log]\nLevel = info\n",
+		     "t.ini:2: unknown key \"Level\" in [log]: did you mean \"level\"?");
+	/* The key of another section, exactly. */
+	expect_error("[socket]\nlevel = info\n",
+		     "t.ini:2: \"level\" is not a key of [socket]; it is in [log]");
+	expect_error("[limits]\npublish_rate_hz = 30\n",
+		     "t.ini:2: \"publish_rate_hz\" is not a key of [limits]; it is in [streams]");
+	/* Misplaced and mistyped. */
+	expect_error("[streams]\nqiet_ms = 3\n",
+		     "t.ini:2: unknown key \"qiet_ms\" in [streams]: did you mean \"quiet_ms\" in "
+		     "[reload]?");
+	/* This section's key comes before another's at the same distance. */
+	expect_error("[log]\nformt = plain\n",
+		     "t.ini:2: unknown key \"formt\" in [log]: did you mean \"format\"?");
+	/* Too far, or too short to guess: the plain fact. */
+	expect_error("[limits]\nmax_conn = 3\n", "t.ini:2: unknown key \"max_conn\" in [limits]");
+	expect_error("[limits]\nfoo = 1\n", "t.ini:2: unknown key \"foo\" in [limits]");
+	expect_error("[socket]\nmo = 0600\n", "t.ini:2: unknown key \"mo\" in [socket]");
+	/* Sections. */
+	expect_error("[limts]\n", "t.ini:1: unknown section [limts]: did you mean [limits]?");
+	expect_error("[Limits]\n", "t.ini:1: unknown section [Limits]: did you mean [limits]?");
+	expect_error("[stream]\n", "t.ini:1: unknown section [stream]: did you mean [streams]?");
+	expect_error("[network]\n", "t.ini:1: unknown section [network] (known: assets, socket, "
+				    "streams, playback, limits, reload, log, xfile, control)");
+	/* config_set: a dotted name, or a key without its section. */
+	{
+		struct config c;
+		char err[256];
+
+		config_defaults(&c);
+		assert_int_equal(config_set(&c, "limits.max_conections", "3", err, sizeof err),
+				 -EINVAL);
+		assert_string_equal(err, "unknown setting \"limits.max_conections\": did you mean "
+					 "\"limits.max_connections\"?");
+		assert_int_equal(config_set(&c, "max_connections", "3", err, sizeof err), -EINVAL);
+		assert_string_equal(err, "unknown setting \"max_connections\": did you mean "
+					 "\"limits.max_connections\"?");
+		assert_int_equal(c.max_connections, 64);
+	}
 }
 
 static void test_error_duplicates(void **state)
@@ -353,6 +416,20 @@ static void test_error_values(void **state)
 		     "\"verbose\"");
 	expect_error("[log]\nlevel = INFO\n",
 		     "t.ini:2: log.level must be one of error, warning, info, debug, not \"INFO\"");
+	expect_error("[log]\nformat = json\n",
+		     "t.ini:2: log.format must be one of auto, journal, plain, not \"json\"");
+	{
+		struct config c;
+		char err[512];
+
+		assert_int_equal(load_text(&c, "[log]\nformat = journal\n", err, sizeof err), 0);
+		assert_int_equal(c.log_format, LOG_FORMAT_JOURNAL);
+		assert_int_equal(load_text(&c, "[log]\nformat = plain\n", err, sizeof err), 0);
+		assert_int_equal(c.log_format, LOG_FORMAT_PLAIN);
+	}
+	expect_error("[control]\noperators = root\n",
+		     "t.ini:2: control.operators must be one of privileged, everyone, none, not "
+		     "\"root\"");
 	expect_error("[xfile]\nticks_per_second = 0\n",
 		     "t.ini:2: xfile.ticks_per_second must be an integer from 1 to 1000000, not "
 		     "\"0\"");
@@ -461,6 +538,247 @@ static void test_file_errors(void **state)
 	rmdir(dir);
 }
 
+static char *read_all(FILE *f)
+{
+	long n;
+	char *buf;
+
+	fflush(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	return buf;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The main file, then every *.ini of FILE.d/ in byte order of the names
+ * (not the locale's: "Z.ini" before "a.ini"), each over those before; the
+ * others (hidden, backups, other suffixes) not read; what set each key. */
+static void test_dropins_order_and_sources(void **state)
+{
+	char dir[] = "/tmp/animd-test-dropins-XXXXXX";
+	char main_ini[128], dropins[160], want[600], err[512] = "";
+	struct config_sources src;
+	struct config c;
+	FILE *f;
+	char *text;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(main_ini, sizeof main_ini, "%s/animd.ini", dir);
+	snprintf(dropins, sizeof dropins, "%s/animd.ini.d", dir);
+	write_file(dir, "animd.ini", "[limits]\nmax_connections = 9\nmax_streams_per_connection = 4\n");
+	assert_int_equal(mkdir(dropins, 0755), 0);
+	write_file(dropins, "20-b.ini", "[limits]\nmax_connections = 32\n");
+	write_file(dropins, "10-a.ini", "; local\n[limits]\nmax_connections = 16\n[log]\nlevel = debug\n");
+	write_file(dropins, "a.ini", "[limits]\nmax_connections = 48\n");
+	write_file(dropins, "Z.ini", "[limits]\n\nmax_connections = 40\n");
+	write_file(dropins, ".hidden.ini", "garbage\n");
+	write_file(dropins, "x.ini.dpkg-old", "garbage\n");
+	write_file(dropins, "notes.txt", "garbage\n");
+	write_file(dropins, "ini", "garbage\n");
+
+	config_sources_init(&src);
+	config_defaults(&c);
+	if (config_load(&c, main_ini, false, &src, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(c.max_connections, 48);
+	assert_int_equal(c.max_streams_per_connection, 4);
+	assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
+	assert_int_equal(src.nfiles, 5);
+	assert_string_equal(src.files[0], main_ini);
+	snprintf(want, sizeof want, "%s/10-a.ini", dropins);
+	assert_string_equal(src.files[1], want);
+	assert_string_equal(src.key[CONFIG_LOG_LEVEL].file, want);
+	assert_int_equal(src.key[CONFIG_LOG_LEVEL].line, 5);
+	snprintf(want, sizeof want, "%s/20-b.ini", dropins);
+	assert_string_equal(src.files[2], want);
+	snprintf(want, sizeof want, "%s/Z.ini", dropins);
+	assert_string_equal(src.files[3], want);
+	snprintf(want, sizeof want, "%s/a.ini", dropins);
+	assert_string_equal(src.files[4], want);
+	assert_string_equal(src.key[CONFIG_MAX_CONNECTIONS].file, want);
+	assert_int_equal(src.key[CONFIG_MAX_CONNECTIONS].line, 2);
+	assert_string_equal(src.key[CONFIG_MAX_STREAMS_PER_CONNECTION].file, main_ini);
+	assert_int_equal(src.key[CONFIG_MAX_STREAMS_PER_CONNECTION].line, 3);
+	assert_null(src.key[CONFIG_SOCKET_PATH].file);
+	assert_null(src.key[CONFIG_SOCKET_PATH].flag);
+
+	/* --print-config says where each value comes from, a flag over the
+	 * files, and reads back to the same config. */
+	assert_int_equal(config_apply_flag(&c, "--socket", "/tmp/s.sock", err, sizeof err), 0);
+	config_sources_flag(&src, "--socket");
+	config_sources_flag(&src, "--frobnicate");
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(config_dump(&c, &src, f), 0);
+	text = read_all(f);
+	fclose(f);
+	snprintf(want, sizeof want, "; Files read, each over those before:\n;   %s\n;   %s/10-a.ini\n",
+		 main_ini, dropins);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof want, "\nmax_connections = 48                     ; %s/a.ini:2\n",
+		 dropins);
+	assert_non_null(strstr(text, want));
+	assert_non_null(strstr(text, "\npath = /tmp/s.sock                       ; --socket\n"));
+	assert_non_null(strstr(text, "\nroot = /srv/animd                        ; default\n"));
+	assert_non_null(strstr(text, "\ngroup =                                  ; default\n"));
+	{
+		struct config back;
+
+		config_defaults(&back);
+		if (config_load_buffer(&back, "dump", text, strlen(text), err, sizeof err) != 0)
+			fail_msg("%s\n%s", err, text);
+		assert_int_equal(config_diff(&c, &back), 0);
+	}
+	free(text);
+
+	/* Loading again replaces what src held. */
+	remove_tree(dropins);
+	config_defaults(&c);
+	assert_int_equal(config_load(&c, main_ini, false, &src, err, sizeof err), 0);
+	assert_int_equal(src.nfiles, 1);
+	assert_int_equal(c.max_connections, 9);
+	assert_null(src.key[CONFIG_SOCKET_PATH].flag);
+
+	/* No file read at all. */
+	config_sources_free(&src);
+	assert_int_equal(src.nfiles, 0);
+	config_defaults(&c);
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(config_dump(&c, &src, f), 0);
+	text = read_all(f);
+	fclose(f);
+	assert_non_null(strstr(text, "; No configuration file was read.\n"));
+	free(text);
+	config_sources_free(&src);
+	config_sources_free(NULL);
+	remove_tree(dir);
+}
+
+/* An error in a drop-in names that file and line, and nothing is applied;
+ * a missing main file is an error only when it was asked for. */
+static void test_dropins_errors(void **state)
+{
+	char dir[] = "/tmp/animd-test-dropins-XXXXXX";
+	char main_ini[128], dropins[160], want[700], err[600] = "";
+	struct config_sources src;
+	struct config c;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(main_ini, sizeof main_ini, "%s/animd.ini", dir);
+	snprintf(dropins, sizeof dropins, "%s/animd.ini.d", dir);
+	assert_int_equal(mkdir(dropins, 0755), 0);
+	write_file(dropins, "10-a.ini", "[limits]\nmax_connections = 16\n");
+
+	/* Without the main file: the drop-ins alone when it is optional (no
+	 * -c), an error when it was named. */
+	config_sources_init(&src);
+	config_defaults(&c);
+	assert_int_equal(config_load(&c, main_ini, true, &src, err, sizeof err), 0);
+	assert_int_equal(c.max_connections, 16);
+	assert_int_equal(src.nfiles, 1);
+	config_defaults(&c);
+	assert_int_equal(config_load(&c, main_ini, false, &src, err, sizeof err), -ENOENT);
+	snprintf(want, sizeof want, "%s: cannot open: %s", main_ini, strerror(ENOENT));
+	assert_string_equal(err, want);
+	assert_int_equal(c.max_connections, 64);
+	assert_int_equal(src.nfiles, 1);        /* kept from the load that worked */
+
+	write_file(dir, "animd.ini", "[limits]\nmax_streams_per_connection = 4\n");
+	write_file(dropins, "20-b.ini", "[limits]\n; typo\nmax_conections = 3\n");
+	assert_int_equal(config_load(&c, main_ini, false, &src, err, sizeof err), -EINVAL);
+	snprintf(want, sizeof want,
+		 "%s/20-b.ini:3: unknown key \"max_conections\" in [limits]: did you mean "
+		 "\"max_connections\"?", dropins);
+	assert_string_equal(err, want);
+	assert_int_equal(c.max_connections, 64);        /* all or nothing */
+	assert_int_equal(c.max_streams_per_connection, 16);
+
+	/* A key set twice within one drop-in is still refused. */
+	write_file(dropins, "20-b.ini", "[limits]\nmax_connections = 3\nmax_connections = 4\n");
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), -EINVAL);
+	snprintf(want, sizeof want,
+		 "%s/20-b.ini:3: duplicate key \"max_connections\" in [limits] (first set at line 2)",
+		 dropins);
+	assert_string_equal(err, want);
+
+	/* The rules between keys apply to the result of all the files. */
+	write_file(dropins, "20-b.ini", "[limits]\nmax_message_bytes = 64M\n");
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), -EINVAL);
+	snprintf(want, sizeof want,
+		 "%s and its drop-ins: limits.max_output_bytes_per_connection (32MiB) must be at "
+		 "least limits.max_message_bytes (64MiB)", main_ini);
+	assert_string_equal(err, want);
+	write_file(dropins, "30-c.ini", "[limits]\nmax_output_bytes_per_connection = 64M\n");
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), 0);
+	assert_int_equal(c.max_message_bytes, 64u << 20);
+
+	/* A drop-in that is not a regular file. */
+	snprintf(want, sizeof want, "%s/40-d.ini", dropins);
+	assert_int_equal(mkdir(want, 0755), 0);
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), -EINVAL);
+	snprintf(want, sizeof want, "%s/40-d.ini: not a regular file", dropins);
+	assert_string_equal(err, want);
+	snprintf(want, sizeof want, "%s/40-d.ini", dropins);
+	assert_int_equal(rmdir(want), 0);
+
+	/* A name that could not be shown on one line. */
+	write_file(dropins, "bad\nname.ini", "");
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), -EINVAL);
+	snprintf(want, sizeof want,
+		 "%s: the drop-in \"bad\\x0aname.ini\" has a control character in its name; "
+		 "rename it", dropins);
+	assert_string_equal(err, want);
+	remove_tree(dropins);
+
+	/* The folder's place taken by a file. */
+	write_file(dir, "animd.ini.d", "");
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), -ENOTDIR);
+	snprintf(want, sizeof want, "%s: cannot read the drop-in folder: %s", dropins,
+		 strerror(ENOTDIR));
+	assert_string_equal(err, want);
+	unlink(dropins);
+
+	/* Too many. */
+	assert_int_equal(mkdir(dropins, 0755), 0);
+	for (int i = 0; i <= CONFIG_DROPINS_MAX; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "%03d.ini", i);
+		write_file(dropins, name, "");
+	}
+	assert_int_equal(config_load(&c, main_ini, false, NULL, err, sizeof err), -E2BIG);
+	snprintf(want, sizeof want, "%s: more than %d drop-ins", dropins, CONFIG_DROPINS_MAX);
+	assert_string_equal(err, want);
+	config_sources_free(&src);
+	remove_tree(dir);
+}
+
 /* Defaults, then the file, then flags; a flag may be relative. */
 static void test_flags_override(void **state)
 {
@@ -474,9 +792,15 @@ static void test_flags_override(void **state)
 	assert_int_equal(config_apply_flag(&c, "--assets", "build/demo", err, sizeof err), 0);
 	assert_int_equal(config_apply_flag(&c, "--socket", "/tmp/a.sock", err, sizeof err), 0);
 	assert_int_equal(config_apply_flag(&c, "--log-level", "debug", err, sizeof err), 0);
+	assert_int_equal(config_apply_flag(&c, "--log-format", "journal", err, sizeof err), 0);
 	assert_string_equal(c.asset_root, "build/demo");
 	assert_string_equal(c.socket_path, "/tmp/a.sock");
 	assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
+	assert_int_equal(c.log_format, LOG_FORMAT_JOURNAL);
+	assert_int_equal(config_apply_flag(&c, "--log-format", "syslog", err, sizeof err), -EINVAL);
+	assert_string_equal(err, "--log-format must be one of auto, journal, plain, not "
+				 "\"syslog\"");
+	assert_int_equal(c.log_format, LOG_FORMAT_JOURNAL);
 
 	assert_int_equal(config_apply_flag(&c, "--log-level", "loud", err, sizeof err), -EINVAL);
 	assert_string_equal(err, "--log-level must be one of error, warning, info, debug, not "
@@ -520,7 +844,8 @@ static void test_live_classification(void **state)
 			      CONFIG_BIT(CONFIG_REQUEST_TIMEOUT_MS) |
 			      CONFIG_BIT(CONFIG_IDLE_TIMEOUT_S) |
 			      CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) |
-			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL);
+			      CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S) | CONFIG_BIT(CONFIG_LOG_LEVEL) |
+			      CONFIG_BIT(CONFIG_LOG_FORMAT) | CONFIG_BIT(CONFIG_CONTROL_OPERATORS);
 	struct config cur, fresh, def;
 	uint32_t restart = 0, applied;
 
@@ -551,20 +876,6 @@ static void test_live_classification(void **state)
 	assert_int_equal(config_apply_live(&cur, &fresh, NULL), 0);
 }
 
-static char *read_all(FILE *f)
-{
-	long n;
-	char *buf;
-
-	fflush(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	return buf;
-}
 
 static void test_log_diff(void **state)
 {
@@ -580,7 +891,7 @@ static void test_log_diff(void **state)
 	fresh.max_connections = 32;
 	snprintf(fresh.socket_path, sizeof fresh.socket_path, "/tmp/new.sock");
 
-	log_init(LOG_LEVEL_INFO);
+	log_init(LOG_LEVEL_INFO, LOG_FORMAT_JOURNAL);
 	fflush(stderr);
 	saved = dup(STDERR_FILENO);
 	dup2(fileno(cap), STDERR_FILENO);
@@ -613,7 +924,7 @@ static void test_dump_round_trip(void **state)
 			perturbed(&c);
 		f = tmpfile();
 		assert_non_null(f);
-		assert_int_equal(config_dump(&c, f), 0);
+		assert_int_equal(config_dump(&c, NULL, f), 0);
 		text = read_all(f);
 		fclose(f);
 		perturbed(&back);
@@ -653,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_field_table),
 		cmocka_unit_test(test_syntax_accepted),
 		cmocka_unit_test(test_error_unknown),
+		cmocka_unit_test(test_error_did_you_mean),
 		cmocka_unit_test(test_error_duplicates),
 		cmocka_unit_test(test_error_syntax),
 		cmocka_unit_test(test_error_values),
@@ -660,6 +972,8 @@ int main(void)
 		cmocka_unit_test(test_error_paths),
 		cmocka_unit_test(test_error_cross_field),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_dropins_order_and_sources),
+		cmocka_unit_test(test_dropins_errors),
 		cmocka_unit_test(test_flags_override),
 		cmocka_unit_test(test_live_classification),
 		cmocka_unit_test(test_log_diff),

@@ -9,7 +9,7 @@
  *    worked out here independently in row-vector form from the raw tree;
  *  - tiny.x keys most bones at their rest rotation first: the imported
  *    rotation keys must agree with the frames' matrices (which they do
- *    only with the conjugation FORMATS.md prescribes).
+ *    only with the conjugation docs/formats/x.md gives).
  */
 #include <setjmp.h>
 #include <stdarg.h>

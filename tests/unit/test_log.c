@@ -1,7 +1,8 @@
 /*
- * The log: the systemd priority prefix of each level, the terminal style
- * (local time, level word, colour) and when each style is chosen, level
- * filtering,
+ * The log: the systemd priority prefix of each level, the plain style (UTC
+ * time, level word, colour at a terminal), which style each format gives
+ * for which stderr, that the format changes the prefix and nothing else
+ * (log_recent), level filtering,
  * escaping of what could forge lines, truncation at LOG_LINE_MAX, and one
  * write(2) per line (checked on a SOCK_SEQPACKET pair, where every write is
  * one packet).  stderr is redirected with dup2 for the length of each
@@ -67,7 +68,7 @@ static void test_prefix_per_level(void **state)
 	char *out;
 
 	(void)state;
-	log_init(LOG_LEVEL_DEBUG);
+	log_init(LOG_LEVEL_DEBUG, LOG_FORMAT_JOURNAL);
 	log_set_style(LOG_STYLE_JOURNAL);
 	capture_begin(&c);
 	log_error("e %d", 1);
@@ -86,7 +87,7 @@ static void test_level_filter(void **state)
 	char *out;
 
 	(void)state;
-	log_init(LOG_LEVEL_WARNING);
+	log_init(LOG_LEVEL_WARNING, LOG_FORMAT_JOURNAL);
 	log_set_style(LOG_STYLE_JOURNAL);
 	assert_int_equal(log_get_level(), LOG_LEVEL_WARNING);
 	assert_true(log_enabled(LOG_LEVEL_ERROR));
@@ -125,6 +126,22 @@ static void test_level_names(void **state)
 	assert_string_equal(log_level_name((enum log_level)5), "?");
 }
 
+static void test_format_names(void **state)
+{
+	(void)state;
+	assert_int_equal(log_format_parse("auto"), LOG_FORMAT_AUTO);
+	assert_int_equal(log_format_parse("journal"), LOG_FORMAT_JOURNAL);
+	assert_int_equal(log_format_parse("plain"), LOG_FORMAT_PLAIN);
+	assert_int_equal(log_format_parse("Plain"), -EINVAL);
+	assert_int_equal(log_format_parse("terminal"), -EINVAL);
+	assert_int_equal(log_format_parse(""), -EINVAL);
+	assert_int_equal(log_format_parse(NULL), -EINVAL);
+	assert_string_equal(log_format_name(LOG_FORMAT_AUTO), "auto");
+	assert_string_equal(log_format_name(LOG_FORMAT_JOURNAL), "journal");
+	assert_string_equal(log_format_name(LOG_FORMAT_PLAIN), "plain");
+	assert_string_equal(log_format_name((enum log_format)3), "?");
+}
+
 /* A file name cannot add a line, a fake priority, or terminal controls. */
 static void test_sanitising(void **state)
 {
@@ -132,7 +149,7 @@ static void test_sanitising(void **state)
 	char *out;
 
 	(void)state;
-	log_init(LOG_LEVEL_INFO);
+	log_init(LOG_LEVEL_INFO, LOG_FORMAT_JOURNAL);
 	log_set_style(LOG_STYLE_JOURNAL);
 	capture_begin(&c);
 	log_info("loaded %s", "evil\n<3>forged error\r\tx");
@@ -166,7 +183,7 @@ static void test_truncation(void **state)
 	size_t len;
 
 	(void)state;
-	log_init(LOG_LEVEL_INFO);
+	log_init(LOG_LEVEL_INFO, LOG_FORMAT_JOURNAL);
 	log_set_style(LOG_STYLE_JOURNAL);
 
 	/* Plain ASCII, longer than a line. */
@@ -239,7 +256,7 @@ static void test_one_write_per_line(void **state)
 	ssize_t n;
 
 	(void)state;
-	log_init(LOG_LEVEL_DEBUG);
+	log_init(LOG_LEVEL_DEBUG, LOG_FORMAT_JOURNAL);
 	log_set_style(LOG_STYLE_JOURNAL);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	memset(big, 'z', sizeof big - 1);
@@ -274,7 +291,7 @@ static void test_errno_preserved(void **state)
 	char *out;
 
 	(void)state;
-	log_init(LOG_LEVEL_INFO);
+	log_init(LOG_LEVEL_INFO, LOG_FORMAT_JOURNAL);
 	log_set_style(LOG_STYLE_JOURNAL);
 	capture_begin(&c);
 	errno = ENOSPC;
@@ -359,12 +376,12 @@ static bool matches(const char *s, const char *re)
 	return m;
 }
 
-#define STAMP "[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} "
+#define STAMP "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
 
-/* At a terminal: local time to the millisecond and the level word padded
- * to seven, no priority prefix; the message is escaped exactly as in the
+/* Plain: the time in UTC to the millisecond and the level word with a
+ * colon, no priority prefix; the message is escaped exactly as in the
  * journal style, and the time is now's. */
-static void test_terminal_style(void **state)
+static void test_plain_style(void **state)
 {
 	struct capture c;
 	char *out, today[16];
@@ -372,22 +389,22 @@ static void test_terminal_style(void **state)
 	struct tm tm;
 
 	(void)state;
-	log_init(LOG_LEVEL_DEBUG);
-	log_set_style(LOG_STYLE_TERMINAL);
+	log_init(LOG_LEVEL_DEBUG, LOG_FORMAT_PLAIN);
+	log_set_style(LOG_STYLE_PLAIN);
 	capture_begin(&c);
 	log_error("e %d", 1);
 	log_warning("w");
 	log_info("i %s", "evil\n<3>forged\x1b[31m");
 	log_debug("d");
 	out = capture_end(&c);
-	assert_true(matches(out, "^" STAMP "error   e 1\n"
-				 STAMP "warning w\n"
-				 STAMP "info    i evil\\\\n<3>forged\\\\x1b\\[31m\n"
-				 STAMP "debug   d\n$"));
+	assert_true(matches(out, "^" STAMP "error: e 1\n"
+				 STAMP "warning: w\n"
+				 STAMP "info: i evil\\\\n<3>forged\\\\x1b\\[31m\n"
+				 STAMP "debug: d\n$"));
 	assert_null(strchr(out, '\x1b'));
-	localtime_r(&now, &tm);
+	gmtime_r(&now, &tm);
 	strftime(today, sizeof today, "%Y-%m-%d", &tm);
-	assert_memory_equal(out, today, 10);    /* fails only across midnight */
+	assert_memory_equal(out, today, 10);    /* fails only across midnight UTC */
 	free(out);
 
 	/* The cap still holds with the longer prefix. */
@@ -407,33 +424,66 @@ static void test_terminal_style(void **state)
 
 /* With colour only the level word is coloured, then reset; an ESC in the
  * message is still escaped. */
-static void test_terminal_colour(void **state)
+static void test_plain_colour(void **state)
 {
 	struct capture c;
 	char *out;
 
 	(void)state;
-	log_init(LOG_LEVEL_DEBUG);
-	log_set_style(LOG_STYLE_TERMINAL_COLOUR);
+	log_init(LOG_LEVEL_DEBUG, LOG_FORMAT_PLAIN);
+	log_set_style(LOG_STYLE_PLAIN_COLOUR);
 	capture_begin(&c);
 	log_error("e");
 	log_warning("w");
 	log_info("i \x1b[2J");
 	log_debug("d");
 	out = capture_end(&c);
-	assert_true(matches(out, "^" STAMP "\x1b\\[1;31merror\x1b\\[0m   e\n"
-				 STAMP "\x1b\\[33mwarning\x1b\\[0m w\n"
-				 STAMP "info    i \\\\x1b\\[2J\n"
-				 STAMP "\x1b\\[2mdebug\x1b\\[0m   d\n$"));
+	assert_true(matches(out, "^" STAMP "\x1b\\[1;31merror\x1b\\[0m: e\n"
+				 STAMP "\x1b\\[33mwarning\x1b\\[0m: w\n"
+				 STAMP "info: i \\\\x1b\\[2J\n"
+				 STAMP "\x1b\\[2mdebug\x1b\\[0m: d\n$"));
 	free(out);
 	log_set_style(LOG_STYLE_JOURNAL);
 }
 
-/* Which style for which stderr: a pipe or a file gets the journal's
- * prefixes, a terminal the time (coloured unless NO_COLOR or TERM=dumb),
- * and a terminal that $JOURNAL_STREAM names (as systemd sets it) the
- * journal's; a JOURNAL_STREAM naming another file changes nothing. */
-static void test_style_detection(void **state)
+/* The format is the prefix and nothing else: the text after it, and what
+ * log_recent keeps for `stats`, are the same in both styles. */
+static void test_format_keeps_text(void **state)
+{
+	struct log_recent r[2];
+	struct capture c;
+	char *journal, *plain;
+	const char *text;
+
+	(void)state;
+	log_init(LOG_LEVEL_INFO, LOG_FORMAT_JOURNAL);
+	capture_begin(&c);
+	log_warning("same \x01 text");
+	journal = capture_end(&c);
+	log_init(LOG_LEVEL_INFO, LOG_FORMAT_PLAIN);
+	log_set_style(LOG_STYLE_PLAIN);
+	capture_begin(&c);
+	log_warning("same \x01 text");
+	plain = capture_end(&c);
+	assert_string_equal(journal, "<4>same \\x01 text\n");
+	text = strstr(plain, "Z warning: ");
+	assert_non_null(text);
+	assert_string_equal(text + strlen("Z warning: "), journal + 3);
+	assert_int_equal(log_recent(r, 2, NULL, NULL), 2);
+	assert_string_equal(r[0].text, "same \\x01 text");
+	assert_string_equal(r[1].text, r[0].text);
+	assert_int_equal(r[1].level, LOG_LEVEL_WARNING);
+	free(journal);
+	free(plain);
+	log_set_style(LOG_STYLE_JOURNAL);
+}
+
+/* Which style each format gives for which stderr: journal always the
+ * journal's prefixes; plain the time, coloured at a terminal unless
+ * NO_COLOR or TERM=dumb; auto the journal's only where $JOURNAL_STREAM
+ * (as systemd sets it) names the descriptor's device and inode, plain
+ * everywhere else, a pipe or a file included. */
+static void test_style_for_format(void **state)
 {
 	int p[2], pty;
 	char env[64];
@@ -445,10 +495,29 @@ static void test_style_detection(void **state)
 	unsetenv("NO_COLOR");
 	setenv("TERM", "xterm", 1);
 	assert_int_equal(pipe(p), 0);
-	assert_int_equal(log_style_detect(p[1]), LOG_STYLE_JOURNAL);
+	assert_int_equal(log_style_for(LOG_FORMAT_AUTO, p[1]), LOG_STYLE_PLAIN);
+	assert_int_equal(log_style_for(LOG_FORMAT_PLAIN, p[1]), LOG_STYLE_PLAIN);
+	assert_int_equal(log_style_for(LOG_FORMAT_JOURNAL, p[1]), LOG_STYLE_JOURNAL);
 	f = tmpfile();
 	assert_non_null(f);
-	assert_int_equal(log_style_detect(fileno(f)), LOG_STYLE_JOURNAL);
+	assert_int_equal(log_style_for(LOG_FORMAT_AUTO, fileno(f)), LOG_STYLE_PLAIN);
+	assert_int_equal(log_style_for(LOG_FORMAT_JOURNAL, fileno(f)), LOG_STYLE_JOURNAL);
+
+	/* The journal is recognised by device and inode, and only by them. */
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	snprintf(env, sizeof env, "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	assert_int_equal(log_style_for(LOG_FORMAT_AUTO, fileno(f)), LOG_STYLE_JOURNAL);
+	assert_int_equal(log_style_for(LOG_FORMAT_PLAIN, fileno(f)), LOG_STYLE_PLAIN);
+	assert_int_equal(log_style_for(LOG_FORMAT_AUTO, p[1]), LOG_STYLE_PLAIN);
+	snprintf(env, sizeof env, "%llu:%llux", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	assert_int_equal(log_style_for(LOG_FORMAT_AUTO, fileno(f)), LOG_STYLE_PLAIN);
+	setenv("JOURNAL_STREAM", "garbage", 1);
+	assert_int_equal(log_style_for(LOG_FORMAT_AUTO, fileno(f)), LOG_STYLE_PLAIN);
+	unsetenv("JOURNAL_STREAM");
 
 	pty = posix_openpt(O_RDWR | O_NOCTTY);
 	if (pty < 0 || grantpt(pty) != 0 || unlockpt(pty) != 0) {
@@ -457,32 +526,26 @@ static void test_style_detection(void **state)
 		int tty = open(ptsname(pty), O_RDWR | O_NOCTTY);
 
 		assert_true(tty >= 0);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		assert_int_equal(log_style_for(LOG_FORMAT_AUTO, tty), LOG_STYLE_PLAIN_COLOUR);
+		assert_int_equal(log_style_for(LOG_FORMAT_PLAIN, tty), LOG_STYLE_PLAIN_COLOUR);
+		assert_int_equal(log_style_for(LOG_FORMAT_JOURNAL, tty), LOG_STYLE_JOURNAL);
 		setenv("NO_COLOR", "", 1);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL);
+		assert_int_equal(log_style_for(LOG_FORMAT_AUTO, tty), LOG_STYLE_PLAIN);
 		unsetenv("NO_COLOR");
 		setenv("TERM", "dumb", 1);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL);
+		assert_int_equal(log_style_for(LOG_FORMAT_AUTO, tty), LOG_STYLE_PLAIN);
 		setenv("TERM", "xterm", 1);
 
-		/* The journal is recognised by device and inode, and only
-		 * by them. */
-		assert_int_equal(fstat(fileno(f), &st), 0);
 		snprintf(env, sizeof env, "%llu:%llu", (unsigned long long)st.st_dev,
 			 (unsigned long long)st.st_ino);
 		setenv("JOURNAL_STREAM", env, 1);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		assert_int_equal(log_style_for(LOG_FORMAT_AUTO, tty), LOG_STYLE_PLAIN_COLOUR);
 		assert_int_equal(fstat(tty, &st), 0);
 		snprintf(env, sizeof env, "%llu:%llu", (unsigned long long)st.st_dev,
 			 (unsigned long long)st.st_ino);
 		setenv("JOURNAL_STREAM", env, 1);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_JOURNAL);
-		snprintf(env, sizeof env, "%llu:%llux", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
-		setenv("JOURNAL_STREAM", env, 1);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
-		setenv("JOURNAL_STREAM", "garbage", 1);
-		assert_int_equal(log_style_detect(tty), LOG_STYLE_TERMINAL_COLOUR);
+		assert_int_equal(log_style_for(LOG_FORMAT_AUTO, tty), LOG_STYLE_JOURNAL);
+		assert_int_equal(log_style_for(LOG_FORMAT_PLAIN, tty), LOG_STYLE_PLAIN_COLOUR);
 		unsetenv("JOURNAL_STREAM");
 		close(tty);
 	}
@@ -499,15 +562,17 @@ int main(void)
 		cmocka_unit_test(test_prefix_per_level),
 		cmocka_unit_test(test_level_filter),
 		cmocka_unit_test(test_level_names),
+		cmocka_unit_test(test_format_names),
 		cmocka_unit_test(test_sanitising),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_one_write_per_line),
 		cmocka_unit_test(test_errno_preserved),
 		cmocka_unit_test(test_escape_api),
 		cmocka_unit_test(test_escape_bytes),
-		cmocka_unit_test(test_terminal_style),
-		cmocka_unit_test(test_terminal_colour),
-		cmocka_unit_test(test_style_detection),
+		cmocka_unit_test(test_plain_style),
+		cmocka_unit_test(test_plain_colour),
+		cmocka_unit_test(test_format_keeps_text),
+		cmocka_unit_test(test_style_for_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
- * M2 poses against values worked out by hand from FORMATS.md: every
+ * M2 poses against values worked out by hand from docs/formats/m2.md: every
  * interpolation (step, linear, hermite, bezier; slerp for rotations), the
  * sequence's window on the shared timeline (ranges that span every key),
  * global sequences on their own clock, zero-length sequences, classic 0x40

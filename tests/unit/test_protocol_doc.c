@@ -3,8 +3,11 @@
  * the daemon dispatches has a section, every section names a real method,
  * and every event type and error code is documented; the stats section's
  * table lists exactly the fields the daemon packs (method_stats_fields),
- * each with a type and a meaning, and so does the layer table of
- * layer.add's (instance_pack_layer_fields); section 13's header table
+ * each with a type and a meaning, and so do the layer table of
+ * layer.add's (instance_pack_layer_fields) and the connection table of
+ * clients.list's (method_clients_fields); the events that are not
+ * subscribe names (monitor.request, client.killed) have their rows too;
+ * section 13's header table
  * numbers every stream space by its name and gives its stride.
  */
 #include <setjmp.h>
@@ -115,6 +118,12 @@ static void test_events_and_errors_documented(void **state)
 		if (strstr(doc, needle) == NULL)
 			fail_msg("PROTOCOL.md does not document event %s", needle);
 	}
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(needle, sizeof needle, "| `%s` |",
+			 i == 0 ? PROTO_MONITOR_EVENT : PROTO_KILLED_EVENT);
+		if (strstr(doc, needle) == NULL)
+			fail_msg("PROTOCOL.md does not document event %s", needle);
+	}
 	for (int c = PROTO_ERR_NONE + 1; c < PROTO_ERR_COUNT; c++) {
 		snprintf(needle, sizeof needle, "| `%s` |", proto_error_name((enum proto_error)c));
 		if (strstr(doc, needle) == NULL)
@@ -205,6 +214,13 @@ static void test_layer_fields_documented(void **state)
 	check_field_table("layer.add", instance_pack_layer_fields);
 }
 
+/* A connection of clients.list. */
+static void test_clients_fields_documented(void **state)
+{
+	(void)state;
+	check_field_table("clients.list", method_clients_fields);
+}
+
 /* The line of the doc that starts with `prefix`, as a string (freed by
  * the caller). */
 static char *doc_line(const char *prefix)
@@ -254,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_events_and_errors_documented),
 		cmocka_unit_test(test_stats_fields_documented),
 		cmocka_unit_test(test_layer_fields_documented),
+		cmocka_unit_test(test_clients_fields_documented),
 		cmocka_unit_test(test_stream_spaces_documented),
 	};
 

@@ -79,10 +79,22 @@ def _meta():
 
 
 def _sources():
+    """The package's files: its modules, and py.typed (PEP 561: its
+    annotations are for type checkers to use)."""
     root = os.path.join(HERE, PACKAGE)
     for f in sorted(os.listdir(root)):
-        if f.endswith(".py"):
+        if f.endswith(".py") or f == "py.typed":
             yield PACKAGE + "/" + f, os.path.join(root, f)
+
+
+def _entry_points():
+    """[project.scripts] as the dist-info's entry_points.txt, from which
+    pip writes each command's script; None when there are none."""
+    scripts = _pyproject()["project"].get("scripts", {})
+    if not scripts:
+        return None
+    return ("[console_scripts]\n" +
+            "".join("%s = %s\n" % (k, v) for k, v in sorted(scripts.items()))).encode()
 
 
 def _wheel_name(name, version):
@@ -93,7 +105,8 @@ def _write_wheel(directory, entries):
     """entries: (archive name, bytes); the dist-info and RECORD are added."""
     name, version, metadata = _meta()
     info = "%s-%s.dist-info" % (name.replace("-", "_"), version)
-    entries = list(entries) + [
+    scripts = _entry_points()
+    entries = list(entries) + ([(info + "/entry_points.txt", scripts)] if scripts else []) + [
         (info + "/METADATA", metadata.encode()),
         (info + "/WHEEL", b"Wheel-Version: 1.0\nGenerator: animd_build\n"
                           b"Root-Is-Purelib: true\nTag: py3-none-any\n"),

@@ -11,7 +11,8 @@ local       ``joints`` (n, 10); ``t`` (n, 3), ``r`` (n, 4, x y z w), ``s`` (n, 3
 model, skin ``joints`` (n, 3, 4): row-major 3x4, translation in the last column;
             ``positions`` (n, 3), that column
 vertices    ``vertices`` (n, 3), every mesh back to back in file order;
-            ``normals`` (n, 3) or None
+            ``normals`` (n, 3) or None; a Sample also has ``triangles``
+            (m, 3) int64, indices into ``vertices`` (every mesh's)
 camera      ``camera`` (8,); ``position`` (3,), ``orientation`` (4,), ``fov``
 emitters    ``emitters`` (n, 24); ``joints`` (n, 3, 4) their matrices,
             ``positions`` (n, 3), ``params`` (n, 10), ``enabled`` (n,) bool
@@ -27,7 +28,9 @@ An attachments row holds three 32-bit integers after its 13 floats (id,
 joint, 0), as the stream does: ``data`` carries their bits, and ``ids`` and
 ``joint_indices`` read them as integers.
 """
-import numpy as np
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from animd._deps import numpy as np
 
 SPACES = ("local", "model", "skin", "vertices", "camera", "emitters", "attachments",
           "weights")
@@ -45,14 +48,16 @@ class PoseViews:
     """Views of ``self.data`` (rows of the stream layout) by ``self.space``;
     a view that does not apply to the space is None."""
 
-    space = None
-    data = None
+    space: Optional[str] = None
+    # An np.ndarray (float32, one row per element), or None for a reply
+    # without a pose.
+    data: Any = None
 
-    def _rows(self, k):
+    def _rows(self, k: int) -> Any:
         return self.data.reshape(-1, k) if self.data is not None else None
 
     @property
-    def joints(self):
+    def joints(self) -> Optional[np.ndarray]:
         if self.space == "local":
             return self._rows(10)
         if self.space in ("model", "skin"):
@@ -62,13 +67,13 @@ class PoseViews:
         return None
 
     @property
-    def positions(self):
+    def positions(self) -> Optional[np.ndarray]:
         j = self.joints
         if self.space == "local" or j is None:
             return None
         return j[:, :, 3]
 
-    def _local(self, a, b):
+    def _local(self, a: int, b: int) -> Optional[np.ndarray]:
         return self._rows(10)[:, a:b] if self.space == "local" else None
 
     t = property(lambda self: self._local(0, 3))
@@ -76,19 +81,19 @@ class PoseViews:
     s = property(lambda self: self._local(7, 10))
 
     @property
-    def vertices(self):
+    def vertices(self) -> Optional[np.ndarray]:
         if self.space != "vertices":
             return None
         return self.data[:, :3]
 
     @property
-    def normals(self):
+    def normals(self) -> Optional[np.ndarray]:
         if self.space != "vertices" or self.data.shape[1] < 6:
             return None
         return self.data[:, 3:6]
 
     @property
-    def camera(self):
+    def camera(self) -> Optional[np.ndarray]:
         return self.data.reshape(8) if self.space == "camera" else None
 
     position = property(lambda self: self.camera[0:3] if self.space == "camera" else None)
@@ -96,26 +101,26 @@ class PoseViews:
     fov = property(lambda self: float(self.camera[7]) if self.space == "camera" else None)
 
     @property
-    def emitters(self):
+    def emitters(self) -> Optional[np.ndarray]:
         return self._rows(24) if self.space == "emitters" else None
 
     @property
-    def params(self):
+    def params(self) -> Optional[np.ndarray]:
         return self._rows(24)[:, 12:22] if self.space == "emitters" else None
 
     @property
-    def enabled(self):
+    def enabled(self) -> Optional[np.ndarray]:
         return self._rows(24)[:, 22] > 0.5 if self.space == "emitters" else None
 
     @property
-    def attachments(self):
+    def attachments(self) -> Optional[np.ndarray]:
         return self._rows(16) if self.space == "attachments" else None
 
     @property
-    def animate(self):
+    def animate(self) -> Optional[np.ndarray]:
         return self._rows(16)[:, 12] > 0.5 if self.space == "attachments" else None
 
-    def _words(self, k):
+    def _words(self, k: int) -> Any:
         if self.space != "attachments":
             return None
         return self._rows(16).view(np.uint32)[:, k]
@@ -124,19 +129,19 @@ class PoseViews:
     joint_indices = property(lambda self: self._words(14))
 
     @property
-    def weights(self):
+    def weights(self) -> Any:
         return self.data.reshape(-1) if self.space == "weights" else None
 
-    def __array__(self, dtype=None):
+    def __array__(self, dtype: Any = None) -> Any:
         return self.data if dtype is None else self.data.astype(dtype)
 
 
-def _f32(rows, k):
+def _f32(rows: List[Any], k: int) -> np.ndarray:
     a = np.array(rows, dtype=np.float32)
     return a.reshape(-1, k) if a.size else np.zeros((0, k), np.float32)
 
 
-def sample_rows(reply):
+def sample_rows(reply: Mapping[str, Any]) -> Tuple[Optional[str], Optional[np.ndarray]]:
     """The stream-layout rows of a ``sample`` reply, and its space."""
     space = reply.get("space")
     if space == "local":
@@ -175,17 +180,31 @@ def sample_rows(reply):
 class Sample(dict, PoseViews):
     """A ``sample`` reply: the protocol's map as it came (``s["joints"]`` is
     the list of joint maps), and the pose as arrays (``s.joints``, ...; see
-    the module's table).  ``names`` and ``parents`` list the joints."""
+    the module's table).  ``names`` and ``parents`` list the joints;
+    ``triangles`` (vertices space; empty from a daemon from before them)
+    indexes ``vertices``, each mesh's offset by the vertices before it."""
 
-    def __init__(self, reply):
+    names: Optional[List[Optional[str]]]
+    parents: Optional[np.ndarray]
+
+    def __init__(self, reply: Mapping[str, Any]) -> None:
         super().__init__(reply)
         self.space, self.data = sample_rows(reply)
         joints = reply.get("joints") if self.space in ("local", "model", "skin") else None
         self.names = [j.get("name") for j in joints] if joints else None
         self.parents = (np.array([j.get("parent", -1) for j in joints], dtype=np.int32)
                         if joints else None)
+        self.triangles = None
+        if self.space == "vertices":
+            tris: List[List[int]] = []
+            base = 0
+            for m in reply.get("meshes", []):
+                tris.extend([base + i for i in t] for t in m.get("triangles") or [])
+                base += len(m["positions"])
+            self.triangles = (np.array(tris, dtype=np.int64).reshape(-1, 3) if tris
+                              else np.zeros((0, 3), np.int64))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         shape = None if self.data is None else self.data.shape
         return "<animd.Sample %s %s t=%s %s>" % (self.get("asset"), self.space,
                                                  self.get("time"), shape)

@@ -31,9 +31,9 @@ import mmap
 import os
 import stat
 import struct
-from typing import Iterator, Optional
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
-import numpy as np
+from animd._deps import numpy as np
 
 from animd.errors import StreamError
 from animd.poses import PoseViews, SPACES
@@ -59,7 +59,7 @@ _U32 = struct.Struct("<I")
 _GOLDEN = 0x9E3779B1
 
 
-def feature_stride(space, features):
+def feature_stride(space: int, features: int) -> int:
     """Section 13's stride of a space with features, 0 when impossible."""
     if features == 0:
         return STRIDES.get(space, 0)
@@ -68,7 +68,7 @@ def feature_stride(space, features):
     return 0
 
 
-def validate(h, mapped):
+def validate(h: Dict[str, int], mapped: int) -> Optional[str]:
     """animd_shm_validate: the reason a header cannot be trusted, or None."""
     if mapped < HEADER_BYTES:
         return "mapping is smaller than the header"
@@ -116,12 +116,21 @@ class Pose(PoseViews):
 
     __slots__ = ("space", "data", "instance", "seq", "tick", "clip_time", "generation",
                  "flags", "publish_ns", "epoch", "dropped")
+    instance: int
+    seq: int
+    tick: int
+    clip_time: float
+    generation: int
+    flags: int
+    publish_ns: int
+    epoch: int
+    dropped: int
 
     paused = property(lambda self: bool(self.flags & PAUSED))
     ended = property(lambda self: bool(self.flags & ENDED))
     in_place = property(lambda self: bool(self.flags & IN_PLACE))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<animd.Pose instance %d #%d tick %d clip_time %.6f %s %s>" % (
             self.instance, self.seq, self.tick, self.clip_time, self.space, self.data.shape)
 
@@ -129,14 +138,14 @@ class Pose(PoseViews):
 class _Cursor:
     __slots__ = ("channel", "next", "started", "dropped_pending")
 
-    def __init__(self, channel):
+    def __init__(self, channel: int) -> None:
         self.channel = channel
         self.next = 0
         self.started = False
         self.dropped_pending = 0
 
 
-def _instance_id(instance):
+def _instance_id(instance: Any) -> int:
     if isinstance(instance, dict):
         instance = instance["instance"]
     return int(instance)
@@ -147,19 +156,19 @@ class Stream:
     ``stream.id``) as ``play(..., stream=)``.  ``latest(instance)`` and
     ``poses(instance)`` take an instance id (or ``play``'s result)."""
 
-    def __init__(self, fd, reply, client=None):
+    def __init__(self, fd: int, reply: Dict[str, Any], client: Any = None) -> None:
         self.reply = dict(reply)
         self.client = client
         self.id = reply["stream"]
-        self._hints = {}                # instance -> channel, from play's reply
-        self._cursors = {}
-        self._mm = None
+        self._hints: Dict[int, int] = {}        # instance -> channel, from play's reply
+        self._cursors: Dict[int, _Cursor] = {}
+        self._mm: Any = None            # the mmap, None once unmapped
         try:
             self._map(fd, reply)
         finally:
             os.close(fd)
 
-    def _map(self, fd, reply):
+    def _map(self, fd: int, reply: Dict[str, Any]) -> None:
         st = os.fstat(fd)
         try:
             seals = fcntl.fcntl(fd, fcntl.F_GET_SEALS)
@@ -200,36 +209,36 @@ class Stream:
 
     # ---- the region ------------------------------------------------------
 
-    def _channel_at(self, c):
+    def _channel_at(self, c: int) -> int:
         return self._ch0 + c * self._ch_bytes
 
-    def _published(self, c):
+    def _published(self, c: int) -> int:
         return _U64.unpack_from(self._mm, self._channel_at(c))[0]
 
-    def _owner(self, c):
+    def _owner(self, c: int) -> int:
         return _U64.unpack_from(self._mm, self._channel_at(c) + 8)[0]
 
     @property
-    def state(self):
+    def state(self) -> Union[str, int]:
         """``"live"`` or ``"closed"`` (section 13's header ``state``)."""
         self._check_open()
         s = _U32.unpack_from(self._mm, 76)[0]
         return "live" if s == STATE_LIVE else "closed" if s == STATE_CLOSED else s
 
     @property
-    def live(self):
+    def live(self) -> bool:
         return self.state == "live"
 
     @property
-    def ticks(self):
+    def ticks(self) -> int:
         self._check_open()
         return _U64.unpack_from(self._mm, 80)[0]
 
-    def _check_open(self):
+    def _check_open(self) -> None:
         if self._mm is None:
             raise StreamError("the stream is closed")
 
-    def _read(self, c, n):
+    def _read(self, c: int, n: int) -> Any:
         """animd_shm_read plus the checksum: (slot header, bytes) of pose n of
         channel c when the copy is whole, else an errno: EAGAIN (raced a
         rewrite), ESTALE (lapped: no longer in the ring), ENODATA (not yet)."""
@@ -256,7 +265,7 @@ class Stream:
             return errno.EAGAIN
         return slot, raw, count
 
-    def _pose(self, got, n, dropped):
+    def _pose(self, got: Any, n: int, dropped: int) -> "Pose":
         slot, raw, count = got
         p = Pose()
         p.space = self.space
@@ -272,7 +281,7 @@ class Stream:
         p.dropped = dropped
         return p
 
-    def _newest_is(self, c, sid):
+    def _newest_is(self, c: int, sid: int) -> bool:
         for _ in range(TRIES):
             pub = self._published(c)
             if pub == 0:
@@ -282,7 +291,7 @@ class Stream:
                 return got[0][1] == sid
         return False
 
-    def _closed_channel(self, sid, hint):
+    def _closed_channel(self, sid: int, hint: Optional[int]) -> Optional[int]:
         """A closed stream frees every channel but keeps the last poses: the
         channel whose newest pose is the instance's, `hint` first."""
         if _U32.unpack_from(self._mm, 76)[0] == STATE_LIVE:
@@ -294,13 +303,14 @@ class Stream:
                 return c
         return None
 
-    def _cursor(self, sid):
+    def _cursor(self, sid: int) -> "_Cursor":
         """The cursor of instance sid with the channel it publishes in now."""
         self._check_open()
         cur = self._cursors.get(sid)
         if cur is not None and self._owner(cur.channel) == sid:
             return cur
         hint = self._hints.get(sid)
+        c: Optional[int]
         if hint is not None and hint < self.channels and self._owner(hint) == sid:
             c = hint
         else:
@@ -320,7 +330,7 @@ class Stream:
 
     # ---- reading ---------------------------------------------------------
 
-    def latest(self, instance) -> Optional["Pose"]:
+    def latest(self, instance: Any) -> Optional["Pose"]:
         """The newest whole pose of an instance (a Pose), or None when it has
         none in the stream yet.  StreamError if the instance does not publish
         here (or the writer lapped every one of 16 copies)."""
@@ -338,7 +348,7 @@ class Stream:
             return self._pose(got, pub - 1, 0)
         raise StreamError("every copy of the newest pose raced a rewrite")
 
-    def next(self, instance) -> Optional["Pose"]:
+    def next(self, instance: Any) -> Optional["Pose"]:
         """The next pose of the instance in publication order, or None when
         there is no newer one yet; ``pose.dropped`` counts those lapped
         before it (the reader was too slow for the ring)."""
@@ -376,7 +386,7 @@ class Stream:
             return None
         raise StreamError("every copy of pose %d raced a rewrite" % n)
 
-    def poses(self, instance) -> Iterator["Pose"]:
+    def poses(self, instance: Any) -> Iterator["Pose"]:
         """Every pose of the instance not read yet, in order (an iterator
         that ends when there is no newer one); each carries ``dropped``."""
         while True:
@@ -387,24 +397,24 @@ class Stream:
 
     # ---- life ------------------------------------------------------------
 
-    def close(self):
+    def close(self) -> None:
         """Close it on the daemon (when its client is still open) and unmap
         it.  Poses already read stay valid: they are copies."""
         if self.client is not None and not self.client.closed and self._mm is not None:
             self.client.stream_close(stream=self)
         self.unmap()
 
-    def unmap(self):
+    def unmap(self) -> None:
         if self._mm is not None:
             self._mm.close()
             self._mm = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Stream":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<animd.Stream %d %s rate %d channels %d depth %d>" % (
             self.id, self.space, self.rate, self.channels, self.depth)

@@ -14,10 +14,10 @@ import os
 import select
 import socket
 import time
+from typing import Any, Deque, Dict, List, Optional
 
-import msgpack
-
-from animd.errors import Disconnected, Timeout
+from animd._deps import msgpack
+from animd.errors import Disconnected, Timeout, connect_error
 
 REQUEST, RESPONSE, NOTIFICATION = 0, 1, 2
 
@@ -29,7 +29,7 @@ MAX_REPLY_BYTES = 16 << 20
 MAX_FDS = 16                            # per recvmsg: more than one reply's worth
 
 
-def _plain(obj):
+def _plain(obj: Any) -> Any:
     """msgpack's fallback: numpy scalars and arrays (a time from
     np.linspace, a float32 out of a pose) go as the numbers they hold."""
     item = getattr(obj, "tolist", None)
@@ -38,32 +38,40 @@ def _plain(obj):
     raise TypeError("cannot send %r: not a msgpack type" % (obj,))
 
 
-def default_socket():
+def default_socket() -> str:
+    """$ANIMD_SOCKET when set and not empty, else /run/animd/animd.sock."""
     return os.environ.get(SOCKET_ENV) or SOCKET_DEFAULT
 
 
 class Wire:
     """One connection: send requests, receive whole messages and fds."""
 
-    def __init__(self, path, timeout):
+    def __init__(self, path: str, timeout: Optional[float]) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.sock.settimeout(timeout)
             self.sock.connect(path)
             self.sock.setblocking(False)
+        except OSError as e:
+            self.sock.close()
+            # The package's own, saying what to do (errors.connect_error).
+            err = connect_error(path, e)
+            if err is e:
+                raise
+            raise err from None
         except BaseException:
             self.sock.close()
             raise
         self.path = path
         self.unpacker = msgpack.Unpacker(raw=False, max_buffer_size=MAX_REPLY_BYTES + 65536)
-        self.fds = collections.deque()
+        self.fds: Deque[int] = collections.deque()
         self.closed = False
         self._fdbuf = socket.CMSG_SPACE(MAX_FDS * array.array("i").itemsize)
 
-    def fileno(self):
+    def fileno(self) -> int:
         return self.sock.fileno()
 
-    def send(self, msgid, method, args):
+    def send(self, msgid: int, method: str, args: Dict[str, Any]) -> None:
         """Send ``[0, msgid, method, [args]]`` (``[]`` for no arguments)."""
         data = msgpack.packb([REQUEST, msgid, method, [args] if args else []],
                              use_bin_type=True, default=_plain)
@@ -78,7 +86,7 @@ class Wire:
                 raise Disconnected("cannot send to %s: %s" % (self.path, e)) from None
             view = view[n:]
 
-    def receive(self, deadline):
+    def receive(self, deadline: Optional[float]) -> List[Any]:
         """Wait until data comes (or ``deadline``, a time.monotonic() value or
         None for ever), then return every whole message decoded so far."""
         while True:
@@ -95,13 +103,13 @@ class Wire:
             if select.select([self.sock], [], [], wait)[0]:
                 self._read()
 
-    def poll(self):
+    def poll(self) -> List[Any]:
         """Whole messages already readable, without waiting."""
         while not self.closed and self._read():
             pass
         return list(self.unpacker)
 
-    def _read(self):
+    def _read(self) -> bool:
         """One recvmsg: True when it read something (or the end)."""
         try:
             data, anc, flags, _ = self.sock.recvmsg(1 << 16, self._fdbuf,
@@ -127,11 +135,11 @@ class Wire:
             self.unpacker.feed(data)
         return True
 
-    def take_fd(self):
+    def take_fd(self) -> Optional[int]:
         """The oldest descriptor received and not yet taken, or None."""
         return self.fds.popleft() if self.fds else None
 
-    def close(self):
+    def close(self) -> None:
         while self.fds:
             os.close(self.fds.popleft())
         if self.sock.fileno() >= 0:

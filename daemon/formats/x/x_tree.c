@@ -34,23 +34,35 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/formats/big_block.h"
+
 #define X_ARENA_BLOCK (64u * 1024u)
+/* Blocks this big or bigger are mapped on their own, in huge pages where
+ * the kernel offers them (big_block.h): a big file's values and inflated
+ * body then cost a fault per 2 MiB instead of one per 4 KiB. */
+#define X_MAPPED_MIN (256u * 1024u)
 /* Arena bytes a thread keeps for its next tree, and bytes of builder
  * stacks: enough for files of several megabytes, and bounded for each of
  * the daemon's loader threads; a bigger load frees what is beyond the
  * caps as before. */
 #define X_CACHE_MAX (16u * 1024u * 1024u)
 #define X_STACK_MAX (8u * 1024u * 1024u)
+/* The most values a stream's mapped block is made for at once (a
+ * mapping of 64 MiB: address space, its pages taken only when
+ * touched). */
+#define X_RESERVE_MAX ((uint64_t)4 * 1024 * 1024)
 /* Values in a stream's first value block. */
 #define X_VALUE_BLOCK (64u * 1024u / sizeof(struct x_value))
 
 struct x_arena_block {
 	struct x_arena_block *next;
 	size_t used, size;
+	size_t mapped;          /* bytes of its mapping (big_block_free), or 0: malloc'd */
 	max_align_t data[];
 };
 
@@ -69,6 +81,14 @@ static int x_cache_key_ok;
 
 static void x_builder_destroy(struct x_builder *b);
 
+static void x_block_release(struct x_arena_block *b)
+{
+	if (b->mapped > 0)
+		big_block_free(b, b->mapped);
+	else
+		free(b);
+}
+
 /* At thread exit (pthread_key_create's destructor). */
 static void x_cache_destroy(void *p)
 {
@@ -77,7 +97,7 @@ static void x_cache_destroy(void *p)
 	while (c->blocks != NULL) {
 		struct x_arena_block *next = c->blocks->next;
 
-		free(c->blocks);
+		x_block_release(c->blocks);
 		c->blocks = next;
 	}
 	if (c->builder != NULL)
@@ -139,12 +159,19 @@ static struct x_arena_block *x_block_get(size_t size)
 		*best = b->next;
 		c->bytes -= b->size;
 	} else {
+		size_t mapped = 0;
+
 		if (size > SIZE_MAX - sizeof *b)
 			return NULL;
-		b = malloc(sizeof *b + size);
+		if (sizeof *b + size >= X_MAPPED_MIN)
+			b = big_block_alloc(sizeof *b + size, &mapped);
+		else
+			b = malloc(sizeof *b + size);
 		if (b == NULL)
 			return NULL;
-		b->size = size;
+		/* A mapping's whole length is usable. */
+		b->size = mapped > 0 ? mapped - sizeof *b : size;
+		b->mapped = mapped;
 	}
 	b->used = 0;
 	b->next = NULL;
@@ -161,7 +188,7 @@ static void x_block_put(struct x_arena_block *b)
 		c->blocks = b;
 		c->bytes += b->size;
 	} else {
-		free(b);
+		x_block_release(b);
 	}
 }
 
@@ -179,8 +206,11 @@ static void *x_arena_alloc(struct x_tree *t, size_t n)
 		if (b == NULL)
 			return NULL;
 		/* A block bigger than the standard one goes behind the current
-		 * one, so the current block's free space is not wasted. */
-		if (t->arena != NULL && b->size > X_ARENA_BLOCK) {
+		 * one, so the current block's free space is not wasted; unless
+		 * it has more room left than the current one (a mapped block
+		 * comes in whole 2 MiB units, already zeroed by the kernel). */
+		if (t->arena != NULL && b->size > X_ARENA_BLOCK &&
+		    b->size - need <= t->arena->size - t->arena->used) {
 			b->next = t->arena->next;
 			t->arena->next = b;
 		} else {
@@ -458,6 +488,16 @@ int x_build_guid(struct x_builder *b, const uint8_t guid[16])
 	return 0;
 }
 
+/* Values the body can hold at most, up to X_RESERVE_MAX: a binary value
+ * takes at least 4 bytes of it (a list element), a text one 2 (a digit
+ * and a separator).  0 without a body (a tree built by hand). */
+static uint64_t x_build_bound(const struct x_builder *b)
+{
+	uint64_t n = b->t->body_len / (b->t->header.encoding == X_BINARY ? 4 : 2);
+
+	return n < X_RESERVE_MAX ? n : X_RESERVE_MAX;
+}
+
 /*
  * Room for n more values at the end of the innermost open object's run,
  * the top of its depth's stream; when the stream's block cannot hold them,
@@ -479,6 +519,21 @@ static struct x_value *x_build_reserve(struct x_builder *b, uint32_t n)
 		want = 2 * ((uint64_t)o->value_count + n);
 	if (want < X_VALUE_BLOCK)
 		want = X_VALUE_BLOCK;
+	/* A block that big is mapped in whole units: the stream takes all of
+	 * it (pages it never touches cost nothing), and as many values as the
+	 * whole body can hold, so that its run never moves again (a move
+	 * writes every value twice and zeroes a page more). */
+	if (want * sizeof *blk + sizeof(struct x_arena_block) >= X_MAPPED_MIN &&
+	    want < UINT32_MAX) {
+		uint64_t bound = x_build_bound(b);
+		uint64_t bytes;
+
+		if (want < bound)
+			want = bound;
+		bytes = want * sizeof *blk + sizeof(struct x_arena_block);
+		bytes = (bytes + BIG_BLOCK_UNIT - 1) & ~(uint64_t)(BIG_BLOCK_UNIT - 1);
+		want = (bytes - sizeof(struct x_arena_block)) / sizeof *blk;
+	}
 	if (want > UINT32_MAX)
 		want = (uint64_t)o->value_count + n;
 	blk = x_arena_alloc(b->t, (size_t)want * sizeof *blk);

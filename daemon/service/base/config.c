@@ -1,5 +1,6 @@
 /*
- * config.c - defaults, the ini file, flags and live reload; see config.h.
+ * config.c - defaults, the ini file and its drop-ins, flags and live
+ * reload; see config.h.
  *
  * One table (config_keys) describes every key: its section and name, its
  * type, where it lives in struct config, its range and whether SIGHUP may
@@ -26,6 +27,9 @@
 
 #include <ini.h>
 
+#include "daemon/service/base/config_dropins.h"
+#include "daemon/service/base/strdist.h"
+
 #define KIB ((uint64_t)1 << 10)
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
@@ -39,6 +43,8 @@ enum config_type {
 	CONFIG_TYPE_BYTES_AUTO, /* size_t: the same, or "auto" (stored as 0) */
 	CONFIG_TYPE_BOOL,       /* bool: yes/no */
 	CONFIG_TYPE_LEVEL,      /* enum log_level */
+	CONFIG_TYPE_LOG_FORMAT, /* enum log_format */
+	CONFIG_TYPE_OPERATORS,  /* enum config_operators */
 };
 
 struct config_key {
@@ -113,16 +119,27 @@ static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 	[CONFIG_RESCAN_INTERVAL_S] = CONFIG_KEY("reload", "rescan_interval_s", CONFIG_TYPE_COUNT,
 						rescan_interval_s, 0, 86400, true),
 	[CONFIG_LOG_LEVEL] = CONFIG_KEY("log", "level", CONFIG_TYPE_LEVEL, log_level, 0, 0, true),
+	[CONFIG_LOG_FORMAT] = CONFIG_KEY("log", "format", CONFIG_TYPE_LOG_FORMAT, log_format, 0, 0,
+					 true),
 	[CONFIG_X_TICKS_PER_SECOND] = CONFIG_KEY("xfile", "ticks_per_second", CONFIG_TYPE_COUNT,
 						 x_ticks_per_second, 1, 1000000, false),
+	[CONFIG_CONTROL_OPERATORS] = CONFIG_KEY("control", "operators", CONFIG_TYPE_OPERATORS,
+						operators, 0, 0, true),
+};
+
+/* control.operators' words, indexed by enum config_operators. */
+static const char *const config_operators_names[] = {
+	[CONFIG_OPERATORS_PRIVILEGED] = "privileged",
+	[CONFIG_OPERATORS_EVERYONE] = "everyone",
+	[CONFIG_OPERATORS_NONE] = "none",
 };
 
 /* In file order; every config_keys[].section is one of these. */
 static const char *const config_sections[] = {
-	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile",
+	"assets", "socket", "streams", "playback", "limits", "reload", "log", "xfile", "control",
 };
 #define CONFIG_SECTION_COUNT (sizeof config_sections / sizeof config_sections[0])
-#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile"
+#define CONFIG_SECTION_LIST "assets, socket, streams, playback, limits, reload, log, xfile, control"
 
 /* Quoted values in messages: escaped like a log line (no newline reaches a
  * log), with '"' as \", and cut, so a 4 KiB garbage value gives a readable
@@ -201,7 +218,9 @@ void config_defaults(struct config *cfg)
 	cfg->reload_quiet_ms = CONFIG_DEFAULT_RELOAD_QUIET_MS;
 	cfg->rescan_interval_s = CONFIG_DEFAULT_RESCAN_INTERVAL_S;
 	cfg->log_level = CONFIG_DEFAULT_LOG_LEVEL;
+	cfg->log_format = CONFIG_DEFAULT_LOG_FORMAT;
 	cfg->x_ticks_per_second = CONFIG_DEFAULT_X_TICKS_PER_SECOND;
+	cfg->operators = CONFIG_DEFAULT_CONTROL_OPERATORS;
 }
 
 void config_free(struct config *cfg)
@@ -443,6 +462,30 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 		*(enum log_level *)config_member(cfg, k) = (enum log_level)level;
 		return 0;
 	}
+
+	case CONFIG_TYPE_LOG_FORMAT: {
+		int format = log_format_parse(value);
+
+		if (format < 0) {
+			config_msg(msg, msglen, "%s must be one of auto, journal, plain, not %s",
+				   label, config_quote(q, value));
+			return -EINVAL;
+		}
+		*(enum log_format *)config_member(cfg, k) = (enum log_format)format;
+		return 0;
+	}
+	case CONFIG_TYPE_OPERATORS:
+		for (size_t i = 0; i < sizeof config_operators_names / sizeof config_operators_names[0];
+		     i++) {
+			if (strcmp(value, config_operators_names[i]) == 0) {
+				*(enum config_operators *)config_member(cfg, k) =
+					(enum config_operators)i;
+				return 0;
+			}
+		}
+		config_msg(msg, msglen, "%s must be one of privileged, everyone, none, not %s", label,
+			   config_quote(q, value));
+		return -EINVAL;
 	}
 	config_msg(msg, msglen, "%s: internal error: unknown type", label);
 	return -EINVAL;
@@ -463,6 +506,73 @@ static int config_section_index(const char *name, size_t len)
 		if (strlen(config_sections[i]) == len && memcmp(config_sections[i], name, len) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* ---- did you mean ------------------------------------------------------ */
+
+/* A known name is suggested for one typed at most this many edits away
+ * (strdist.h), and at most one edit for every three of its characters, so
+ * that "foo" is not taken for "root" nor "mo" for "mode". */
+#define CONFIG_NEAR_MAX 2
+
+/* Whether known is a suggestion for typed nearer than *best, which it then
+ * becomes; ties keep the first in table order. */
+static bool config_nearer(const char *typed, const char *known, size_t *best)
+{
+	size_t d = strdist(typed, known, CONFIG_NEAR_MAX);
+
+	if (d > CONFIG_NEAR_MAX || d * 3 > strlen(known) || d >= *best)
+		return false;
+	*best = d;
+	return true;
+}
+
+/* The known section nearest to name, or NULL. */
+static const char *config_near_section(const char *name)
+{
+	size_t best = CONFIG_NEAR_MAX + 1;
+	const char *found = NULL;
+
+	for (size_t i = 0; i < CONFIG_SECTION_COUNT; i++)
+		if (config_nearer(name, config_sections[i], &best))
+			found = config_sections[i];
+	return found;
+}
+
+/*
+ * What is wrong with a key [section] does not have, into msg: the section
+ * it belongs to when another has it; else the nearest key of this section,
+ * else the nearest of another (a misplaced key with a typo too); else the
+ * plain fact.
+ */
+static void config_unknown_key(char *msg, size_t msglen, const char *section, const char *name)
+{
+	const struct config_key *near = NULL;
+	size_t best = CONFIG_NEAR_MAX + 1;
+	char q[CONFIG_QUOTE_MAX], s[CONFIG_QUOTE_MAX];
+
+	log_escape(s, sizeof s, section, strlen(section), NULL);
+	config_quote(q, name);
+	for (size_t i = 0; i < CONFIG_FIELD_COUNT; i++) {
+		if (strcmp(config_keys[i].name, name) == 0) {
+			config_msg(msg, msglen, "%s is not a key of [%s]; it is in [%s]", q, s,
+				   config_keys[i].section);
+			return;
+		}
+	}
+	for (int other = 0; other < 2 && near == NULL; other++)
+		for (size_t i = 0; i < CONFIG_FIELD_COUNT; i++)
+			if ((strcmp(config_keys[i].section, section) != 0) == other &&
+			    config_nearer(name, config_keys[i].name, &best))
+				near = &config_keys[i];
+	if (near == NULL)
+		config_msg(msg, msglen, "unknown key %s in [%s]", q, s);
+	else if (strcmp(near->section, section) == 0)
+		config_msg(msg, msglen, "unknown key %s in [%s]: did you mean \"%s\"?", q, s,
+			   near->name);
+	else
+		config_msg(msg, msglen, "unknown key %s in [%s]: did you mean \"%s\" in [%s]?", q,
+			   s, near->name, near->section);
 }
 
 /* ---- the file ---------------------------------------------------------- */
@@ -525,8 +635,17 @@ static int config_check_section(struct config_parse *p, const char *line, size_t
 		return -EINVAL;
 	}
 	if (config_section_index(line + 1, namelen) < 0) {
-		config_parse_fail(p, "unknown section [%s] (known: " CONFIG_SECTION_LIST ")",
-				  name);
+		char raw[CONFIG_LINE_MAX + 1];
+		const char *near;
+
+		memcpy(raw, line + 1, namelen);
+		raw[namelen] = '\0';
+		near = config_near_section(raw);
+		if (near != NULL)
+			config_parse_fail(p, "unknown section [%s]: did you mean [%s]?", name, near);
+		else
+			config_parse_fail(p, "unknown section [%s] (known: " CONFIG_SECTION_LIST ")",
+					  name);
 		return -EINVAL;
 	}
 	return 0;
@@ -595,10 +714,8 @@ static int config_handler(void *user, const char *section, const char *name, con
 	}
 	k = config_find_key(section, name);
 	if (k == NULL) {
-		char s[CONFIG_QUOTE_MAX];
-
-		log_escape(s, sizeof s, section, strlen(section), NULL);
-		config_parse_fail(p, "unknown key %s in [%s]", config_quote(q, name), s);
+		config_unknown_key(msg, sizeof msg, section, name);
+		config_parse_fail(p, "%s", msg);
 		return 0;
 	}
 	f = (size_t)(k - config_keys);
@@ -615,16 +732,18 @@ static int config_handler(void *user, const char *section, const char *name, con
 	return 1;
 }
 
-int config_load_buffer(struct config *cfg, const char *name, const char *data, size_t len,
-		       char *err, size_t errlen)
+/* One file's text over cfg (the caller's scratch copy: a failure leaves it
+ * half-written), without the rules between keys; key_line[f] gets the line
+ * of each key it sets, 0 for the others.  0, or -EINVAL / -ENOMEM with
+ * err. */
+static int config_parse(struct config *cfg, const char *name, const char *data, size_t len,
+			unsigned key_line[CONFIG_FIELD_COUNT], char *err, size_t errlen)
 {
-	struct config tmp = *cfg;
 	struct config_parse p;
-	char msg[256];
 	int r;
 
 	memset(&p, 0, sizeof p);
-	p.cfg = &tmp;
+	p.cfg = cfg;
 	p.name = name;
 	p.data = data;
 	p.len = len;
@@ -648,6 +767,21 @@ int config_load_buffer(struct config *cfg, const char *name, const char *data, s
 		config_msg(err, errlen, "%s: inih failed (%d)", name, r);
 		return -ENOMEM;
 	}
+	memcpy(key_line, p.key_line, sizeof p.key_line);
+	return 0;
+}
+
+int config_load_buffer(struct config *cfg, const char *name, const char *data, size_t len,
+		       char *err, size_t errlen)
+{
+	struct config tmp = *cfg;
+	unsigned key_line[CONFIG_FIELD_COUNT];
+	char msg[256];
+	int r;
+
+	r = config_parse(&tmp, name, data, len, key_line, err, errlen);
+	if (r < 0)
+		return r;
 	if (config_validate(&tmp, msg, sizeof msg) < 0) {
 		config_msg(err, errlen, "%s: %s", name, msg);
 		return -EINVAL;
@@ -656,13 +790,15 @@ int config_load_buffer(struct config *cfg, const char *name, const char *data, s
 	return 0;
 }
 
-int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen)
+/* The whole file into *buf (malloc'd, the caller frees) and *len.  0, or
+ * the errors of config_load_file with err. */
+static int config_read(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int fd, r;
+	int fd, r = 0;
 
+	*buf = NULL;
+	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
@@ -681,14 +817,14 @@ int config_load_file(struct config *cfg, const char *path, char *err, size_t err
 	}
 	/* Read up to one byte past the limit rather than trusting st_size,
 	 * which can change under us. */
-	buf = malloc(CONFIG_FILE_MAX + 1);
-	if (buf == NULL) {
+	*buf = malloc(CONFIG_FILE_MAX + 1);
+	if (*buf == NULL) {
 		config_msg(err, errlen, "%s: out of memory", path);
 		r = -ENOMEM;
 		goto out;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
+		ssize_t n = read(fd, *buf + *len, CONFIG_FILE_MAX + 1 - *len);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -699,55 +835,187 @@ int config_load_file(struct config *cfg, const char *path, char *err, size_t err
 		}
 		if (n == 0)
 			break;
-		len += (size_t)n;
-		if (len > CONFIG_FILE_MAX) {
+		*len += (size_t)n;
+		if (*len > CONFIG_FILE_MAX) {
 			config_msg(err, errlen, "%s: larger than %u bytes", path, CONFIG_FILE_MAX);
 			r = -EFBIG;
 			goto out;
 		}
 	}
-	r = config_load_buffer(cfg, path, buf, len, err, errlen);
 out:
-	free(buf);
+	if (r < 0) {
+		free(*buf);
+		*buf = NULL;
+	}
 	close(fd);
 	return r;
 }
 
+int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	r = config_read(path, &buf, &len, err, errlen);
+	if (r == 0)
+		r = config_load_buffer(cfg, path, buf, len, err, errlen);
+	free(buf);
+	return r;
+}
+
+/* ---- the file and its drop-ins ----------------------------------------- */
+
+void config_sources_init(struct config_sources *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+void config_sources_free(struct config_sources *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->nfiles; i++)
+		free(s->files[i]);
+	free(s->files);
+	config_sources_init(s);
+}
+
+/* One file over cfg (a scratch copy), recorded in found. */
+static int config_load_one(struct config *cfg, const char *path, struct config_sources *found,
+			   char *err, size_t errlen)
+{
+	unsigned key_line[CONFIG_FIELD_COUNT];
+	char *buf, *copy, **files;
+	size_t len;
+	int r;
+
+	r = config_read(path, &buf, &len, err, errlen);
+	if (r < 0)
+		return r;
+	r = config_parse(cfg, path, buf, len, key_line, err, errlen);
+	free(buf);
+	if (r < 0)
+		return r;
+	copy = strdup(path);
+	files = realloc(found->files, (found->nfiles + 1) * sizeof *files);
+	if (files != NULL)
+		found->files = files;
+	if (copy == NULL || files == NULL) {
+		free(copy);
+		config_msg(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	files[found->nfiles++] = copy;
+	for (size_t f = 0; f < CONFIG_FIELD_COUNT; f++) {
+		if (key_line[f] != 0) {
+			found->key[f].file = copy;
+			found->key[f].line = key_line[f];
+		}
+	}
+	return 0;
+}
+
+int config_load(struct config *cfg, const char *path, bool optional,
+		struct config_sources *sources, char *err, size_t errlen)
+{
+	struct config tmp = *cfg;
+	struct config_dropins dropins = { 0 };
+	struct config_sources found;
+	char msg[256];
+	int r;
+
+	config_sources_init(&found);
+	r = config_load_one(&tmp, path, &found, err, errlen);
+	if (r == -ENOENT && optional)
+		r = 0;
+	if (r == 0)
+		r = config_dropins_list(path, &dropins, err, errlen);
+	for (size_t i = 0; r == 0 && i < dropins.count; i++)
+		r = config_load_one(&tmp, dropins.paths[i], &found, err, errlen);
+	if (r == 0 && config_validate(&tmp, msg, sizeof msg) < 0) {
+		config_msg(err, errlen, "%s%s: %s", path,
+			   dropins.count > 0 ? " and its drop-ins" : "", msg);
+		r = -EINVAL;
+	}
+	config_dropins_free(&dropins);
+	if (r < 0) {
+		config_sources_free(&found);
+		return r;
+	}
+	*cfg = tmp;
+	if (sources != NULL) {
+		config_sources_free(sources);
+		*sources = found;
+	} else {
+		config_sources_free(&found);
+	}
+	return 0;
+}
+
 /* ---- flags and single keys --------------------------------------------- */
+
+static const struct {
+	const char *flag;
+	enum config_field field;
+} config_flags[] = {
+	{ "--assets", CONFIG_ASSET_ROOT },
+	{ "--socket", CONFIG_SOCKET_PATH },
+	{ "--log-level", CONFIG_LOG_LEVEL },
+	{ "--log-format", CONFIG_LOG_FORMAT },
+};
+
+#define CONFIG_FLAG_COUNT (sizeof config_flags / sizeof config_flags[0])
 
 int config_apply_flag(struct config *cfg, const char *flag, const char *value, char *err,
 		      size_t errlen)
 {
-	static const struct {
-		const char *flag;
-		enum config_field field;
-	} flags[] = {
-		{ "--assets", CONFIG_ASSET_ROOT },
-		{ "--socket", CONFIG_SOCKET_PATH },
-		{ "--log-level", CONFIG_LOG_LEVEL },
-	};
 	char q[CONFIG_QUOTE_MAX];
 
-	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-		if (strcmp(flag, flags[i].flag) == 0)
-			return config_store(cfg, &config_keys[flags[i].field], flag, value, false,
-					    err, errlen);
+	for (size_t i = 0; i < CONFIG_FLAG_COUNT; i++)
+		if (strcmp(flag, config_flags[i].flag) == 0)
+			return config_store(cfg, &config_keys[config_flags[i].field], flag, value,
+					    false, err, errlen);
 	config_msg(err, errlen, "unknown flag %s", config_quote(q, flag));
 	return -EINVAL;
+}
+
+void config_sources_flag(struct config_sources *s, const char *flag)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < CONFIG_FLAG_COUNT; i++)
+		if (strcmp(flag, config_flags[i].flag) == 0)
+			s->key[config_flags[i].field].flag = flag;
 }
 
 int config_set(struct config *cfg, const char *dotted_key, const char *value, char *err,
 	       size_t errlen)
 {
+	size_t best = CONFIG_NEAR_MAX + 1;
+	const char *near = NULL;
 	char q[CONFIG_QUOTE_MAX];
 
 	for (size_t i = 0; i < CONFIG_FIELD_COUNT; i++)
 		if (strcmp(dotted_key, config_keys[i].dotted) == 0)
 			return config_store(cfg, &config_keys[i], config_keys[i].dotted, value,
 					    false, err, errlen);
-	config_msg(err, errlen, "unknown setting %s (expected section.key, e.g. "
-				"limits.max_connections)",
-		   config_quote(q, dotted_key));
+	/* A key without its section, else the nearest dotted name. */
+	for (size_t i = 0; i < CONFIG_FIELD_COUNT && best > 0; i++) {
+		if (strcmp(dotted_key, config_keys[i].name) == 0) {
+			near = config_keys[i].dotted;
+			best = 0;
+		} else if (config_nearer(dotted_key, config_keys[i].dotted, &best)) {
+			near = config_keys[i].dotted;
+		}
+	}
+	if (near != NULL)
+		config_msg(err, errlen, "unknown setting %s: did you mean \"%s\"?",
+			   config_quote(q, dotted_key), near);
+	else
+		config_msg(err, errlen, "unknown setting %s (expected section.key, e.g. "
+					"limits.max_connections)",
+			   config_quote(q, dotted_key));
 	return -EINVAL;
 }
 
@@ -819,6 +1087,13 @@ const char *config_field_format(const struct config *cfg, enum config_field f, c
 	case CONFIG_TYPE_LEVEL:
 		snprintf(buf, len, "%s", log_level_name(*(const enum log_level *)m));
 		break;
+	case CONFIG_TYPE_LOG_FORMAT:
+		snprintf(buf, len, "%s", log_format_name(*(const enum log_format *)m));
+		break;
+	case CONFIG_TYPE_OPERATORS:
+		snprintf(buf, len, "%s",
+			 config_operators_names[*(const enum config_operators *)m]);
+		break;
 	}
 	return buf;
 }
@@ -885,22 +1160,59 @@ void config_log_diff(const struct config *cur, const struct config *fresh)
 	}
 }
 
-int config_dump(const struct config *cfg, FILE *out)
+/* Where a key's value comes from, for config_dump: its flag, its file and
+ * line (escaped: a file's name is not trusted to be one line), or the
+ * default. */
+static const char *config_origin(const struct config_sources *src, unsigned f, char *buf,
+				 size_t len)
 {
-	char value[CONFIG_PATH_MAX];
+	const struct config_source *k = &src->key[f];
+	size_t n;
+
+	if (k->flag != NULL)
+		return k->flag;
+	if (k->file == NULL)
+		return "default";
+	n = log_escape(buf, len, k->file, strlen(k->file), NULL);
+	snprintf(buf + n, len - n, ":%u", k->line);
+	return buf;
+}
+
+/* "key = value" is padded to this many columns before its origin. */
+#define CONFIG_DUMP_COLUMN 40
+
+int config_dump(const struct config *cfg, const struct config_sources *src, FILE *out)
+{
+	char value[CONFIG_PATH_MAX], from[CONFIG_PATH_MAX];
 
 	fprintf(out, "; animd configuration in effect (animd serve --print-config).\n"
 		     "; conf/animd.ini documents every key.\n");
+	if (src != NULL) {
+		if (src->nfiles == 0)
+			fprintf(out, "; No configuration file was read.\n");
+		else
+			fprintf(out, "; Files read, each over those before:\n");
+		for (size_t i = 0; i < src->nfiles; i++) {
+			log_escape(from, sizeof from, src->files[i], strlen(src->files[i]), NULL);
+			fprintf(out, ";   %s\n", from);
+		}
+		fprintf(out, "; After each value, where it comes from: FILE:LINE, a flag, or the "
+			     "default.\n");
+	}
 	for (size_t s = 0; s < CONFIG_SECTION_COUNT; s++) {
 		fprintf(out, "\n[%s]\n", config_sections[s]);
 		for (unsigned f = 0; f < CONFIG_FIELD_COUNT; f++) {
 			const char *v;
+			int n;
 
 			if (strcmp(config_keys[f].section, config_sections[s]) != 0)
 				continue;
 			v = config_field_format(cfg, (enum config_field)f, value, sizeof value);
-			fprintf(out, "%s =%s%s\n", config_keys[f].name, v[0] != '\0' ? " " : "",
-				v);
+			n = fprintf(out, "%s =%s%s", config_keys[f].name, v[0] != '\0' ? " " : "", v);
+			if (src != NULL)
+				fprintf(out, "%*s ; %s", n < CONFIG_DUMP_COLUMN ? CONFIG_DUMP_COLUMN - n : 0,
+					"", config_origin(src, f, from, sizeof from));
+			fputc('\n', out);
 		}
 	}
 	if (fflush(out) != 0 || ferror(out))

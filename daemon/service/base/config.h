@@ -1,21 +1,27 @@
 /*
  * config.h - every setting of `animd serve`: built-in defaults, the ini file
- * (conf/animd.ini, read with inih), command-line overrides, and what a
- * SIGHUP may change while the daemon runs.
+ * (conf/animd.ini, read with inih) and its drop-ins, command-line
+ * overrides, and what a SIGHUP may change while the daemon runs.
  *
- * The order of precedence, lowest first: config_defaults(), then the file
- * (config_load_file), then the flags (config_apply_flag / config_set), then
- * config_validate() for the rules that tie two settings together.  On
- * SIGHUP the daemon builds a fresh config the same way (defaults, file, the
- * same flags again, so a flag keeps overriding the file), then
- * config_log_diff() and config_apply_live() on the running one.
+ * The order of precedence, lowest first: config_defaults(), then the file,
+ * then its drop-ins in name order (config_load; config_dropins.h), then the
+ * flags (config_apply_flag / config_set), then config_validate() for the
+ * rules that tie two settings together.  On SIGHUP the daemon builds a
+ * fresh config the same way (defaults, file, drop-ins, the same flags
+ * again, so a flag keeps overriding the files), then config_log_diff() and
+ * config_apply_live() on the running one.
  *
  * The file is strict, because a typo that is silently ignored is a setting
  * the operator believes in and does not have: unknown sections and keys,
  * a key set twice, keys outside a section, empty values (except
  * socket.group), quoted values, continuation lines and values out of range
  * are all refused with "FILE:LINE: what is wrong", and the daemon does not
- * start (or, on SIGHUP, keeps its running config).
+ * start (or, on SIGHUP, keeps its running config).  An unknown name is
+ * answered with the known one it is nearest to (strdist.h: at most two
+ * edits, one per three characters of the known name), or the section a
+ * misplaced key belongs to:
+ *     t.ini:3: unknown key "max_conections" in [limits]: did you mean "max_connections"?
+ *     t.ini:3: "publish_rate_hz" is not a key of [limits]; it is in [streams]
  *
  * Syntax (inih): "[section]", "key = value", comments on their own line
  * start with ';' or '#', a comment after a value starts with " ;".  A
@@ -39,7 +45,7 @@
 #include "daemon/service/base/log.h"
 
 /* Where `animd serve` looks when no -c is given; a missing file there means
- * "built-in defaults" (config_load_file returns -ENOENT: the caller decides). */
+ * "built-in defaults" (config_load's `optional`), its drop-ins still read. */
 #ifndef CONFIG_DEFAULT_PATH
 #define CONFIG_DEFAULT_PATH "/etc/animd/animd.ini"
 #endif
@@ -81,7 +87,20 @@
 #define CONFIG_DEFAULT_RELOAD_QUIET_MS 150u
 #define CONFIG_DEFAULT_RESCAN_INTERVAL_S 30u
 #define CONFIG_DEFAULT_LOG_LEVEL LOG_LEVEL_INFO
+#define CONFIG_DEFAULT_LOG_FORMAT LOG_FORMAT_AUTO
 #define CONFIG_DEFAULT_X_TICKS_PER_SECOND 4800u
+#define CONFIG_DEFAULT_CONTROL_OPERATORS CONFIG_OPERATORS_PRIVILEGED
+
+/* control.operators: which peers may use the operator methods, those that
+ * act on other connections (clients.kill, "any": true; PROTOCOL.md,
+ * "Operators").  Seeing them (clients.list, instances.list's "all") is
+ * every peer's, as `stats` is. */
+enum config_operators {
+	CONFIG_OPERATORS_PRIVILEGED,    /* "privileged": uid 0 and the daemon's own uid */
+	CONFIG_OPERATORS_EVERYONE,      /* "everyone": any peer that may connect (the
+					   socket's mode and group are the boundary) */
+	CONFIG_OPERATORS_NONE,          /* "none": nobody, root included */
+};
 
 struct config {
 	/* [assets] */
@@ -124,10 +143,15 @@ struct config {
 
 	/* [log] */
 	enum log_level log_level;               /* level */
+	enum log_format log_format;             /* format: auto, journal or plain */
 
 	/* [xfile] */
 	uint32_t x_ticks_per_second;            /* ticks_per_second: for .x files without
 						   AnimTicksPerSecond */
+
+	/* [control] */
+	enum config_operators operators;        /* operators: who may act on other
+						   connections */
 };
 
 /* One value per key, in file order; CONFIG_BIT(f) in the masks below. */
@@ -153,7 +177,9 @@ enum config_field {
 	CONFIG_RELOAD_QUIET_MS,
 	CONFIG_RESCAN_INTERVAL_S,
 	CONFIG_LOG_LEVEL,
+	CONFIG_LOG_FORMAT,
 	CONFIG_X_TICKS_PER_SECOND,
+	CONFIG_CONTROL_OPERATORS,
 	CONFIG_FIELD_COUNT
 };
 
@@ -186,11 +212,54 @@ int config_load_file(struct config *cfg, const char *path, char *err, size_t err
 int config_load_buffer(struct config *cfg, const char *name, const char *data, size_t len,
 		       char *err, size_t errlen);
 
+/* Where each key's value came from, for `animd serve --print-config`:
+ * config_load() records the files, daemon_build_config() the flags
+ * (config_sources_flag).  Owns the paths of the files read. */
+struct config_source {
+	const char *file;               /* the last file that set it (one of files[]);
+					   NULL: none did */
+	unsigned line;                  /* its line there */
+	const char *flag;               /* the flag that set it over the files
+					   ("--assets"); NULL: none */
+};
+
+struct config_sources {
+	char **files;                   /* every file read, in the order read */
+	size_t nfiles;
+	struct config_source key[CONFIG_FIELD_COUNT];
+};
+
+/* An empty record: no file read, every key its default. */
+void config_sources_init(struct config_sources *s);
+/* Release the paths; leaves s empty (as config_sources_init).  Accepts NULL. */
+void config_sources_free(struct config_sources *s);
+/* Record that flag (a static string: "--assets", "--socket", "--log-level",
+ * "--log-format") set its key; a flag config_apply_flag does not know is
+ * ignored.  s may be NULL. */
+void config_sources_flag(struct config_sources *s, const char *flag);
+
 /*
- * A command-line override: flag is "--assets", "--socket" or "--log-level",
- * value its argument.  Relative paths are allowed here (they are resolved
- * against the working directory by whoever opens them); in the file they
- * must be absolute.  On failure cfg is unchanged, err holds e.g.
+ * The configuration files over cfg: the file at path, then its drop-ins
+ * (every "*.ini" in path.d/, in name order: config_dropins.h), each over
+ * those before it (a key set in a later file wins; within one file a key
+ * still appears once), then config_validate().  A missing file at path is
+ * an error (-ENOENT, as config_load_file) unless optional, when the
+ * drop-ins alone are read: `animd serve` without -c, where no file means
+ * built-in defaults.  All or nothing: the first error in any file stops
+ * the load with its message ("/etc/animd/animd.ini.d/10-x.ini:3: ..."), a
+ * drop-in folder that cannot be read with config_dropins_list's, and cfg
+ * is left unchanged.  sources (may be NULL; initialised by the caller) gets
+ * the files read and what each set, replacing what it held, on success
+ * only.
+ */
+int config_load(struct config *cfg, const char *path, bool optional,
+		struct config_sources *sources, char *err, size_t errlen);
+
+/*
+ * A command-line override: flag is "--assets", "--socket", "--log-level" or
+ * "--log-format", value its argument.  Relative paths are allowed here
+ * (they are resolved against the working directory by whoever opens them);
+ * in the file they must be absolute.  On failure cfg is unchanged, err holds e.g.
  *     --log-level must be one of error, warning, info, debug, not "loud"
  * and -EINVAL is returned (also for a flag this function does not know).
  */
@@ -199,7 +268,8 @@ int config_apply_flag(struct config *cfg, const char *flag, const char *value, c
 
 /* Any key by its dotted name ("limits.max_connections"), with the same
  * checks as the file; for a generic `--set KEY=VALUE` and for tests.
- * Returns 0 or -EINVAL (err says why; unknown names included). */
+ * Returns 0 or -EINVAL (err says why; an unknown name with the nearest
+ * known one, as in the file). */
 int config_set(struct config *cfg, const char *dotted_key, const char *value, char *err,
 	       size_t errlen);
 
@@ -212,11 +282,12 @@ int config_validate(const struct config *cfg, char *err, size_t errlen);
 const char *config_field_name(enum config_field f);
 
 /* Whether a SIGHUP applies the field to the running daemon: log.level,
- * streams.publish_rate_hz, streams.max_total_bytes, every [limits] key (the two timeouts for every
- * connection at once, the others for connections accepted and
- * assets loaded after the reload), reload.quiet_ms and
- * reload.rescan_interval_s.  The others (asset root, socket, reload.watch,
- * xfile.ticks_per_second) need a restart. */
+ * log.format, streams.publish_rate_hz, streams.max_total_bytes,
+ * control.operators, every [limits] key (the two timeouts for every
+ * connection at once, the others for connections accepted and assets
+ * loaded after the reload), reload.quiet_ms and reload.rescan_interval_s.
+ * The others (asset root, socket, reload.watch, xfile.ticks_per_second)
+ * need a restart. */
 bool config_field_is_live(enum config_field f);
 
 /* The field's value as the file would write it ("0660", "8MiB", "yes",
@@ -246,7 +317,10 @@ uint32_t config_apply_live(struct config *cur, const struct config *fresh,
 void config_log_diff(const struct config *cur, const struct config *fresh);
 
 /* Write cfg as an ini file that config_load_file() reads back to the same
- * config (`animd serve --print-config`).  0 or -EIO. */
-int config_dump(const struct config *cfg, FILE *out);
+ * config (`animd serve --print-config`).  With sources (may be NULL), a
+ * comment at the top lists the files read, and one after each value says
+ * where it comes from: "; /etc/animd/animd.ini.d/10-limits.ini:3", "; --socket"
+ * or "; default".  0 or -EIO. */
+int config_dump(const struct config *cfg, const struct config_sources *sources, FILE *out);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * log.c - one line per event on stderr, with a systemd priority prefix for
- * the journal and supervisors, or the local time and the level word at a
- * terminal (log.h says which when).
+ * the journal, or the time and the level word for a terminal or a file
+ * (log.h says which when).
  *
  * The whole line (prefix + escaped message + "\n") is built on the stack and
  * handed to one write(2): journald (a stream socket) and a pipe both keep a
@@ -21,8 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 /* The one mutable global of the module (see log.h): the least severe level
  * still written. */
 static atomic_int log_threshold = LOG_LEVEL_INFO;
@@ -37,10 +35,10 @@ static uint64_t log_recent_errors, log_recent_warnings;
 
 static const char log_ellipsis[] = "\xe2\x80\xa6"; /* U+2026 "…" */
 
-void log_init(enum log_level level)
+void log_init(enum log_level level, enum log_format format)
 {
 	log_set_level(level);
-	log_set_style(log_style_detect(STDERR_FILENO));
+	log_set_style(log_style_for(format, STDERR_FILENO));
 }
 
 /* systemd sets JOURNAL_STREAM=DEV:INO (decimal) for a service whose stderr
@@ -61,15 +59,39 @@ static bool log_fd_is_journal(int fd)
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
-enum log_style log_style_detect(int fd)
+enum log_style log_style_for(enum log_format format, int fd)
 {
 	const char *term = getenv("TERM");
 
-	if (log_fd_is_journal(fd) || !isatty(fd))
+	if (format == LOG_FORMAT_JOURNAL || (format == LOG_FORMAT_AUTO && log_fd_is_journal(fd)))
 		return LOG_STYLE_JOURNAL;
-	if (getenv("NO_COLOR") != NULL || (term != NULL && strcmp(term, "dumb") == 0))
-		return LOG_STYLE_TERMINAL;
-	return LOG_STYLE_TERMINAL_COLOUR;
+	if (!isatty(fd) || getenv("NO_COLOR") != NULL ||
+	    (term != NULL && strcmp(term, "dumb") == 0))
+		return LOG_STYLE_PLAIN;
+	return LOG_STYLE_PLAIN_COLOUR;
+}
+
+static const char *const log_format_names[] = {
+	[LOG_FORMAT_AUTO] = "auto",
+	[LOG_FORMAT_JOURNAL] = "journal",
+	[LOG_FORMAT_PLAIN] = "plain",
+};
+
+#define LOG_FORMAT_COUNT (sizeof log_format_names / sizeof log_format_names[0])
+
+int log_format_parse(const char *name)
+{
+	if (name == NULL)
+		return -EINVAL;
+	for (size_t i = 0; i < LOG_FORMAT_COUNT; i++)
+		if (strcmp(name, log_format_names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *log_format_name(enum log_format format)
+{
+	return (unsigned)format < LOG_FORMAT_COUNT ? log_format_names[format] : "?";
 }
 
 void log_set_style(enum log_style style)
@@ -104,10 +126,10 @@ static const struct {
 	const char *prefix;
 	const char *colour;
 } log_levels[] = {
-	{ LOG_LEVEL_ERROR, "error", SD_ERR, "\x1b[1;31m" },
-	{ LOG_LEVEL_WARNING, "warning", SD_WARNING, "\x1b[33m" },
-	{ LOG_LEVEL_INFO, "info", SD_INFO, "" },
-	{ LOG_LEVEL_DEBUG, "debug", SD_DEBUG, "\x1b[2m" },
+	{ LOG_LEVEL_ERROR, "error", "<3>", "\x1b[1;31m" },
+	{ LOG_LEVEL_WARNING, "warning", "<4>", "\x1b[33m" },
+	{ LOG_LEVEL_INFO, "info", "<6>", "" },
+	{ LOG_LEVEL_DEBUG, "debug", "<7>", "\x1b[2m" },
 };
 
 #define LOG_LEVEL_COUNT (sizeof log_levels / sizeof log_levels[0])
@@ -142,9 +164,10 @@ static size_t log_level_index(enum log_level level)
 
 /*
  * The line's prefix into out (at least LOG_PREFIX_MAX bytes): "<6>" for the
- * journal, else "2025-01-31 14:02:07.315 info    " in local time, the
- * level word padded to the longest ("warning") and, with colour, wrapped
- * in its SGR sequence and a reset.  Returns its length.
+ * journal, else "2026-12-07T21:02:03.123Z info: ", the time in UTC (a log
+ * file read in another zone, or next to another host's, needs no guess)
+ * and the level word, with colour wrapped in its SGR sequence and a reset.
+ * Returns its length.
  */
 #define LOG_PREFIX_MAX 64
 static size_t log_prefix(char *out, enum log_level level, enum log_style style)
@@ -161,15 +184,14 @@ static size_t log_prefix(char *out, enum log_level level, enum log_style style)
 		return n;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
-	if (localtime_r(&ts.tv_sec, &tm) == NULL)
+	if (gmtime_r(&ts.tv_sec, &tm) == NULL)
 		memset(&tm, 0, sizeof tm);
-	n = strftime(out, LOG_PREFIX_MAX, "%Y-%m-%d %H:%M:%S", &tm);
-	if (style == LOG_STYLE_TERMINAL_COLOUR && log_levels[i].colour[0] != '\0')
-		w = snprintf(out + n, LOG_PREFIX_MAX - n, ".%03ld %s%s\x1b[0m%*s", ts.tv_nsec / 1000000,
-			     log_levels[i].colour, log_levels[i].name,
-			     (int)(8 - strlen(log_levels[i].name)), "");
+	n = strftime(out, LOG_PREFIX_MAX, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (style == LOG_STYLE_PLAIN_COLOUR && log_levels[i].colour[0] != '\0')
+		w = snprintf(out + n, LOG_PREFIX_MAX - n, ".%03ldZ %s%s\x1b[0m: ",
+			     ts.tv_nsec / 1000000, log_levels[i].colour, log_levels[i].name);
 	else
-		w = snprintf(out + n, LOG_PREFIX_MAX - n, ".%03ld %-7s ", ts.tv_nsec / 1000000,
+		w = snprintf(out + n, LOG_PREFIX_MAX - n, ".%03ldZ %s: ", ts.tv_nsec / 1000000,
 			     log_levels[i].name);
 	if (w > 0)
 		n += (size_t)w < LOG_PREFIX_MAX - n ? (size_t)w : LOG_PREFIX_MAX - n - 1;

@@ -1,20 +1,20 @@
 /*
- * log.h - the daemon's log: one line per event on stderr, in one of two
- * styles chosen at log_init() from what stderr is (log_style_detect):
+ * log.h - the daemon's log: one line per event on stderr, in the format
+ * chosen at log_init() (`--log-format`, `[log] format`):
  *
  *   journal   "<6>message": the systemd priority prefix ("<3>", "<4>",
  *             "<6>", "<7>") so that journald files every line under its
- *             level and adds its own timestamp.  Used when stderr is the
- *             journal ($JOURNAL_STREAM names stderr's device and inode) and
- *             whenever stderr is not a terminal: a pipe to a supervisor
- *             (runit, s6, daemontools, a container runtime) or a file, whose
- *             readers parse or strip the prefix and keep their own times.
- *   terminal  "2025-01-31 14:02:07.315 info    message": the local time to
- *             the millisecond and the level word, for a person at a
- *             terminal (stderr a tty and not the journal).  The level word is
+ *             level and adds its own timestamp.
+ *   plain     "2026-12-07T21:02:03.123Z warning: message": the time in UTC
+ *             (RFC 3339, to the millisecond) and the level word, for a
+ *             terminal or a file.  At a terminal the level word is
  *             coloured (error red, warning yellow, debug dim) unless
  *             $NO_COLOR is set or $TERM is "dumb"; colour is never used
  *             when stderr is not a tty.
+ *   auto      journal when stderr is the journal ($JOURNAL_STREAM names
+ *             stderr's device and inode, as systemd sets it for a service
+ *             whose output goes there), plain otherwise: priority prefixes
+ *             appear only where journald reads them.
  *
  * Promises, for every call that passes the level filter:
  *   - exactly one line, written with one write(2) (a short write is
@@ -34,7 +34,9 @@
  *
  * The current level and style are process-wide atomics, read with relaxed
  * ordering (a change reaching another thread a moment late is harmless).
- * They are INFO and journal until log_init() says otherwise.  Besides them
+ * They are INFO and journal until log_init() says otherwise.  The format
+ * changes nothing but the prefix: the text of a line, and what log_recent()
+ * keeps, are the same in every format.  Besides them
  * the module keeps, for `stats`, counts of the warnings and errors written
  * and the last LOG_RECENT_MAX of them (a small ring under a mutex, taken
  * only for those two levels).
@@ -61,21 +63,37 @@ enum log_level {
 
 #define LOG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
-enum log_style {
-	LOG_STYLE_JOURNAL,              /* "<6>message" */
-	LOG_STYLE_TERMINAL,             /* "YYYY-MM-DD HH:MM:SS.mmm info    message" */
-	LOG_STYLE_TERMINAL_COLOUR,      /* the same, the level word coloured */
+/* What `--log-format` and `[log] format` choose (see above). */
+enum log_format {
+	LOG_FORMAT_AUTO,
+	LOG_FORMAT_JOURNAL,
+	LOG_FORMAT_PLAIN,
 };
 
-/* Set the level at start-up, and the style log_style_detect() gives for
- * stderr.  Messages less severe than level are dropped. */
-void log_init(enum log_level level);
+/* What a line looks like: a format resolved for one descriptor. */
+enum log_style {
+	LOG_STYLE_JOURNAL,              /* "<6>message" */
+	LOG_STYLE_PLAIN,                /* "YYYY-MM-DDTHH:MM:SS.mmmZ info: message" */
+	LOG_STYLE_PLAIN_COLOUR,         /* the same, the level word coloured */
+};
 
-/* The style for a log written to fd: journal when $JOURNAL_STREAM
- * ("DEV:INO") is fd's device and inode, or fd is not a tty; otherwise
- * terminal, with colour unless $NO_COLOR is set (to anything) or $TERM is
- * "dumb".  Reads the environment and fstat()s fd, nothing else. */
-enum log_style log_style_detect(int fd);
+/* Set the level at start-up, and the style log_style_for() gives format
+ * on stderr.  Messages less severe than level are dropped. */
+void log_init(enum log_level level, enum log_format format);
+
+/* The style of format for a log written to fd: journal for
+ * LOG_FORMAT_JOURNAL, and for LOG_FORMAT_AUTO when $JOURNAL_STREAM
+ * ("DEV:INO") is fd's device and inode; otherwise plain, coloured when fd
+ * is a tty, $NO_COLOR is not set (to anything) and $TERM is not "dumb".
+ * Reads the environment and fstat()s fd, nothing else. */
+enum log_style log_style_for(enum log_format format, int fd);
+
+/* "auto", "journal" or "plain" to a format; -EINVAL for anything else
+ * (case-sensitive, as in the config file). */
+int log_format_parse(const char *name);
+
+/* The config-file name of a format; "?" for a value that is not one. */
+const char *log_format_name(enum log_format format);
 
 /* Override the style (tests; a caller that knows better). */
 void log_set_style(enum log_style style);

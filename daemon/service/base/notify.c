@@ -1,5 +1,6 @@
 /*
- * notify.c - sd_notify wrappers; see notify.h.
+ * notify.c - telling systemd how the daemon is doing, through libsystemd
+ * (systemd_lib.h); see notify.h.
  */
 #include "daemon/service/base/notify.h"
 
@@ -8,18 +9,60 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <time.h>
 
-#include <systemd/sd-daemon.h>
-
 #include "daemon/service/base/log.h"
+#include "daemon/service/base/systemd_lib.h"
 
 #define NOTIFY_STATUS_MAX 256
+/* The longest message sent (a status, escaped, and its assignment). */
+#define NOTIFY_MESSAGE_MAX 1024
+
+/*
+ * Send `msg` through libsystemd's sd_notify: > 0 when sent, 0 when
+ * NOTIFY_SOCKET is unset (then libsystemd is not even loaded), a negative
+ * errno otherwise.  A libsystemd that cannot be loaded is said once.
+ */
+static int notify_send(const char *msg)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	const struct systemd_lib *sd;
+	const char *err = NULL;
+	static atomic_bool said;
+
+	if (path == NULL || path[0] == '\0')
+		return 0;
+	sd = systemd_lib(&err);
+	if (sd == NULL) {
+		if (!atomic_exchange(&said, true))
+			log_warning("cannot tell systemd how animd is doing: %s", err);
+		return -ENOSYS;
+	}
+	return sd->notify(0, msg);
+}
+
+static int notify_sendf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int notify_sendf(const char *fmt, ...)
+{
+	char msg[NOTIFY_MESSAGE_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof msg)
+		return -EINVAL;
+	return notify_send(msg);
+}
 
 int notify_ready(void)
 {
-	return sd_notify(0, "READY=1");
+	return notify_send("READY=1");
 }
 
 int notify_reloading(void)
@@ -28,14 +71,14 @@ int notify_reloading(void)
 	uint64_t usec;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return sd_notify(0, "RELOADING=1");
+		return notify_send("RELOADING=1");
 	usec = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-	return sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, usec);
+	return notify_sendf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64, usec);
 }
 
 int notify_stopping(void)
 {
-	return sd_notify(0, "STOPPING=1");
+	return notify_send("STOPPING=1");
 }
 
 int notify_status(const char *fmt, ...)
@@ -58,19 +101,22 @@ int notify_status(const char *fmt, ...)
 	len = log_escape(text, NOTIFY_STATUS_MAX, raw, len, &cut);
 	if (cut || (size_t)n >= sizeof raw)
 		memcpy(text + len, "...", 4);
-	return sd_notifyf(0, "STATUS=%s", text);
+	return notify_sendf("STATUS=%s", text);
 }
 
 uint64_t notify_watchdog_interval_usec(void)
 {
+	const struct systemd_lib *sd;
 	uint64_t usec = 0;
 
-	if (sd_watchdog_enabled(0, &usec) <= 0)
+	/* sd_watchdog_enabled also checks WATCHDOG_PID: a child that inherited
+	 * the variables is not the process the watchdog is for. */
+	if (getenv("WATCHDOG_USEC") == NULL || (sd = systemd_lib(NULL)) == NULL)
 		return 0;
-	return usec;
+	return sd->watchdog_enabled(0, &usec) > 0 ? usec : 0;
 }
 
 int notify_watchdog_ping(void)
 {
-	return sd_notify(0, "WATCHDOG=1");
+	return notify_send("WATCHDOG=1");
 }

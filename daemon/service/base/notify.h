@@ -1,9 +1,10 @@
 /*
  * notify.h - telling systemd how the daemon is doing (sd_notify).
  *
- * Thin wrappers over libsystemd.  Every function is harmless when the
- * daemon does not run under systemd: with NOTIFY_SOCKET unset they do
- * nothing and return 0.  NOTIFY_SOCKET is left in the environment, so later
+ * Through libsystemd's sd_notify(3), loaded only when systemd gave the
+ * process a NOTIFY_SOCKET (systemd_lib.h says why it is not linked).  Every
+ * function is harmless when the daemon does not run under systemd: with
+ * NOTIFY_SOCKET unset they do nothing and return 0.  NOTIFY_SOCKET is left in the environment, so later
  * notifications keep working.  Call them from the loop thread.
  *
  * Return values follow sd_notify(3): > 0 when the message was sent, 0 when

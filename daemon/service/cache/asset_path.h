@@ -2,10 +2,10 @@
  * asset_path.h - asset names: validation, classification, resolution.
  *
  * An asset's name is its path relative to the asset root, components
- * separated by '/', e.g. "chars/walk.md5anim" (DESIGN.md 5).  Names come
+ * separated by '/', e.g. "chars/walk.md5anim".  Names come
  * from the tree walk, from the directory watcher and from clients; the ones
  * from clients are hostile until asset_path_check and asset_path_resolve
- * have said otherwise (DESIGN.md 9: paths stay inside the asset root,
+ * have said otherwise (SECURITY.md: paths stay inside the asset root,
  * symlinks included).
  *
  * Everything here is pure string work except asset_path_resolve and

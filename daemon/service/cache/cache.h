@@ -1,5 +1,5 @@
 /*
- * cache.h - the asset cache and hot reload (DESIGN.md 5).
+ * cache.h - the asset cache and hot reload.
  *
  * The cache owns every asset loaded from the asset root.  An asset is named
  * by its path relative to the root with '/' separators ("chars/walk.md5anim").

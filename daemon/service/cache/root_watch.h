@@ -9,7 +9,8 @@
  * renamed or created, whatever holds the old directory open.
  *
  * The callback only says "look again"; the cache decides what changed
- * (cache_root_check).  A root at "/" has no parent and is never reported.
+ * (cache_watch_root_check).  A root at "/" has no parent and is never
+ * reported.
  */
 #ifndef ANIMD_ROOT_WATCH_H
 #define ANIMD_ROOT_WATCH_H

@@ -35,6 +35,7 @@ struct control {
 	/* For `status`. */
 	int64_t started_ns;             /* monotonic */
 	pid_t pid;                      /* getpid() is a system call: asked once */
+	uid_t uid;                      /* the daemon's effective uid (control.operators) */
 	uint64_t requests;              /* served since start */
 	uint64_t sighups;               /* SIGHUPs read (the kernel merges those sent
 					   while one is pending) */

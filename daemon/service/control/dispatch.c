@@ -28,6 +28,8 @@ static const method_fn handlers[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_LAYER_ADD] = method_layer_add,
 	[PROTO_METHOD_LAYER_SET] = method_layer_set,
 	[PROTO_METHOD_LAYER_REMOVE] = method_layer_remove,
+	[PROTO_METHOD_CLIENTS_LIST] = method_clients_list,
+	[PROTO_METHOD_CLIENTS_KILL] = method_clients_kill,
 };
 
 /* Methods that answer later (or with a descriptor) on success: their

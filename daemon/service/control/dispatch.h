@@ -52,11 +52,16 @@ enum dispatch_result method_monitor(struct session *, const struct rpc_request *
 enum dispatch_result method_layer_add(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 enum dispatch_result method_layer_set(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 enum dispatch_result method_layer_remove(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_clients_list(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
+enum dispatch_result method_clients_kill(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);
 
 /* Every field of the stats result, as PROTOCOL.md's table names them
  * ("streams[].ticks"), NULL-terminated: the unit test checks the document
  * lists exactly these, the integration test that the reply carries them. */
 extern const char *const method_stats_fields[];
+/* The same for a connection of clients.list ("clients[].x" in PROTOCOL.md
+ * is "x" here). */
+extern const char *const method_clients_fields[];
 
 /* Send a deferred reply: result packed by the caller into `result`. */
 void dispatch_send_result(struct session *s, uint32_t msgid, const struct rpc_out *result);

@@ -78,10 +78,16 @@ static void instance_pack_layer(const struct instance *in, const struct layer *l
 
 void instance_pack(const struct instance *in, struct rpc_out *out, uint32_t layer)
 {
+	instance_pack_with(in, out, layer, 0);
+}
+
+void instance_pack_with(const struct instance *in, struct rpc_out *out, uint32_t layer,
+			uint32_t extra)
+{
 	struct clip_time ct = instance_clip_time(in);
 	int64_t now = clock_now_ns();
 
-	rpc_put_map(out, (in->stream ? 15 : 13) + (layer > 0));
+	rpc_put_map(out, (in->stream ? 15 : 13) + (layer > 0) + extra);
 	rpc_put_lit(out, "instance");
 	rpc_put_uint(out, in->id);
 	if (layer > 0) {

@@ -14,6 +14,11 @@
 /* The instance's map; with layer > 0, also "layer": layer (layer.add's
  * new one). */
 void instance_pack(const struct instance *in, struct rpc_out *out, uint32_t layer);
+/* The same map with room for `extra` more fields, which the caller packs
+ * right after (instances.list's "all": the owner's "connection" and
+ * "client"). */
+void instance_pack_with(const struct instance *in, struct rpc_out *out, uint32_t layer,
+			uint32_t extra);
 
 /* Every field of a layer's map in "layers", NULL-terminated: the unit test
  * checks PROTOCOL.md's table lists exactly these. */

@@ -9,9 +9,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "daemon/service/base/activation.h"
 #include "daemon/service/base/log.h"
 #include "daemon/service/control/session.h"
 
@@ -186,6 +187,13 @@ static void listener_on_connection(uv_stream_t *stream, int status)
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 		s->peer_pid = cred.pid;
 		s->peer_uid = cred.uid;
+		s->peer_gid = cred.gid;
+	}
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->accepted_unix = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	}
 	if (srv->count - srv->refused - srv->released > srv->ctl->cfg->max_connections ||
 	    srv->closing) {
@@ -399,17 +407,16 @@ static int listener_adopt(struct listener *srv, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
 	socklen_t len = sizeof sa;
-	int n = sd_listen_fds(0), fd = SD_LISTEN_FDS_START, rc;
+	int n = activation_listen_fds(), fd = ACTIVATION_FDS_START, rc;
 
 	if (n != 1) {
 		snprintf(err, errlen, "systemd passed %d sockets; animd serves on exactly one", n);
 		return -EINVAL;
 	}
-	rc = sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0);
-	if (rc <= 0) {
+	if (!activation_is_unix_listener(fd)) {
 		snprintf(err, errlen, "the socket systemd passed (fd %d) is not a listening Unix stream "
 			 "socket", fd);
-		return rc < 0 ? rc : -ENOTSOCK;
+		return -ENOTSOCK;
 	}
 	memset(&sa, 0, sizeof sa);
 	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || len <= offsetof(struct sockaddr_un,
@@ -466,7 +473,7 @@ int listener_open(struct control *ctl, struct listener **out, char *err, size_t 
 		return rc;
 	}
 	srv->pipe.data = srv;
-	if (sd_listen_fds(0) != 0) {
+	if (activation_listen_fds() != 0) {
 		rc = listener_adopt(srv, err, errlen);
 	} else {
 		rc = listener_bind(srv, err, errlen);

@@ -2,7 +2,7 @@
  * listener.h - the control socket: created safely, connections accepted up to
  * the configured limit, events broadcast to the sessions that subscribed.
  *
- * Creation (DESIGN.md 9): the umask is tightened before bind so the socket
+ * Creation (SECURITY.md): the umask is tightened before bind so the socket
  * never exists with looser permissions than configured; then chmod/chown to
  * the configured mode and group.  A path that is already a socket is probed
  * first: if a live daemon answers, we refuse to start (never steal a running

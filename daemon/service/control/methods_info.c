@@ -1,8 +1,10 @@
 /* hello, status, subscribe: the connection and the daemon itself. */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "daemon/service/base/clock.h"
+#include "daemon/service/base/log.h"
 #include "daemon/service/cache/cache.h"
 #include "daemon/service/control/dispatch.h"
 #include "daemon/service/control/listener.h"
@@ -13,11 +15,21 @@
 enum dispatch_result method_hello(struct session *s, const struct rpc_request *req,
 				  struct rpc_args *args, struct rpc_out *out, struct rpc_error *err)
 {
-	(void)s;
+	struct rpc_str name;
+	int has_name;
+
 	(void)req;
 	(void)err;
+	has_name = rpc_args_string(args, "name", RPC_OPTIONAL, PROTO_MAX_CLIENT_NAME_BYTES, &name);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
+	/* The latest name given stands; a hello without one keeps it. */
+	if (has_name == 1) {
+		memcpy(s->name, name.ptr, name.len);
+		s->name[name.len] = '\0';
+		log_debug("connection %llu is \"%s\" (pid %d uid %u)", (unsigned long long)s->id,
+			  s->name, (int)s->peer_pid, (unsigned)s->peer_uid);
+	}
 	rpc_put_map(out, 5);
 	rpc_put_lit(out, "protocol");
 	rpc_put_uint(out, ANIMD_PROTOCOL_VERSION);

@@ -1,13 +1,17 @@
 /* play, pause, resume, seek, speed, stop, instances.list. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/assets/sampling.h"
+#include "daemon/service/base/log.h"
 #include "daemon/service/control/dispatch.h"
+#include "daemon/service/control/events.h"
 #include "daemon/service/control/instance_pack.h"
 #include "daemon/service/control/methods_play.h"
 #include "daemon/service/control/lookup.h"
+#include "daemon/service/control/operators.h"
 #include "daemon/service/playback/instances.h"
 #include "daemon/service/playback/streams.h"
 #include "daemon/service/base/clock.h"
@@ -379,17 +383,71 @@ enum dispatch_result method_play(struct session *s, const struct rpc_request *re
 
 enum play_change { PLAY_PAUSE, PLAY_RESUME, PLAY_STOP };
 
+/* Instance `id` for pause, resume or stop (ok: the arguments parsed): the
+ * caller's own, or with "any" another connection's when control.operators
+ * lets it act on that connection; else NULL with not_found (or
+ * permission_denied) in err. */
+static struct instance *play_any_instance(struct session *s, const char *method,
+					  struct rpc_error *err, uint64_t id, int ok, bool any)
+{
+	struct instance *in;
+	struct session *owner;
+
+	if (!ok)
+		return NULL;
+	in = instances_find(s->ctl->instances, id);
+	if (in == NULL) {
+		rpc_error_format(err, PROTO_ERR_NOT_FOUND, "%s: no instance %llu", method,
+				 (unsigned long long)id);
+		return NULL;
+	}
+	if (in->owner == &s->owns)
+		return in;
+	owner = session_of_owner(in->owner);
+	if (!any) {
+		rpc_error_format(err, PROTO_ERR_NOT_FOUND,
+				 "%s: instance %llu belongs to another connection (%llu): an "
+				 "operator reaches it with \"any\": true", method,
+				 (unsigned long long)id, (unsigned long long)owner->id);
+		return NULL;
+	}
+	if (operators_check(s, owner, method, err) < 0)
+		return NULL;
+	return in;
+}
+
 static enum dispatch_result play_control(struct session *s, struct rpc_args *args,
 					 struct rpc_out *out, struct rpc_error *err,
 					 const char *method, enum play_change what)
 {
 	uint64_t id = 0;
+	bool any = false;
 	struct instance *in;
+	struct session *owner;
 
 	rpc_args_uint64(args, "instance", RPC_REQUIRED, &id);
-	in = play_own_instance(s, method, args, err, id, rpc_args_finish(args) == 0);
+	rpc_args_bool(args, "any", RPC_OPTIONAL, &any);
+	in = play_any_instance(s, method, err, id, rpc_args_finish(args) == 0, any);
 	if (in == NULL)
 		return DISPATCH_ERROR;
+	owner = session_of_owner(in->owner);
+	if (owner != s) {
+		char who[PROTO_MAX_CLIENT_NAME_BYTES * 4 + 80];
+
+		operators_describe(s, who, sizeof who);
+		log_info("instance %llu of connection %llu: %s by %s", (unsigned long long)in->id,
+			 (unsigned long long)owner->id,
+			 what == PLAY_PAUSE ? "paused" : what == PLAY_RESUME ? "resumed" : "stopped",
+			 who);
+		/* Its owner is told (instance.stopped, if it subscribed), as
+		 * when the daemon stops one. */
+		if (what == PLAY_STOP) {
+			char message[sizeof who + 32];
+
+			snprintf(message, sizeof message, "stopped by %s", who);
+			events_instance_stopped(NULL, in, "operator", message);
+		}
+	}
 	if (what == PLAY_PAUSE)
 		instance_pause(in);
 	else if (what == PLAY_RESUME)
@@ -462,14 +520,29 @@ enum dispatch_result method_speed(struct session *s, const struct rpc_request *r
 struct list_ctx {
 	struct rpc_out *out;
 	struct session *self;
+	bool all;
 };
 
 static int play_pack_one(struct instance *in, void *data)
 {
 	struct list_ctx *ctx = data;
+	struct session *owner;
 
-	if (in->owner == &ctx->self->owns)
-		instance_pack(in, ctx->out, 0);
+	if (!ctx->all) {
+		if (in->owner == &ctx->self->owns)
+			instance_pack(in, ctx->out, 0);
+		return 0;
+	}
+	/* Every connection's, each with its owner. */
+	owner = session_of_owner(in->owner);
+	instance_pack_with(in, ctx->out, 0, 2);
+	rpc_put_lit(ctx->out, "connection");
+	rpc_put_uint(ctx->out, owner->id);
+	rpc_put_lit(ctx->out, "client");
+	if (owner->name[0] != '\0')
+		rpc_put_cstr(ctx->out, owner->name);
+	else
+		rpc_put_nil(ctx->out);
 	return 0;
 }
 
@@ -477,15 +550,17 @@ enum dispatch_result method_instances_list(struct session *s, const struct rpc_r
 					   struct rpc_args *args, struct rpc_out *out,
 					   struct rpc_error *err)
 {
-	struct list_ctx ctx = { out, s };
+	struct list_ctx ctx = { out, s, false };
 
 	(void)req;
 	(void)err;
+	rpc_args_bool(args, "all", RPC_OPTIONAL, &ctx.all);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	rpc_put_map(out, 1);
 	rpc_put_lit(out, "instances");
-	rpc_put_array(out, s->owns.instances);
+	rpc_put_array(out, ctx.all ? (uint32_t)instances_count(s->ctl->instances)
+				   : s->owns.instances);
 	instances_each(s->ctl->instances, play_pack_one, &ctx);
 	return DISPATCH_REPLY;
 }

@@ -85,7 +85,7 @@ static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
 		char fallback[32];
 
 		snprintf(fallback, sizeof fallback, "mesh%u", i);
-		rpc_put_map(out, r->normals[i] != NULL ? 3 : 2);
+		rpc_put_map(out, r->normals[i] != NULL ? 4 : 3);
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, m->name ? m->name : fallback);
 		rpc_put_lit(out, "positions");
@@ -97,6 +97,13 @@ static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
 			rpc_put_array(out, m->vertex_count);
 			for (uint32_t v = 0; v < m->vertex_count; v++)
 				pack_vec3(out, r->normals[i][v]);
+		}
+		rpc_put_lit(out, "triangles");
+		rpc_put_array(out, m->triangle_count);
+		for (uint32_t t = 0; t < m->triangle_count; t++) {
+			rpc_put_array(out, 3);
+			for (int k = 0; k < 3; k++)
+				rpc_put_uint(out, m->triangles[t][k]);
 		}
 	}
 }

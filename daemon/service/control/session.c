@@ -354,6 +354,24 @@ static void session_close_after_write(uv_write_t *req, int status)
 	session_close(s, "protocol violation");
 }
 
+void session_send_last(struct session *s, const char *data, size_t len, const char *why)
+{
+	uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
+
+	if (s->closing)
+		return;
+	/* What is gathered goes first; then this message, if nothing waits
+	 * before it and the socket takes it at once.  A client that does not
+	 * read loses it, and is closed all the same. */
+	session_flush(s);
+	if (s->closing)
+		return;         /* the flush failed: closed already */
+	session_check_out(s, data, len);
+	if (s->fd_msg == NULL && uv_stream_get_write_queue_size((uv_stream_t *)&s->pipe) == 0)
+		uv_try_write((uv_stream_t *)&s->pipe, &buf, 1);
+	session_close(s, why);
+}
+
 void session_send_error(struct session *s, const struct rpc_error *err)
 {
 	struct rpc_out sb = RPC_OUT_INIT;

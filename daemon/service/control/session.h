@@ -34,8 +34,13 @@ struct session {
 	uv_pipe_t pipe;
 	struct rpc_decoder dec;
 	uint64_t id;
-	pid_t peer_pid;
+	pid_t peer_pid;                 /* SO_PEERCRED, at accept */
 	uid_t peer_uid;
+	gid_t peer_gid;
+	/* What the client calls itself (hello's "name": valid UTF-8, escaped
+	 * wherever it is printed); "" until it says. */
+	char name[PROTO_MAX_CLIENT_NAME_BYTES + 1];
+	double accepted_unix;           /* the wall clock at accept, Unix seconds */
 	size_t queued;                  /* bytes handed to uv_write, not yet written */
 	struct rpc_out out;             /* replies gathered while serving a read */
 	bool batching;                  /* inside a read callback: flush at its end */
@@ -135,6 +140,13 @@ void session_send_with_fd(struct session *s, const char *data, size_t len, int f
 
 /* Send an error reply and, if fatal, close after it is written. */
 void session_send_error(struct session *s, const struct rpc_error *err);
+
+/* Send one last message (clients.kill's client.killed event) and close at
+ * once, logging `why`: what the socket takes without waiting is sent (all
+ * of it for a client that reads), the rest is dropped, so a client that
+ * does not read is closed all the same.  Its instances and streams end
+ * with the close. */
+void session_send_last(struct session *s, const char *data, size_t len, const char *why);
 
 /* A deferred reply (counted in `deferred` when its request was taken) has
  * been sent: a client that has shut down its side may be done now. */

@@ -1,5 +1,5 @@
 /*
- * streams.h - shared-memory pose streams (DESIGN.md 7, proto/animd_shm.h).
+ * streams.h - shared-memory pose streams (proto/animd_shm.h, PROTOCOL.md section 13).
  *
  * A stream is a sealed memfd the daemon maps read-write and hands to its
  * client as a read-only descriptor.  Each playing instance attached to a
