@@ -50,6 +50,7 @@ static int seeds(const char *dir, const char *name, const struct gltfs_params *p
 	const unsigned char *bin;
 	int rc = 0;
 
+	gltfw_keep(w, true);
 	gltfw_glb(w, &glb, &n);
 	snprintf(fname, sizeof fname, "%s-glb", name);
 	rc |= put(dir, fname, glb, n, NULL, 0);

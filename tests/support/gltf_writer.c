@@ -119,11 +119,20 @@ static size_t bin_take(struct gltfw *w, size_t n)
 	return at;
 }
 
-static void put_component(unsigned char *p, uint32_t component, bool normalized, float v)
+/* The value `v` is stored as in `component`: what the buffer holds. */
+static double stored_value(uint32_t component, bool normalized, float v)
 {
 	double m = component == 5120 ? 127 : component == 5121 ? 255 : component == 5122 ? 32767
 		   : component == 5123 ? 65535 : 4294967295.0;
-	double x = normalized ? round((double)v * m) : round((double)v);
+
+	if (component == 5126)
+		return v;
+	return normalized ? round((double)v * m) : round((double)v);
+}
+
+static void put_component(unsigned char *p, uint32_t component, bool normalized, float v)
+{
+	double x = stored_value(component, normalized, v);
 
 	switch (component) {
 	case 5120: { int8_t c = (int8_t)x; memcpy(p, &c, 1); break; }
@@ -154,7 +163,11 @@ static int encode_view(struct gltfw *w, const float *v, uint32_t count, const ch
 {
 	unsigned rows, n = type_components(type, &rows), col, esize = element_size(type, component, &col);
 	unsigned cs = component_size(component);
-	size_t step = stride ? stride : esize, at = bin_take(w, step * (count ? count - 1 : 0) + esize);
+	size_t step = stride ? stride : esize;
+	/* A strided view holds whole strides: its length is never below its
+	 * stride (what the validator asks, and readers may assume). */
+	size_t len = stride ? step * (count ? count : 1) : step * (count ? count - 1 : 0) + esize;
+	size_t at = bin_take(w, len);
 
 	for (uint32_t i = 0; i < count; i++)
 		for (unsigned k = 0; k < n; k++) {
@@ -165,21 +178,48 @@ static int encode_view(struct gltfw *w, const float *v, uint32_t count, const ch
 				      v[(size_t)i * n + k]);
 		}
 	text_add(&w->views, "%s{\"buffer\": 0, \"byteOffset\": %zu, \"byteLength\": %zu%s",
-		 w->view_count ? ", " : "", at, step * (count ? count - 1 : 0) + esize,
+		 w->view_count ? ", " : "", at, len,
 		 write_stride && stride ? "" : "}");
 	if (write_stride && stride)
 		text_add(&w->views, ", \"byteStride\": %u}", stride);
 	return (int)w->view_count++;
 }
 
+/* ", "min": [...], "max": [...]" of count elements of n components as
+ * stored (the specification's bounds are of the stored values, normalised
+ * integers included); every accessor gets them, as POSITION and animation
+ * inputs must. */
+static void bounds(struct gltfw_text *t, const float *v, uint32_t count, unsigned n,
+		   uint32_t component, bool normalized)
+{
+	for (int pass = 0; pass < 2 && count > 0; pass++) {
+		text_add(t, pass == 0 ? ", \"min\": [" : "], \"max\": [");
+		for (unsigned k = 0; k < n; k++) {
+			double b = stored_value(component, normalized, v[k]);
+
+			for (uint32_t i = 1; i < count; i++) {
+				double x = stored_value(component, normalized, v[(size_t)i * n + k]);
+
+				b = pass == 0 ? fmin(b, x) : fmax(b, x);
+			}
+			text_add(t, component == 5126 ? "%s%.9g" : "%s%.0f", k ? ", " : "", b);
+		}
+	}
+	if (count > 0)
+		text_add(t, "]");
+}
+
 int gltfw_accessor(struct gltfw *w, const float *v, uint32_t count, const char *type,
 		   uint32_t component, bool normalized, uint32_t stride)
 {
 	int view = encode_view(w, v, count, type, component, normalized, stride, true);
+	unsigned rows, n = type_components(type, &rows);
 
 	text_add(&w->accessors, "%s{\"bufferView\": %d, \"componentType\": %u, \"count\": %u, "
-		 "\"type\": \"%s\"%s}", w->accessor_count ? ", " : "", view, component, count, type,
+		 "\"type\": \"%s\"%s", w->accessor_count ? ", " : "", view, component, count, type,
 		 normalized ? ", \"normalized\": true" : "");
+	bounds(&w->accessors, v, count, n, component, normalized);
+	text_add(&w->accessors, "}");
 	return (int)w->accessor_count++;
 }
 
@@ -207,6 +247,8 @@ int gltfw_sparse(struct gltfw *w, const float *base, uint32_t count, const char 
 		 const float *values)
 {
 	float *fi = gltfw_need(malloc(((size_t)n + 1) * sizeof *fi));
+	unsigned rows, k = type_components(type, &rows);
+	float *whole = gltfw_need(calloc((size_t)count * k + 1, sizeof *whole));
 	int base_view = -1, iv, vv;
 
 	if (base != NULL)
@@ -221,7 +263,16 @@ int gltfw_sparse(struct gltfw *w, const float *base, uint32_t count, const char 
 		text_add(&w->accessors, "\"bufferView\": %d, ", base_view);
 	text_add(&w->accessors, "\"componentType\": 5126, \"count\": %u, \"type\": \"%s\", "
 		 "\"sparse\": {\"count\": %u, \"indices\": {\"bufferView\": %d, \"componentType\": "
-		 "%u}, \"values\": {\"bufferView\": %d}}}", count, type, n, iv, index_component, vv);
+		 "%u}, \"values\": {\"bufferView\": %d}}", count, type, n, iv, index_component, vv);
+	/* Bounds of the values after substitution (the specification's rule). */
+	if (base != NULL)
+		memcpy(whole, base, (size_t)count * k * sizeof *whole);
+	for (uint32_t i = 0; i < n; i++)
+		if (indices[i] < count)
+			memcpy(whole + (size_t)indices[i] * k, values + (size_t)i * k, k * sizeof *whole);
+	bounds(&w->accessors, whole, count, k, 5126, false);
+	free(whole);
+	text_add(&w->accessors, "}");
 	return (int)w->accessor_count++;
 }
 
@@ -378,4 +429,19 @@ int gltfw_write(const struct gltfw *w, enum gltfw_mode mode, const char *dir, co
 		rc = write_all(path, w->bin, w->bin_len);
 	}
 	return rc;
+}
+
+void gltfw_keep(const struct gltfw *w, bool conforming)
+{
+	static unsigned serial;
+	const char *dir = getenv("ANIMD_GLTF_KEEP");
+	char name[512];
+
+	if (dir == NULL || dir[0] == '\0')
+		return;
+	/* The program's name and a serial: test programs share the folder. */
+	snprintf(name, sizeof name, "%s-%u.%s", program_invocation_short_name, serial++,
+		 conforming ? "conforming" : "nonconforming");
+	if (gltfw_write(w, GLTFW_GLB, dir, name) < 0 || gltfw_write(w, GLTFW_EXTERNAL, dir, name) < 0)
+		fprintf(stderr, "gltfw_keep: cannot write %s/%s\n", dir, name);
 }

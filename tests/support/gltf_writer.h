@@ -86,4 +86,16 @@ void gltfw_glb(const struct gltfw *w, unsigned char **out, size_t *len);
 /* Write DIR/NAME.gltf (+ DIR/NAME.bin) or DIR/NAME.glb.  0 or -errno. */
 int gltfw_write(const struct gltfw *w, enum gltfw_mode mode, const char *dir, const char *name);
 
+/*
+ * For an independent check of what the tests write: when the environment
+ * names a directory in ANIMD_GLTF_KEEP, the document goes there as a .glb
+ * and as a .gltf with its .bin, named PROGRAM-N.conforming or
+ * PROGRAM-N.nonconforming (a document a test writes outside the
+ * specification on purpose: a repeated key time, a quaternion that is not
+ * unit, an integer translation).  tests/gltf_validate.sh hands them to the
+ * Khronos glTF-Validator, which must find no error in the first and at
+ * least one in the second.  Nothing without the variable.
+ */
+void gltfw_keep(const struct gltfw *w, bool conforming);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -68,14 +69,18 @@ static inline int gx_load(const char *name, const void *buf, size_t len, struct 
 }
 
 /* The writer's document in `mode`, loaded as NAME.gltf / NAME.glb (its
- * .bin in memory for EXTERNAL).  Fails the test on an error. */
-static inline struct asset *gx_load_writer(const struct gltfw *w, enum gltfw_mode mode)
+ * .bin in memory for EXTERNAL), and kept for the glTF-Validator
+ * (gltfw_keep) as conforming to the specification or written outside it
+ * on purpose.  Fails the test on an error. */
+static inline struct asset *gx_load_writer_as(const struct gltfw *w, enum gltfw_mode mode,
+					      bool conforming)
 {
 	struct gx_files files = { 0 };
 	struct asset *a = NULL;
 	char err[1024];
 	int rc;
 
+	gltfw_keep(w, conforming);
 	if (mode == GLTFW_GLB) {
 		unsigned char *b;
 		size_t n;
@@ -96,6 +101,12 @@ static inline struct asset *gx_load_writer(const struct gltfw *w, enum gltfw_mod
 	if (rc != 0)
 		fail_msg("load failed: %s", err);
 	return a;
+}
+
+/* A conforming document of the writer's, loaded (gx_load_writer_as). */
+static inline struct asset *gx_load_writer(const struct gltfw *w, enum gltfw_mode mode)
+{
+	return gx_load_writer_as(w, mode, true);
 }
 
 /* A JSON document (and maybe a t.bin) must be refused with `where`

@@ -50,7 +50,7 @@
  * `data:` URI, at the URI, the byte named in the message.
  *
  * Values are the file's: column-major matrices, quaternions x, y, z, w,
- * seconds, right-handed, Y up (animd's own conventions, DESIGN.md 3).
+ * seconds, right-handed, Y up (animd's own conventions).
  */
 #ifndef ANIMD_GLTF_H
 #define ANIMD_GLTF_H

@@ -7,7 +7,7 @@
  * T * R * S with defaults; both: the matrix holds (noted).  A skin's joints
  * are distinct nodes and its inverse bind matrices, when given, a MAT4 of
  * floats with one per joint at least.  The scene shown is `scene`, else
- * scenes[0], else every root (FORMATS.md); its nodes must be roots.
+ * scenes[0], else every root, as Blender and assimp do; its nodes must be roots.
  */
 #include "daemon/formats/gltf/gltf_internal.h"
 
