@@ -854,6 +854,23 @@ static void test_watch_keys(void **state)
 }
 
 /* The daemon going away under `events`: one line, said once. */
+/* Whether a connection other than the asking one has subscribed to events,
+ * in `animctl --json clients`'s output. */
+static bool events_subscribed(const char *json)
+{
+	for (const char *p = strstr(json, "{\"connection\":"); p != NULL;
+	     p = strstr(p + 1, "{\"connection\":")) {
+		const char *end = strchr(p, '}');
+		const char *self = strstr(p, "\"self\":false");
+		const char *ev = strstr(p, "\"events\":");
+
+		if (end != NULL && self != NULL && self < end && ev != NULL && ev < end &&
+		    strtoull(ev + strlen("\"events\":"), NULL, 10) > 0)
+			return true;
+	}
+	return false;
+}
+
 static void test_connection_lost_line(void **state)
 {
 	char *args[] = { "events", NULL };
@@ -864,16 +881,19 @@ static void test_connection_lost_line(void **state)
 
 	assert_non_null(r);
 	spawn(fx, args, &ch);
-	/* Subscribed once `status` counts its connection. */
-	for (int i = 0; i < 100; i++) {
-		struct run *st = run(fx, NULL, "status", NULL);
-		bool two = strstr(st->out, "connections  2\n") != NULL;
+	/* Subscribed once `clients` shows its connection with events: counting
+	 * connections alone races the subscribe call on a loaded machine. */
+	bool subscribed = false;
 
-		free(st);
-		if (two)
-			break;
-		poll(NULL, 0, 50);
+	for (int i = 0; i < 200 && !subscribed; i++) {
+		struct run *cl = run(fx, NULL, "--json", "clients", NULL);
+
+		subscribed = events_subscribed(cl->out);
+		free(cl);
+		if (!subscribed)
+			poll(NULL, 0, 50);
 	}
+	assert_true(subscribed);
 	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
 	p = (struct pollfd){ .fd = ch.err, .events = POLLIN };
 	poll(&p, 1, TIMEOUT_MS);
