@@ -5,7 +5,8 @@
 # keep every document they write (gltfw_keep, ANIMD_GLTF_KEEP) as a .glb
 # and as a .gltf with its .bin; each conforming one must draw no error, each
 # written outside the specification on purpose at least one.  Blender's
-# export in tests/fixtures/gltf/blender must draw none.  Skipped without
+# export in tests/fixtures/gltf/blender and the Python package test's
+# morphed triangle must draw none.  Skipped without
 # node or the validator (npm install -g gltf-validator).
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +30,16 @@ for t in test_gltf test_gltf_pose; do
 	ANIMD_GLTF_KEEP=$TMP/keep "$BUILD/tests/$t" >"$TMP/$t.log" 2>&1 || bad "$t failed: $(tail -5 "$TMP/$t.log")"
 done
 ANIMD_GLTF_KEEP=$TMP/keep "$BUILD/gen/gen_gltf_seeds" "$TMP/seeds" || bad "gen_gltf_seeds failed"
+# The Python package test's own document (a morphed triangle, data: URI),
+# when its modules import here.
+if PYTHONPATH=$SRC/tests/integration:$SRC/client/python /usr/bin/python3 -c '
+import sys, python_package
+open(sys.argv[1], "w").write(python_package.morph_gltf())' "$TMP/keep/python_package-0.conforming.gltf" \
+	>"$TMP/py.log" 2>&1; then
+	ok
+else
+	echo "skip part: python_package.morph_gltf (its modules do not import: $(tail -1 "$TMP/py.log"))"
+fi
 conforming=$(ls "$TMP/keep" | grep -c '\.conforming\.glb$')
 nonconforming=$(ls "$TMP/keep" | grep -c '\.nonconforming\.glb$')
 # The writer kept what the tests wrote: both kinds, every program's.
