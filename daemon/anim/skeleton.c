@@ -80,6 +80,7 @@ void skeleton_free(struct skeleton *s)
 	free(s->rest_matrix);
 	free(s->rest_not_trs);
 	free(s->ignore_parent);
+	free(s->skin_bind);
 	free(s);
 }
 
@@ -99,6 +100,7 @@ size_t skeleton_bytes(const struct skeleton *s)
 	n += s->rest_matrix != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->rest_matrix : 0;
 	n += s->rest_not_trs != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->rest_not_trs : 0;
 	n += s->ignore_parent != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->ignore_parent : 0;
+	n += s->skin_bind != NULL ? ((size_t)s->joint_count + 1) * sizeof *s->skin_bind : 0;
 	return n;
 }
 

@@ -45,6 +45,15 @@ struct skeleton {
 	 * rest pose through the plain hierarchy (the bits left out).
 	 */
 	uint8_t *ignore_parent;     /* joint_count + 1 entries when not NULL */
+	/*
+	 * The pose the meshes were bound in, where it is not bind_model, or
+	 * NULL (bind_model is it).  .x: a bone a mesh's SkinWeights names was
+	 * bound at the inverse of its matrixOffset (the last one naming it,
+	 * when meshes disagree), which exporters need not make the frames'
+	 * own combined matrices; every other joint at bind_model.  Only what
+	 * `sample`'s bind pose gives: `skin` keeps inv_bind.
+	 */
+	mat34 *skin_bind;           /* joint_count + 1 entries when not NULL */
 };
 
 #define SKELETON_IGNORE_PARENT_TRANSLATION 0x1u
@@ -66,7 +75,8 @@ void skeleton_free(struct skeleton *s);
  * parents, rest pose and bind matrices, max(joint_count, 1) entries each
  * as skeleton_new and skeleton_compute_bind allocate them, and the exact
  * rest matrices with their flags, joint_count + 1 entries each (the .x
- * importer's spare), when present, and ignore_parent (joint_count + 1). */
+ * importer's spare), when present, and ignore_parent and skin_bind
+ * (joint_count + 1 each). */
 size_t skeleton_bytes(const struct skeleton *s);
 
 /* Index of the joint with this name, or -1. */

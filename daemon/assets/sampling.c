@@ -1,6 +1,7 @@
 #include "daemon/assets/sampling.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,56 @@ oom:
 	return -ENOMEM;
 }
 
+/* The bind pose is the skeleton's: there must be one (an md5anim has
+ * none of its own), and it poses joints and vertices, nothing a clip
+ * drives beyond them. */
+static int sampling_check_bind(const struct sample_request *req, const struct skeleton *skel,
+			       char *err, size_t errlen)
+{
+	if (req->layer_count > 0 || req->clip != NULL)
+		return sampling_fail(err, errlen, -EINVAL, "%s: the bind pose takes no %s",
+				     req->asset->name, "clip or layers");
+	if (req->space != SPACE_LOCAL && req->space != SPACE_MODEL && req->space != SPACE_SKIN &&
+	    req->space != SPACE_VERTICES)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s: the bind pose is a skeleton's, not the %s space (ask "
+				     "for local, model, skin or vertices)", req->asset->name,
+				     sample_space_name(req->space));
+	if (skel == NULL || skel->bind_model == NULL)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s has no bind pose: an md5anim takes its %s's",
+				     req->asset->name, "mesh");
+	return 0;
+}
+
+/* The local pose of model matrices: each joint relative to its parent,
+ * split into translation, rotation and scale (a bind pose that is not the
+ * rest pose has no local pose of its own). */
+static void sampling_bind_local(const struct skeleton *s, const mat34 *model,
+				struct transform *local)
+{
+	for (uint32_t j = 0; j < s->joint_count; j++) {
+		mat34 inv, rel;
+		float sc[3];
+
+		if (s->parents[j] < 0) {
+			rel = model[j];
+		} else {
+			inv = mat34_inverse(&model[s->parents[j]]);
+			rel = mat34_mul(&inv, &model[j]);
+		}
+		for (int c = 0; c < 3; c++) {
+			sc[c] = sqrtf(rel.m[0][c] * rel.m[0][c] + rel.m[1][c] * rel.m[1][c] +
+				      rel.m[2][c] * rel.m[2][c]);
+			for (int r = 0; sc[c] > 0.0f && r < 3; r++)
+				rel.m[r][c] /= sc[c];
+		}
+		local[j].t = vec3_make(rel.m[0][3], rel.m[1][3], rel.m[2][3]);
+		local[j].s = vec3_make(sc[0], sc[1], sc[2]);
+		local[j].r = quat_normalize(quat_from_mat34(&rel));
+	}
+}
+
 /* Each emitter hangs on its joint's skin matrix (M2's bone matrix). */
 static int sampling_emitters(const struct sample_request *req, struct sample_result *res,
 			     const struct skeleton *skel, const mat34 *model)
@@ -243,6 +294,9 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	if (a->camera != NULL && req->layer_count > 0)
 		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s is a camera: %s", a->name,
 				     "layers blend skeletal clips");
+	if (a->camera != NULL && req->bind)
+		return sampling_fail(err, errlen, -EOPNOTSUPP, "%s is a camera: it has no %s",
+				     a->name, "bind pose");
 	if (a->camera != NULL)
 		return sampling_camera(req, res, err, errlen);
 	if (req->space == SPACE_CAMERA)
@@ -250,7 +304,12 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	rc = sampling_pick_skeleton(req, &mesh, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (a->clip_count > 0) {
+	if (req->bind) {
+		rc = sampling_check_bind(req, mesh != NULL ? mesh->skeleton : a->skeleton, err,
+					 errlen);
+		if (rc < 0)
+			return rc;
+	} else if (a->clip_count > 0) {
 		clip = asset_find_clip(a, req->clip);
 		if (clip == NULL) {
 			char why[1200];
@@ -305,12 +364,18 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 	} else if (req->layer_count > 0) {
 		memcpy(res->local, skel->rest, (size_t)skel->joint_count * sizeof *res->local);
 	} else {
+		const mat34 *bind = req->bind && skel->skin_bind != NULL ? skel->skin_bind :
+				    skel->bind_model;
+
 		memcpy(res->local, skel->rest, (size_t)skel->joint_count * sizeof *res->local);
-		/* The bind pose is given in model space: use it as authored. */
-		if (skel->bind_model != NULL)
-			memcpy(model, skel->bind_model, (size_t)skel->joint_count * sizeof *model);
+		/* The bind pose is given in model space: use it as authored (the
+		 * bind request: where the meshes were bound). */
+		if (bind != NULL)
+			memcpy(model, bind, (size_t)skel->joint_count * sizeof *model);
 		else
 			pose_local_to_model(skel, res->local, model);
+		if (req->bind && skel->skin_bind != NULL)
+			sampling_bind_local(skel, model, res->local);
 	}
 
 	if (req->layer_count > 0) {

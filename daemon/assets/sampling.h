@@ -67,6 +67,13 @@ struct sample_request {
 	enum root_motion root_motion;
 	uint32_t layer_count;           /* at most SAMPLE_MAX_LAYERS */
 	const struct sample_layer *layers;
+	/* The skeleton's bind pose (the pose its meshes were bound in:
+	 * bind_model) instead of a clip: no clip, layers or time apply, and
+	 * only the joint spaces and vertices can be asked for. */
+	int bind;
+	/* With SPACE_VERTICES: the replies carry each vertex's influences
+	 * (joints and weights).  What is packed, not what is evaluated. */
+	int weights;
 };
 
 struct sample_result {
@@ -124,7 +131,8 @@ enum sample_space sample_default_space(const struct asset *a);
 
 /* Evaluate.  0, or a negative errno with a one-line reason in err:
  * -ENOENT unknown clip or mask joint, -EOPNOTSUPP a space this asset
- * cannot give (or layers on a camera), -EINVAL a mesh or layer that is not
+ * cannot give (or layers on a camera, or `bind` without a bind pose or
+ * for a space that is not a skeleton's or its vertices), -EINVAL a mesh or layer that is not
  * one or does not fit, a weight out of [0, 1], too many layers, -ENOMEM. */
 int sample_evaluate(const struct sample_request *req, struct sample_result *res, char *err,
 		    size_t errlen);

@@ -522,6 +522,21 @@ static int x_mesh_weights_grow(struct x_mesh_src *s, uint32_t n)
 	return 0;
 }
 
+/* The bone was bound at its offset's inverse (skeleton.h, skin_bind): the
+ * pose in which every vertex this SkinWeights moves is where the file
+ * writes it. */
+static int x_mesh_skin_bind(struct skeleton *s, uint32_t joint, const mat34 *off)
+{
+	if (s->skin_bind == NULL) {
+		s->skin_bind = malloc(((size_t)s->joint_count + 1) * sizeof *s->skin_bind);
+		if (s->skin_bind == NULL)
+			return -ENOMEM;
+		memcpy(s->skin_bind, s->bind_model, (size_t)s->joint_count * sizeof *s->skin_bind);
+	}
+	s->skin_bind[joint] = mat34_inverse(off);
+	return 0;
+}
+
 static int x_mesh_skin_weights(const struct x_tree *t, const struct x_frames *f,
 			       const struct x_object *o, struct x_mesh_src *s, struct x_model *m,
 			       struct diag *d)
@@ -573,6 +588,8 @@ static int x_mesh_skin_weights(const struct x_tree *t, const struct x_frames *f,
 	{
 		mat34 off = x_row_to_mat34(offset);
 
+		if (x_mesh_skin_bind(m->skeleton, (uint32_t)joint, &off) < 0)
+			return -ENOMEM;
 		mesh_normal_matrices(1, &off, &s->set_mat[s->set_count]);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t k = s->weight_count++;

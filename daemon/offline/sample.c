@@ -1,6 +1,6 @@
 /*
- * animd sample FILE [--mesh MESH] [--clip NAME] --time SECONDS
- *              [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
+ * animd sample FILE [--mesh MESH] [--clip NAME] (--time SECONDS | --bind)
+ *              [--weights] [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
  *              [--space local|model|skin|vertices|camera|emitters|attachments|weights]
  *              [--loop MODE]
  *              [--root-motion raw|in_place] [--json]
@@ -70,7 +70,23 @@ static json_t *sample_triangles_json(const struct mesh *m)
 	return tris;
 }
 
-static json_t *sample_meshes_json(const struct sample_result *r)
+/* {"counts", "joints", "values"}: vertex v's influences are the next
+ * counts[v] joints and weights (the socket's "weights", pose_pack.c). */
+static json_t *sample_weights_json(const struct mesh *m)
+{
+	json_t *counts = json_array(), *joints = json_array(), *values = json_array();
+
+	for (uint32_t v = 0; v < m->vertex_count; v++)
+		json_array_append_new(counts, json_integer(m->first_influence[v + 1] -
+							   m->first_influence[v]));
+	for (uint32_t k = 0; k < m->influence_count; k++) {
+		json_array_append_new(joints, json_integer(m->influences[k].joint));
+		json_array_append_new(values, json_out_number(m->influences[k].weight));
+	}
+	return json_pack("{s:o, s:o, s:o}", "counts", counts, "joints", joints, "values", values);
+}
+
+static json_t *sample_meshes_json(const struct sample_request *q, const struct sample_result *r)
 {
 	json_t *meshes = json_array();
 
@@ -94,6 +110,8 @@ static json_t *sample_meshes_json(const struct sample_result *r)
 			json_object_set_new(o, "normals", nrm);
 		}
 		json_object_set_new(o, "triangles", sample_triangles_json(m));
+		if (q->weights)
+			json_object_set_new(o, "weights", sample_weights_json(m));
 		json_array_append_new(meshes, o);
 	}
 	return meshes;
@@ -108,6 +126,8 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 
 	json_object_set_new(root, "clip_time",
 			    json_out_number(time_to_seconds(r->clip_time.t_ns)));
+	if (q->bind)
+		json_object_set_new(root, "bind", json_true());
 	if (r->clip != NULL) {
 		json_object_set_new(root, "cycles", json_integer(r->clip_time.cycles));
 		json_object_set_new(root, "root_motion",
@@ -138,7 +158,7 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 			"fov", json_out_number(r->camera.fov)));
 		break;
 	case SPACE_VERTICES:
-		json_object_set_new(root, "meshes", sample_meshes_json(r));
+		json_object_set_new(root, "meshes", sample_meshes_json(q, r));
 		break;
 	case SPACE_EMITTERS: {
 		json_t *emitters = json_array();
@@ -221,9 +241,15 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 			printf("mesh %u \"%s\": %u vertices\n", i,
 			       r->meshes[i]->name ? r->meshes[i]->name : "", r->meshes[i]->vertex_count);
 			for (uint32_t v = 0; v < r->meshes[i]->vertex_count; v++) {
+				const struct mesh *m = r->meshes[i];
 				vec3 p = r->positions[i][v];
 
-				printf("  %6u %12.6f %12.6f %12.6f\n", v, p.x, p.y, p.z);
+				printf("  %6u %12.6f %12.6f %12.6f", v, p.x, p.y, p.z);
+				for (uint32_t k = m->first_influence[v];
+				     q->weights && k < m->first_influence[v + 1]; k++)
+					printf(" %s%u:%g", k == m->first_influence[v] ? " weights " : "",
+					       m->influences[k].joint, m->influences[k].weight);
+				printf("\n");
 			}
 		}
 		return;
@@ -248,13 +274,17 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 static void sample_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] --time SECONDS\n"
+		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] (--time SECONDS | --bind)\n"
 		"                    [--space local|model|skin|vertices|camera|emitters|attachments|weights]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
 		"                    [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...\n"
+		"                    [--weights]\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
-		"  wraps for looping clips.  --mesh supplies the bind pose and vertices for\n"
-		"  an md5anim.  Default space: camera for cameras, else model.  M2 global\n"
+		"  wraps for looping clips.  --bind gives the bind pose instead (the pose the\n"
+		"  meshes were bound in; no clip).  --weights (with --space vertices) adds\n"
+		"  each vertex's joints and skin weights (--space weights is another thing: a\n"
+		"  glTF's morph-target weights).  --mesh supplies the bind pose and\n"
+		"  vertices for an md5anim.  Default space: camera for cameras, else model.  M2 global\n"
 		"  sequences run at --time too; --clip N is sequence N, id=A[.V] animation A.\n"
 		"  Layers apply in the order given: --blend lerps clip B at time TB over the\n"
 		"  pose by weight W, --additive adds clip C's difference from its first frame\n"
@@ -392,6 +422,8 @@ int offline_sample(int argc, char **argv)
 		{ "additive", required_argument, NULL, 'a' },
 		{ "mask", required_argument, NULL, 'k' },
 		{ "ref", required_argument, NULL, 'f' },
+		{ "bind", no_argument, NULL, 'B' },
+		{ "weights", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -422,6 +454,8 @@ int offline_sample(int argc, char **argv)
 		case 'c': q.clip = optarg; break;
 		case 's': space = optarg; break;
 		case 'j': json = 1; break;
+		case 'B': q.bind = 1; break;
+		case 'W': q.weights = 1; break;
 		case 't':
 			if (sample_parse_time(optarg, &q.time) < 0) {
 				fprintf(stderr, "animd sample: --time needs a number of seconds, not \"%s\"\n", optarg);
@@ -458,10 +492,15 @@ int offline_sample(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc - 1 || !have_time) {
-		if (!have_time)
-			fprintf(stderr, "animd sample: --time is required\n");
+	if (optind != argc - 1 || have_time == q.bind) {
+		if (!have_time && !q.bind)
+			fprintf(stderr, "animd sample: --time is required (or --bind)\n");
 		sample_usage(stderr);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (q.bind && (q.clip != NULL || q.loop_set || q.root_motion != ROOT_RAW || st.count > 0)) {
+		fprintf(stderr, "animd sample: --bind takes no --clip, --loop, --root-motion or layers\n");
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -477,6 +516,11 @@ int offline_sample(int argc, char **argv)
 	q.space = sample_default_space(a);
 	if (space != NULL && sample_space_parse(space, &q.space) < 0) {
 		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera, emitters, attachments or weights, not \"%s\"\n", space);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (q.weights && q.space != SPACE_VERTICES) {
+		fprintf(stderr, "animd sample: --weights come with --space vertices\n");
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -12,7 +12,7 @@ lines=$(wc -l <README.md)
 [ "$lines" -le 200 ] && ok || bad "README.md has $lines lines (at most 200: the rest belongs in docs/)"
 
 docs=$(ls README.md CONTRIBUTING.md SECURITY.md CHANGELOG.md proto/PROTOCOL.md docs/*.md docs/*/*.md \
-	client/python/README.md 2>/dev/null)
+	client/python/README.md client/blender/animd_link/README.md 2>/dev/null)
 
 # anchor FILE : the GitHub-style anchors of FILE's headings, one a line.
 anchors() {

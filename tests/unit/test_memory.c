@@ -341,9 +341,10 @@ static void test_x_by_hand(void **state)
 	struct asset *a = load_fixture("tests/fixtures/x/arm.x", &counted);
 	struct asset_memory m;
 	/* Frames Upper, Lower, Body: names, parents, rest, bind and inverse
-	 * (max(n, 1) entries), matrices as written and their flags (n + 1). */
+	 * (max(n, 1) entries), matrices as written and their flags (n + 1),
+	 * and where the SkinWeights bound the mesh (n + 1). */
 	size_t skel = sizeof(struct skeleton) + 3 * sizeof(char *) + (6 + 6 + 5) + 3 * 4 +
-		      3 * TRANSFORM + 2 * 3 * MAT + 4 * MAT + 4;
+		      3 * TRANSFORM + 2 * 3 * MAT + 4 * MAT + 4 + 4 * MAT;
 	/* "Strip": 4 vertices of one weight, 2 triangles, no uvs, normals or
 	 * materials. */
 	size_t mesh = sizeof(struct mesh) + 6 + 5 * 4 + 5 * INFLUENCE + 3 * 12;

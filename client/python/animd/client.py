@@ -460,15 +460,21 @@ class Client:
         return self.call("layer.remove", **_args(instance=_id(instance, "instance"),
                                                  layer=_id(layer, "layer"), fade=fade))
 
-    def sample(self, asset: str, time: float, clip: Optional[str] = None,
+    def sample(self, asset: str, time: Optional[float] = None, clip: Optional[str] = None,
                space: Optional[str] = None, mesh: Optional[str] = None,
                loop: Optional[str] = None, root_motion: Optional[str] = None,
-               layers: Optional[List[Dict[str, Any]]] = None) -> Sample:
+               layers: Optional[List[Dict[str, Any]]] = None, bind: Optional[bool] = None,
+               weights: Optional[bool] = None) -> Sample:
         """One pose, as a :class:`animd.poses.Sample`: the reply's map, with
-        the pose as numpy arrays (``s.joints`` (n, 3, 4) in model space, ...)."""
+        the pose as numpy arrays (``s.joints`` (n, 3, 4) in model space, ...).
+        ``time`` is required but with ``bind=True``, the skeleton's bind
+        pose (no clip); ``weights=True`` (vertices space) adds each mesh's
+        ``weights`` map: ``counts`` per vertex, then ``joints`` and
+        ``values``, vertex after vertex."""
         return Sample(self.call("sample", **_args(asset=asset, time=time, clip=clip,
                                                   space=space, mesh=mesh, loop=loop,
-                                                  root_motion=root_motion, layers=layers)))
+                                                  root_motion=root_motion, layers=layers,
+                                                  bind=bind, weights=weights)))
 
     def subscribe(self, events: Union[str, Iterable[str]]) -> Result:
         """Which events to receive (names of EVENT_TYPES), replacing the set."""

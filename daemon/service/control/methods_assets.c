@@ -349,7 +349,9 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	struct sample_request q = { 0 };
 	struct sample_result r;
 	char why[512];
-	int space = -1, loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_layers;
+	int space = -1, loop = -1, root = ROOT_RAW, has_clip, has_mesh, has_layers, has_time;
+	int has_loop, has_root;
+	bool bind = false, weights = false;
 	struct rpc_args layer_maps[SAMPLE_MAX_LAYERS];
 	struct sample_stack *st;
 	size_t nlayers = 0;
@@ -358,14 +360,36 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	(void)req;
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	has_clip = rpc_args_cstring(args, "clip", RPC_OPTIONAL, clip, sizeof clip);
-	rpc_args_double(args, "time", RPC_REQUIRED, &q.time);
+	has_time = rpc_args_double(args, "time", RPC_OPTIONAL, &q.time);
 	rpc_args_enum(args, "space", RPC_OPTIONAL, sample_space_names, SAMPLE_SPACE_COUNT, &space);
 	has_mesh = rpc_args_string(args, "mesh", RPC_OPTIONAL, PROTO_MAX_ASSET_NAME_BYTES, &mesh_name);
-	rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
-	rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2, &root);
+	has_loop = rpc_args_enum(args, "loop", RPC_OPTIONAL, sample_loop_names, 3, &loop);
+	has_root = rpc_args_enum(args, "root_motion", RPC_OPTIONAL, sample_root_motion_names, 2,
+				 &root);
 	has_layers = rpc_args_maps(args, "layers", RPC_OPTIONAL, layer_maps, SAMPLE_MAX_LAYERS,
 				   &nlayers);
-	if (rpc_args_finish(args) < 0 || lookup_asset(s->ctl, "sample", &name, &info, err) < 0)
+	rpc_args_bool(args, "bind", RPC_OPTIONAL, &bind);
+	rpc_args_bool(args, "weights", RPC_OPTIONAL, &weights);
+	if (rpc_args_finish(args) < 0)
+		return DISPATCH_ERROR;
+	/* "time" is required but for the bind pose, which takes no clock. */
+	if (bind && (has_time == 1 || has_clip == 1 || has_loop == 1 || has_root == 1 ||
+		     has_layers == 1)) {
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST, "sample: \"bind\" takes no "
+				 "\"time\", \"clip\", \"loop\", \"root_motion\" or \"layers\"");
+		return DISPATCH_ERROR;
+	}
+	if (!bind && has_time != 1) {
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+				 "sample: missing required argument \"time\"");
+		return DISPATCH_ERROR;
+	}
+	if (weights && space != SPACE_VERTICES) {
+		rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
+				 "sample: \"weights\" come with the vertices space");
+		return DISPATCH_ERROR;
+	}
+	if (lookup_asset(s->ctl, "sample", &name, &info, err) < 0)
 		return DISPATCH_ERROR;
 	st = calloc(1, sizeof *st);
 	if (st == NULL) {
@@ -387,6 +411,8 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	q.loop_set = loop >= 0;
 	q.loop = loop >= 0 ? (enum loop_mode)loop : LOOP_LOOP;
 	q.root_motion = (enum root_motion)root;
+	q.bind = bind;
+	q.weights = weights;
 	switch (sample_evaluate(&q, &r, why, sizeof why)) {
 	case 0:
 		break;

@@ -77,7 +77,27 @@ static void pack_joints(struct rpc_out *out, const struct sample_request *q,
 	}
 }
 
-static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
+/* {"counts", "joints", "values"}: vertex v's influences are the next
+ * counts[v] joints and weights, in the mesh's own order. */
+static void pack_weights(struct rpc_out *out, const struct mesh *m)
+{
+	rpc_put_map(out, 3);
+	rpc_put_lit(out, "counts");
+	rpc_put_array(out, m->vertex_count);
+	for (uint32_t v = 0; v < m->vertex_count; v++)
+		rpc_put_uint(out, m->first_influence[v + 1] - m->first_influence[v]);
+	rpc_put_lit(out, "joints");
+	rpc_put_array(out, m->influence_count);
+	for (uint32_t k = 0; k < m->influence_count; k++)
+		rpc_put_uint(out, m->influences[k].joint);
+	rpc_put_lit(out, "values");
+	rpc_put_array(out, m->influence_count);
+	for (uint32_t k = 0; k < m->influence_count; k++)
+		rpc_put_float(out, m->influences[k].weight);
+}
+
+static void pack_meshes(struct rpc_out *out, const struct sample_request *q,
+			const struct sample_result *r)
 {
 	rpc_put_array(out, r->mesh_count);
 	for (uint32_t i = 0; i < r->mesh_count; i++) {
@@ -85,7 +105,7 @@ static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
 		char fallback[32];
 
 		snprintf(fallback, sizeof fallback, "mesh%u", i);
-		rpc_put_map(out, r->normals[i] != NULL ? 4 : 3);
+		rpc_put_map(out, (r->normals[i] != NULL ? 4 : 3) + (q->weights ? 1 : 0));
 		rpc_put_lit(out, "name");
 		rpc_put_cstr(out, m->name ? m->name : fallback);
 		rpc_put_lit(out, "positions");
@@ -105,15 +125,24 @@ static void pack_meshes(struct rpc_out *out, const struct sample_result *r)
 			for (int k = 0; k < 3; k++)
 				rpc_put_uint(out, m->triangles[t][k]);
 		}
+		if (q->weights) {
+			rpc_put_lit(out, "weights");
+			pack_weights(out, m);
+		}
 	}
 }
 
 void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *asset_name,
 	       const struct sample_result *r)
 {
-	uint32_t n = 6 + (r->clip ? 2 : 0) + (r->has_bounds ? 1 : 0) + (q->layer_count > 0);
+	uint32_t n = 6 + (r->clip ? 2 : 0) + (r->has_bounds ? 1 : 0) + (q->layer_count > 0) +
+		     (q->bind ? 1 : 0);
 
 	rpc_put_map(out, n);
+	if (q->bind) {
+		rpc_put_lit(out, "bind");
+		rpc_put_bool(out, true);
+	}
 	rpc_put_lit(out, "asset");
 	rpc_put_cstr(out, asset_name);
 	rpc_put_lit(out, "clip");
@@ -172,7 +201,7 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 		break;
 	case SPACE_VERTICES:
 		rpc_put_lit(out, "meshes");
-		pack_meshes(out, r);
+		pack_meshes(out, q, r);
 		break;
 	case SPACE_EMITTERS:
 		rpc_put_lit(out, "emitters");
