@@ -442,6 +442,46 @@ static void test_notes(void **state)
 	gltfw_free(w);
 }
 
+/* Accessor bounds feed nothing animd publishes: notes.  Positions and key
+ * times must have them, and they are compared with the data; others' (the
+ * translation keys' here) are not read. */
+static void test_bounds(void **state)
+{
+	static const float bin[14] = {
+		0, 0, 0, 1, 0, 0, 0, 1, 0,      /* positions: y at most 1 */
+		0, 2,                           /* key times */
+		0, 0, 0,                        /* (a translation key, past the end: unread) */
+	};
+	static const char doc[] =
+		"{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [{\"mesh\": 0}],\n"
+		"\"buffers\": [{\"byteLength\": 56, \"uri\": \"t.bin\"}],\n"
+		"\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 36}, {\"buffer\": 0, "
+		"\"byteOffset\": 36, \"byteLength\": 8}, {\"buffer\": 0, \"byteOffset\": 0, "
+		"\"byteLength\": 24}],\n"
+		"\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, "
+		"\"type\": \"VEC3\", \"min\": [0, 0, 0], \"max\": [1, 5, 0]},\n"
+		"{\"bufferView\": 1, \"componentType\": 5126, \"count\": 2, \"type\": \"SCALAR\", "
+		"\"min\": [0, 0]},\n"
+		"{\"bufferView\": 2, \"componentType\": 5126, \"count\": 2, \"type\": \"VEC3\"}],\n"
+		"\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}}]}],\n"
+		"\"animations\": [{\"samplers\": [{\"input\": 1, \"output\": 2}], \"channels\": "
+		"[{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}]}]}";
+	struct gx_files files = { 1, { { "t.bin", bin, sizeof bin } }, 0 };
+	struct asset *a = NULL;
+	char err[1024];
+
+	(void)state;
+	if (gx_load("t.gltf", doc, strlen(doc), &files, &a, err, sizeof err) != 0)
+		fail_msg("load failed: %s", err);
+	gx_noted(a, "t.gltf:4:113: note: /accessors/0/max/1: 5, but the data's greatest is 1 (the "
+		 "data is used)");
+	gx_noted(a, "t.gltf:5:1: note: /accessors/1: no max: the specification requires min and "
+		 "max for key times");
+	gx_noted(a, "t.gltf:5:79: note: /accessors/1/min: not an array of 1 number, one per "
+		 "component: ignored");
+	asset_free(a);
+}
+
 /* A buffer nothing animd reads may be missing; a path that climbs out of
  * the asset root is not followed; %20 is a space. */
 static void test_uris(void **state)
@@ -530,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_data_errors),
 		cmocka_unit_test(test_glb_errors),
 		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_uris),
 		cmocka_unit_test(test_quantization),
 	};

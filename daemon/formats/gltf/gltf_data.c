@@ -251,7 +251,107 @@ static int check_values(struct gltf_ctx *c, uint32_t acc, uint32_t roles, const 
 	return check_elements(c, acc, roles, v);
 }
 
-static int check_accessor(struct gltf_ctx *c, uint32_t acc)
+/*
+ * An accessor's min or max (§5.1, accessor.min and accessor.max) in its
+ * object o: one number per component, read into out (NULL: their kinds
+ * looked at only; reading the numbers is most of the cost).  Nothing animd
+ * publishes comes from them (the data does), so what is wrong with them
+ * is a note: 1 well formed, 0 absent, -1 malformed (noted).
+ */
+static int read_bound(struct gltf_ctx *c, gv o, uint32_t acc, const char *key, double *out)
+{
+	const struct gltf_accessor *a = &c->m->accessors[acc];
+	gv v = gv_get(c, o, key);
+	struct gltf_where at = gw_key(gw_item("accessors", acc), key);
+
+	if (v == GV_NONE)
+		return 0;
+	if (gv_kind_of(c, v) != GV_ARRAY || gv_size(c, v) != a->ncomp) {
+		gltf_note(c, &at, "not an array of %u number%s, one per component: ignored",
+			  (unsigned)a->ncomp, a->ncomp == 1 ? "" : "s");
+		return -1;
+	}
+	for (uint32_t k = 0; k < a->ncomp; k++) {
+		gv e = gv_at(c, v, k);
+
+		if (gv_kind_of(c, e) != GV_NUMBER || (out != NULL && !gv_number(c, e, &out[k]))) {
+			struct gltf_where ek = gw_at(at, k);
+
+			gltf_note(c, &ek, "not a number: the bound is ignored");
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* The bound against the data's: within float rounding of what a writer
+ * printed. */
+static bool bound_agrees(double bound, double data)
+{
+	return fabs(bound - data) <= 1e-5 * fmax(1.0, fabs(data));
+}
+
+/*
+ * The bounds of positions and key times, which must have them (§3.7.2.1,
+ * §3.11: a note where they are missing or malformed).  Those of positions
+ * are compared with the data, in one pass (not for normalised integers,
+ * whose bounds are of the stored integers).  Key times' and other
+ * accessors' numbers are not read: no output depends on them, and reading
+ * every accessor's numbers cost a tenth of a load with many animations.
+ */
+static void check_bounds(struct gltf_ctx *c, gv accessors, uint32_t acc, uint32_t roles,
+			 const float *v)
+{
+	const struct gltf_accessor *a = &c->m->accessors[acc];
+	bool required = roles & (GLTF_ROLE_INPUT | GLTF_ROLE_POSITION);
+	bool compare = (roles & GLTF_ROLE_POSITION) && !a->normalized;
+	double lo[16], hi[16], dlo[16], dhi[16];
+	int has_lo, has_hi;
+	unsigned n = a->ncomp;
+	gv o;
+
+	if (!required)
+		return;
+	o = gv_at(c, accessors, acc);       /* in order: gv_at steps along */
+	has_lo = read_bound(c, o, acc, "min", compare ? lo : NULL);
+	has_hi = read_bound(c, o, acc, "max", compare ? hi : NULL);
+	if (has_lo == 0 || has_hi == 0) {
+		struct gltf_where at = gw_item("accessors", acc);
+
+		gltf_note(c, &at, "no %s: the specification requires min and max for %s (animd "
+			  "does not use them)", has_lo == 0 && has_hi == 0 ? "min and max"
+			  : has_lo == 0 ? "min" : "max",
+			  roles & GLTF_ROLE_INPUT ? "key times" : "positions");
+	}
+	if (!compare || a->count == 0 || v == NULL)
+		return;
+	for (unsigned k = 0; k < n; k++)
+		dlo[k] = dhi[k] = v[k];
+	for (uint32_t i = 1; i < a->count; i++)
+		for (unsigned k = 0; k < n; k++) {
+			double x = v[(size_t)i * n + k];
+
+			dlo[k] = x < dlo[k] ? x : dlo[k];
+			dhi[k] = x > dhi[k] ? x : dhi[k];
+		}
+	for (int pass = 0; pass < 2; pass++) {
+		const double *b = pass == 0 ? lo : hi, *d = pass == 0 ? dlo : dhi;
+
+		if ((pass == 0 ? has_lo : has_hi) != 1)
+			continue;
+		for (unsigned k = 0; k < n; k++)
+			if (!bound_agrees(b[k], d[k])) {
+				struct gltf_where at = gw_at(gw_key(gw_item("accessors", acc),
+								     pass == 0 ? "min" : "max"), k);
+
+				gltf_note(c, &at, "%.9g, but the data's %s is %.9g (the data is used)",
+					  b[k], pass == 0 ? "least" : "greatest", d[k]);
+				break;
+			}
+	}
+}
+
+static int check_accessor(struct gltf_ctx *c, gv accessors, uint32_t acc)
 {
 	const struct gltf_accessor *a = &c->m->accessors[acc];
 	uint32_t roles = c->p->roles[acc];
@@ -272,6 +372,8 @@ static int check_accessor(struct gltf_ctx *c, uint32_t acc)
 		rc = check_times(c, acc, v, a->count);
 	if (rc == 0)
 		rc = check_values(c, acc, roles & ~GLTF_ROLE_INPUT, v);
+	if (rc == 0)
+		check_bounds(c, accessors, acc, roles, v);
 	return rc;
 }
 
@@ -412,9 +514,13 @@ int gltf_finish(struct gltf_model *m, uint64_t file_bytes, struct diag *d)
 	rc = check_buffers(&c);
 	if (rc == 0)
 		rc = check_expansion(&c, file_bytes);
-	for (uint32_t i = 0; rc == 0 && i < m->accessor_count; i++)
-		if (m->accessors[i].used)
-			rc = check_accessor(&c, i);
+	{
+		gv accessors = gv_get(&c, 0, "accessors");
+
+		for (uint32_t i = 0; rc == 0 && i < m->accessor_count; i++)
+			if (m->accessors[i].used)
+				rc = check_accessor(&c, accessors, i);
+	}
 	if (rc == 0)
 		rc = check_primitives(&c);
 	if (rc == 0)
