@@ -139,9 +139,12 @@ typedef enum animc_error_code {
 	ANIMC_ERR_INTERNAL,             /* "internal" */
 	ANIMC_ERR_OTHER,                /* a code newer than this library: see its name */
 	/* Appended in 1.1, after OTHER so that no value moves: */
-	ANIMC_ERR_PERMISSION_DENIED     /* "permission_denied": an operator call
+	ANIMC_ERR_PERMISSION_DENIED,    /* "permission_denied": an operator call
 					   (animc_clients_kill, animc_stop_any, ...) on a
 					   connection this peer may not act on */
+	ANIMC_ERR_LOADING               /* "loading": an asset the call names did not finish
+					   loading within the daemon's request timeout;
+					   nothing was done, try again */
 } animc_error_code;
 
 /*
@@ -439,6 +442,17 @@ typedef struct animc_status_info {
 	 * text (not UTF-8, or control characters); 0 from a daemon that does
 	 * not send it.  Appended: the struct is the library's to allocate. */
 	uint64_t assets_unservable;
+	/* The index and the memory cap (0 from a daemon that does not send
+	 * them; appended as above): assets indexed and not loaded yet, and
+	 * evicted for [assets] max_memory (both load when a call names them);
+	 * evictions and loads a call caused, since start; the cap in effect
+	 * (0: none), and whether what is in use alone exceeds it. */
+	uint64_t assets_not_loaded;
+	uint64_t assets_evicted;
+	uint64_t assets_evictions;
+	uint64_t assets_on_demand_loads;
+	uint64_t assets_cap;
+	int assets_over_cap;
 } animc_status_info;
 
 /* `stats` (animc_play(3)).  Counters are
@@ -1422,7 +1436,12 @@ typedef struct animc_reconnect_opts {
  * subscription and replays every instance still known (play again with the
  * same asset, clip, mesh, loop, speed, root motion and stream at its current
  * time, paused if it was), maps the old ids to the new, then calls
- * on_reconnect.  Async calls outstanding at the loss fail with -ECONNRESET.
+ * on_reconnect.  A daemon that has just started answers a replay once the
+ * asset has loaded (it loads what a request names first), so a replay
+ * succeeds at its first try on any tree; one answered ANIMC_ERR_LOADING
+ * (a load longer than the daemon's request timeout) fails the attempt,
+ * which is retried with back-off, the instance kept.  Async calls
+ * outstanding at the loss fail with -ECONNRESET.
  * o NULL or o->enabled 0 turns it off (the default).  0 or -EINVAL.
  */
 ANIMC_API int animc_client_set_reconnect(animc_client *c, const animc_reconnect_opts *o);

@@ -20,6 +20,7 @@ static const char *const proto_error_names[PROTO_ERR_COUNT] = {
 	[PROTO_ERR_SHUTTING_DOWN] = "shutting_down",
 	[PROTO_ERR_INTERNAL] = "internal",
 	[PROTO_ERR_PERMISSION_DENIED] = "permission_denied",
+	[PROTO_ERR_LOADING] = "loading",
 };
 
 const char *const proto_method_names[PROTO_METHOD_COUNT] = {

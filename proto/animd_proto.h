@@ -59,6 +59,11 @@
 /* assets.reload requests of one connection waiting for their outcome at
  * once; more are refused with `limit` (loads of one file coalesce anyway). */
 #define PROTO_MAX_PENDING_RELOADS 64u
+/* Requests of one connection waiting at once for the assets they name to
+ * load (PROTOCOL.md, "Requests that wait for a load"), and the bytes of
+ * those requests together; more are refused with `limit`. */
+#define PROTO_MAX_WAITING_REQUESTS 4096u
+#define PROTO_MAX_WAITING_BYTES (16u << 20)
 /* Connections the daemon serves at once. */
 #define PROTO_DEFAULT_MAX_CONNECTIONS 64
 /* Instances and streams one connection may own at once. */
@@ -97,6 +102,9 @@ enum proto_error {
 	PROTO_ERR_PERMISSION_DENIED,    /* "permission_denied": an operator method
 					   (PROTOCOL.md, "Operators") from a peer
 					   control.operators does not allow */
+	PROTO_ERR_LOADING,              /* "loading": an asset the request names did
+					   not finish loading within
+					   limits.request_timeout_ms; try again */
 	PROTO_ERR_COUNT
 };
 

@@ -54,6 +54,11 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		json_kuint(&j, "loading", st->assets_loading);
 		json_kuint(&j, "directories", st->directories);
 		json_kuint(&j, "unservable", st->assets_unservable);
+		json_kuint(&j, "not_loaded", st->assets_not_loaded);
+		json_kuint(&j, "evicted", st->assets_evicted);
+		json_kuint(&j, "evictions", st->assets_evictions);
+		json_kuint(&j, "on_demand_loads", st->assets_on_demand_loads);
+		json_kbool(&j, "over_cap", st->assets_over_cap != 0);
 		json_obj_end(&j);
 		json_kuint(&j, "instances", st->instances);
 		json_kuint(&j, "connections", st->connections);
@@ -74,6 +79,7 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		json_obj_end(&j);
 		json_kuint(&j, "streams", st->memory.streams);
 		json_kuint(&j, "streams_budget", st->memory.streams_budget);
+		json_kuint(&j, "assets_cap", st->assets_cap);
 		json_kuint(&j, "instances", st->memory.instances);
 		json_kuint(&j, "connections", st->memory.connections);
 		json_obj_end(&j);
@@ -89,6 +95,12 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		printf("assets       %" PRIu64 " (%" PRIu64 " failing, %" PRIu64 " loading, %" PRIu64
 		       " not served)\n",
 		       st->assets, st->assets_failing, st->assets_loading, st->assets_unservable);
+		/* The index's and the cap's, when there is something to say. */
+		if (st->assets_not_loaded != 0 || st->assets_evicted != 0 || st->assets_cap != 0)
+			printf("  in memory  %" PRIu64 " not loaded yet, %" PRIu64 " evicted; %" PRIu64
+			       " evictions, %" PRIu64 " loads on demand since start\n",
+			       st->assets_not_loaded, st->assets_evicted, st->assets_evictions,
+			       st->assets_on_demand_loads);
 		printf("instances    %" PRIu64 "\n", st->instances);
 		printf("connections  %" PRIu64 "\n", st->connections);
 		printf("requests     %" PRIu64 "\n", st->requests);
@@ -98,6 +110,11 @@ int cmd_status(struct ctl *ctl, int argc, char **argv)
 		print_bytes(st->memory.total);
 		printf(" held by kind:\n  assets       ");
 		print_bytes(st->memory.assets);
+		if (st->assets_cap != 0) {
+			printf(" of a ");
+			print_bytes(st->assets_cap);
+			printf(" cap%s", st->assets_over_cap ? " (over it: what is in use alone)" : "");
+		}
 		printf(" (skeletons %" PRIu64 ", clips %" PRIu64 ", meshes %" PRIu64 ", cameras %" PRIu64
 		       ", emitters %" PRIu64 ", other %" PRIu64 " bytes)\n", st->memory.skeletons,
 		       st->memory.clips, st->memory.meshes, st->memory.cameras, st->memory.emitters,
@@ -124,8 +141,9 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 	static const char help[] =
 		"usage: animctl list [--json]\n"
 		"Every asset under the daemon's root: name, format, generation (reloads so\n"
-		"far), whether a good version is loaded, and the latest load error.  Asked\n"
-		"for a page at a time, so that a tree of any size is listed.\n";
+		"far), its state (ok, error, loading: not loaded yet, evicted: dropped for\n"
+		"[assets] max_memory), and the latest load error.  Asked for a page at a\n"
+		"time, so that a tree of any size is listed.\n";
 	animc_asset_list *l;
 	int n = ctl_args(ctl, argc, argv, NULL, NULL, 0, 0, help), rc;
 
@@ -169,11 +187,16 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 		for (size_t i = 0; i < l->count; i++) {
 			const animc_asset_summary *a = &l->assets[i];
 
+			/* Not in memory and no error: indexed and not loaded
+			 * yet, or evicted for the cap after a good version
+			 * (assets.list's state; a call naming it loads it). */
+			const char *state = a->ok ? "ok" : a->error ? "error"
+					  : a->generation > 0 ? "evicted" : "loading";
+
 			printf("%-*s  %-10s  %4" PRIu64 "  %s%s%s\n", w,
 			       a->name ? escape_text(a->name) : "?",
-			       a->format ? escape_text(a->format) : "?", a->generation,
-			       a->ok ? "ok" : "error", a->error ? ": " : "",
-			       a->error ? escape_text(a->error) : "");
+			       a->format ? escape_text(a->format) : "?", a->generation, state,
+			       a->error ? ": " : "", a->error ? escape_text(a->error) : "");
 		}
 	}
 	animc_free(l);

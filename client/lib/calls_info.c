@@ -71,7 +71,7 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 {
 	animc_status_info *s = ac_res_new(sizeof *s);
 	struct ac_parse p = { .res = s };
-	const msgpack_object *assets, *mem, *am;
+	const msgpack_object *assets, *mem, *am, *states;
 
 	(void)c;
 	if (s == NULL)
@@ -90,6 +90,14 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 		s->assets_loading = ac_obj_u64(&p, assets, "loading", 0);
 		s->directories = ac_obj_u64(&p, assets, "directories", 0);
 		s->assets_unservable = ac_obj_u64(&p, assets, "unservable", 0);
+		s->assets_evictions = ac_obj_u64(&p, assets, "evictions", 0);
+		s->assets_on_demand_loads = ac_obj_u64(&p, assets, "on_demand_loads", 0);
+		s->assets_over_cap = ac_obj_bool(&p, assets, "over_cap", 0);
+		states = ac_obj_get(assets, "states");
+		if (states != NULL && states->type == MSGPACK_OBJECT_MAP) {
+			s->assets_not_loaded = ac_obj_u64(&p, states, "loading", 0);
+			s->assets_evicted = ac_obj_u64(&p, states, "evicted", 0);
+		}
 	} else {
 		s->assets = ac_obj_u64(&p, r, "assets", 0);
 	}
@@ -102,6 +110,7 @@ static int status_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 		s->memory.total = ac_obj_u64(&p, mem, "total", 0);
 		s->memory.streams = ac_obj_u64(&p, mem, "streams", 0);
 		s->memory.streams_budget = ac_obj_u64(&p, mem, "streams_budget", 0);
+		s->assets_cap = ac_obj_u64(&p, mem, "assets_cap", 0);
 		s->memory.instances = ac_obj_u64(&p, mem, "instances", 0);
 		s->memory.connections = ac_obj_u64(&p, mem, "connections", 0);
 		am = ac_obj_get(mem, "assets");

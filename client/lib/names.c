@@ -19,6 +19,7 @@ static const char *const error_names[] = {
 	[ANIMC_ERR_SHUTTING_DOWN] = "shutting_down",
 	[ANIMC_ERR_INTERNAL] = "internal",
 	[ANIMC_ERR_PERMISSION_DENIED] = "permission_denied",
+	[ANIMC_ERR_LOADING] = "loading",
 };
 
 static const char *const event_names[] = {

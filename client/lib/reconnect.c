@@ -49,10 +49,13 @@ int animc_client_set_reconnect(animc_client *c, const animc_reconnect_opts *o)
 }
 
 /* Is this failure the connection's (retry the attempt) rather than the
- * daemon refusing one thing? */
+ * daemon refusing one thing?  `loading` refuses nothing: the asset took
+ * longer than the daemon waits for a load (the daemon itself waits for
+ * it, so a replay needs no retry of its own otherwise). */
 static bool reconnect_fatal(const animc_client *c, int rc)
 {
-	return c->state != AC_CONNECTED || rc == -ETIMEDOUT || rc == -ENOMEM;
+	return c->state != AC_CONNECTED || rc == -ETIMEDOUT || rc == -ENOMEM ||
+	       (rc == -EREMOTEIO && c->err_code == ANIMC_ERR_LOADING);
 }
 
 static int reconnect_streams(animc_client *c, size_t *reopened, size_t *failed)

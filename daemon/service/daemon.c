@@ -23,6 +23,7 @@
 #include "daemon/service/base/notify.h"
 #include "daemon/service/base/workers.h"
 #include "daemon/service/control/events.h"
+#include "daemon/service/control/holds.h"
 #include "daemon/service/control/listener.h"
 #include "daemon/service/playback/instances.h"
 #include "daemon/service/playback/stream_budget.h"
@@ -148,6 +149,8 @@ void daemon_stop(struct daemon *d, int exit_status)
 	notify_stopping();
 	log_info("shutting down");
 	events_server_stopping(&d->ctl);
+	/* Requests waiting for a load are answered shutting_down. */
+	holds_stop(&d->ctl);
 	/* Readers see every stream closed before their connection goes. */
 	streams_close_all(d->streams);
 	uv_close((uv_handle_t *)&d->watchdog, daemon_closed_handle);
@@ -230,6 +233,7 @@ static int daemon_start(struct daemon *d, char *err, size_t errlen)
 		.quiet_ms = d->cfg.reload_quiet_ms,
 		.rescan_interval_s = d->cfg.rescan_interval_s,
 		.max_asset_bytes = d->cfg.max_asset_bytes,
+		.max_memory = d->cfg.assets_max_memory,
 		.load = { .x_ticks_per_second = d->cfg.x_ticks_per_second },
 		.events = daemon_cache_events,
 		.data = d,
@@ -347,6 +351,7 @@ int daemon_main(int argc, char **argv)
 	if (getrandom(&d.epoch, sizeof d.epoch, 0) != sizeof d.epoch)
 		d.epoch = (uint64_t)d.ctl.started_ns ^ ((uint64_t)getpid() << 32);
 	daemon_threads_without_signals(&loop);
+	holds_init(&d.ctl);
 	if (daemon_start(&d, err, sizeof err) < 0) {
 		log_error("%s", err);
 		daemon_stop(&d, 1);

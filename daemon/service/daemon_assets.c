@@ -110,18 +110,43 @@ static void daemon_assets_cache_log(struct cache *c, int level, const char *mess
 		  "%s", message);
 }
 
-void daemon_assets_ready(struct cache *c, const struct cache_summary *s, void *data)
+/*
+ * The start-up walk is over: every name is known, and a request about any
+ * asset is answered (waiting for its load if need be, holds.h).  That is
+ * what readiness means (PROTOCOL.md, "Start-up"): READY=1 now, while the
+ * background loads go on; systemd's STATUS says which phase it is in.
+ */
+static void daemon_assets_indexed(struct cache *c, const struct cache_summary *s, void *data)
 {
 	struct daemon *d = data;
 
 	(void)c;
 	if (s->status < 0)
 		log_warning("asset scan incomplete: %s", strerror(-s->status));
-	log_info("serving %s: %u assets loaded, %u failed, %u directories watched, in %.1f ms",
-		 d->cfg.asset_root, s->loaded, s->failed, s->directories,
-		 (double)s->elapsed_ns / 1e6);
-	d->ready = true;
+	log_info("indexed %s: %u assets, %u directories watched, in %.1f ms; loading them",
+		 d->cfg.asset_root, s->files, s->directories, (double)s->elapsed_ns / 1e6);
 	notify_ready();
+	notify_status("indexed %u assets, loading them; answering on %s", s->files,
+		      d->ctl.listener != NULL ? listener_address(d->ctl.listener, NULL)
+						 : d->cfg.socket_path);
+}
+
+/* Every start-up load has ended. */
+void daemon_assets_ready(struct cache *c, const struct cache_summary *s, void *data)
+{
+	struct daemon *d = data;
+	struct cache_stats cs;
+
+	cache_stats(c, &cs);
+	if (cs.max_memory != 0)
+		log_info("serving %s: %u assets loaded, %u failed, %zu kept in memory under [assets] "
+			 "max_memory, in %.1f ms", d->cfg.asset_root, s->loaded, s->failed,
+			 cs.states[CACHE_ASSET_OK], (double)s->elapsed_ns / 1e6);
+	else
+		log_info("serving %s: %u assets loaded, %u failed, %u directories watched, in %.1f ms",
+			 d->cfg.asset_root, s->loaded, s->failed, s->directories,
+			 (double)s->elapsed_ns / 1e6);
+	d->ready = true;
 	notify_status("serving %u assets (%u failed) on %s", s->loaded, s->failed,
 		      d->ctl.listener != NULL ? listener_address(d->ctl.listener, NULL)
 						 : d->cfg.socket_path);
@@ -134,4 +159,5 @@ const struct cache_events daemon_cache_events = {
 	.removed = daemon_assets_removed,
 	.unchanged = daemon_assets_unchanged,
 	.log = daemon_assets_cache_log,
+	.indexed = daemon_assets_indexed,
 };

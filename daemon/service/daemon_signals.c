@@ -134,6 +134,8 @@ static void daemon_signals_hup_apply(struct daemon *d, struct config *fresh,
 		log_set_style(log_style_for(d->cfg.log_format, STDERR_FILENO));
 	if (applied & (CONFIG_BIT(CONFIG_RELOAD_QUIET_MS) | CONFIG_BIT(CONFIG_RESCAN_INTERVAL_S)))
 		cache_set_timing(d->cache, d->cfg.reload_quiet_ms, d->cfg.rescan_interval_s);
+	if (applied & CONFIG_BIT(CONFIG_ASSETS_MAX_MEMORY))
+		cache_set_max_memory(d->cache, d->cfg.assets_max_memory);
 	/* Limits apply to connections accepted from now on; the publish rate
 	 * and the streams' budget to streams opened from now on (the budget
 	 * is worked out again even when the key did not change: auto follows

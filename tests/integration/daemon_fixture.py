@@ -26,19 +26,20 @@ class Daemon:
         os.mkdir(self.assets)
         subprocess.run([os.path.join(BUILD, "gen", "gen_demo"), self.assets], check=True,
                        stdout=subprocess.DEVNULL)
-        conf = os.path.join(self.dir, "animd.ini")
-        with open(conf, "w") as f:
+        self.conf = os.path.join(self.dir, "animd.ini")
+        with open(self.conf, "w") as f:
             f.write("[assets]\nroot = %s\n[socket]\npath = %s\n[reload]\nquiet_ms = 50\n"
                     % (self.assets, self.sock))
         self.log = open(os.path.join(self.dir, "animd.log"), "w")
         # Ready is READY=1 on the notify socket, as systemd sees it: sent
-        # once the first scan of the assets is over.  The control socket
-        # accepts connections earlier, while the assets still load.
+        # once the first walk has indexed the assets (they load after it;
+        # a request for one not loaded yet waits for its load).  The control
+        # socket accepts connections earlier.
         notify_path = os.path.join(self.dir, "notify.sock")
         notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         notify.bind(notify_path)
         env = dict(os.environ, NOTIFY_SOCKET=notify_path)
-        self.proc = subprocess.Popen([ANIMD, "serve", "-c", conf], stderr=self.log, env=env)
+        self.proc = subprocess.Popen([ANIMD, "serve", "-c", self.conf], stderr=self.log, env=env)
         try:
             deadline = time.time() + TIMEOUT
             while time.time() < deadline and self.proc.poll() is None:
@@ -50,6 +51,14 @@ class Daemon:
         self.proc.kill()
         self.proc.wait()
         raise RuntimeError("the daemon did not become ready (no READY=1 within %.0f s)" % TIMEOUT)
+
+    def restart(self):
+        """SIGTERM, then start it again on the same configuration, socket
+        and assets, without waiting for anything: its socket accepts as soon
+        as it is made."""
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(TIMEOUT)
+        self.proc = subprocess.Popen([ANIMD, "serve", "-c", self.conf], stderr=self.log)
 
     def stop(self):
         """SIGTERM and wait; returns (exit status, the end of its log), the

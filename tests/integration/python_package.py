@@ -29,7 +29,9 @@ on a private socket and asset directory:
    join), a stale socket, each its own exception saying what to do; a
    missing numpy named with the interpreter; the annotations (py.typed,
    every public method's) and mypy over the package when it is installed.
-11. a glTF's morph weights: named by assets.info, sample's weights space and
+11. a restart on a large tree: a client that comes back the moment the
+   daemon accepts plays what it played before at the first try;
+12. a glTF's morph weights: named by assets.info, sample's weights space and
    a weights stream's floats, the vertices morphed by them.
 
 Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
@@ -333,7 +335,7 @@ def t_errors(d):
         os.unlink(os.path.join(d.assets, "broken.md5anim"))
         check(set(animd.CODES) == {"bad_request", "unknown_method", "not_found", "limit",
                                    "asset_error", "unsupported", "shutting_down", "internal",
-                                   "permission_denied"},
+                                   "permission_denied", "loading"},
               "the stable codes of PROTOCOL.md section 6")
         unknown = animd.errors.from_reply({"code": "brand_new", "message": "m"}, "x")
         check(type(unknown) is animd.Error and unknown.code == "brand_new",
@@ -1270,7 +1272,61 @@ def t_types(d):
     check(r.returncode == 0, "mypy finds the package's annotations sound:\n%s" % r.stdout[-2000:])
 
 
-# ---- 11. a glTF's morph weights ----------------------------------------------
+# ---- 11. a restart on a large tree -------------------------------------------
+
+def t_restart_large_tree():
+    """A client that comes back the moment a restarted daemon accepts, on a
+    tree of 2,000 assets, plays what it played before at the first try: the
+    daemon loads what a request names first and answers when it is loaded
+    (PROTOCOL.md section 2), so no retry loop is needed."""
+    d = Daemon("animd-pybig-")
+    try:
+        big = os.path.join(d.assets, "big")
+        manifest = big + ".manifest"
+        subprocess.run([os.path.join(BUILD, "gen", "gen_tree"), big, "2000", "--manifest",
+                        manifest], check=True, stdout=subprocess.DEVNULL)
+        with open(manifest) as f:
+            listed = [line.split() for line in f]
+        anims = [a[1:] for a in listed if a[0] == "md5anim"]
+        count = len(listed) + len(DEMO)
+        # The tree's last characters: the background reaches them last.
+        wanted = [{"asset": "big/" + a, "mesh": "big/" + m} for a, m in anims[-8:]]
+        with animd.Client(d.sock) as c:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                st = c.status()["assets"]
+                if st["count"] == count and st["states"]["loading"] == 0:
+                    break
+                time.sleep(0.05)
+            before = [c.sample(time=0.25, space="model", **w) for w in wanted]
+        d.restart()
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                c = animd.Client(d.sock)
+                break
+            except (OSError, animd.Disconnected):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
+        with c:
+            played = []
+            for w in wanted:
+                try:
+                    played.append(c.play(**w))
+                except animd.Error as e:
+                    check(False, "play %s at the first try: %s" % (w["asset"], e))
+            check(len(played) == len(wanted), "every play answered at the first try")
+            after = [c.sample(time=0.25, space="model", **w) for w in wanted]
+            check([s["joints"] for s in after] == [s["joints"] for s in before],
+                  "the same poses as before the restart")
+            st = c.status()["assets"]
+            check(st["count"] == count, "every name known (%d of %d)" % (st["count"], count))
+    finally:
+        stop_daemon(d)
+
+
+# ---- 12. a glTF's morph weights ----------------------------------------------
 
 def morph_gltf():
     """A triangle with two morph targets ("up", "side") whose weights a
@@ -1348,6 +1404,8 @@ def t_weights():
 
 
 def main():
+    print("== a restart on a large tree", flush=True)
+    t_restart_large_tree()
     print("== the reader on regions written here")
     t_reader()
     print("== assets.list paged", flush=True)

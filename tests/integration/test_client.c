@@ -30,6 +30,7 @@
 
 #include "client/animclient.h"
 #include "tests/support/daemon_proc.h"
+#include "tests/support/tree_manifest.h"
 
 #define TIMEOUT_MS 10000
 
@@ -96,6 +97,13 @@ static int setup_with(void **state, const char *extra_ini)
 static int setup(void **state)
 {
 	return setup_with(state, NULL);
+}
+
+/* A cap no asset fits under: every one is evicted (dropped after its
+ * background load), and loaded again for a call that names it. */
+static int setup_capped(void **state)
+{
+	return setup_with(state, "[assets]\nmax_memory = 1\n");
 }
 
 static int teardown(void **state)
@@ -1343,6 +1351,116 @@ static void test_reconnect_in_blocking_call(void **state)
 	animc_free(st);
 }
 
+/* animc_status's fields of the index and the cap. */
+static void test_status_under_a_cap(void **state)
+{
+	struct fixture *fx = *state;
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_status_info *st;
+	animc_instance *in;
+	uint64_t loads;
+
+	expect_ok(fx->c, animc_status(fx->c, &st));
+	assert_int_equal(st->assets, 6);
+	assert_int_equal(st->assets_cap, 1);
+	assert_int_equal(st->assets_evicted, 6);
+	assert_int_equal(st->assets_not_loaded, 0);
+	assert_int_equal(st->assets_over_cap, 0);
+	assert_int_equal(st->memory.assets, 0);
+	loads = st->assets_on_demand_loads;
+	animc_free(st);
+
+	po.asset = "walker.md5anim";
+	po.mesh = "walker.md5mesh";
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	animc_free(in);
+	expect_ok(fx->c, animc_status(fx->c, &st));
+	/* Both loaded for the play, and kept over the cap while it plays. */
+	assert_int_equal(st->assets_on_demand_loads, loads + 2);
+	assert_int_equal(st->assets_evicted, 4);
+	assert_int_equal(st->assets_over_cap, 1);
+	assert_true(st->memory.assets > st->assets_cap);
+	animc_free(st);
+}
+
+/* A restart on a tree of 2,000 assets: the client reconnects the moment
+ * the new daemon accepts, before its background has loaded what the
+ * instances play (the tree's last characters, and an M2 with its
+ * companions), and every replay succeeds at its first try: the daemon
+ * loads what a request names first and answers when it is loaded. */
+static void test_reconnect_large_tree(void **state)
+{
+	struct fixture *fx = *state;
+	animc_reconnect_opts ro = { .enabled = 1, .initial_delay_ms = 5, .max_delay_ms = 20 };
+	struct rc_seen r = { 0 };
+	struct tree_manifest m;
+	char big[400], mesh[8][128], anim[8][128] = { "" };
+	animc_play_opts po = ANIMC_PLAY_OPTS_INIT;
+	animc_instance_list *l;
+	animc_instance *in;
+	size_t n = 0;
+	long deadline;
+
+	snprintf(big, sizeof big, "%s/big", fx->d.assets);
+	assert_int_equal(tree_generate(big, 2000, 0, &m), 0);
+	/* Restarted on the whole tree first, so that it knows it. */
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, NULL, TIMEOUT_MS), 0);
+	ro.on_reconnect = on_reconnect;
+	ro.user = &r;
+	expect_ok(fx->c, animc_client_set_reconnect(fx->c, &ro));
+	for (size_t i = m.by_kind[TREE_MD5ANIM] - 7; i < m.by_kind[TREE_MD5ANIM]; i++, n++) {
+		const struct tree_asset *a = tree_nth(&m, TREE_MD5ANIM, i);
+
+		snprintf(anim[n], sizeof anim[n], "big/%s", a->name);
+		snprintf(mesh[n], sizeof mesh[n], "big/%s", a->mesh);
+		po.asset = anim[n];
+		po.mesh = mesh[n];
+		expect_ok(fx->c, animc_play(fx->c, &po, &in));
+		animc_free(in);
+	}
+	/* The tree's last M2 with companions (version 264's .skin). */
+	for (size_t i = m.by_kind[TREE_M2]; i-- > 0;) {
+		const struct tree_asset *a = tree_nth(&m, TREE_M2, i);
+
+		if (a->mesh[0] != '\0') {
+			snprintf(anim[n], sizeof anim[n], "big/%s", a->name);
+			break;
+		}
+	}
+	assert_true(anim[n][0] != '\0');
+	po = (animc_play_opts)ANIMC_PLAY_OPTS_INIT;
+	po.asset = anim[n++];
+	expect_ok(fx->c, animc_play(fx->c, &po, &in));
+	animc_free(in);
+	tree_manifest_free(&m);
+	/* (The plays found the connection of before the first restart lost,
+	 * and reconnected: that one does not count.) */
+	memset(&r, 0, sizeof r);
+
+	/* Back at once: no waiting for READY=1, nor for the loads. */
+	assert_int_equal(daemon_proc_stop(&fx->d, SIGTERM, TIMEOUT_MS), 0);
+	assert_int_equal(daemon_proc_spawn(&fx->d, NULL, NULL), 0);
+	deadline = now_ms() + TIMEOUT_MS;
+	while (r.calls == 0 && now_ms() < deadline)
+		assert_true(animc_client_wait(fx->c, 20) >= 0);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.info.instance_count, n);
+	for (size_t i = 0; i < n; i++) {
+		if (r.remaps[i].status != 0)
+			fail_msg("the replay of %s failed: %s", anim[i],
+				 animc_strerror(r.remaps[i].status));
+		assert_true(r.remaps[i].new_server_id > 0);
+	}
+	expect_ok(fx->c, animc_instances_list(fx->c, &l));
+	assert_int_equal(l->count, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(l->instances[i].state, ANIMC_STATE_PLAYING);
+	animc_free(l);
+	/* Let the fixture's stop find it whole. */
+	assert_int_equal(daemon_proc_wait_notify(&fx->d, "STATUS=serving", TIMEOUT_MS), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1365,6 +1483,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reconnect_replays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_keeps_step, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect_in_blocking_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reconnect_large_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_under_a_cap, setup_capped, teardown),
 	};
 
 	signal(SIGPIPE, SIG_DFL);

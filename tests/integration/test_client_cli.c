@@ -55,7 +55,7 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static int setup(void **state)
+static int setup_with(void **state, const char *extra_ini)
 {
 	struct fixture *fx = calloc(1, sizeof *fx);
 	const char *build = getenv("BUILD");
@@ -71,11 +71,22 @@ static int setup(void **state)
 	assert_int_equal(daemon_proc_init(&fx->d), 0);
 	snprintf(cmd, sizeof cmd, "%s/gen/gen_demo %s", build ? build : "build", fx->d.assets);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(daemon_proc_start(&fx->d, "[reload]\nquiet_ms = 50\n", TIMEOUT_MS), 0);
+	assert_int_equal(daemon_proc_start(&fx->d, extra_ini, TIMEOUT_MS), 0);
 	/* animctl finds the socket through the environment unless told. */
 	setenv("ANIMD_SOCKET", fx->d.socket, 1);
 	*state = fx;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_with(state, "[reload]\nquiet_ms = 50\n");
+}
+
+/* A cap no asset fits under: every one evicted once loaded. */
+static int setup_capped(void **state)
+{
+	return setup_with(state, "[assets]\nmax_memory = 1\n");
 }
 
 static int teardown(void **state)
@@ -201,6 +212,33 @@ static void expect(const struct run *r, int status, const char *out, const char 
 			 err ? err : "");
 }
 
+/* What status and list say of assets the cap evicted, and of one a call
+ * loaded again. */
+static void test_evicted_said(void **state)
+{
+	struct fixture *fx = *state;
+	struct run *r;
+
+	r = run(fx, NULL, "status", NULL);
+	expect(r, 0, "\n  in memory  0 not loaded yet, 6 evicted; ", NULL);
+	expect(r, 0, "  assets       0 B of a 1 B cap (skeletons 0,", NULL);
+	free(r);
+	r = run(fx, NULL, "--json", "status", NULL);
+	expect(r, 0, "\"not_loaded\":0,\"evicted\":6,", NULL);
+	expect(r, 0, "\"assets_cap\":1,", NULL);
+	free(r);
+	r = run(fx, NULL, "list", NULL);
+	expect(r, 0, "\ncrane.x          x              1  evicted\n", NULL);
+	assert_null(strstr(r->out, "  ok\n"));
+	free(r);
+	r = run(fx, NULL, "info", "crane.x", NULL);
+	expect(r, 0, "ticks       60 per second", NULL);
+	free(r);
+	r = run(fx, NULL, "status", NULL);
+	expect(r, 0, " 1 loads on demand since start\n", NULL);
+	free(r);
+}
+
 static void test_one_shot_commands(void **state)
 {
 	struct fixture *fx = *state;
@@ -220,6 +258,8 @@ static void test_one_shot_commands(void **state)
 	free(r);
 	r = run(fx, NULL, "list", NULL);
 	expect(r, 0, "walker.md5mesh", NULL);
+	expect(r, 0, "       1  ok\n", NULL);
+	assert_null(strstr(r->out, "in memory"));
 	free(r);
 	r = run(fx, NULL, "info", "crane.x", NULL);
 	expect(r, 0, "ticks       60 per second (AnimTicksPerSecond)", NULL);
@@ -1005,6 +1045,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_one_shot_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evicted_said, setup_capped, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_everywhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_steered_from_stdin, setup, teardown),

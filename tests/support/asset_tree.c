@@ -22,7 +22,48 @@ struct tree {
 	uint64_t rng;
 	struct asset_tree_stats *st;
 	char dir[4096];                 /* the character's folder */
+	const char *rel;                /* the same, relative to the tree's directory */
+	FILE *manifest;                 /* or NULL */
+	uint32_t anims;                 /* md5anims written so far */
+	uint32_t broken_every;          /* one md5anim in this many is broken; 0: none */
+	uint32_t broken_left;
 };
+
+static const char tree_broken_text[] =
+	"MD5Version 10\ncommandline \"\"\n\nnumFrames broken\nnumJoints 1\n";
+
+/* A line of the manifest: KIND NAME [MESH], names under the tree. */
+static void tree_list(struct tree *t, const char *kind, const char *name, const char *mesh)
+{
+	if (t->manifest == NULL)
+		return;
+	fprintf(t->manifest, "%s %s/%s", kind, t->rel, name);
+	if (mesh != NULL)
+		fprintf(t->manifest, " %s/%s", t->rel, mesh);
+	fputc('\n', t->manifest);
+}
+
+/* Overwrite the md5anim just written with one that fails to parse, if it
+ * is one of those to break.  1 if broken, 0 if not, or -errno. */
+static int tree_maybe_break(struct tree *t, const char *name)
+{
+	char path[4352];
+	FILE *f;
+
+	if (t->broken_every == 0 || t->broken_left == 0 ||
+	    t->anims++ % t->broken_every != t->broken_every / 2)
+		return 0;
+	t->broken_left--;
+	snprintf(path, sizeof path, "%s/%s", t->dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	if (fputs(tree_broken_text, f) < 0) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) != 0 ? -errno : 1;
+}
 
 static uint32_t tree_rand(struct tree *t)
 {
@@ -66,11 +107,20 @@ static int tree_md5(struct tree *t, uint32_t scale, uint32_t anims)
 
 	if (rc == 0)
 		rc = tree_count(t, "body.md5mesh", TREE_MD5MESH);
+	if (rc == 0)
+		tree_list(t, "md5mesh", "body.md5mesh", NULL);
 	for (uint32_t i = 0; rc == 0 && i < anims; i++) {
 		snprintf(name, sizeof name, "move%u", i);
 		rc = md5_synth_write_anim(t->dir, name, joints, tree_pick(t, 6, 30) * scale, 24);
 		if (rc == 0) {
 			strcat(name, ".md5anim");
+			rc = tree_maybe_break(t, name);
+		}
+		if (rc >= 0) {
+			if (rc == 1)
+				tree_list(t, "broken", name, NULL);
+			else
+				tree_list(t, "md5anim", name, "body.md5mesh");
 			rc = tree_count(t, name, TREE_MD5ANIM);
 		}
 	}
@@ -96,6 +146,8 @@ static int tree_camera(struct tree *t, uint32_t scale)
 	rc = camera_gen_write(f, &g);
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
+	if (rc == 0)
+		tree_list(t, "md5camera", "shot.md5camera", NULL);
 	return rc < 0 ? rc : tree_count(t, "shot.md5camera", TREE_MD5CAMERA);
 }
 
@@ -179,6 +231,8 @@ static int tree_x(struct tree *t, uint32_t scale)
 	if (f != NULL && fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	free(bytes);
+	if (rc == 0)
+		tree_list(t, "x", "rig.x", NULL);
 	return rc < 0 ? rc : tree_count(t, "rig.x", TREE_X);
 }
 
@@ -198,6 +252,10 @@ static int tree_m2(struct tree *t, uint32_t scale)
 		snprintf(name, sizeof name, "model%s", f.companions[i].suffix);
 		rc = tree_count(t, name, -1);
 	}
+	if (rc == 0 && f.companion_count > 0)
+		snprintf(name, sizeof name, "model%s", f.companions[0].suffix);
+	if (rc == 0)
+		tree_list(t, "m2", "model.m2", f.companion_count > 0 ? name : NULL);
 	m2w_file_free(&f);
 	return rc;
 }
@@ -205,10 +263,21 @@ static int tree_m2(struct tree *t, uint32_t scale)
 int asset_tree_write(const char *dir, uint32_t count, uint32_t seed,
 		     struct asset_tree_stats *stats)
 {
-	struct tree t = { .rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 17 | 1), .st = stats };
-	char folder[3072];
+	return asset_tree_write_listed(dir, count, seed, 0, NULL, stats);
+}
+
+int asset_tree_write_listed(const char *dir, uint32_t count, uint32_t seed, uint32_t broken,
+			    FILE *manifest, struct asset_tree_stats *stats)
+{
+	struct tree t = { .rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 17 | 1), .st = stats,
+			  .manifest = manifest, .broken_left = broken };
+	char folder[3072], rel[64];
 
 	memset(stats, 0, sizeof *stats);
+	/* About 40 % of the assets are md5anims: spread the broken over them. */
+	if (broken > 0)
+		t.broken_every = count * 2 / 5 / broken > 1 ? count * 2 / 5 / broken : 1;
+	t.rel = rel;
 	for (uint32_t c = 0; stats->assets < count; c++) {
 		/* One character in 40 is ten times longer. */
 		uint32_t scale = tree_rand(&t) % 40 == 0 ? 10 : 1, kind = tree_rand(&t) % 100;
@@ -221,6 +290,7 @@ int asset_tree_write(const char *dir, uint32_t count, uint32_t seed,
 			stats->folders++;
 		}
 		snprintf(t.dir, sizeof t.dir, "%s/char%05u", folder, c);
+		snprintf(rel, sizeof rel, "group%03u/char%05u", c / TREE_FOLDER_CHARACTERS, c);
 		if (mkdir(t.dir, 0755) < 0 && errno != EEXIST)
 			return -errno;
 		stats->folders++;

@@ -13,11 +13,19 @@
  * sequences of 3 to 10 keys a track; versions 256 and 264, the latter
  * with its .skin), 5 % md5camera.  One character in 40 is ten times
  * longer.  20,000 assets come to about 0.6 GB.
+ *
+ * A manifest (asset_tree_write_listed) names every asset in the order
+ * written, one a line, relative to the tree's directory: "md5mesh NAME",
+ * "md5anim NAME MESH" (MESH: its character's md5mesh), "md5camera NAME",
+ * "x NAME", "m2 NAME [COMPANION]" (its first companion, the .skin, when
+ * it has any: companions are not assets), and "broken NAME" for
+ * an md5anim made to fail to parse (line 4).
  */
 #ifndef ANIMD_TEST_ASSET_TREE_H
 #define ANIMD_TEST_ASSET_TREE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct asset_tree_stats {
 	uint32_t assets;                /* files the daemon serves (companions not counted) */
@@ -32,5 +40,11 @@ struct asset_tree_stats {
  * be written). */
 int asset_tree_write(const char *dir, uint32_t count, uint32_t seed,
 		     struct asset_tree_stats *stats);
+
+/* The same, listing what it writes on `manifest` (may be NULL), with about
+ * `broken` of the md5anims, spread over the tree, failing to parse (the
+ * other files are those asset_tree_write writes). */
+int asset_tree_write_listed(const char *dir, uint32_t count, uint32_t seed, uint32_t broken,
+			    FILE *manifest, struct asset_tree_stats *stats);
 
 #endif

@@ -135,7 +135,7 @@ int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name)
 	return fclose(f) == 0 ? 0 : -errno;
 }
 
-int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
+int daemon_proc_spawn(struct daemon_proc *d, const char *extra_ini, const char *activator)
 {
 	const char *animd = getenv("ANIMD");
 	pid_t parent;
@@ -173,10 +173,31 @@ int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_
 		/* The journal's "<N>" prefixes, whatever stderr is: tests that
 		 * read the log (the soak's count of errors and warnings) parse
 		 * them. */
-		execl(animd, animd, "serve", "-c", d->config, "--log-format=journal", (char *)NULL);
+		if (activator != NULL)
+			/* It binds the socket, then execs animd in this process
+			 * on the first connection, passing it the socket. */
+			execlp(activator, activator, "-l", d->socket, animd, "serve", "-c", d->config,
+			       "--log-format=journal", (char *)NULL);
+		else
+			execl(animd, animd, "serve", "-c", d->config, "--log-format=journal",
+			      (char *)NULL);
 		_exit(127);
 	}
-	return daemon_proc_wait_notify(d, "READY=1", timeout_ms);
+	return 0;
+}
+
+int daemon_proc_start_indexed(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
+{
+	int rc = daemon_proc_spawn(d, extra_ini, NULL);
+
+	return rc < 0 ? rc : daemon_proc_wait_notify(d, "READY=1", timeout_ms);
+}
+
+int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms)
+{
+	int rc = daemon_proc_start_indexed(d, extra_ini, timeout_ms);
+
+	return rc < 0 ? rc : daemon_proc_wait_notify(d, "STATUS=serving", timeout_ms);
 }
 
 int daemon_proc_stop(struct daemon_proc *d, int sig, int timeout_ms)

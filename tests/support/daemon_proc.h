@@ -30,10 +30,20 @@ int daemon_proc_write_asset(const struct daemon_proc *d, const char *name, const
  * -errno. */
 int daemon_proc_touch_asset(const struct daemon_proc *d, const char *name);
 /* Start `$ANIMD serve -c CONFIG --log-format=journal` with CONFIG holding
- * asset root, socket and `extra_ini` (may be NULL); waits for READY=1 up to timeout_ms.
+ * asset root, socket and `extra_ini` (may be NULL); waits up to timeout_ms
+ * for READY=1 (the tree is indexed) and then for the start-up loads to end
+ * (STATUS=serving ...), so that a test sees every asset loaded and every
+ * start-up event sent.
  * 0, or -errno (the log says why).  The daemon gets SIGTERM if the thread
  * that started it dies, so a test killed outright leaves none behind. */
 int daemon_proc_start(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
+/* The same, returning at READY=1: the start-up loads go on. */
+int daemon_proc_start_indexed(struct daemon_proc *d, const char *extra_ini, int timeout_ms);
+/* The same, returning at once: a client may connect at the first moment
+ * the socket accepts.  With activator ("systemd-socket-activate"), that
+ * program binds the socket and execs animd on the first connection, in
+ * the process d->pid names, as animd.socket does.  0 or -errno. */
+int daemon_proc_spawn(struct daemon_proc *d, const char *extra_ini, const char *activator);
 /* Wait for a notify message starting with `prefix` (e.g. "RELOADING=1"). */
 int daemon_proc_wait_notify(struct daemon_proc *d, const char *prefix, int timeout_ms);
 /* Read every notify message waiting, without blocking.  The daemon's

@@ -52,6 +52,7 @@ static void perturbed(struct config *cfg)
 {
 	static const char *const values[CONFIG_FIELD_COUNT][2] = {
 		{ "assets.root", "/tmp/elsewhere" },
+		{ "assets.max_memory", "512M" },
 		{ "socket.path", "/tmp/x.sock" },
 		{ "socket.mode", "0600" },
 		{ "socket.group", "wheel" },
@@ -95,6 +96,7 @@ static void test_defaults(void **state)
 	(void)state;
 	config_defaults(&c);
 	assert_string_equal(c.asset_root, "/srv/animd");
+	assert_int_equal(c.assets_max_memory, 0);  /* no cap */
 	assert_string_equal(c.socket_path, "/run/animd/animd.sock");
 	assert_int_equal(c.socket_mode, 0660);
 	assert_string_equal(c.socket_group, "");
@@ -831,7 +833,8 @@ static void test_flags_override(void **state)
 
 static void test_live_classification(void **state)
 {
-	const uint32_t live = CONFIG_BIT(CONFIG_PUBLISH_RATE_HZ) |
+	const uint32_t live = CONFIG_BIT(CONFIG_ASSETS_MAX_MEMORY) |
+			      CONFIG_BIT(CONFIG_PUBLISH_RATE_HZ) |
 			      CONFIG_BIT(CONFIG_STREAMS_MAX_TOTAL_BYTES) |
 			      CONFIG_BIT(CONFIG_PLAYBACK_FADE_MS) |
 			      CONFIG_BIT(CONFIG_MAX_LAYERS_PER_INSTANCE) |

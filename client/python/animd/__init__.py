@@ -20,9 +20,9 @@ import importlib
 from typing import TYPE_CHECKING, Any, List
 
 from animd.errors import (CODES, AssetError, BadRequest, CannotConnect, Disconnected, Error,
-                          Internal, Limit, NoPermission, NoSocket, NotFound, PermissionDenied,
-                          ShuttingDown, StaleSocket, StreamError, Timeout, UnknownMethod,
-                          Unsupported)
+                          Internal, Limit, Loading, NoPermission, NoSocket, NotFound,
+                          PermissionDenied, ShuttingDown, StaleSocket, StreamError, Timeout,
+                          UnknownMethod, Unsupported)
 
 if TYPE_CHECKING:                       # what the lazy names below are, for type checkers
     from animd.client import EVENT_TYPES, PROTOCOL_VERSION, Client
@@ -41,9 +41,9 @@ _LAZY = {
 
 __all__ = ["Client", "Stream", "Pose", "Sample", "Error", "BadRequest", "UnknownMethod",
            "NotFound", "Limit", "AssetError", "Unsupported", "ShuttingDown", "Internal",
-           "PermissionDenied", "Timeout", "Disconnected", "StreamError", "CannotConnect",
-           "NoSocket", "NoPermission", "StaleSocket", "CODES", "SPACES", "EVENT_TYPES",
-           "PROTOCOL_VERSION", "default_socket", "__version__"]
+           "PermissionDenied", "Loading", "Timeout", "Disconnected", "StreamError",
+           "CannotConnect", "NoSocket", "NoPermission", "StaleSocket", "CODES", "SPACES",
+           "EVENT_TYPES", "PROTOCOL_VERSION", "default_socket", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

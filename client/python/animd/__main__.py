@@ -44,6 +44,11 @@ def _status(c: Any, a: argparse.Namespace) -> None:
     print("asset root   %s" % st.get("asset_root"))
     print("assets       %d (%d failing, %d loading, %d not served)" % (
         n.get("count", 0), n.get("failing", 0), n.get("loading", 0), n.get("unservable", 0)))
+    states = n.get("states", {})
+    if states.get("loading") or states.get("evicted") or st.get("memory", {}).get("assets_cap"):
+        print("  in memory  %d not loaded yet, %d evicted; %d evictions, %d loads on demand since "
+              "start" % (states.get("loading", 0), states.get("evicted", 0), n.get("evictions", 0),
+                         n.get("on_demand_loads", 0)))
     print("instances    %d" % st.get("instances", 0))
     print("connections  %d" % st.get("connections", 0))
     print("requests     %d" % st.get("requests", 0))
@@ -57,8 +62,10 @@ def _list(c: Any, a: argparse.Namespace) -> None:
     w = max([5] + [len(x["asset"]) for x in assets])
     print("%-*s  %-10s  %4s  %s" % (w, "ASSET", "FORMAT", "GEN", "STATE"))
     for x in assets:
+        # The daemon's state (loading, ok, failed, evicted); failed as animctl says it.
+        state = x.get("state") or ("ok" if x["ok"] else "failed")
         print("%-*s  %-10s  %4d  %s%s" % (w, x["asset"], x["format"], x["generation"],
-                                          "ok" if x["ok"] else "error",
+                                          "error" if state == "failed" else state,
                                           ": " + x["error"] if x.get("error") else ""))
 
 

@@ -26,10 +26,11 @@ ASSET_ERROR = "asset_error"
 UNSUPPORTED = "unsupported"
 SHUTTING_DOWN = "shutting_down"
 INTERNAL = "internal"
+LOADING = "loading"
 PERMISSION_DENIED = "permission_denied"
 
 CODES = (BAD_REQUEST, UNKNOWN_METHOD, NOT_FOUND, LIMIT, ASSET_ERROR, UNSUPPORTED,
-         SHUTTING_DOWN, INTERNAL, PERMISSION_DENIED)
+         SHUTTING_DOWN, INTERNAL, PERMISSION_DENIED, LOADING)
 
 
 class Error(Exception):
@@ -83,10 +84,17 @@ class PermissionDenied(Error):
     "Operators")."""
 
 
+class Loading(Error):
+    """An asset the request names did not finish loading within the
+    daemon's request timeout (it waits for loads itself): nothing was done,
+    the same request may succeed if sent again."""
+
+
 _BY_CODE = {
     BAD_REQUEST: BadRequest, UNKNOWN_METHOD: UnknownMethod, NOT_FOUND: NotFound,
     LIMIT: Limit, ASSET_ERROR: AssetError, UNSUPPORTED: Unsupported,
     SHUTTING_DOWN: ShuttingDown, INTERNAL: Internal, PERMISSION_DENIED: PermissionDenied,
+    LOADING: Loading,
 }
 
 

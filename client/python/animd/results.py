@@ -17,12 +17,28 @@ class Hello(TypedDict):
     max_message_bytes: int
 
 
+class AssetStates(TypedDict):
+    """``status``'s assets by ``assets.list``'s ``state``."""
+    loading: int
+    ok: int
+    failed: int
+    evicted: int
+
+
 class AssetCounts(TypedDict):
     count: int
     failing: int
     loading: int
     directories: int
     unservable: int
+    indexed: bool
+    states: AssetStates
+    on_demand_loads: int
+    evictions: int
+    dropped: int
+    over_cap: bool
+    waiting: int
+    waited: int
 
 
 class Status(TypedDict):
@@ -48,6 +64,7 @@ class AssetSummary(TypedDict):
     generation: int
     ok: bool
     error: Optional[str]
+    state: str          # loading, ok, failed or evicted
 
 
 class AssetPage(TypedDict):

@@ -70,6 +70,8 @@ struct config_key {
 static const struct config_key config_keys[CONFIG_FIELD_COUNT] = {
 	[CONFIG_ASSET_ROOT] = CONFIG_KEY("assets", "root", CONFIG_TYPE_PATH, asset_root, 0, 0,
 					 false),
+	[CONFIG_ASSETS_MAX_MEMORY] = CONFIG_KEY("assets", "max_memory", CONFIG_TYPE_BYTES,
+						assets_max_memory, 0, 1024 * GIB, true),
 	[CONFIG_SOCKET_PATH] = CONFIG_KEY("socket", "path", CONFIG_TYPE_PATH, socket_path, 0, 0,
 					  false),
 	[CONFIG_SOCKET_MODE] = CONFIG_KEY("socket", "mode", CONFIG_TYPE_MODE, socket_mode, 0,
@@ -199,6 +201,7 @@ void config_defaults(struct config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	snprintf(cfg->asset_root, sizeof cfg->asset_root, "%s", CONFIG_DEFAULT_ASSET_ROOT);
 	snprintf(cfg->socket_path, sizeof cfg->socket_path, "%s", CONFIG_DEFAULT_SOCKET_PATH);
+	cfg->assets_max_memory = CONFIG_DEFAULT_ASSETS_MAX_MEMORY;
 	cfg->socket_mode = CONFIG_DEFAULT_SOCKET_MODE;
 	cfg->socket_group[0] = '\0';
 	cfg->publish_rate_hz = CONFIG_DEFAULT_PUBLISH_RATE_HZ;

@@ -59,6 +59,7 @@
 /* Built-in defaults; conf/animd.ini shows the same values. */
 #define CONFIG_DEFAULT_ASSET_ROOT "/srv/animd"
 #define CONFIG_DEFAULT_SOCKET_PATH "/run/animd/animd.sock"
+#define CONFIG_DEFAULT_ASSETS_MAX_MEMORY ((size_t)0)
 #define CONFIG_DEFAULT_SOCKET_MODE 0660u
 #define CONFIG_DEFAULT_PUBLISH_RATE_HZ 60u
 #define CONFIG_DEFAULT_TICK_THREADS 0u  /* one per core the daemon may use, at most 8 */
@@ -105,6 +106,8 @@ enum config_operators {
 struct config {
 	/* [assets] */
 	char asset_root[CONFIG_PATH_MAX];       /* root: every served path resolves inside it */
+	size_t assets_max_memory;               /* max_memory: what loaded assets may take
+						   (memory.assets.total); 0 = no cap */
 
 	/* [socket] (ignored under socket activation, where systemd made the socket) */
 	char socket_path[CONFIG_SOCKET_PATH_MAX]; /* path */
@@ -157,6 +160,7 @@ struct config {
 /* One value per key, in file order; CONFIG_BIT(f) in the masks below. */
 enum config_field {
 	CONFIG_ASSET_ROOT,
+	CONFIG_ASSETS_MAX_MEMORY,
 	CONFIG_SOCKET_PATH,
 	CONFIG_SOCKET_MODE,
 	CONFIG_SOCKET_GROUP,

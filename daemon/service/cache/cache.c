@@ -1,9 +1,10 @@
 /*
  * cache.c - the asset cache's life: made over its root, started (the root
  * watched, the first walk asked for), retimed on SIGHUP, closed once every
- * handle and job has given back its hold; its public queries (get, list,
- * list_page, stats, resolve, root) and requests (reload, rescan); the log
- * and the start-up summary every part uses.  The parts: cache_internal.h.
+ * handle and job has given back its hold; its public queries (get, use,
+ * list, list_page, stats, resolve, root) and requests (reload, rescan);
+ * the log, the index's completion and the start-up summary every part
+ * uses.  The parts: cache_internal.h.
  */
 #include "daemon/service/cache/cache.h"
 
@@ -75,6 +76,33 @@ static void cache_watcher_closed(void *data)
 	cache_release(data);
 }
 
+const char *cache_asset_state_name(enum cache_asset_state st)
+{
+	static const char *const names[CACHE_ASSET_STATE_COUNT] = {
+		[CACHE_ASSET_LOADING] = "loading",
+		[CACHE_ASSET_OK] = "ok",
+		[CACHE_ASSET_FAILED] = "failed",
+		[CACHE_ASSET_EVICTED] = "evicted",
+	};
+
+	return (unsigned)st < CACHE_ASSET_STATE_COUNT ? names[st] : "?";
+}
+
+void cache_index_complete(struct cache *c)
+{
+	struct cache_summary s;
+
+	if (c->indexed || c->closing)
+		return;
+	cache_wait_indexed(c);
+	s = c->summary;
+	s.loaded = s.failed = 0;
+	s.directories = (uint32_t)watcher_count(c->watcher);
+	s.elapsed_ns = uv_hrtime() - c->start_ns;
+	if (c->opts.events.indexed != NULL)
+		c->opts.events.indexed(c, &s, c->opts.data);
+}
+
 void cache_ready_check(struct cache *c)
 {
 	struct cache_summary s;
@@ -122,6 +150,7 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 		c->opts.max_asset_bytes = ASSET_DEFAULT_MAX_BYTES;
 	if (c->opts.max_parallel_loads == 0)
 		c->opts.max_parallel_loads = CACHE_DEFAULT_MAX_PARALLEL_LOADS;
+	c->max_memory = c->opts.max_memory;
 	c->root_real = realpath(opts->root, NULL);
 	if (c->root_real == NULL) {
 		rc = -errno;
@@ -156,10 +185,12 @@ int cache_new(uv_loop_t *loop, const struct cache_options *opts, struct cache **
 	uv_timer_init(loop, &c->rescan_timer);
 	uv_timer_init(loop, &c->dircheck_timer);
 	uv_timer_init(loop, &c->root_poll);
+	uv_timer_init(loop, &c->cap_timer);
 	c->rescan_timer.data = c;
 	c->dircheck_timer.data = c;
 	c->root_poll.data = c;
-	c->holds = 4;                   /* the three timers and the watcher */
+	c->cap_timer.data = c;
+	c->holds = 5;                   /* the four timers and the watcher */
 	*out = c;
 	return 0;
 nomem:
@@ -234,6 +265,7 @@ static void cache_info_fill(const struct cache_entry *e, struct cache_info *out)
 	out->loaded_at_ns = e->loaded_at_ns;
 	out->load_ns = e->load_ns;
 	out->pending = e->state != CACHE_IDLE;
+	out->state = cache_entry_asset_state(e);
 }
 
 int cache_get(struct cache *c, const char *name, struct cache_info *out)
@@ -241,9 +273,23 @@ int cache_get(struct cache *c, const char *name, struct cache_info *out)
 	struct cache_entry *e = cache_entry_find(c, name);
 
 	if (e == NULL || !cache_entry_visible(e))
-		return -ENOENT;
+		return c->indexed ? -ENOENT : -EAGAIN;
 	cache_info_fill(e, out);
 	return 0;
+}
+
+int cache_use(struct cache *c, const char *name, struct cache_info *out)
+{
+	int rc = cache_get(c, name, out);
+
+	if (rc == 0 && out->asset != NULL)
+		cache_mem_touch(c, cache_entry_find(c, name));
+	return rc;
+}
+
+bool cache_indexed(const struct cache *c)
+{
+	return c->indexed;
 }
 
 /* The name index, ready to read; rebuilt from the table when it lost a
@@ -341,7 +387,7 @@ int cache_reload(struct cache *c, const char *name)
 		e->dirty = true;
 		return 0;
 	}
-	cache_entry_queue_add(c, e, true);
+	cache_entry_queue_add(c, e, true, true);
 	cache_entry_pump(c);
 	return 0;
 }
@@ -376,6 +422,7 @@ void cache_stats(const struct cache *c, struct cache_stats *out)
 		if (cache_entry_visible(e)) {
 			out->assets++;
 			out->failing += e->error != NULL;
+			out->states[cache_entry_asset_state(e)]++;
 		}
 		if (e->asset != NULL) {
 			const struct asset_memory *m = &e->asset->memory;
@@ -398,6 +445,20 @@ void cache_stats(const struct cache *c, struct cache_stats *out)
 	out->walking = c->scan != NULL || c->scan_full || c->scan_root_count > 0;
 	out->scans = c->scans;
 	out->loads = c->loads;
+	out->indexed = c->indexed;
+	out->demand_loads = c->demand_loads;
+	out->evictions = c->evictions;
+	out->dropped = c->dropped;
+	out->max_memory = c->max_memory;
+	out->over_cap = c->max_memory != 0 && c->mem_total > c->max_memory;
+}
+
+void cache_set_max_memory(struct cache *c, uint64_t max_memory)
+{
+	if (c->closing || c->max_memory == max_memory)
+		return;
+	c->max_memory = max_memory;
+	cache_mem_settle(c, NULL, true);
 }
 
 void cache_close(struct cache *c, void (*close_cb)(void *data))
@@ -408,11 +469,13 @@ void cache_close(struct cache *c, void (*close_cb)(void *data))
 	c->close_cb = close_cb;
 	if (c->scan != NULL)
 		scan_cancel(c->scan);
+	cache_wait_close(c);
 	cache_entry_drop_all(c);
 	watcher_close(c->watcher, cache_watcher_closed, c);
 	uv_close((uv_handle_t *)&c->rescan_timer, cache_handle_closed);
 	uv_close((uv_handle_t *)&c->dircheck_timer, cache_handle_closed);
 	uv_close((uv_handle_t *)&c->root_poll, cache_handle_closed);
+	uv_close((uv_handle_t *)&c->cap_timer, cache_handle_closed);
 	if (c->root_watch != NULL)
 		root_watch_close(c->root_watch, cache_watcher_closed, c);
 }

@@ -14,6 +14,10 @@
  *                  directories and their watches, the notes told once)
  *   cache_watch.c  the watcher's events (watcher.h), a directory's watch,
  *                  and the root's own: gone, back, or swapped
+ *   cache_wait.c   names wanted by requests: waiters on the index and on
+ *                  entries, called when what they wait for has an outcome
+ *   cache_mem.c    what is in memory: the live versions' total, the least
+ *                  recently used order, the cap and its evictions
  *
  * The seam: cache_entry.c holds the table and its loads, and knows of
  * walks and watches only two requests a load's outcome makes (a walk of a
@@ -57,6 +61,13 @@ enum cache_state {
 };
 
 struct cache_load;
+struct cache_entry;
+
+/* A load queue: background loads, or those wanted by requests (first). */
+struct cache_queue {
+	struct cache_entry *head, *tail;
+	size_t count;
+};
 
 /* Names of files, a list that grows. */
 struct cache_names {
@@ -99,6 +110,19 @@ struct cache_entry {
 	bool timer_closed;
 	struct cache_load *job;
 	struct cache_entry *q_prev, *q_next;
+	bool q_wanted;                  /* queued in c->wanted, not c->background */
+
+	/* Indexed: a walk listed the file, or a load reached it; what users
+	 * may see (cache_entry_visible).  Evicted: a good version (generation,
+	 * live_hash) is not in memory for the cap, and loads again when
+	 * wanted. */
+	bool indexed;
+	bool evicted;
+	struct cache_waiter *waiters;   /* requests waiting for its outcome */
+	/* In memory (asset != NULL): its place in c->lru and its bytes
+	 * (asset->memory.total); evicted: the bytes it took. */
+	struct cache_entry *lru_prev, *lru_next;
+	uint64_t mem_bytes;
 };
 
 struct cache {
@@ -128,8 +152,24 @@ struct cache {
 	struct scan_req *scan;          /* the one walk in flight, or NULL */
 	bool scan_is_startup;
 
-	struct cache_entry *q_head, *q_tail;
+	struct cache_queue wanted, background;
 	size_t queued, running;
+	uint64_t demand_loads;          /* loads started from c->wanted */
+
+	/* cache_wait.c: requests waiting for the start-up walk. */
+	bool indexed;
+	struct cache_waiter *index_waiters;
+
+	/* cache_mem.c: what is in memory. */
+	uint64_t max_memory;            /* 0: no cap */
+	uint64_t mem_total;             /* the live versions' memory.total */
+	uint64_t evicted_bytes;         /* what the evicted versions took */
+	struct cache_entry *lru_head, *lru_tail;        /* least recently used first */
+	size_t resident;
+	uint64_t evictions, dropped;
+	bool cap_reached;               /* told to the log; until everything fits again */
+	bool over_cap;                  /* in use alone is over the cap; told to the log */
+	uv_timer_t cap_timer;           /* while over the cap: is less in use now? */
 
 	bool started, ready;
 	cache_ready_cb ready_cb;
@@ -172,10 +212,19 @@ void cache_release(struct cache *c);
  * started have an outcome; until then, nothing. */
 void cache_ready_check(struct cache *c);
 
+/* The start-up walk is over (reconciled, or given up for a root replaced
+ * meanwhile): the index is complete; waiters on it are served and the
+ * `indexed` event reports it.  Once. */
+void cache_index_complete(struct cache *c);
+
 /* ---- cache_entry.c ------------------------------------------------------ */
 
-/* True if the entry has a live version or an error: what users may see. */
+/* True if the entry is indexed, or has a live version or an error: what
+ * users may see. */
 bool cache_entry_visible(const struct cache_entry *e);
+
+/* Its public state (cache.h). */
+enum cache_asset_state cache_entry_asset_state(const struct cache_entry *e);
 
 /* The entry named name in the table, or NULL. */
 struct cache_entry *cache_entry_find(struct cache *c, const char *name);
@@ -195,11 +244,13 @@ void cache_entry_drop_all(struct cache *c);
  * running load dirty (another follows it). */
 void cache_entry_touch(struct cache *c, struct cache_entry *e);
 
-/* Puts e in the load queue now, at the front (a forced reload) or the
- * back; cache_entry_pump starts it. */
-void cache_entry_queue_add(struct cache *c, struct cache_entry *e, bool front);
+/* Puts e in a load queue now: the wanted one (before every background
+ * load) or the background one, at its front (a forced reload) or back;
+ * cache_entry_pump starts it.  A wanted entry stays in the wanted queue. */
+void cache_entry_queue_add(struct cache *c, struct cache_entry *e, bool wanted, bool front);
 
-/* Starts queued loads while a slot is free and the root is there. */
+/* Starts queued loads while a slot is free and the root is there: wanted
+ * ones in every slot, background ones in all but one. */
 void cache_entry_pump(struct cache *c);
 
 /* Touches every entry whose last load read path (a glTF's .bin, found or
@@ -209,6 +260,42 @@ bool cache_entry_touch_readers(struct cache *c, const char *path);
 
 /* Calls the event callback for ev about e, if set; it may close the cache. */
 void cache_entry_emit(struct cache *c, enum cache_event ev, struct cache_entry *e);
+
+/* ---- cache_wait.c ------------------------------------------------------- */
+
+/* Calls every waiter of e: with its asset if it has one, else NULL (the
+ * load failed, or e is going).  Waiters added meanwhile wait on. */
+void cache_wait_fire(struct cache *c, struct cache_entry *e);
+
+/* The start-up walk is reconciled: the index is complete.  Waiters on the
+ * index wait on for a load, or are called. */
+void cache_wait_indexed(struct cache *c);
+
+/* For cache_close: every waiter on the index is called with NULL (those
+ * on entries are, as their entries are dropped). */
+void cache_wait_close(struct cache *c);
+
+/* ---- cache_mem.c -------------------------------------------------------- */
+
+/* The live version of e becomes a (or NULL): the old one is unref'd, the
+ * total and the least recently used order follow.  A new version takes
+ * the old one's place in that order, or comes first (least recent) for
+ * a background load, last for one that was wanted. */
+void cache_mem_set(struct cache *c, struct cache_entry *e, struct asset *a, bool wanted);
+
+/* A request uses e: it becomes the most recently used. */
+void cache_mem_touch(struct cache *c, struct cache_entry *e);
+
+/* After a load made e live (or NULL: after the cap changed, or for the
+ * periodic look while over it): back under the cap.  A background load
+ * (not wanted) over it is dropped itself; otherwise the least recently
+ * used assets nobody holds are evicted, e spared.  What is in use alone
+ * may stay over: then the log says so once, and a timer looks again. */
+void cache_mem_settle(struct cache *c, struct cache_entry *e, bool wanted);
+
+/* e leaves the table (removed, or the root gone): its bytes, whether live
+ * or evicted, are no longer counted. */
+void cache_mem_forget(struct cache *c, struct cache_entry *e);
 
 /* ---- cache_scan.c ------------------------------------------------------- */
 

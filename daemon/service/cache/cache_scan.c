@@ -200,17 +200,28 @@ static void cache_scan_file(struct cache *c, const struct scan_file *f, bool sta
 			cache_log(c, LOG_WARNING, "%s: out of memory", f->name);
 			return;
 		}
+		/* Listed: requests find it from now on, before its load. */
+		e->indexed = true;
 		if (startup) {
 			e->startup = true;
 			c->startup_pending++;
-			cache_entry_queue_add(c, e, false);
+			cache_entry_queue_add(c, e, false, false);
 		} else {
 			cache_entry_touch(c, e);
 		}
 		return;
 	}
+	e->indexed = true;
 	if (e->seen_valid && scan_stat_equal(&e->seen, &f->st))
 		return;
+	if (e->state == CACHE_IDLE && e->evicted && e->asset == NULL && e->error == NULL &&
+	    e->waiters == NULL) {
+		/* Evicted, and nobody wants it: the index is all that changes
+		 * (the walk proves it is there; its bytes are read when wanted). */
+		e->seen = f->st;
+		e->seen_valid = true;
+		return;
+	}
 	if (e->state == CACHE_IDLE || (e->state == CACHE_LOADING && e->seen_valid)) {
 		/* If the load cannot even open the file (permissions), this is
 		 * the identity the next walk compares with: one retry per
@@ -338,8 +349,11 @@ static void cache_scan_done(struct scan_req *req, const struct scan_result *r, v
 	if (!c->closing && r->status != -ECANCELED && c->scan_root_gen != c->root_gen) {
 		/* A walk of a root that has gone or been replaced since: its
 		 * findings are about the old directory.  (A walk of the new
-		 * one has been asked for.) */
+		 * one has been asked for, and finds what requests want: the
+		 * index is what it is.) */
 		c->scan_is_startup = false;
+		if (startup)
+			cache_index_complete(c);
 		cache_scan_kick(c);
 		cache_ready_check(c);
 	} else if (!c->closing && r->status != -ECANCELED) {
@@ -352,9 +366,12 @@ static void cache_scan_done(struct scan_req *req, const struct scan_result *r, v
 		}
 		cache_scan_reconcile(c, r, startup);
 		c->scan_is_startup = false;
+		/* What requests wait for goes before the background loads. */
+		if (startup)
+			cache_index_complete(c);
 		cache_entry_pump(c);
 		cache_scan_kick(c);
-		if (startup)
+		if (startup && !c->closing)
 			cache_ready_check(c);
 	}
 	/* Last: it may free a closing cache. */

@@ -1,6 +1,7 @@
 #include "daemon/service/cache/watcher.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,16 @@ struct watch {
 	char name[];                    /* relative to the root */
 };
 
+/* How many watches are strictly below a name (watched or not): a removal
+ * that finds nothing there, as every new directory's at start does, costs
+ * one lookup instead of a pass over every watch, which made a start on a
+ * tree of N folders take N^2 steps. */
+struct watch_below {
+	struct strmap_node node;
+	size_t count;
+	char name[];
+};
+
 struct watcher {
 	uv_loop_t *loop;
 	char *root;
@@ -37,6 +48,8 @@ struct watcher {
 	void *data;
 	struct strmap dirs;             /* name -> struct watch */
 	struct strmap wds;              /* wd_key -> struct watch */
+	struct strmap below;            /* name -> struct watch_below, where nonzero */
+	bool below_unknown;             /* a count could not be kept: never trust them */
 	int closing;
 	void (*close_cb)(void *data);
 	void *close_data;
@@ -59,12 +72,63 @@ static struct watch *watcher_find_wd(const struct watcher *w, int wd)
 	return n != NULL ? strmap_container_of(n, struct watch, by_wd) : NULL;
 }
 
+static size_t watcher_below(const struct watcher *w, const char *dir)
+{
+	struct strmap_node *n = strmap_find(&w->below, dir);
+
+	return n != NULL ? strmap_container_of(n, struct watch_below, node)->count : 0;
+}
+
+/* A watch of dir comes (+1) or goes (-1): every name above it counts it. */
+static void watcher_count_below(struct watcher *w, const char *dir, int delta)
+{
+	char up[ASSET_PATH_MAX + 1];
+
+	if (dir[0] == '\0' || snprintf(up, sizeof up, "%s", dir) >= (int)sizeof up) {
+		if (dir[0] != '\0')
+			w->below_unknown = true;
+		return;
+	}
+	do {
+		struct strmap_node *n;
+		struct watch_below *b;
+		size_t len;
+
+		if (asset_path_parent(up, up, sizeof up) < 0) {
+			w->below_unknown = true;
+			return;
+		}
+		n = strmap_find(&w->below, up);
+		if (n == NULL && delta > 0) {
+			len = strlen(up);
+			b = calloc(1, sizeof *b + len + 1);
+			if (b == NULL) {
+				w->below_unknown = true;
+				return;
+			}
+			memcpy(b->name, up, len + 1);
+			strmap_insert(&w->below, &b->node, b->name);
+			n = &b->node;
+		}
+		if (n == NULL)
+			continue;
+		b = strmap_container_of(n, struct watch_below, node);
+		if (delta > 0) {
+			b->count++;
+		} else if (--b->count == 0) {
+			strmap_remove(&w->below, &b->node);
+			free(b);
+		}
+	} while (up[0] != '\0');
+}
+
 /* Forgets a watch; rm: also tell the kernel (not when it has dropped the
  * watch itself, or when the descriptor now belongs to another record). */
 static void watcher_stop(struct watcher *w, struct watch *wa, bool rm)
 {
 	strmap_remove(&w->dirs, &wa->by_name);
 	strmap_remove(&w->wds, &wa->by_wd);
+	watcher_count_below(w, wa->name, -1);
 	if (rm)
 		inotify_rm_watch(w->fd, wa->wd);
 	free(wa);
@@ -74,12 +138,21 @@ static void watcher_stop(struct watcher *w, struct watch *wa, bool rm)
  * (-1: none) stays with the kernel. */
 static size_t watcher_remove_except(struct watcher *w, const char *dir, int keep_wd)
 {
+	struct watch *self = watcher_find(w, dir);
+	size_t below = watcher_below(w, dir), removed = 0, total;
 	struct strmap_node *n, *next;
-	size_t removed = 0;
 
+	total = below + (self != NULL);
+	if (!w->below_unknown && below == 0) {
+		if (self != NULL)
+			watcher_stop(w, self, self->wd != keep_wd);
+		return total;
+	}
 	for (n = strmap_next(&w->dirs, NULL); n != NULL; n = next) {
 		struct watch *wa = strmap_container_of(n, struct watch, by_name);
 
+		if (!w->below_unknown && removed == total)
+			break;
 		next = strmap_next(&w->dirs, n);
 		if (asset_path_within(wa->name, dir)) {
 			watcher_stop(w, wa, wa->wd != keep_wd);
@@ -168,6 +241,11 @@ int watcher_new(uv_loop_t *loop, const char *root, watcher_event_cb cb, void *da
 		strmap_fini(&w->dirs);
 		goto nomem;
 	}
+	if (strmap_init(&w->below) < 0) {
+		strmap_fini(&w->wds);
+		strmap_fini(&w->dirs);
+		goto nomem;
+	}
 	w->loop = loop;
 	w->cb = cb;
 	w->data = data;
@@ -175,6 +253,7 @@ int watcher_new(uv_loop_t *loop, const char *root, watcher_event_cb cb, void *da
 	rc = w->fd < 0 ? -errno : uv_poll_init(loop, &w->poll, w->fd);
 	if (rc < 0) {
 		/* Not a handle of the loop yet: undone here. */
+		strmap_fini(&w->below);
 		strmap_fini(&w->wds);
 		strmap_fini(&w->dirs);
 		if (w->fd >= 0)
@@ -243,6 +322,7 @@ int watcher_add(struct watcher *w, const char *dir, uint64_t dev, uint64_t ino)
 	snprintf(wa->wd_key, sizeof wa->wd_key, "%d", wd);
 	strmap_insert(&w->dirs, &wa->by_name, wa->name);
 	strmap_insert(&w->wds, &wa->by_wd, wa->wd_key);
+	watcher_count_below(w, wa->name, +1);
 	return 0;
 }
 
@@ -292,10 +372,15 @@ static void watcher_closed(uv_handle_t *h)
 		next = strmap_next(&w->dirs, n);
 		free(strmap_container_of(n, struct watch, by_name));
 	}
+	for (n = strmap_next(&w->below, NULL); n != NULL; n = next) {
+		next = strmap_next(&w->below, n);
+		free(strmap_container_of(n, struct watch_below, node));
+	}
 	/* Closing the instance drops every watch at once. */
 	close(w->fd);
 	if (w->close_cb != NULL)
 		w->close_cb(w->close_data);
+	strmap_fini(&w->below);
 	strmap_fini(&w->wds);
 	strmap_fini(&w->dirs);
 	free(w->root);

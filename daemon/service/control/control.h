@@ -17,6 +17,7 @@
 #include "daemon/service/base/config.h"
 
 struct cache;
+struct hold;
 struct instances;
 struct listener;
 struct pending_reload;
@@ -31,6 +32,17 @@ struct control {
 	struct streams *streams;
 	struct listener *listener;      /* NULL once closed */
 	struct pending_reload *reloads; /* assets.reload requests waiting (reloads.h) */
+	/* Requests waiting for the assets they name to load (holds.h): those
+	 * waiting, those ready to be served again, and what the handler being
+	 * dispatched found (lookup.h). */
+	struct hold *holds_waiting, *holds_ready, *holds_ready_tail;
+	size_t holds_count;
+	bool holds_open;
+	uv_timer_t holds_timer;         /* their deadlines */
+	uv_timer_t holds_kick;          /* serves the ready ones, next turn of the loop */
+	bool dispatch_waits;            /* the handler met a name not in memory yet */
+	char *dispatch_wait_name;       /* which (NULL: the index) */
+	uint64_t dispatch_deadline_ms;  /* a request served again: its first deadline */
 	bool stopping;                  /* requests are answered shutting_down */
 	/* For `status`. */
 	int64_t started_ns;             /* monotonic */
@@ -45,6 +57,7 @@ struct control {
 	uint64_t asset_reloads;         /* asset.reloaded */
 	uint64_t asset_errors;          /* asset.error: a failed parse */
 	uint64_t asset_removals;        /* asset.removed */
+	uint64_t requests_waited;       /* requests that waited for a load (status) */
 	uint32_t monitors;              /* connections that asked for `monitor` */
 };
 

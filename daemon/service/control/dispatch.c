@@ -3,6 +3,7 @@
 #include <stdbool.h>
 
 #include "daemon/service/base/log.h"
+#include "daemon/service/control/holds.h"
 
 /* Indexed by enum proto_method: the method table and PROTOCOL.md agree
  * (a unit test checks every method has a handler). */
@@ -61,7 +62,8 @@ void dispatch_send_result(struct session *s, uint32_t msgid, const struct rpc_ou
 	session_out_done(s);
 }
 
-void dispatch_request(struct session *s, const struct rpc_request *req)
+void dispatch_request(struct session *s, const struct rpc_request *req, const char *raw,
+		      size_t raw_len)
 {
 	struct rpc_error err;
 	struct rpc_args args;
@@ -79,7 +81,15 @@ void dispatch_request(struct session *s, const struct rpc_request *req)
 		if (!deferring[req->method])
 			rpc_put_response(out, req->msgid);
 		session_dispatch_begin(s);
+		s->ctl->dispatch_waits = false;
 		r = handlers[req->method](s, req, &args, out, &err);
+		/* An asset it names is not in memory yet: the request waits for
+		 * it, and is served again (or, if it cannot wait, answered as
+		 * the lookup said). */
+		if (r == DISPATCH_ERROR && s->ctl->dispatch_waits &&
+		    holds_add(s, req, raw, raw_len, &err) == 0)
+			r = DISPATCH_DEFERRED;
+		s->ctl->dispatch_waits = false;
 	}
 	if (r == DISPATCH_REPLY && rpc_out_failed(out)) {
 		rpc_error_format(&err, PROTO_ERR_INTERNAL, "%s: out of memory for the reply",

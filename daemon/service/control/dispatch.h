@@ -3,7 +3,9 @@
  *
  * Handlers validate every argument (through rpc_args_*) before they change
  * anything, then pack exactly one result object.  A handler may also defer
- * its reply (assets.reload answers when the reload has happened).
+ * its reply (assets.reload answers when the reload has happened).  One that
+ * looks an asset up (lookup.h) must change nothing before its lookups: a
+ * request that waits for a load is served again from the start.
  */
 #ifndef ANIMD_DISPATCH_H
 #define ANIMD_DISPATCH_H
@@ -27,8 +29,11 @@ typedef enum dispatch_result (*method_fn)(struct session *s, const struct rpc_re
  * proto_method_names and PROTOCOL.md agree.) */
 bool dispatch_handles(enum proto_method m);
 
-/* Serve one request: call its handler and send the reply. */
-void dispatch_request(struct session *s, const struct rpc_request *req);
+/* Serve one request: call its handler and send the reply, or hold the
+ * request (holds.h: raw_len bytes at raw are the message, kept to serve it
+ * again) when the handler found an asset it names not in memory yet. */
+void dispatch_request(struct session *s, const struct rpc_request *req, const char *raw,
+		      size_t raw_len);
 
 /* The handlers, one file per family. */
 enum dispatch_result method_hello(struct session *, const struct rpc_request *, struct rpc_args *, struct rpc_out *, struct rpc_error *);

@@ -29,7 +29,7 @@ static void pack_error_field(struct rpc_out *out, const char *error)
 
 static void assets_pack_one(struct rpc_out *out, const struct cache_info *in)
 {
-	rpc_put_map(out, 5);
+	rpc_put_map(out, 6);
 	rpc_put_lit(out, "asset");
 	rpc_put_cstr(out, in->name);
 	rpc_put_lit(out, "format");
@@ -39,6 +39,8 @@ static void assets_pack_one(struct rpc_out *out, const struct cache_info *in)
 	rpc_put_lit(out, "ok");
 	rpc_put_bool(out, in->asset != NULL);
 	pack_error_field(out, in->error);
+	rpc_put_lit(out, "state");
+	rpc_put_cstr(out, cache_asset_state_name(in->state));
 }
 
 /*
@@ -75,6 +77,9 @@ enum dispatch_result method_assets_list(struct session *s, const struct rpc_requ
 				 PROTO_ASSETS_LIST_MAX_LIMIT, limit);
 		return DISPATCH_ERROR;
 	}
+	/* Every name, from the first moment: it waits for the start-up walk. */
+	if (lookup_index(s->ctl, "assets.list", err) < 0)
+		return DISPATCH_ERROR;
 	paged = has_cursor > 0 || has_limit > 0;
 	max = paged ? limit : SIZE_MAX;
 	if (cursor.len > 0)
@@ -180,9 +185,11 @@ enum dispatch_result method_assets_reload(struct session *s, const struct rpc_re
 	rpc_args_string(args, "asset", RPC_REQUIRED, PROTO_MAX_ASSET_NAME_BYTES, &name);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
+	if (lookup_index(s->ctl, "assets.reload", err) < 0)
+		return DISPATCH_ERROR;
 	/* Loads of one file coalesce in the cache; what a connection can keep
 	 * waiting is bounded here. */
-	if (s->deferred >= PROTO_MAX_PENDING_RELOADS) {
+	if (s->deferred - s->waiting >= PROTO_MAX_PENDING_RELOADS) {
 		rpc_error_format(err, PROTO_ERR_LIMIT,
 				 "assets.reload: %u reloads of this connection are already waiting",
 				 PROTO_MAX_PENDING_RELOADS);

@@ -67,7 +67,7 @@ static void status_put_memory(struct control *ctl, const struct cache_stats *cs,
 	uint64_t instances = instances_bytes(ctl->instances);
 	uint64_t connections = listener_session_bytes(ctl->listener);
 
-	rpc_put_map(out, 6);
+	rpc_put_map(out, 7);
 	rpc_put_lit(out, "total");
 	rpc_put_uint(out, cs->memory.total + streams + instances + connections);
 	rpc_put_lit(out, "assets");
@@ -96,6 +96,8 @@ static void status_put_memory(struct control *ctl, const struct cache_stats *cs,
 	rpc_put_uint(out, streams);
 	rpc_put_lit(out, "streams_budget");
 	rpc_put_uint(out, streams_budget(ctl->streams));
+	rpc_put_lit(out, "assets_cap");
+	rpc_put_uint(out, cs->max_memory);
 	rpc_put_lit(out, "instances");
 	rpc_put_uint(out, instances);
 	rpc_put_lit(out, "connections");
@@ -121,7 +123,7 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_lit(out, "asset_root");
 	rpc_put_cstr(out, cache_root(ctl->cache));
 	rpc_put_lit(out, "assets");
-	rpc_put_map(out, 5);
+	rpc_put_map(out, 13);
 	rpc_put_lit(out, "count");
 	rpc_put_uint(out, cs.assets);
 	rpc_put_lit(out, "failing");
@@ -132,6 +134,26 @@ enum dispatch_result method_status(struct session *s, const struct rpc_request *
 	rpc_put_uint(out, cs.directories);
 	rpc_put_lit(out, "unservable");
 	rpc_put_uint(out, cs.unservable);
+	rpc_put_lit(out, "indexed");
+	rpc_put_bool(out, cs.indexed);
+	rpc_put_lit(out, "states");
+	rpc_put_map(out, CACHE_ASSET_STATE_COUNT);
+	for (int st = 0; st < CACHE_ASSET_STATE_COUNT; st++) {
+		rpc_put_cstr(out, cache_asset_state_name((enum cache_asset_state)st));
+		rpc_put_uint(out, cs.states[st]);
+	}
+	rpc_put_lit(out, "on_demand_loads");
+	rpc_put_uint(out, cs.demand_loads);
+	rpc_put_lit(out, "evictions");
+	rpc_put_uint(out, cs.evictions);
+	rpc_put_lit(out, "dropped");
+	rpc_put_uint(out, cs.dropped);
+	rpc_put_lit(out, "over_cap");
+	rpc_put_bool(out, cs.over_cap);
+	rpc_put_lit(out, "waiting");
+	rpc_put_uint(out, ctl->holds_count);
+	rpc_put_lit(out, "waited");
+	rpc_put_uint(out, ctl->requests_waited);
 	rpc_put_lit(out, "instances");
 	rpc_put_uint(out, instances_count(ctl->instances));
 	rpc_put_lit(out, "connections");

@@ -77,7 +77,7 @@ static void session_closed(uv_handle_t *h)
 size_t session_bytes(const struct session *s)
 {
 	return sizeof *s + s->dec.cap + s->out.cap + s->held.cap + s->queued +
-	       (s->fd_msg != NULL ? s->fd_msg_len : 0);
+	       (s->fd_msg != NULL ? s->fd_msg_len : 0) + s->waiting_bytes;
 }
 
 /* Closes that are part of a connection's ordinary life are logged at
@@ -451,7 +451,7 @@ static unsigned session_drain(struct session *s)
 			/* With no monitor attached, this test is all it costs. */
 			if (s->ctl->monitors != 0)
 				monitor_request(s, &req);
-			dispatch_request(s, &req);
+			dispatch_request(s, &req, msg.data, msg.size);
 		} else if (rc < 0) {
 			session_send_error(s, &err);
 		}

@@ -65,7 +65,10 @@ struct session {
 	uint64_t last_rx_ms;            /* bytes last arrived */
 	uint64_t partial_since_ms;      /* the request now arriving began; 0: none */
 	uint64_t tx_stall_since_ms;     /* output waiting and none of it taken since; 0: none */
-	uint32_t deferred;              /* requests whose reply comes later (assets.reload) */
+	uint32_t deferred;              /* requests whose reply comes later (assets.reload,
+					   and those waiting for a load) */
+	uint32_t waiting;               /* of which waiting for a load (holds.h) */
+	size_t waiting_bytes;           /* their requests' bytes, kept to serve them again */
 	uint64_t requests;              /* requests dispatched (stats) */
 	bool monitor;                   /* sent every other connection's requests (monitor.h) */
 	/* A request's handler is running (session_dispatch_begin): its reply
