@@ -1,6 +1,6 @@
 /*
  * animd sample FILE [--mesh MESH] [--clip NAME] (--time SECONDS | --bind)
- *              [--weights] [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
+ *              [--skin-weights] [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
  *              [--space local|model|skin|vertices|camera|emitters|attachments|weights]
  *              [--loop MODE]
  *              [--root-motion raw|in_place] [--json]
@@ -71,7 +71,7 @@ static json_t *sample_triangles_json(const struct mesh *m)
 }
 
 /* {"counts", "joints", "values"}: vertex v's influences are the next
- * counts[v] joints and weights (the socket's "weights", pose_pack.c). */
+ * counts[v] joints and weights (the socket's "skin_weights", pose_pack.c). */
 static json_t *sample_weights_json(const struct mesh *m)
 {
 	json_t *counts = json_array(), *joints = json_array(), *values = json_array();
@@ -111,7 +111,7 @@ static json_t *sample_meshes_json(const struct sample_request *q, const struct s
 		}
 		json_object_set_new(o, "triangles", sample_triangles_json(m));
 		if (q->weights)
-			json_object_set_new(o, "weights", sample_weights_json(m));
+			json_object_set_new(o, "skin_weights", sample_weights_json(m));
 		json_array_append_new(meshes, o);
 	}
 	return meshes;
@@ -247,7 +247,7 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 				printf("  %6u %12.6f %12.6f %12.6f", v, p.x, p.y, p.z);
 				for (uint32_t k = m->first_influence[v];
 				     q->weights && k < m->first_influence[v + 1]; k++)
-					printf(" %s%u:%g", k == m->first_influence[v] ? " weights " : "",
+					printf(" %s%u:%g", k == m->first_influence[v] ? " skin_weights " : "",
 					       m->influences[k].joint, m->influences[k].weight);
 				printf("\n");
 			}
@@ -278,10 +278,10 @@ static void sample_usage(FILE *f)
 		"                    [--space local|model|skin|vertices|camera|emitters|attachments|weights]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
 		"                    [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...\n"
-		"                    [--weights]\n"
+		"                    [--skin-weights]\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
 		"  wraps for looping clips.  --bind gives the bind pose instead (the pose the\n"
-		"  meshes were bound in; no clip).  --weights (with --space vertices) adds\n"
+		"  meshes were bound in; no clip).  --skin-weights (with --space vertices) adds\n"
 		"  each vertex's joints and skin weights (--space weights is another thing: a\n"
 		"  glTF's morph-target weights).  --mesh supplies the bind pose and\n"
 		"  vertices for an md5anim.  Default space: camera for cameras, else model.  M2 global\n"
@@ -423,7 +423,7 @@ int offline_sample(int argc, char **argv)
 		{ "mask", required_argument, NULL, 'k' },
 		{ "ref", required_argument, NULL, 'f' },
 		{ "bind", no_argument, NULL, 'B' },
-		{ "weights", no_argument, NULL, 'W' },
+		{ "skin-weights", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -520,7 +520,7 @@ int offline_sample(int argc, char **argv)
 		goto out;
 	}
 	if (q.weights && q.space != SPACE_VERTICES) {
-		fprintf(stderr, "animd sample: --weights come with --space vertices\n");
+		fprintf(stderr, "animd sample: --skin-weights come with --space vertices\n");
 		rc = EXIT_USAGE;
 		goto out;
 	}

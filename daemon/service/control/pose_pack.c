@@ -126,7 +126,7 @@ static void pack_meshes(struct rpc_out *out, const struct sample_request *q,
 				rpc_put_uint(out, m->triangles[t][k]);
 		}
 		if (q->weights) {
-			rpc_put_lit(out, "weights");
+			rpc_put_lit(out, "skin_weights");
 			pack_weights(out, m);
 		}
 	}
