@@ -841,6 +841,17 @@ typedef struct animc_mesh_pose {
 					   for MD5), or NULL when the mesh has none */
 } animc_mesh_pose;
 
+/* One mesh's influences (sample with ANIMC_SAMPLE_SKIN_WEIGHTS): vertex v's
+ * are the next counts[v] entries of joints and values, vertex after vertex.
+ * values are the file's own, not normalised (animc_sample(3)). */
+typedef struct animc_skin_weights {
+	size_t vertex_count;
+	const uint32_t *counts;
+	size_t influence_count;         /* the sum of counts */
+	const uint32_t *joints;         /* indices into the skeleton's joints */
+	const float *values;
+} animc_skin_weights;
+
 /* The result of animc_sample: one evaluated pose. */
 typedef struct animc_pose {
 	const char *asset;
@@ -869,6 +880,9 @@ typedef struct animc_pose {
 	size_t weight_count;
 	const float *weights;           /* each morph weight's value */
 	const char *const *weight_names;        /* and its name */
+	/* Appended in 1.1: with ANIMC_SAMPLE_SKIN_WEIGHTS, mesh_count entries,
+	 * one per mesh in order; else NULL. */
+	const animc_skin_weights *skin_weights;
 } animc_pose;
 
 /* ====================================================================
@@ -1180,10 +1194,19 @@ typedef struct animc_sample_opts {
 	 * array of layer_count pointers; NULL and 0 for none. */
 	const animc_sample_layer *const *layers;
 	size_t layer_count;
+	/* Appended in 1.1, in room kept for it: ANIMC_SAMPLE_* bits. */
+	unsigned flags;
 	/* Room for fields added later without changing this struct's size:
 	 * leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[2];
+	void *reserved[1];
 } animc_sample_opts;
+
+/* animc_sample_opts.flags (1.1).  BIND: the bind pose, the pose the meshes
+ * were bound in (sample's "bind"; time, clip, loop, root_motion and layers
+ * are not sent).  SKIN_WEIGHTS: with the vertices space, each mesh's
+ * influences in animc_pose.skin_weights (sample's "skin_weights"). */
+#define ANIMC_SAMPLE_BIND               (1u << 0)
+#define ANIMC_SAMPLE_SKIN_WEIGHTS       (1u << 1)
 
 /* `sample`: evaluate one pose without creating an instance. */
 ANIMC_API int animc_sample(animc_client *c, const animc_sample_opts *o, animc_pose **out);

@@ -657,6 +657,26 @@ static int sample_enum(const char *what, const char *s, int (*lookup)(const char
 	return 0;
 }
 
+/* A mesh's "skin_weights" as the daemon sends them. */
+static void sample_json_skin_weights(struct json *j, const animc_skin_weights *w)
+{
+	json_key(j, "skin_weights");
+	json_obj(j);
+	json_key(j, "counts");
+	json_arr(j);
+	for (size_t v = 0; v < w->vertex_count; v++)
+		json_uint(j, w->counts[v]);
+	json_arr_end(j);
+	json_key(j, "joints");
+	json_arr(j);
+	for (size_t k = 0; k < w->influence_count; k++)
+		json_uint(j, w->joints[k]);
+	json_arr_end(j);
+	json_key(j, "values");
+	json_floats(j, w->values, w->influence_count);
+	json_obj_end(j);
+}
+
 static void sample_json(const animc_pose *p)
 {
 	struct json j;
@@ -753,6 +773,8 @@ static void sample_json(const animc_pose *p)
 			for (size_t v = 0; v < p->meshes[i].vertex_count; v++)
 				json_floats(&j, p->meshes[i].positions + 3 * v, 3);
 			json_arr_end(&j);
+			if (p->skin_weights != NULL)
+				sample_json_skin_weights(&j, &p->skin_weights[i]);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
@@ -802,10 +824,16 @@ static void sample_text(const animc_pose *p)
 		       p->camera_orientation[3], p->camera_fov);
 		return;
 	}
-	for (size_t i = 0; i < p->mesh_count; i++)
-		printf("mesh %s: %zu %s (--json prints them)\n", escape_text(p->meshes[i].name),
+	for (size_t i = 0; i < p->mesh_count; i++) {
+		printf("mesh %s: %zu %s", escape_text(p->meshes[i].name),
 		       p->meshes[i].vertex_count,
 		       print_noun(p->meshes[i].vertex_count, "vertex", "vertices"));
+		if (p->skin_weights != NULL)
+			printf(", %zu %s", p->skin_weights[i].influence_count,
+			       print_noun(p->skin_weights[i].influence_count, "influence",
+					  "influences"));
+		puts(" (--json prints them)");
+	}
 	for (size_t i = 0; i < p->emitter_count; i++) {
 		const animc_emitter_pose *e = &p->emitters[i];
 
@@ -880,20 +908,25 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
 		"                      [--blend CLIP:SECONDS:WEIGHT | --additive CLIP:SECONDS:WEIGHT\n"
 		"                       [--ref CLIP[:SECONDS]]] [--mask JOINT[:W],...]\n"
+		"       animctl sample ASSET --bind [--mesh MESH] [--space SPACE] [--skin-weights]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"
-		"prints the whole pose as `animd sample --json` does.  --blend puts a layer\n"
+		"prints the whole pose as `animd sample --json` does.  --bind gives the pose\n"
+		"the meshes were bound in (no clip, no time); --skin-weights (vertices\n"
+		"space) adds each vertex's joints and skin weights.  --blend puts a layer\n"
 		"over the pose (CLIP of the asset, ASSET or ASSET#CLIP, at its own time and\n"
 		"weight), --additive one that adds its difference from its first frame (or\n"
 		"--ref CLIP at SECONDS), --mask limits it to joints' subtrees, as animd\n"
 		"sample's options and animctl layer add's do.\n";
 	const char *pos[1], *time = NULL, *clip = NULL, *mesh = NULL, *space = NULL, *loop = NULL,
-		   *root = NULL, *blend = NULL, *additive = NULL, *mask = NULL, *ref = NULL;
+		   *root = NULL, *blend = NULL, *additive = NULL, *mask = NULL, *ref = NULL,
+		   *bind = NULL, *skin_weights = NULL;
 	const struct ctl_opt opts[] = {
 		{ "time", true, &time }, { "clip", true, &clip }, { "mesh", true, &mesh },
 		{ "space", true, &space }, { "loop", true, &loop }, { "root-motion", true, &root },
 		{ "blend", true, &blend }, { "additive", true, &additive }, { "mask", true, &mask },
-		{ "ref", true, &ref },
+		{ "ref", true, &ref }, { "bind", false, &bind },
+		{ "skin-weights", false, &skin_weights },
 		{ NULL, false, NULL },
 	};
 	animc_sample_opts o = { 0 };
@@ -907,12 +940,18 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 
 	if (n < 0)
 		return ctl_args_exit(n);
-	if (time == NULL)
-		return ctl_usage_error("sample", "--time is required");
+	if (bind != NULL && (time != NULL || clip != NULL || loop != NULL || root != NULL ||
+			     blend != NULL || additive != NULL))
+		return ctl_usage_error("sample", "--bind takes no --time, --clip, --loop, "
+				       "--root-motion or layer");
+	if (time == NULL && bind == NULL)
+		return ctl_usage_error("sample", "--time (or --bind) is required");
 	o.asset = pos[0];
 	o.clip = clip;
 	o.mesh = mesh;
-	if (ctl_number("sample", "--time", time, &o.time) < 0)
+	o.flags = (bind != NULL ? ANIMC_SAMPLE_BIND : 0) |
+		  (skin_weights != NULL ? ANIMC_SAMPLE_SKIN_WEIGHTS : 0);
+	if (time != NULL && ctl_number("sample", "--time", time, &o.time) < 0)
 		return EXIT_USAGE;
 	if (space != NULL) {
 		if (sample_enum("space", space, animc_space_lookup, &v) < 0)
