@@ -423,12 +423,13 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRC) $(PROTO_SRC)
 fuzz:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN) $(BUILD)/gen/gen_x_seeds $(BUILD)/gen/gen_stream_seeds \
-	  $(BUILD)/gen/gen_m2_seeds
-	@# Binary and compressed .x seeds, M2 seeds and stream regions come from
-	@# our own writers (the daemon's own layout and writer for streams).
+	  $(BUILD)/gen/gen_m2_seeds $(BUILD)/gen/gen_gltf_seeds
+	@# Binary and compressed .x seeds, M2 and glTF seeds and stream regions
+	@# come from our own writers (the daemon's own layout and writer for streams).
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-x && $(BUILD)/gen/gen_x_seeds $(BUILD)/fuzz/corpus-x
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-stream && $(BUILD)/gen/gen_stream_seeds $(BUILD)/fuzz/corpus-stream
 	$(Q)mkdir -p $(BUILD)/fuzz/corpus-m2 && $(BUILD)/gen/gen_m2_seeds $(BUILD)/fuzz/corpus-m2
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-gltf && $(BUILD)/gen/gen_gltf_seeds $(BUILD)/fuzz/corpus-gltf
 	$(Q)set -e; for f in $(FUZZ_BIN); do tests/fuzz/run-fuzzer.sh $$f $(FUZZ_SECONDS) $(BUILD)/fuzz; done
 
 # The same harnesses built with $(CC) against a main that replays files
@@ -450,7 +451,8 @@ coverage:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory BUILD=$(COV_BUILD) CC=gcc \
 	  OPT="-O0 -g --coverage -fprofile-update=atomic" unit-tests replay \
-	  $(COV_BUILD)/gen/gen_x_seeds $(COV_BUILD)/gen/gen_stream_seeds $(COV_BUILD)/gen/gen_m2_seeds
+	  $(COV_BUILD)/gen/gen_x_seeds $(COV_BUILD)/gen/gen_stream_seeds $(COV_BUILD)/gen/gen_m2_seeds \
+	  $(COV_BUILD)/gen/gen_gltf_seeds
 	$(Q)COV=$(COV_BUILD) FUZZ_WORK=$(BUILD)/fuzz tests/coverage.sh
 
 # What make install puts where, and make uninstall removes: the same lists.

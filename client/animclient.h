@@ -676,6 +676,13 @@ typedef struct animc_asset_info {
 	 * one located line each ("NAME:12:3: note: ..."), none for most files. */
 	size_t note_count;
 	const char *const *notes;
+	/* glTF (appended in 1.1; 0 / NULL otherwise): the morph targets'
+	 * weights, in the order of a WEIGHTS stream's floats: their names
+	 * ("node/target") and their defaults (what a clip does not animate
+	 * holds). */
+	size_t weight_count;
+	const char *const *weight_names;
+	const float *weight_defaults;
 } animc_asset_info;
 
 typedef enum animc_loop {
@@ -701,8 +708,9 @@ typedef enum animc_space {
 	ANIMC_SPACE_EMITTERS,           /* per M2 particle emitter: 3x4 model-space matrix,
 					   the ten parameters (ANIMC_EMITTER_*), enabled,
 					   0: 24 floats */
-	ANIMC_SPACE_ATTACHMENTS         /* per M2 attachment point: an
+	ANIMC_SPACE_ATTACHMENTS,        /* per M2 attachment point: an
 					   animc_attachment_element, 16 floats' room */
+	ANIMC_SPACE_WEIGHTS             /* per glTF morph target weight: 1 float */
 } animc_space;
 
 /* The ten animated parameters of an M2 particle emitter, in the order of
@@ -733,7 +741,7 @@ ANIMC_API const char *animc_space_name(animc_space v);
 ANIMC_API int animc_loop_lookup(const char *name);
 ANIMC_API int animc_root_motion_lookup(const char *name);
 ANIMC_API int animc_space_lookup(const char *name);
-/* Floats per element of a space (10, 12, 12, 3, 8, 24, 16); 0 for DEFAULT. */
+/* Floats per element of a space (10, 12, 12, 3, 8, 24, 16, 1); 0 for DEFAULT. */
 ANIMC_API unsigned animc_space_floats(animc_space v);
 
 typedef enum animc_state {
@@ -833,6 +841,17 @@ typedef struct animc_mesh_pose {
 					   for MD5), or NULL when the mesh has none */
 } animc_mesh_pose;
 
+/* One mesh's influences (sample with ANIMC_SAMPLE_SKIN_WEIGHTS): vertex v's
+ * are the next counts[v] entries of joints and values, vertex after vertex.
+ * values are the file's own, not normalised (animc_sample(3)). */
+typedef struct animc_skin_weights {
+	size_t vertex_count;
+	const uint32_t *counts;
+	size_t influence_count;         /* the sum of counts */
+	const uint32_t *joints;         /* indices into the skeleton's joints */
+	const float *values;
+} animc_skin_weights;
+
 /* The result of animc_sample: one evaluated pose. */
 typedef struct animc_pose {
 	const char *asset;
@@ -857,6 +876,13 @@ typedef struct animc_pose {
 	const animc_emitter_pose *emitters;
 	size_t attachment_count;        /* attachments */
 	const animc_attachment_pose *attachments;
+	/* glTF (appended in 1.1): weights */
+	size_t weight_count;
+	const float *weights;           /* each morph weight's value */
+	const char *const *weight_names;        /* and its name */
+	/* Appended in 1.1: with ANIMC_SAMPLE_SKIN_WEIGHTS, mesh_count entries,
+	 * one per mesh in order; else NULL. */
+	const animc_skin_weights *skin_weights;
 } animc_pose;
 
 /* ====================================================================
@@ -1168,10 +1194,19 @@ typedef struct animc_sample_opts {
 	 * array of layer_count pointers; NULL and 0 for none. */
 	const animc_sample_layer *const *layers;
 	size_t layer_count;
+	/* Appended in 1.1, in room kept for it: ANIMC_SAMPLE_* bits. */
+	unsigned flags;
 	/* Room for fields added later without changing this struct's size:
 	 * leave zero (the _INIT macros and = { 0 } do). */
-	void *reserved[2];
+	void *reserved[1];
 } animc_sample_opts;
+
+/* animc_sample_opts.flags (1.1).  BIND: the bind pose, the pose the meshes
+ * were bound in (sample's "bind"; time, clip, loop, root_motion and layers
+ * are not sent).  SKIN_WEIGHTS: with the vertices space, each mesh's
+ * influences in animc_pose.skin_weights (sample's "skin_weights"). */
+#define ANIMC_SAMPLE_BIND               (1u << 0)
+#define ANIMC_SAMPLE_SKIN_WEIGHTS       (1u << 1)
 
 /* `sample`: evaluate one pose without creating an instance. */
 ANIMC_API int animc_sample(animc_client *c, const animc_sample_opts *o, animc_pose **out);

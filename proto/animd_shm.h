@@ -45,6 +45,7 @@ enum animd_shm_space {
 	ANIMD_SHM_SPACE_CAMERA = 4,     /* one element: position xyz, orientation xyzw, fov deg */
 	ANIMD_SHM_SPACE_EMITTERS = 5,   /* per M2 particle emitter: struct animd_shm_emitter */
 	ANIMD_SHM_SPACE_ATTACHMENTS = 6,        /* per M2 attachment point: struct animd_shm_attachment */
+	ANIMD_SHM_SPACE_WEIGHTS = 7,    /* per glTF morph target weight: 1 float32 */
 };
 
 #define ANIMD_SHM_STRIDE_LOCAL 40u
@@ -53,6 +54,7 @@ enum animd_shm_space {
 #define ANIMD_SHM_STRIDE_CAMERA 32u
 #define ANIMD_SHM_STRIDE_EMITTER 96u
 #define ANIMD_SHM_STRIDE_ATTACHMENT 64u
+#define ANIMD_SHM_STRIDE_WEIGHT 4u
 /* A vertices stream with ANIMD_SHM_FEATURE_NORMALS: position xyz, then the
  * skinned unit normal xyz (zero where the mesh has none), per vertex. */
 #define ANIMD_SHM_STRIDE_VERTEX_NORMAL 24u

@@ -18,9 +18,10 @@ echo "== coverage: unit tests"
 tests/run-tests.sh unit-cov "$cov"/tests/test_*
 
 # Seeds our own generators write, as make fuzz writes them.
-mkdir -p "$cov/seeds/x" "$cov/seeds/stream"
+mkdir -p "$cov/seeds/x" "$cov/seeds/stream" "$cov/seeds/gltf"
 "$cov/gen/gen_x_seeds" "$cov/seeds/x" >/dev/null
 "$cov/gen/gen_stream_seeds" "$cov/seeds/stream"
+"$cov/gen/gen_gltf_seeds" "$cov/seeds/gltf"
 
 echo "== coverage: fuzz corpora"
 for bin in "$cov"/replay/fuzz_*; do

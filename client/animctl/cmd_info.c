@@ -320,6 +320,17 @@ static void info_json(const animc_asset_info *a)
 	json_arr_end(&j);
 	if (a->clip_events != NULL)
 		info_json_m2(&j, a);
+	if (a->format != NULL && strcmp(a->format, "gltf") == 0) {
+		json_key(&j, "weights");
+		json_arr(&j);
+		for (size_t i = 0; i < a->weight_count; i++) {
+			json_obj(&j);
+			json_kstr(&j, "name", a->weight_names[i]);
+			json_knum(&j, "default", a->weight_defaults[i]);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
 	json_key(&j, "meshes");
 	json_arr(&j);
 	for (size_t i = 0; i < a->mesh_count; i++) {
@@ -435,6 +446,12 @@ static void info_text(const animc_asset_info *a)
 	if (a->emitter_count > 0)
 		puts(describe_line(line, sizeof line, "emitters", "%zu (animctl sample %s --space "
 				   "emitters)", a->emitter_count, escape_text(a->name)));
+	if (a->weight_count > 0)
+		puts(describe_line(line, sizeof line, "weights", "%zu morph weights (animctl sample %s "
+				   "--space weights)", a->weight_count, escape_text(a->name)));
+	for (size_t i = 0; i < a->weight_count; i++)
+		puts(describe_line(line, sizeof line, "weight", "%zu: %s, default %g", i,
+				   escape_text(a->weight_names[i]), a->weight_defaults[i]));
 	for (size_t i = 0; i < a->attachment_count; i++) {
 		const animc_attachment_info *t = a->attachments[i];
 
@@ -640,6 +657,26 @@ static int sample_enum(const char *what, const char *s, int (*lookup)(const char
 	return 0;
 }
 
+/* A mesh's "skin_weights" as the daemon sends them. */
+static void sample_json_skin_weights(struct json *j, const animc_skin_weights *w)
+{
+	json_key(j, "skin_weights");
+	json_obj(j);
+	json_key(j, "counts");
+	json_arr(j);
+	for (size_t v = 0; v < w->vertex_count; v++)
+		json_uint(j, w->counts[v]);
+	json_arr_end(j);
+	json_key(j, "joints");
+	json_arr(j);
+	for (size_t k = 0; k < w->influence_count; k++)
+		json_uint(j, w->joints[k]);
+	json_arr_end(j);
+	json_key(j, "values");
+	json_floats(j, w->values, w->influence_count);
+	json_obj_end(j);
+}
+
 static void sample_json(const animc_pose *p)
 {
 	struct json j;
@@ -714,6 +751,17 @@ static void sample_json(const animc_pose *p)
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
+	} else if (p->space == ANIMC_SPACE_WEIGHTS) {
+		json_key(&j, "weights");
+		json_arr(&j);
+		for (size_t i = 0; i < p->weight_count; i++) {
+			json_obj(&j);
+			json_kstr(&j, "name", p->weight_names[i]);
+			json_key(&j, "weight");
+			json_float(&j, p->weights[i]);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 	} else if (p->space == ANIMC_SPACE_VERTICES) {
 		json_key(&j, "meshes");
 		json_arr(&j);
@@ -725,6 +773,8 @@ static void sample_json(const animc_pose *p)
 			for (size_t v = 0; v < p->meshes[i].vertex_count; v++)
 				json_floats(&j, p->meshes[i].positions + 3 * v, 3);
 			json_arr_end(&j);
+			if (p->skin_weights != NULL)
+				sample_json_skin_weights(&j, &p->skin_weights[i]);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
@@ -774,10 +824,16 @@ static void sample_text(const animc_pose *p)
 		       p->camera_orientation[3], p->camera_fov);
 		return;
 	}
-	for (size_t i = 0; i < p->mesh_count; i++)
-		printf("mesh %s: %zu %s (--json prints them)\n", escape_text(p->meshes[i].name),
+	for (size_t i = 0; i < p->mesh_count; i++) {
+		printf("mesh %s: %zu %s", escape_text(p->meshes[i].name),
 		       p->meshes[i].vertex_count,
 		       print_noun(p->meshes[i].vertex_count, "vertex", "vertices"));
+		if (p->skin_weights != NULL)
+			printf(", %zu %s", p->skin_weights[i].influence_count,
+			       print_noun(p->skin_weights[i].influence_count, "influence",
+					  "influences"));
+		puts(" (--json prints them)");
+	}
 	for (size_t i = 0; i < p->emitter_count; i++) {
 		const animc_emitter_pose *e = &p->emitters[i];
 
@@ -786,6 +842,8 @@ static void sample_text(const animc_pose *p)
 		       e->params[ANIMC_EMITTER_EMISSION_RATE], e->params[ANIMC_EMITTER_EMISSION_SPEED],
 		       e->params[ANIMC_EMITTER_LIFESPAN]);
 	}
+	for (size_t i = 0; i < p->weight_count; i++)
+		printf("weight %3zu %-24s %9.4f\n", i, escape_text(p->weight_names[i]), p->weights[i]);
 	for (size_t i = 0; i < p->attachment_count; i++) {
 		const animc_attachment_pose *at = &p->attachments[i];
 
@@ -845,24 +903,30 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 {
 	static const char help[] =
 		"usage: animctl sample ASSET --time SECONDS [--clip NAME] [--mesh MESH]\n"
-		"                      [--space local|model|skin|vertices|camera|emitters|attachments]\n"
+		"                      [--space local|model|skin|vertices|camera|emitters|\n"
+		"                               attachments|weights]\n"
 		"                      [--loop loop|once|pingpong] [--root-motion raw|in_place]\n"
 		"                      [--blend CLIP:SECONDS:WEIGHT | --additive CLIP:SECONDS:WEIGHT\n"
 		"                       [--ref CLIP[:SECONDS]]] [--mask JOINT[:W],...]\n"
+		"       animctl sample ASSET --bind [--mesh MESH] [--space SPACE] [--skin-weights]\n"
 		"Evaluate one pose without creating an instance.  Text output lists each\n"
 		"joint (local: translation and rotation; other spaces: position); --json\n"
-		"prints the whole pose as `animd sample --json` does.  --blend puts a layer\n"
+		"prints the whole pose as `animd sample --json` does.  --bind gives the pose\n"
+		"the meshes were bound in (no clip, no time); --skin-weights (vertices\n"
+		"space) adds each vertex's joints and skin weights.  --blend puts a layer\n"
 		"over the pose (CLIP of the asset, ASSET or ASSET#CLIP, at its own time and\n"
 		"weight), --additive one that adds its difference from its first frame (or\n"
 		"--ref CLIP at SECONDS), --mask limits it to joints' subtrees, as animd\n"
 		"sample's options and animctl layer add's do.\n";
 	const char *pos[1], *time = NULL, *clip = NULL, *mesh = NULL, *space = NULL, *loop = NULL,
-		   *root = NULL, *blend = NULL, *additive = NULL, *mask = NULL, *ref = NULL;
+		   *root = NULL, *blend = NULL, *additive = NULL, *mask = NULL, *ref = NULL,
+		   *bind = NULL, *skin_weights = NULL;
 	const struct ctl_opt opts[] = {
 		{ "time", true, &time }, { "clip", true, &clip }, { "mesh", true, &mesh },
 		{ "space", true, &space }, { "loop", true, &loop }, { "root-motion", true, &root },
 		{ "blend", true, &blend }, { "additive", true, &additive }, { "mask", true, &mask },
-		{ "ref", true, &ref },
+		{ "ref", true, &ref }, { "bind", false, &bind },
+		{ "skin-weights", false, &skin_weights },
 		{ NULL, false, NULL },
 	};
 	animc_sample_opts o = { 0 };
@@ -876,12 +940,18 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 
 	if (n < 0)
 		return ctl_args_exit(n);
-	if (time == NULL)
-		return ctl_usage_error("sample", "--time is required");
+	if (bind != NULL && (time != NULL || clip != NULL || loop != NULL || root != NULL ||
+			     blend != NULL || additive != NULL))
+		return ctl_usage_error("sample", "--bind takes no --time, --clip, --loop, "
+				       "--root-motion or layer");
+	if (time == NULL && bind == NULL)
+		return ctl_usage_error("sample", "--time (or --bind) is required");
 	o.asset = pos[0];
 	o.clip = clip;
 	o.mesh = mesh;
-	if (ctl_number("sample", "--time", time, &o.time) < 0)
+	o.flags = (bind != NULL ? ANIMC_SAMPLE_BIND : 0) |
+		  (skin_weights != NULL ? ANIMC_SAMPLE_SKIN_WEIGHTS : 0);
+	if (time != NULL && ctl_number("sample", "--time", time, &o.time) < 0)
 		return EXIT_USAGE;
 	if (space != NULL) {
 		if (sample_enum("space", space, animc_space_lookup, &v) < 0)

@@ -55,7 +55,7 @@ static const char play_help[] =
 	"  --root-motion M    raw (default) or in_place\n"
 	"  --stream           also open a shared-memory stream and publish into it\n"
 	"  --space SPACE      the stream's space: local, model (default), skin,\n"
-	"                     vertices, camera, emitters or attachments\n"
+	"                     vertices, camera, emitters, attachments or weights\n"
 	"  --rate HZ          the stream's publish rate (default: the daemon's)\n"
 	"  --until-end        exit when the instance ends or is stopped\n"
 	"  --reconnect        survive a daemon restart: reconnect and replay\n"

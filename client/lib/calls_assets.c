@@ -497,6 +497,29 @@ static void info_m2_events(struct ac_parse *p, animc_asset_info *a, const msgpac
 	a->clip_events = ce;
 }
 
+/* A glTF's morph weights: [{name, default}]. */
+static void info_gltf(struct ac_parse *p, animc_asset_info *a, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "weights", &n);
+	const char **names = ac_res_alloc(p->res, n * sizeof *names + 1);
+	float *def = ac_res_alloc(p->res, n * sizeof *def + 1);
+
+	if (names == NULL || def == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		names[i] = ac_obj_str(p, o, "name");
+		def[i] = (float)ac_obj_f64(p, o, "default", 0);
+	}
+	a->weight_names = names;
+	a->weight_defaults = def;
+	a->weight_count = n;
+}
+
 static int info_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_asset_info *a = ac_res_new(sizeof *a);
@@ -528,6 +551,7 @@ static int info_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	info_cameras(&p, a, r);
 	info_m2(&p, a, r);
 	info_m2_events(&p, a, r);
+	info_gltf(&p, a, r);
 	return p.err;
 }
 

@@ -60,23 +60,38 @@ static int sample_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 	const char *space = o ? animc_space_name(o->space) : NULL;
 	const char *loop = o ? animc_loop_name(o->loop) : NULL;
 	const char *root = o ? animc_root_motion_name(o->root_motion) : NULL;
+	bool bind = o != NULL && (o->flags & ANIMC_SAMPLE_BIND);
+	bool skin_weights = o != NULL && (o->flags & ANIMC_SAMPLE_SKIN_WEIGHTS);
 	uint32_t n;
 	int rc = 0;
 
 	(void)c;
-	if (o == NULL || o->asset == NULL || !isfinite(o->time) ||
+	if (o == NULL || o->asset == NULL || (!bind && !isfinite(o->time)) ||
+	    (o->flags & ~(ANIMC_SAMPLE_BIND | ANIMC_SAMPLE_SKIN_WEIGHTS)) ||
 	    o->layer_count > SAMPLE_MAX_LAYERS || (o->layer_count > 0 && o->layers == NULL))
 		return -EINVAL;
 	for (size_t i = 0; i < o->layer_count; i++)
 		if (o->layers[i] == NULL)
 			return -EINVAL;
-	n = 2 + (o->clip != NULL) + (o->mesh != NULL) + (space != NULL) + (loop != NULL) +
-	    (root != NULL) + (o->layer_count > 0);
+	/* The bind pose takes no clock: what only a clip's time means is not
+	 * sent (the daemon refuses it). */
+	if (bind) {
+		loop = root = NULL;
+		n = 2 + (o->mesh != NULL) + (space != NULL) + skin_weights;
+	} else {
+		n = 2 + (o->clip != NULL) + (o->mesh != NULL) + (space != NULL) + (loop != NULL) +
+		    (root != NULL) + (o->layer_count > 0) + skin_weights;
+	}
 	if (rpc_pack_request(pk, msgid, "sample", n) < 0)
 		return -ENOMEM;
 	rc |= ac_pack_kv_str(pk, "asset", o->asset);
-	rc |= ac_pack_kv_f64(pk, "time", o->time);
-	if (o->clip != NULL)
+	if (bind)
+		rc |= ac_pack_kv_true(pk, "bind");
+	else
+		rc |= ac_pack_kv_f64(pk, "time", o->time);
+	if (skin_weights)
+		rc |= ac_pack_kv_true(pk, "skin_weights");
+	if (o->clip != NULL && !bind)
 		rc |= ac_pack_kv_str(pk, "clip", o->clip);
 	if (o->mesh != NULL)
 		rc |= ac_pack_kv_str(pk, "mesh", o->mesh);
@@ -86,7 +101,7 @@ static int sample_pack(animc_client *c, msgpack_packer *pk, uint32_t msgid, cons
 		rc |= ac_pack_kv_str(pk, "loop", loop);
 	if (root != NULL)
 		rc |= ac_pack_kv_str(pk, "root_motion", root);
-	if (o->layer_count > 0) {
+	if (o->layer_count > 0 && !bind) {
 		if (rpc_pack_cstr(pk, "layers") < 0 ||
 		    msgpack_pack_array(pk, (uint32_t)o->layer_count) != 0)
 			return -ENOMEM;
@@ -127,11 +142,70 @@ static void sample_joints(struct ac_parse *p, animc_pose *pose, const msgpack_ob
 	pose->joint_count = n;
 }
 
+/* An array of n unsigned 32-bit integers under key into a new array of the
+ * result (NULL with p->err set when it is not one). */
+static uint32_t *sample_u32s(struct ac_parse *p, const msgpack_object *map, const char *key,
+			     size_t n)
+{
+	size_t got;
+	const msgpack_object *arr = ac_obj_array(p, map, key, &got);
+	uint32_t *out = arr != NULL && got == n && n <= SIZE_MAX / sizeof *out - 1
+			? ac_res_alloc(p->res, n * sizeof *out + 1) : NULL;
+
+	if (out == NULL) {
+		ac_obj_fail(p, key);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER || o->via.u64 > UINT32_MAX) {
+			ac_obj_fail(p, key);
+			return NULL;
+		}
+		out[i] = (uint32_t)o->via.u64;
+	}
+	return out;
+}
+
+/* A mesh's "skin_weights": {counts, joints, values}, the counts one per
+ * vertex and summing to the length of the other two. */
+static void sample_skin_weights(struct ac_parse *p, animc_skin_weights *w,
+				const msgpack_object *o, size_t vertex_count)
+{
+	size_t total = 0, nv;
+	const msgpack_object *values;
+	float *v;
+
+	w->vertex_count = vertex_count;
+	w->counts = sample_u32s(p, o, "counts", vertex_count);
+	if (w->counts == NULL)
+		return;
+	for (size_t i = 0; i < vertex_count; i++) {
+		if (w->counts[i] > SIZE_MAX - total) {
+			ac_obj_fail(p, "counts");
+			return;
+		}
+		total += w->counts[i];
+	}
+	w->influence_count = total;
+	w->joints = sample_u32s(p, o, "joints", total);
+	values = ac_obj_array(p, o, "values", &nv);
+	v = w->joints != NULL && nv == total ? ac_res_alloc(p->res, total * sizeof *v + 1) : NULL;
+	if (v == NULL) {
+		ac_obj_fail(p, "values");
+		return;
+	}
+	ac_obj_floats(p, values, v, total, "values");
+	w->values = v;
+}
+
 static void sample_meshes(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
 {
 	size_t n;
 	const msgpack_object *arr = ac_obj_array(p, r, "meshes", &n);
 	animc_mesh_pose *meshes = ac_res_alloc(p->res, n * sizeof *meshes);
+	animc_skin_weights *skin = NULL;
 
 	if (meshes == NULL) {
 		p->err = p->err ? p->err : -ENOMEM;
@@ -139,6 +213,7 @@ static void sample_meshes(struct ac_parse *p, animc_pose *pose, const msgpack_ob
 	}
 	for (size_t i = 0; i < n; i++) {
 		const msgpack_object *o = &arr->via.array.ptr[i];
+		const msgpack_object *sw = ac_obj_get(o, "skin_weights");
 		size_t nv;
 		const msgpack_object *pos = ac_obj_array(p, o, "positions", &nv);
 		float *v = nv <= SIZE_MAX / 12 ? ac_res_alloc(p->res, nv * 3 * sizeof *v) : NULL;
@@ -166,9 +241,24 @@ static void sample_meshes(struct ac_parse *p, animc_pose *pose, const msgpack_ob
 				ac_obj_floats(p, &nrm->via.array.ptr[k], w + 3 * k, 3, "normals");
 			meshes[i].normals = w;
 		}
+		/* Every mesh has them or none does: they were asked for or not. */
+		if (sw != NULL && skin == NULL && i == 0) {
+			skin = ac_res_alloc(p->res, n * sizeof *skin);
+			if (skin == NULL) {
+				p->err = p->err ? p->err : -ENOMEM;
+				return;
+			}
+		}
+		if ((sw != NULL) != (skin != NULL) || (sw != NULL && sw->type != MSGPACK_OBJECT_MAP)) {
+			ac_obj_fail(p, "skin_weights");
+			return;
+		}
+		if (sw != NULL)
+			sample_skin_weights(p, &skin[i], sw, nv);
 	}
 	pose->meshes = meshes;
 	pose->mesh_count = n;
+	pose->skin_weights = skin;
 }
 
 static void sample_emitters(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
@@ -223,6 +313,29 @@ static void sample_attachments(struct ac_parse *p, animc_pose *pose, const msgpa
 	pose->attachment_count = n;
 }
 
+/* glTF morph weights: [{name, weight}]. */
+static void sample_weights(struct ac_parse *p, animc_pose *pose, const msgpack_object *r)
+{
+	size_t n;
+	const msgpack_object *arr = ac_obj_array(p, r, "weights", &n);
+	float *w = ac_res_alloc(p->res, n * sizeof *w + 1);
+	const char **names = ac_res_alloc(p->res, n * sizeof *names + 1);
+
+	if (w == NULL || names == NULL) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const msgpack_object *o = &arr->via.array.ptr[i];
+
+		names[i] = ac_obj_str(p, o, "name");
+		w[i] = (float)ac_obj_f64(p, o, "weight", 0);
+	}
+	pose->weights = w;
+	pose->weight_names = names;
+	pose->weight_count = n;
+}
+
 static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_object *r)
 {
 	animc_pose *pose = ac_res_new(sizeof *pose);
@@ -263,6 +376,7 @@ static int sample_reply(animc_client *c, struct ac_call *call, const msgpack_obj
 	sample_meshes(&p, pose, r);
 	sample_emitters(&p, pose, r);
 	sample_attachments(&p, pose, r);
+	sample_weights(&p, pose, r);
 	return p.err;
 }
 

@@ -115,6 +115,8 @@ int ac_pack_kv_str(msgpack_packer *pk, const char *key, const char *value);
 int ac_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t value);
 int ac_pack_kv_i64(msgpack_packer *pk, const char *key, int64_t value);
 int ac_pack_kv_f64(msgpack_packer *pk, const char *key, double value);
+/* key: true (an option that is only ever sent on). */
+int ac_pack_kv_true(msgpack_packer *pk, const char *key);
 
 /* ---- names.c ----------------------------------------------------------- */
 

@@ -56,6 +56,7 @@ static const char *const space_names[] = {
 	[ANIMC_SPACE_CAMERA] = "camera",
 	[ANIMC_SPACE_EMITTERS] = "emitters",
 	[ANIMC_SPACE_ATTACHMENTS] = "attachments",
+	[ANIMC_SPACE_WEIGHTS] = "weights",
 };
 
 static const char *const state_names[] = {
@@ -160,6 +161,7 @@ unsigned animc_space_floats(animc_space v)
 	case ANIMC_SPACE_CAMERA: return ANIMD_SHM_STRIDE_CAMERA / 4;
 	case ANIMC_SPACE_EMITTERS: return ANIMD_SHM_STRIDE_EMITTER / 4;
 	case ANIMC_SPACE_ATTACHMENTS: return ANIMD_SHM_STRIDE_ATTACHMENT / 4;
+	case ANIMC_SPACE_WEIGHTS: return ANIMD_SHM_STRIDE_WEIGHT / 4;
 	default: return 0;
 	}
 }

@@ -194,3 +194,10 @@ int ac_pack_kv_f64(msgpack_packer *pk, const char *key, double value)
 		return -ENOMEM;
 	return 0;
 }
+
+int ac_pack_kv_true(msgpack_packer *pk, const char *key)
+{
+	if (rpc_pack_cstr(pk, key) < 0 || msgpack_pack_true(pk) != 0)
+		return -ENOMEM;
+	return 0;
+}

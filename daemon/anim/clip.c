@@ -275,6 +275,8 @@ size_t clip_bytes(const struct clip *c)
 		n += ((size_t)c->emitter_count + 1) * sizeof *c->emitters;
 	if (c->attachments != NULL)
 		n += ((size_t)c->attachment_count + 1) * sizeof *c->attachments;
+	if (c->weights != NULL)
+		n += ((size_t)c->weight_count + 1) * sizeof *c->weights;
 	if (c->events != NULL)
 		n += ((size_t)c->event_count + 1) * sizeof *c->events;
 	return n + clip_index_bytes(c);
@@ -303,6 +305,7 @@ void clip_free(struct clip *c)
 	free(c->global_ns);
 	free(c->emitters);
 	free(c->attachments);
+	free(c->weights);
 	free(c->events);
 	free(c);
 }

@@ -122,6 +122,11 @@ struct clip {
 	 * of the asset, its track in this clip (width 1); NULL / 0 when none. */
 	uint32_t attachment_count;
 	struct track *attachments;
+	/* Morph target weights (glTF, morph.h): per weight of the asset, its
+	 * track in this clip (width 1; count 0: the asset's default weight
+	 * holds); NULL / 0 when none.  Tracks may share their times. */
+	uint32_t weight_count;
+	struct track *weights;
 	/* Events (M2), ordered by t_ns (ties by event); NULL / 0 when none. */
 	uint32_t event_count;
 	struct clip_event *events;
@@ -267,8 +272,8 @@ double time_to_seconds(int64_t ns);
  * malloc (the allocator's own overhead and rounding are not counted): the
  * struct, its name, the frames, their blocks and bounds (uniform storage),
  * the tracks, rest pose, key storage, key index and still joints (keyed
- * storage), the global sequences' lengths, the emitter and attachment
- * tracks and the events.  Keys
+ * storage), the global sequences' lengths, the emitter, attachment and
+ * morph weight tracks and the events.  Keys
  * the clip points at but does not own (an M2 asset's global-sequence keys,
  * which every clip shares) are the asset's.  This is the runtime
  * representation, not the file.  Allocation sizes it assumes, which the
@@ -276,8 +281,8 @@ double time_to_seconds(int64_t ns);
  * load): frames frame_count * joint_count, block_storage
  * block_storage_bytes, bounds frame_count (one box for a keyed clip);
  * tracks, rest and still_joints joint_count + 1, global_ns global_count +
- * 1, emitters emitter_count + 1, attachments attachment_count + 1, events
- * event_count + 1 entries (a spare so that none is empty);
+ * 1, emitters emitter_count + 1, attachments attachment_count + 1, weights
+ * weight_count + 1, events event_count + 1 entries (a spare so that none is empty);
  * key_storage key_storage_bytes.
  */
 size_t clip_bytes(const struct clip *c);

@@ -209,6 +209,17 @@ size_t mesh_bytes(const struct mesh *m)
 	n += m->normal_group != NULL ? v * sizeof *m->normal_group : 0;
 	n += m->triangle_material != NULL ? t * sizeof *m->triangle_material : 0;
 	n += m->colors != NULL ? v * sizeof *m->colors : 0;
+	if (m->morph != NULL) {
+		const struct mesh_morph *mo = m->morph;
+		size_t deltas = (size_t)mo->target_count * m->vertex_count + 1;
+
+		n += sizeof *mo;
+		n += mo->positions != NULL ? deltas * sizeof *mo->positions : 0;
+		n += mo->normals != NULL ? deltas * sizeof *mo->normals : 0;
+		n += mo->to_joint != NULL ? ((size_t)mo->joint_count + 1) * sizeof *mo->to_joint : 0;
+		n += mo->to_joint_normal != NULL
+		     ? ((size_t)mo->joint_count + 1) * sizeof *mo->to_joint_normal : 0;
+	}
 	if (m->materials != NULL) {
 		n += ((size_t)m->material_count + 1) * sizeof *m->materials;
 		for (uint32_t i = 0; i < m->material_count; i++)
@@ -237,5 +248,12 @@ void mesh_free(struct mesh *m)
 	free(m->triangle_material);
 	free(m->colors);
 	free(m->unread);
+	if (m->morph != NULL) {
+		free(m->morph->positions);
+		free(m->morph->normals);
+		free(m->morph->to_joint);
+		free(m->morph->to_joint_normal);
+		free(m->morph);
+	}
 	free(m);
 }

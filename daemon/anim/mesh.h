@@ -50,6 +50,24 @@ struct mesh_material {
 	uint32_t triangle_count;        /* triangles drawn with it */
 };
 
+/*
+ * Morph targets (glTF, morph.h): displacements of the vertices' positions
+ * and normals in the mesh's own space, each target weighed by one of the
+ * asset's weights, added before skinning.  An influence holds its vertex
+ * in its joint's space, so a displacement goes there through that joint's
+ * map (to_joint: the linear part of what took the mesh's space to the
+ * joint's; to_joint_normal: its inverse transpose).
+ */
+struct mesh_morph {
+	uint32_t target_count;
+	uint32_t first_weight;          /* the asset's weight of target 0 */
+	vec3 *positions;                /* target_count * vertex_count, target-major */
+	vec3 *normals;                  /* the same for normals, or NULL */
+	uint32_t joint_count;           /* entries of the two maps (the skeleton's) */
+	mat34 *to_joint;
+	mat34 *to_joint_normal;
+};
+
 struct mesh {
 	char *name;
 	char *material;                 /* the first material's texture (else its
@@ -75,6 +93,7 @@ struct mesh {
 	char *unread;                   /* what the file holds for the mesh that
 					   is not evaluated ("DeclData, ..."), or
 					   NULL */
+	struct mesh_morph *morph;       /* morph targets, or NULL */
 };
 
 /* Skinned positions of every vertex, in model space, from the model
@@ -106,7 +125,9 @@ void mesh_free(struct mesh *m);
  * every array, which importers allocate with one entry more than it holds
  * (so that none is empty; first_influence's vertex_count + 1 offsets
  * included): influences, triangles and triangle materials, uvs, colours
- * and normal groups, the materials with their names and textures. */
+ * and normal groups, the materials with their names and textures; the
+ * morph targets (the struct, target_count * vertex_count + 1 deltas of
+ * each kind it has, joint_count + 1 entries of each map). */
 size_t mesh_bytes(const struct mesh *m);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon/assets/asset_internal.h"
+#include "daemon/assets/asset_gltf.h"
 #include "daemon/assets/asset_m2.h"
 #include "daemon/formats/m2/m2.h"
 #include "daemon/formats/md5/md5.h"
@@ -40,16 +41,20 @@ enum asset_format asset_detect(const char *name, const void *head, size_t len)
 		return ASSET_FORMAT_X;
 	if (strcasecmp(ext, "m2") == 0)
 		return ASSET_FORMAT_M2;
+	if (strcasecmp(ext, "gltf") == 0 || strcasecmp(ext, "glb") == 0)
+		return ASSET_FORMAT_GLTF;
 	/* An M2's companions are part of their model, never assets (a .skin
 	 * starts "SKIN", an .anim with anything at all). */
 	if (strcasecmp(ext, "skin") == 0 || strcasecmp(ext, "anim") == 0)
 		return ASSET_FORMAT_UNKNOWN;
-	/* .x ("xof ") and M2 ("MD20") have magic numbers: files without a
+	/* .x ("xof "), M2 ("MD20") and GLB ("glTF") have magic numbers: files without a
 	 * telling extension are recognised by them. */
 	if (head != NULL && len >= 4 && memcmp(head, "xof ", 4) == 0)
 		return ASSET_FORMAT_X;
 	if (head != NULL && len >= 4 && memcmp(head, "MD20", 4) == 0)
 		return ASSET_FORMAT_M2;
+	if (head != NULL && len >= 4 && memcmp(head, "glTF", 4) == 0)
+		return ASSET_FORMAT_GLTF;
 	return ASSET_FORMAT_UNKNOWN;
 }
 
@@ -61,6 +66,7 @@ const char *asset_format_name(enum asset_format f)
 	case ASSET_FORMAT_MD5CAMERA: return "md5camera";
 	case ASSET_FORMAT_X:         return "x";
 	case ASSET_FORMAT_M2:        return "m2";
+	case ASSET_FORMAT_GLTF:      return "gltf";
 	default:                     return "unknown";
 	}
 }
@@ -321,7 +327,8 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 
 	if (f == ASSET_FORMAT_UNKNOWN) {
 		snprintf(err, errlen,
-			 "%s: error: unknown format (expected .md5mesh, .md5anim, .md5camera, .x or .m2)",
+			 "%s: error: unknown format (expected .md5mesh, .md5anim, .md5camera, .x, .m2, "
+			 ".gltf or .glb)",
 			 name);
 		return -EINVAL;
 	}
@@ -340,6 +347,9 @@ int asset_load_buffer_with(const char *name, const void *buf, size_t len,
 		break;
 	case ASSET_FORMAT_M2:
 		rc = asset_m2_load(a, buf, len, opts, err, errlen);
+		break;
+	case ASSET_FORMAT_GLTF:
+		rc = asset_gltf_load(a, buf, len, opts, err, errlen);
 		break;
 	default:
 		rc = asset_load_md5camera(a, buf, len, err, errlen);
@@ -484,6 +494,16 @@ static const struct clip *asset_find_sequence(const struct asset *a, const char 
 
 const struct clip *asset_find_clip(const struct asset *a, const char *name)
 {
+	/* A glTF animation is also "#N", its index. */
+	if (name != NULL && name[0] == '#' && a->format == ASSET_FORMAT_GLTF) {
+		char *end;
+		unsigned long i;
+
+		if (name[1] < '0' || name[1] > '9')
+			return NULL;
+		i = strtoul(name + 1, &end, 10);
+		return *end == '\0' && i < a->clip_count ? a->clips[i] : NULL;
+	}
 	/* An M2 sequence is also "#N", as in path#N. */
 	if (name != NULL && name[0] == '#' && a->sequences != NULL)
 		name++;
@@ -575,6 +595,12 @@ void asset_memory(const struct asset *a, struct asset_memory *out)
 		out->skeleton += ((uint64_t)a->attachment_count + 1) * sizeof *a->attachments;
 	if (a->events != NULL)
 		out->skeleton += ((uint64_t)a->event_count + 1) * sizeof *a->events;
+	if (a->weights != NULL)
+		out->meshes += ((uint64_t)a->weight_count + 1) * sizeof *a->weights;
+	if (a->weight_names != NULL)
+		out->meshes += ((uint64_t)a->weight_count + 1) * sizeof *a->weight_names;
+	for (uint32_t i = 0; a->weight_names != NULL && i < a->weight_count; i++)
+		out->meshes += asset_str_bytes(a->weight_names[i]);
 	out->other = sizeof *a + asset_str_bytes(a->name) + asset_str_bytes(a->note);
 	if (a->notes != NULL)
 		out->other += ((uint64_t)a->note_count + 1) * sizeof *a->notes;
@@ -619,6 +645,10 @@ static void asset_destroy(struct asset *a)
 	free(a->emitters);
 	free(a->attachments);
 	free(a->events);
+	free(a->weights);
+	for (uint32_t i = 0; a->weight_names != NULL && i < a->weight_count; i++)
+		free(a->weight_names[i]);
+	free(a->weight_names);
 	free(a->global_ns);
 	free(a->shared_keys);
 	for (uint32_t i = 0; i < a->note_count; i++)

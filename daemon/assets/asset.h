@@ -27,7 +27,10 @@ enum asset_format {
 	ASSET_FORMAT_MD5CAMERA,
 	ASSET_FORMAT_X,
 	ASSET_FORMAT_M2,
+	ASSET_FORMAT_GLTF,              /* .gltf and .glb */
 };
+/* Formats 0 .. ASSET_FORMAT_COUNT - 1 exist. */
+#define ASSET_FORMAT_COUNT (ASSET_FORMAT_GLTF + 1)
 
 /* Largest file we read unless the caller says otherwise. */
 #define ASSET_DEFAULT_MAX_BYTES (256u << 20)
@@ -54,8 +57,9 @@ struct asset_memory {
 };
 
 /* A file an asset reads beside its own (M2 264: NAMEnn.skin for each view,
- * NAMEaaaa-vv.anim for each sequence whose keys are not in the model). */
-enum asset_companion_kind { ASSET_COMPANION_SKIN, ASSET_COMPANION_ANIM };
+ * NAMEaaaa-vv.anim for each sequence whose keys are not in the model; glTF:
+ * each buffer a relative URI names). */
+enum asset_companion_kind { ASSET_COMPANION_SKIN, ASSET_COMPANION_ANIM, ASSET_COMPANION_BUFFER };
 enum asset_companion_status {
 	ASSET_COMPANION_FOUND,          /* read and attached */
 	ASSET_COMPANION_MISSING,        /* no such file: that part is not loaded */
@@ -66,7 +70,7 @@ struct asset_companion {
 	char *name;                     /* as the asset's name gives it: "dir/NAME00.skin" */
 	uint8_t kind;                   /* enum asset_companion_kind */
 	uint8_t status;                 /* enum asset_companion_status */
-	uint32_t index;                 /* the view, or the sequence */
+	uint32_t index;                 /* the view, the sequence, or the buffer */
 	uint64_t bytes;                 /* its size when read */
 	char *error;                    /* BROKEN: "NAME00.skin: offset 0x..: error: ..." */
 };
@@ -120,6 +124,13 @@ struct asset {
 	uint32_t companion_count;
 	struct asset_companion *companions;
 	uint64_t companions_hash;
+
+	/* glTF morph targets' weights (0 / NULL otherwise): their defaults
+	 * (what a clip does not animate holds) and names ("node/target"), in
+	 * the order the meshes' morph.first_weight index. */
+	uint32_t weight_count;
+	float *weights;
+	char **weight_names;
 
 	/* asset_memory's figures, worked out once loaded (the asset does not
 	 * change after): what the daemon's status adds up. */
@@ -197,7 +208,8 @@ const struct asset *asset_own_mesh(const struct asset *a);
 
 /* Clip by name; NULL name means the first clip.  NULL if none matches.
  * An M2 sequence (named by its index, "3") is also found as "#3", as "id=N"
- * (the first sequence of animation id N) or "id=N.V" (its variation V). */
+ * (the first sequence of animation id N) or "id=N.V" (its variation V); a
+ * glTF animation by its name or its index as "#N". */
 const struct clip *asset_find_clip(const struct asset *a, const char *name);
 
 /* Why asset_find_clip found nothing, when the name is an M2 sequence that

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/anim/morph.h"
 #include "daemon/anim/pose.h"
 #include "daemon/assets/sampling_layers.h"
 
@@ -17,6 +18,7 @@ const char *const sample_space_names[SAMPLE_SPACE_COUNT] = {
 	[SPACE_CAMERA] = "camera",
 	[SPACE_EMITTERS] = "emitters",
 	[SPACE_ATTACHMENTS] = "attachments",
+	[SPACE_WEIGHTS] = "weights",
 };
 
 const char *const sample_loop_names[3] = {
@@ -122,6 +124,19 @@ static int sampling_pick_skeleton(const struct sample_request *req, const struct
 	return 0;
 }
 
+/* The morph weights at the result's clip time (the asset's defaults
+ * where its clip has no keys, or without a clip). */
+static int sampling_weights(const struct asset *a, struct sample_result *res)
+{
+	res->weights = malloc(((size_t)a->weight_count + 1) * sizeof *res->weights);
+	if (res->weights == NULL)
+		return -ENOMEM;
+	res->weight_count = a->weight_count;
+	morph_weights_sample(a->weights, a->weight_count, res->clip, res->clip_time.t_ns,
+			     res->weights);
+	return 0;
+}
+
 static int sampling_vertices(const struct asset *mesh, const struct skeleton *skel,
 			     const mat34 *model, struct sample_result *res)
 {
@@ -141,7 +156,12 @@ static int sampling_vertices(const struct asset *mesh, const struct skeleton *sk
 		res->mesh_count = i + 1;
 		if (res->positions[i] == NULL)
 			goto oom;
-		mesh_skin_positions(m, model, res->positions[i]);
+		if (m->morph != NULL && res->weights == NULL && sampling_weights(mesh, res) < 0)
+			goto oom;
+		if (m->morph != NULL)
+			morph_skin_positions(m, res->weights, model, res->positions[i]);
+		else
+			mesh_skin_positions(m, model, res->positions[i]);
 		if (m->normals == MESH_NORMALS_NONE)
 			continue;
 		if (m->normals == MESH_NORMALS_SKINNED && it == NULL) {
@@ -153,7 +173,10 @@ static int sampling_vertices(const struct asset *mesh, const struct skeleton *sk
 		res->normals[i] = malloc((size_t)m->vertex_count * sizeof(vec3) + 1);
 		if (res->normals[i] == NULL)
 			goto oom;
-		mesh_skin_normals(m, it, res->positions[i], res->normals[i]);
+		if (m->morph != NULL && m->normals == MESH_NORMALS_SKINNED)
+			morph_skin_normals(m, res->weights, it, res->normals[i]);
+		else
+			mesh_skin_normals(m, it, res->positions[i], res->normals[i]);
 	}
 	free(it);
 	return 0;
@@ -317,6 +340,10 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 		return sampling_fail(err, errlen, -EOPNOTSUPP,
 				     "%s has no attachment points: the %s space is M2's", a->name,
 				     "attachments");
+	if (req->space == SPACE_WEIGHTS && a->format != ASSET_FORMAT_GLTF)
+		return sampling_fail(err, errlen, -EOPNOTSUPP,
+				     "%s has no morph weights: the %s space is glTF's", a->name,
+				     "weights");
 
 	res->skeleton = skel;
 	res->clip = clip;
@@ -393,6 +420,12 @@ int sample_evaluate(const struct sample_request *req, struct sample_result *res,
 			goto fail;
 		free(model);
 		return 0;
+	case SPACE_WEIGHTS:
+		rc = sampling_weights(a, res);
+		if (rc < 0)
+			goto fail;
+		free(model);
+		return 0;
 	default:
 		rc = sampling_vertices(mesh, skel, model, res);
 		if (rc < 0)
@@ -457,5 +490,6 @@ void sample_result_free(struct sample_result *res)
 	free(res->mats);
 	free(res->emitter_states);
 	free(res->attachment_states);
+	free(res->weights);
 	memset(res, 0, sizeof *res);
 }

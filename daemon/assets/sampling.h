@@ -22,6 +22,7 @@ enum sample_space {
 	SPACE_CAMERA,
 	SPACE_EMITTERS,                 /* M2 particle emitters */
 	SPACE_ATTACHMENTS,              /* M2 attachment points */
+	SPACE_WEIGHTS,                  /* glTF morph target weights */
 };
 
 /*
@@ -93,12 +94,15 @@ struct sample_result {
 	uint32_t attachment_count;          /* SPACE_ATTACHMENTS */
 	const struct attachment *attachments;   /* the asset's points */
 	struct attachment_state *attachment_states;
+	uint32_t weight_count;              /* SPACE_WEIGHTS, and what SPACE_VERTICES
+					       morphed by (glTF) */
+	float *weights;
 	int has_bounds;                     /* the clip's box (not with layers) */
 	float bounds[6];
 	uint32_t layer_count;               /* the request's layers, applied */
 };
 
-#define SAMPLE_SPACE_COUNT (SPACE_ATTACHMENTS + 1)
+#define SAMPLE_SPACE_COUNT (SPACE_WEIGHTS + 1)
 /* The names of spaces, loop modes and root-motion modes, by value (the wire
  * and the tools use these words). */
 extern const char *const sample_space_names[SAMPLE_SPACE_COUNT];

@@ -143,6 +143,16 @@ static json_t *inspect_json(const struct asset *a)
 		json_object_set_new(root, "events", m2_json_events(a));
 		json_object_set_new(root, "companions", m2_json_companions(a));
 	}
+	if (a->format == ASSET_FORMAT_GLTF) {
+		json_t *weights = json_array();
+
+		for (uint32_t i = 0; i < a->weight_count; i++)
+			json_array_append_new(weights, json_pack("{s:o, s:o}", "name",
+				json_out_string_or_null(a->weight_names[i]), "default",
+				json_out_number(a->weights[i])));
+		json_object_set_new(root, "weights", weights);
+		json_object_set_new(root, "companions", m2_json_companions(a));
+	}
 	json_object_set_new(root, "memory", inspect_memory_json(a));
 	json_object_set_new(root, "note", json_out_string_or_null(a->note));
 	{
@@ -195,7 +205,9 @@ static void inspect_text(const struct asset *a)
 
 		describe_line(line, sizeof line, "companion", "%s: %s, %s %u", cp->name,
 			      m2_json_companion_status(cp->status),
-			      cp->kind == ASSET_COMPANION_SKIN ? "view" : "sequence", cp->index);
+			      cp->kind == ASSET_COMPANION_SKIN ? "view"
+			      : cp->kind == ASSET_COMPANION_ANIM ? "sequence" : "buffer",
+			      cp->index);
 		printf("%s", line);
 		if (cp->status == ASSET_COMPANION_FOUND)
 			printf(", %llu bytes", (unsigned long long)cp->bytes);
@@ -273,6 +285,9 @@ static void inspect_text(const struct asset *a)
 	}
 	for (uint32_t i = 0; i < a->global_count; i++)
 		puts(describe_global(line, sizeof line, i, time_to_seconds(a->global_ns[i])));
+	for (uint32_t i = 0; i < a->weight_count; i++)
+		puts(describe_line(line, sizeof line, "weight", "%u \"%s\": default %g", i,
+				   a->weight_names[i], a->weights[i]));
 	for (uint32_t i = 0; i < a->emitter_count; i++) {
 		const struct emitter *e = &a->emitters[i];
 		char q[DESCRIBE_LINE_MAX / 4];

@@ -61,9 +61,12 @@ json_t *m2_json_companions(const struct asset *a)
 
 		json_array_append_new(list, json_pack(
 			"{s:s, s:s, s:s, s:I, s:I, s:o}", "name", c->name,
-			"kind", c->kind == ASSET_COMPANION_SKIN ? "skin" : "anim",
+			"kind", c->kind == ASSET_COMPANION_SKIN ? "skin"
+				: c->kind == ASSET_COMPANION_ANIM ? "anim" : "buffer",
 			"status", m2_json_companion_status(c->status),
-			c->kind == ASSET_COMPANION_SKIN ? "view" : "sequence", (json_int_t)c->index,
+			c->kind == ASSET_COMPANION_SKIN ? "view"
+				: c->kind == ASSET_COMPANION_ANIM ? "sequence" : "buffer",
+			(json_int_t)c->index,
 			"bytes", (json_int_t)c->bytes,
 			"error", json_out_string_or_null(c->error)));
 	}

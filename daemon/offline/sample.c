@@ -1,7 +1,7 @@
 /*
  * animd sample FILE [--mesh MESH] [--clip NAME] (--time SECONDS | --bind)
- *              [--weights] [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
- *              [--space local|model|skin|vertices|camera|emitters|attachments]
+ *              [--skin-weights] [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...
+ *              [--space local|model|skin|vertices|camera|emitters|attachments|weights]
  *              [--loop MODE]
  *              [--root-motion raw|in_place] [--json]
  *
@@ -71,7 +71,7 @@ static json_t *sample_triangles_json(const struct mesh *m)
 }
 
 /* {"counts", "joints", "values"}: vertex v's influences are the next
- * counts[v] joints and weights (the socket's "weights", pose_pack.c). */
+ * counts[v] joints and weights (the socket's "skin_weights", pose_pack.c). */
 static json_t *sample_weights_json(const struct mesh *m)
 {
 	json_t *counts = json_array(), *joints = json_array(), *values = json_array();
@@ -111,7 +111,7 @@ static json_t *sample_meshes_json(const struct sample_request *q, const struct s
 		}
 		json_object_set_new(o, "triangles", sample_triangles_json(m));
 		if (q->weights)
-			json_object_set_new(o, "weights", sample_weights_json(m));
+			json_object_set_new(o, "skin_weights", sample_weights_json(m));
 		json_array_append_new(meshes, o);
 	}
 	return meshes;
@@ -178,6 +178,16 @@ static json_t *sample_json(const struct sample_request *q, const struct sample_r
 		json_object_set_new(root, "attachments", points);
 		break;
 	}
+	case SPACE_WEIGHTS: {
+		json_t *weights = json_array();
+
+		for (uint32_t i = 0; i < r->weight_count; i++)
+			json_array_append_new(weights, json_pack("{s:o, s:o}", "name",
+				json_out_string_or_null(q->asset->weight_names[i]),
+				"weight", json_out_number(r->weights[i])));
+		json_object_set_new(root, "weights", weights);
+		break;
+	}
 	default:
 		json_object_set_new(root, "joints", sample_joints_json(q, r));
 		break;
@@ -222,6 +232,10 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 			       st->m.m[2][3], st->animate > 0.5f ? "" : " (not animated)");
 		}
 		return;
+	case SPACE_WEIGHTS:
+		for (uint32_t i = 0; i < r->weight_count; i++)
+			printf("weight %u %-32s %12.6f\n", i, q->asset->weight_names[i], r->weights[i]);
+		return;
 	case SPACE_VERTICES:
 		for (uint32_t i = 0; i < r->mesh_count; i++) {
 			printf("mesh %u \"%s\": %u vertices\n", i,
@@ -233,7 +247,7 @@ static void sample_text(const struct sample_request *q, const struct sample_resu
 				printf("  %6u %12.6f %12.6f %12.6f", v, p.x, p.y, p.z);
 				for (uint32_t k = m->first_influence[v];
 				     q->weights && k < m->first_influence[v + 1]; k++)
-					printf(" %s%u:%g", k == m->first_influence[v] ? " weights " : "",
+					printf(" %s%u:%g", k == m->first_influence[v] ? " skin_weights " : "",
 					       m->influences[k].joint, m->influences[k].weight);
 				printf("\n");
 			}
@@ -261,14 +275,15 @@ static void sample_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: animd sample FILE [--mesh MESH.md5mesh] [--clip NAME] (--time SECONDS | --bind)\n"
-		"                    [--space local|model|skin|vertices|camera|emitters|attachments]\n"
+		"                    [--space local|model|skin|vertices|camera|emitters|attachments|weights]\n"
 		"                    [--loop loop|once|pingpong] [--root-motion raw|in_place] [--json]\n"
 		"                    [--blend B:TB:W [--mask JOINT[:W]]...] [--additive C:TC:W [--ref R[:T]]]...\n"
-		"                    [--weights]\n"
+		"                    [--skin-weights]\n"
 		"  Evaluate one pose.  --time is playback time in seconds; past the end it\n"
 		"  wraps for looping clips.  --bind gives the bind pose instead (the pose the\n"
-		"  meshes were bound in; no clip).  --weights (with --space vertices) adds\n"
-		"  each vertex's joints and weights.  --mesh supplies the bind pose and\n"
+		"  meshes were bound in; no clip).  --skin-weights (with --space vertices) adds\n"
+		"  each vertex's joints and skin weights (--space weights is another thing: a\n"
+		"  glTF's morph-target weights).  --mesh supplies the bind pose and\n"
 		"  vertices for an md5anim.  Default space: camera for cameras, else model.  M2 global\n"
 		"  sequences run at --time too; --clip N is sequence N, id=A[.V] animation A.\n"
 		"  Layers apply in the order given: --blend lerps clip B at time TB over the\n"
@@ -408,7 +423,7 @@ int offline_sample(int argc, char **argv)
 		{ "mask", required_argument, NULL, 'k' },
 		{ "ref", required_argument, NULL, 'f' },
 		{ "bind", no_argument, NULL, 'B' },
-		{ "weights", no_argument, NULL, 'W' },
+		{ "skin-weights", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -500,12 +515,12 @@ int offline_sample(int argc, char **argv)
 	q.layer_count = st.count;
 	q.space = sample_default_space(a);
 	if (space != NULL && sample_space_parse(space, &q.space) < 0) {
-		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera, emitters or attachments, not \"%s\"\n", space);
+		fprintf(stderr, "animd sample: --space is local, model, skin, vertices, camera, emitters, attachments or weights, not \"%s\"\n", space);
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	if (q.weights && q.space != SPACE_VERTICES) {
-		fprintf(stderr, "animd sample: --weights come with --space vertices\n");
+		fprintf(stderr, "animd sample: --skin-weights come with --space vertices\n");
 		rc = EXIT_USAGE;
 		goto out;
 	}

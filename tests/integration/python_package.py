@@ -29,11 +29,16 @@ on a private socket and asset directory:
    join), a stale socket, each its own exception saying what to do; a
    missing numpy named with the interpreter; the annotations (py.typed,
    every public method's) and mypy over the package when it is installed.
+11. a restart on a large tree: a client that comes back the moment the
+   daemon accepts plays what it played before at the first try;
+12. a glTF's morph weights: named by assets.info, sample's weights space and
+   a weights stream's floats, the vertices morphed by them.
 
 Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
 """
 import array
 import fcntl
+import json
 import mmap
 import os
 import select
@@ -1327,6 +1332,83 @@ def t_restart_large_tree():
         stop_daemon(d)
 
 
+# ---- 12. a glTF's morph weights ----------------------------------------------
+
+def morph_gltf():
+    """A triangle with two morph targets ("up", "side") whose weights a
+    LINEAR clip takes from (0, 0) at 0 s to (1, 0.5) at 1 s: one buffer in a
+    data: URI."""
+    import base64
+    floats = [0, 0, 0, 1, 0, 0, 0, 1, 0,        # the triangle
+              0, 1, 0, 0, 1, 0, 0, 1, 0,        # target "up": +1 in y
+              2, 0, 0, 2, 0, 0, 2, 0, 0,        # target "side": +2 in x
+              0, 1,                             # key times
+              0, 0, 1, 0.5]                     # the weights at those times
+    data = struct.pack("<%df" % len(floats), *floats)
+    view = lambda off, n: {"buffer": 0, "byteOffset": off, "byteLength": n}  # noqa: E731
+    vec3 = lambda v, mn, mx: {"bufferView": v, "componentType": 5126, "count": 3,  # noqa: E731
+                              "type": "VEC3", "min": mn, "max": mx}
+    doc = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+           "nodes": [{"name": "blob", "mesh": 0}],
+           "meshes": [{"primitives": [{"attributes": {"POSITION": 0},
+                                       "targets": [{"POSITION": 1}, {"POSITION": 2}]}],
+                       "extras": {"targetNames": ["up", "side"]}}],
+           "animations": [{"name": "swell", "channels": [{"sampler": 0,
+                                                          "target": {"node": 0, "path": "weights"}}],
+                           "samplers": [{"input": 3, "output": 4, "interpolation": "LINEAR"}]}],
+           "accessors": [vec3(0, [0, 0, 0], [1, 1, 0]), vec3(1, [0, 1, 0], [0, 1, 0]),
+                         vec3(2, [2, 0, 0], [2, 0, 0]),
+                         {"bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR",
+                          "min": [0], "max": [1]},
+                         {"bufferView": 4, "componentType": 5126, "count": 4, "type": "SCALAR"}],
+           "bufferViews": [view(0, 36), view(36, 36), view(72, 36), view(108, 8), view(116, 16)],
+           "buffers": [{"byteLength": len(data), "uri": "data:application/octet-stream;base64," +
+                        base64.b64encode(data).decode()}]}
+    return json.dumps(doc)
+
+
+def t_weights():
+    """A glTF's morph weights: assets.info names them, sample's weights
+    space and a weights stream carry them, vertices are morphed by them."""
+    d = Daemon("animd-pyweights-")
+    try:
+        with animd.Client(d.sock) as c:
+            c.subscribe(["asset.loaded"])
+            with open(os.path.join(d.assets, "blob.gltf"), "w") as f:
+                f.write(morph_gltf())
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                ev = c.next_event(max(0.0, deadline - time.monotonic()))
+                if ev.get("type") == "asset.loaded" and ev.get("asset") == "blob.gltf":
+                    break
+            info = c.info(asset="blob.gltf")
+            check([w["name"] for w in info.get("weights", [])] == ["blob/up", "blob/side"] and
+                  info["clips"][0]["name"] == "swell", "info: the weights' names (%r)" % info.get("weights"))
+            s = c.sample(asset="blob.gltf", time=0.5, space="weights")
+            check(animd.SPACES[7] == "weights" and s.space == "weights" and
+                  s.weights.tolist() == [0.5, 0.25] and
+                  [w["weight"] for w in s["weights"]] == [0.5, 0.25],
+                  "sample weights at 0.5 s: (0.5, 0.25) (%r)" % s.get("weights"))
+            v = c.sample(asset="blob.gltf", time=0.5, space="vertices")
+            check(np.allclose(v.vertices, [[0.5, 0.5, 0], [1.5, 0.5, 0], [0.5, 1.5, 0]]),
+                  "sample vertices: the triangle morphed by the weights (%r)" % v.vertices.tolist())
+            raises(animd.Unsupported, lambda: c.sample(asset="blob.gltf", time=0.5, space="emitters"),
+                   "sample emitters of a glTF")
+            st = c.stream_open(space="weights", rate=0, joints=8)
+            i = c.play(stream=st, asset="blob.gltf")
+            c.pause(instance=i)
+            c.seek(instance=i, time=0.75)
+            p = st.latest(i)
+            check(st.space == "weights" and p.weights.shape == (2,) and
+                  np.array_equal(p.weights, c.sample(asset="blob.gltf", time=0.75,
+                                                     space="weights").weights) and
+                  p.weights.tolist() == [0.75, 0.375], "a weights stream: sample's weights")
+            st.close()
+            c.stop(instance=i)
+    finally:
+        stop_daemon(d)
+
+
 def main():
     print("== a restart on a large tree", flush=True)
     t_restart_large_tree()
@@ -1334,6 +1416,8 @@ def main():
     t_reader()
     print("== assets.list paged", flush=True)
     t_paging()
+    print("== a glTF's morph weights", flush=True)
+    t_weights()
     d = Daemon("animd-pypkg-")
     try:
         for name, part in (("every method", t_methods), ("errors", t_errors),

@@ -1,5 +1,5 @@
 """sample's bind pose and skin weights (PROTOCOL.md `sample`: `bind`,
-`weights`) against the real daemon on the demo assets:
+`skin_weights`) against the real daemon on the demo assets:
 
 1. the bind pose of every skinned demo asset (walker.md5mesh and the
    md5anims bound to it, crane.x, lantern.m2): `bind: true` with `clip` nil,
@@ -11,14 +11,14 @@
    skinning with normalised weights of the bind vertices through
    model(t) * bind^-1 lands on the daemon's own `vertices` (what a game
    engine or Blender's armature does with them);
-3. the same numbers from `animd sample --bind --weights --json` as from
+3. the same numbers from `animd sample --bind --skin-weights --json` as from
    the socket;
 4. with the shared test data (skipped without it): the same skinning for
    real files through `animd sample` (DirectX SDK's tiny.x, whose skin
    offsets are not its frames' inverses: the bind pose is where its mesh
    was bound; MGL's bob.md5mesh with its anim);
 5. what is refused: `bind` with a time, clip, loop, root motion or layers;
-   neither a time nor `bind`; `weights` outside the vertices space; the bind
+   neither a time nor `bind`; `skin_weights` outside the vertices space; the bind
    pose of an md5anim without a mesh, of a camera, in the emitters space.
 
 Exit 0 pass, 1 fail, 77 skipped (python3-msgpack or numpy missing).
@@ -91,11 +91,11 @@ def t_bind(c):
         eye = np.tile(np.eye(3, 4), (len(sk.joints), 1, 1))
         check(np.allclose(sk.joints, eye, atol=1e-5),
               "%s: skin in the bind pose is the identity" % asset)
-        v = c.sample(asset=asset, bind=True, space="vertices", weights=True)
+        v = c.sample(asset=asset, bind=True, space="vertices", skin_weights=True)
         bind_mats = b.joints
         n = len(b.joints)
         for m in v["meshes"]:
-            w = m["weights"]
+            w = m["skin_weights"]
             check(len(w["counts"]) == len(m["positions"]) and
                   sum(w["counts"]) == len(w["joints"]) == len(w["values"]),
                   "%s mesh %s: a count per vertex, as many joints as values" % (asset, m["name"]))
@@ -143,19 +143,19 @@ def t_offline(d, c):
     for asset in ("walker.md5mesh", "crane.x", "lantern.m2"):
         path = os.path.join(d.assets, asset)
         out = subprocess.run([ANIMD, "sample", path, "--bind", "--space", "vertices",
-                              "--weights", "--json"], capture_output=True, text=True)
-        if not check(out.returncode == 0, "animd sample %s --bind --weights: exit %d: %s"
+                              "--skin-weights", "--json"], capture_output=True, text=True)
+        if not check(out.returncode == 0, "animd sample %s --bind --skin-weights: exit %d: %s"
                      % (asset, out.returncode, out.stderr.strip())):
             continue
         cli = json.loads(out.stdout)
-        sock = c.sample(asset=asset, bind=True, space="vertices", weights=True)
-        same = all(a["weights"]["counts"] == b["weights"]["counts"] and
-                   a["weights"]["joints"] == b["weights"]["joints"] and
-                   np.allclose(a["weights"]["values"], b["weights"]["values"], rtol=1e-7) and
+        sock = c.sample(asset=asset, bind=True, space="vertices", skin_weights=True)
+        same = all(a["skin_weights"]["counts"] == b["skin_weights"]["counts"] and
+                   a["skin_weights"]["joints"] == b["skin_weights"]["joints"] and
+                   np.allclose(a["skin_weights"]["values"], b["skin_weights"]["values"], rtol=1e-7) and
                    np.allclose(a["positions"], b["positions"], rtol=1e-6, atol=1e-6)
                    for a, b in zip(cli["meshes"], sock["meshes"]))
         check(cli.get("bind") is True and len(cli["meshes"]) == len(sock["meshes"]) and same,
-              "%s: animd sample --bind --weights --json gives the socket's numbers" % asset)
+              "%s: animd sample --bind --skin-weights --json gives the socket's numbers" % asset)
     bad = subprocess.run([ANIMD, "sample", os.path.join(d.assets, "crane.x"), "--bind",
                           "--time", "1"], capture_output=True, text=True)
     check(bad.returncode == 2, "animd sample --bind --time: a usage error (exit %d)"
@@ -183,14 +183,14 @@ def t_testdata():
             continue
         skel = mesh or path
         bind = offline(skel, "--bind")
-        verts = offline(skel, "--bind", "--space", "vertices", "--weights")
+        verts = offline(skel, "--bind", "--space", "vertices", "--skin-weights")
         mats = [j["m"] for j in bind["joints"]]
         for t in times:
             extra = ["--mesh", mesh] if mesh else []
             pose = offline(path, "--time", str(t), *extra)
             want = offline(path, "--time", str(t), "--space", "vertices", *extra)
             for m, ref in zip(verts["meshes"], want["meshes"]):
-                got = skin_lbs(mats, m["positions"], m["weights"],
+                got = skin_lbs(mats, m["positions"], m["skin_weights"],
                                [j["m"] for j in pose["joints"]])
                 err = float(np.abs(got - np.asarray(ref["positions"])).max())
                 check(err <= 1e-5 * size_of(ref["positions"]),
@@ -214,7 +214,7 @@ def t_refused(c):
     code, msg = code_of(asset="crane.x")
     check(code == "bad_request" and '"time"' in msg, "neither time nor bind: bad_request "
           "naming time (%s: %s)" % (code, msg))
-    code, msg = code_of(asset="crane.x", time=0, weights=True)
+    code, msg = code_of(asset="crane.x", time=0, skin_weights=True)
     check(code == "bad_request" and "weights" in msg, "weights in model space: bad_request "
           "(%s: %s)" % (code, msg))
     for kw, what in (({"asset": "walker.md5anim"}, "an md5anim without a mesh"),

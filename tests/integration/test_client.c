@@ -259,6 +259,111 @@ static void test_sample(void **state)
 	animc_free(p);
 }
 
+/* p = M q for a 3x4 row-major affine M. */
+static void affine_apply(const float m[12], const double q[3], double p[3])
+{
+	for (int r = 0; r < 3; r++)
+		p[r] = m[4 * r] * q[0] + m[4 * r + 1] * q[1] + m[4 * r + 2] * q[2] + m[4 * r + 3];
+}
+
+/* q = M^-1 p for a 3x4 row-major affine M (Cramer's rule on its 3x3). */
+static void affine_solve(const float m[12], const double p[3], double q[3])
+{
+	double a[3][3], b[3], det;
+
+	for (int r = 0; r < 3; r++) {
+		for (int c = 0; c < 3; c++)
+			a[r][c] = m[4 * r + c];
+		b[r] = p[r] - m[4 * r + 3];
+	}
+	det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+	      a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+	      a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+	assert_true(fabs(det) > 1e-9);
+	for (int c = 0; c < 3; c++) {
+		double t[3][3];
+
+		memcpy(t, a, sizeof t);
+		for (int r = 0; r < 3; r++)
+			t[r][c] = b[r];
+		q[c] = (t[0][0] * (t[1][1] * t[2][2] - t[1][2] * t[2][1]) -
+			t[0][1] * (t[1][0] * t[2][2] - t[1][2] * t[2][0]) +
+			t[0][2] * (t[1][0] * t[2][1] - t[1][1] * t[2][0])) / det;
+	}
+}
+
+/* The bind pose and skin weights (ANIMC_SAMPLE_BIND, _SKIN_WEIGHTS): skinning
+ * the bind vertices with them through the model matrices of a time, weights
+ * normalised, lands on the daemon's vertices of that time. */
+static void test_sample_bind_skin_weights(void **state)
+{
+	struct fixture *fx = *state;
+	animc_sample_opts o = { .asset = "walker.md5mesh", .time = NAN,
+				.space = ANIMC_SPACE_VERTICES,
+				.flags = ANIMC_SAMPLE_BIND | ANIMC_SAMPLE_SKIN_WEIGHTS };
+	animc_pose *bind_verts, *bind_model, *model, *verts;
+	size_t checked = 0;
+
+	expect_ok(fx->c, animc_sample(fx->c, &o, &bind_verts));
+	assert_non_null(bind_verts->skin_weights);
+	o.space = ANIMC_SPACE_MODEL;
+	o.flags = ANIMC_SAMPLE_BIND;
+	expect_ok(fx->c, animc_sample(fx->c, &o, &bind_model));
+	assert_null(bind_model->skin_weights);
+	o = (animc_sample_opts){ .asset = "walker.md5anim", .mesh = "walker.md5mesh",
+				 .time = 0.4, .space = ANIMC_SPACE_MODEL };
+	expect_ok(fx->c, animc_sample(fx->c, &o, &model));
+	o.space = ANIMC_SPACE_VERTICES;
+	expect_ok(fx->c, animc_sample(fx->c, &o, &verts));
+	assert_null(verts->skin_weights);       /* not asked for */
+	assert_int_equal(bind_model->joint_count, model->joint_count);
+	assert_int_equal(bind_verts->mesh_count, verts->mesh_count);
+	for (size_t i = 0; i < verts->mesh_count; i++) {
+		const animc_skin_weights *w = &bind_verts->skin_weights[i];
+		size_t k = 0;
+
+		assert_int_equal(w->vertex_count, verts->meshes[i].vertex_count);
+		for (size_t v = 0; v < w->vertex_count; v++) {
+			double bind_p[3], sum[3] = { 0 }, total = 0;
+
+			for (int c = 0; c < 3; c++)
+				bind_p[c] = bind_verts->meshes[i].positions[3 * v + c];
+			assert_true(w->counts[v] > 0);
+			for (uint32_t n = 0; n < w->counts[v]; n++, k++) {
+				double local[3], moved[3];
+				uint32_t j = w->joints[k];
+
+				assert_true(j < model->joint_count);
+				affine_solve(bind_model->joints[j].m, bind_p, local);
+				affine_apply(model->joints[j].m, local, moved);
+				for (int c = 0; c < 3; c++)
+					sum[c] += w->values[k] * moved[c];
+				total += w->values[k];
+			}
+			assert_true(total > 0);
+			for (int c = 0; c < 3; c++)
+				assert_true(fabs(sum[c] / total - verts->meshes[i].positions[3 * v + c]) <
+					    1e-3);
+			checked++;
+		}
+		assert_int_equal(k, w->influence_count);
+	}
+	assert_true(checked > 0);
+	animc_free(bind_verts);
+	animc_free(bind_model);
+	animc_free(model);
+	animc_free(verts);
+
+	/* An unknown bit is refused before anything is sent; skin weights
+	 * outside the vertices space by the daemon. */
+	o = (animc_sample_opts){ .asset = "walker.md5mesh", .flags = 1u << 7 };
+	assert_int_equal(animc_sample(fx->c, &o, NULL), -EINVAL);
+	o.flags = ANIMC_SAMPLE_BIND | ANIMC_SAMPLE_SKIN_WEIGHTS;
+	o.space = ANIMC_SPACE_MODEL;
+	expect_server_error(fx->c, animc_sample(fx->c, &o, NULL), ANIMC_ERR_BAD_REQUEST,
+			    "bad_request", "skin_weights");
+}
+
 static void test_errors(void **state)
 {
 	struct fixture *fx = *state;
@@ -1467,6 +1572,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_hello_status_assets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_bind_skin_weights, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_play_controls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),

@@ -67,6 +67,7 @@ complete_words animctl watch x --view "";     offers front "animctl watch x --vi
 complete_words animctl sample x --space em;   offers_only emitters "animctl sample x --space em"
 complete_words animctl sample x --space at;   offers_only attachments "animctl sample x --space at"
 complete_words animctl play x --space a;      offers_only attachments "animctl play x --space a"
+complete_words animctl sample x --space w;    offers_only weights "animctl sample x --space w"
 complete_words animctl sample x --loop p;     offers_only pingpong "animctl sample x --loop p"
 complete_words animctl events --events asset.loaded,instance.e
 offers_only asset.loaded,instance.ended "animctl events --events asset.loaded,instance.e"
@@ -104,6 +105,7 @@ complete_words animd serve --log-f;           offers_only --log-format "animd se
 complete_words animd --pr;                    offers_only --print-config "animd --pr"
 complete_words animd sample f --ro;           offers_only --root-motion "animd sample f --ro"
 complete_words animd sample f --space at;     offers_only attachments "animd sample f --space at"
+complete_words animd sample f --space we;     offers_only weights "animd sample f --space we"
 complete_words animd check "$TMP/files/"
 offers "$TMP/files/walk.md5anim" "animd check $TMP/files/"
 offers "$TMP/files/sub" "animd check $TMP/files/"

@@ -113,7 +113,8 @@ static int64_t field(const msgpack_object *map, const char *key)
 
 static struct memory status_memory(struct fixture *fx)
 {
-	static const char *const formats[] = { "md5mesh", "md5anim", "md5camera", "x", "m2" };
+	static const char *const formats[] = { "md5mesh", "md5anim", "md5camera", "x", "m2",
+						"gltf" };
 	struct rpc_reply r;
 	const msgpack_object *m, *a, *f;
 	struct memory out = { 0 };

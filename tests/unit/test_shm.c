@@ -53,10 +53,28 @@ static void test_attachments_space(void **state)
 	assert_int_equal(animd_shm_stride(ANIMD_SHM_SPACE_ATTACHMENTS), 64);
 	assert_int_equal(animd_shm_feature_stride(ANIMD_SHM_SPACE_ATTACHMENTS,
 						  ANIMD_SHM_FEATURE_NORMALS), 0);
-	assert_int_equal(animd_shm_stride(ANIMD_SHM_SPACE_ATTACHMENTS + 1), 0);
+	assert_int_equal(animd_shm_stride(ANIMD_SHM_SPACE_WEIGHTS + 1), 0);
 	assert_int_equal(animd_shm_layout(&h, ANIMD_SHM_SPACE_ATTACHMENTS, 3, 2, 4), 0);
 	assert_int_equal(h.element_stride, ANIMD_SHM_STRIDE_ATTACHMENT);
 	assert_int_equal(h.slot_bytes, 64 + 3 * 64);
+	assert_int_equal(animd_shm_validate(&h, h.region_bytes, &reason), 0);
+	h.element_stride = ANIMD_SHM_STRIDE_MATRIX;
+	expect_invalid(&h, h.region_bytes, "unknown space or features, or wrong element stride");
+}
+
+/* The weights space: one float32 per morph weight, no normals. */
+static void test_weights_space(void **state)
+{
+	struct animd_shm_header h;
+	const char *reason = "unset";
+
+	(void)state;
+	assert_int_equal(animd_shm_stride(ANIMD_SHM_SPACE_WEIGHTS), 4);
+	assert_int_equal(animd_shm_feature_stride(ANIMD_SHM_SPACE_WEIGHTS,
+						  ANIMD_SHM_FEATURE_NORMALS), 0);
+	assert_int_equal(animd_shm_layout(&h, ANIMD_SHM_SPACE_WEIGHTS, 3, 2, 4), 0);
+	assert_int_equal(h.element_stride, ANIMD_SHM_STRIDE_WEIGHT);
+	assert_int_equal(h.slot_bytes, 64 + 64);
 	assert_int_equal(animd_shm_validate(&h, h.region_bytes, &reason), 0);
 	h.element_stride = ANIMD_SHM_STRIDE_MATRIX;
 	expect_invalid(&h, h.region_bytes, "unknown space or features, or wrong element stride");
@@ -179,7 +197,7 @@ static void test_write_payload_with(int kernel)
 {
 	static const uint32_t spaces[] = { ANIMD_SHM_SPACE_LOCAL, ANIMD_SHM_SPACE_VERTICES,
 					   ANIMD_SHM_SPACE_CAMERA, ANIMD_SHM_SPACE_EMITTERS,
-					   ANIMD_SHM_SPACE_ATTACHMENTS };
+					   ANIMD_SHM_SPACE_ATTACHMENTS, ANIMD_SHM_SPACE_WEIGHTS };
 	uint64_t rng = 88172645463325252ull;
 
 	print_message("copy kernel %d\n", kernel);
@@ -244,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_validates),
 		cmocka_unit_test(test_attachments_space),
+		cmocka_unit_test(test_weights_space),
 		cmocka_unit_test(test_channel_product_wraps),
 		cmocka_unit_test(test_channels_offset_past_region),
 		cmocka_unit_test(test_channels_bound_exact),

@@ -114,14 +114,14 @@ def skeleton(catalog, asset):
         out["bind_skin"] = [j["m"] for j in client.sample(asset=source, bind=True,
                                                           space="skin")["joints"]]
     if out["bind_pose"] and info.get("meshes"):
-        verts = client.sample(asset=source, bind=True, space="vertices", weights=True)
+        verts = client.sample(asset=source, bind=True, space="vertices", skin_weights=True)
         materials = [m.get("material") for m in info["meshes"]]
         for i, m in enumerate(verts["meshes"]):
             out["meshes"].append({
                 "name": m.get("name") or "mesh%d" % i,
                 "material": materials[i] if i < len(materials) else None,
                 "positions": m["positions"], "normals": m.get("normals"),
-                "triangles": m.get("triangles") or [], "weights": m.get("weights")})
+                "triangles": m.get("triangles") or [], "weights": m.get("skin_weights")})
     return out
 
 

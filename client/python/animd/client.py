@@ -464,17 +464,17 @@ class Client:
                space: Optional[str] = None, mesh: Optional[str] = None,
                loop: Optional[str] = None, root_motion: Optional[str] = None,
                layers: Optional[List[Dict[str, Any]]] = None, bind: Optional[bool] = None,
-               weights: Optional[bool] = None) -> Sample:
+               skin_weights: Optional[bool] = None) -> Sample:
         """One pose, as a :class:`animd.poses.Sample`: the reply's map, with
         the pose as numpy arrays (``s.joints`` (n, 3, 4) in model space, ...).
         ``time`` is required but with ``bind=True``, the skeleton's bind
-        pose (no clip); ``weights=True`` (vertices space) adds each mesh's
-        ``weights`` map: ``counts`` per vertex, then ``joints`` and
+        pose (no clip); ``skin_weights=True`` (vertices space) adds each mesh's
+        ``skin_weights`` map: ``counts`` per vertex, then ``joints`` and
         ``values``, vertex after vertex."""
         return Sample(self.call("sample", **_args(asset=asset, time=time, clip=clip,
                                                   space=space, mesh=mesh, loop=loop,
                                                   root_motion=root_motion, layers=layers,
-                                                  bind=bind, weights=weights)))
+                                                  bind=bind, skin_weights=skin_weights)))
 
     def subscribe(self, events: Union[str, Iterable[str]]) -> Result:
         """Which events to receive (names of EVENT_TYPES), replacing the set."""

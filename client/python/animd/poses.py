@@ -20,6 +20,8 @@ attachments ``attachments`` (n, 16); ``joints`` (n, 3, 4) their matrices,
             ``positions`` (n, 3), ``animate`` (n,) bool, ``ids`` (n,) uint32
             (the file's attachment ids), ``joint_indices`` (n,) uint32 (the
             joint each hangs on)
+weights     ``weights`` (n,): each glTF morph target weight (the asset's
+            order: assets.info's ``weights`` names them)
 ==========  =================================================================
 
 An attachments row holds three 32-bit integers after its 13 floats (id,
@@ -30,11 +32,12 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from animd._deps import numpy as np
 
-SPACES = ("local", "model", "skin", "vertices", "camera", "emitters", "attachments")
+SPACES = ("local", "model", "skin", "vertices", "camera", "emitters", "attachments",
+          "weights")
 # Floats per element by space (section 13's strides / 4); vertices with
 # normals carry 6.
 FLOATS = {"local": 10, "model": 12, "skin": 12, "vertices": 3, "camera": 8, "emitters": 24,
-          "attachments": 16}
+          "attachments": 16, "weights": 1}
 # The ten animated parameters of an emitter, in the stream's order.
 EMITTER_PARAMS = ("emission_speed", "speed_variation", "vertical_range", "horizontal_range",
                   "gravity", "lifespan", "emission_rate", "area_length", "area_width",
@@ -125,6 +128,10 @@ class PoseViews:
     ids = property(lambda self: self._words(13))
     joint_indices = property(lambda self: self._words(14))
 
+    @property
+    def weights(self) -> Any:
+        return self.data.reshape(-1) if self.space == "weights" else None
+
     def __array__(self, dtype: Any = None) -> Any:
         return self.data if dtype is None else self.data.astype(dtype)
 
@@ -165,6 +172,8 @@ def sample_rows(reply: Mapping[str, Any]) -> Tuple[Optional[str], Optional[np.nd
         words[:, 13] = [p["id"] for p in points]
         words[:, 14] = [p["joint"] for p in points]
         return space, rows
+    if space == "weights":
+        return space, _f32([w["weight"] for w in reply.get("weights", [])], 1)
     return space, None
 
 

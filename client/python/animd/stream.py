@@ -49,7 +49,7 @@ MAX_REGION_BYTES = 1 << 32
 FEATURE_NORMALS = 1
 STATE_LIVE, STATE_CLOSED = 1, 2
 PAUSED, ENDED, IN_PLACE = 1, 2, 4
-STRIDES = {0: 40, 1: 48, 2: 48, 3: 12, 4: 32, 5: 96, 6: 64}
+STRIDES = {0: 40, 1: 48, 2: 48, 3: 12, 4: 32, 5: 96, 6: 64, 7: 4}
 TRIES = 16                              # as STREAM_TRIES in client/lib/stream.c
 
 _HEADER = struct.Struct("<IHHQQQIIIIIIQQIIQI")

@@ -434,7 +434,7 @@ void cache_stats(const struct cache *c, struct cache_stats *out)
 			out->memory.emitters += m->emitters;
 			out->memory.other += m->other;
 			out->memory.total += m->total;
-			if (e->asset->format >= 0 && e->asset->format <= ASSET_FORMAT_M2)
+			if (e->asset->format >= 0 && e->asset->format < ASSET_FORMAT_COUNT)
 				out->format_bytes[e->asset->format] += m->total;
 		}
 		out->loads_waiting += e->state == CACHE_ARMED || e->state == CACHE_QUEUED;

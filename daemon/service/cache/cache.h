@@ -181,7 +181,7 @@ struct cache_stats {
 	 * same totals by format (indexed by enum asset_format).  Versions
 	 * the cache has replaced but an instance still plays are not in it. */
 	struct asset_memory memory;
-	uint64_t format_bytes[ASSET_FORMAT_M2 + 1];
+	uint64_t format_bytes[ASSET_FORMAT_COUNT];
 };
 
 typedef void (*cache_ready_cb)(struct cache *c, const struct cache_summary *s, void *data);

@@ -45,6 +45,8 @@ struct cache_load {
 	bool was_live;                  /* the entry had a version in memory */
 	uint64_t prev_hash;
 	/* Out. */
+	bool parsed;                    /* the bytes went to the loader */
+	struct cache_names read;        /* companions it asked for */
 	int rc;
 	bool unchanged;
 	struct asset *asset;
@@ -73,8 +75,40 @@ enum cache_asset_state cache_entry_asset_state(const struct cache_entry *e)
 	return e->evicted ? CACHE_ASSET_EVICTED : CACHE_ASSET_LOADING;
 }
 
+static void cache_names_clear(struct cache_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Adds a copy of name (nothing when out of memory: the entry then only
+ * misses an event on that file; the periodic rescan still sees it). */
+static void cache_names_add(struct cache_names *l, const char *name)
+{
+	char **grown = realloc(l->v, (l->n + 1) * sizeof *l->v);
+
+	if (grown == NULL)
+		return;
+	l->v = grown;
+	l->v[l->n] = strdup(name);
+	if (l->v[l->n] != NULL)
+		l->n++;
+}
+
+static bool cache_names_has(const struct cache_names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return true;
+	return false;
+}
+
 static void cache_entry_free(struct cache_entry *e)
 {
+	cache_names_clear(&e->read);
 	asset_unref(e->asset);
 	free(e->error);
 	free(e->name);
@@ -274,6 +308,7 @@ static int cache_entry_read_companion(void *ctx, const char *name, char **buf, s
 	int fd = asset_path_open(j->root_fd, j->root_real, name, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	int rc;
 
+	cache_names_add(&j->read, name);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return -ENOENT;
 	if (fd < 0) {
@@ -329,6 +364,7 @@ static void cache_entry_load_work(uv_work_t *w)
 	if (j->compare_hash && j->hash == j->prev_hash && !j->companions) {
 		j->unchanged = true;
 	} else {
+		j->parsed = true;
 		j->rc = asset_load_buffer_with(j->name, buf, len, &j->load, &j->asset, j->err,
 					       sizeof j->err);
 		/* A model with companions is a new version when any of them
@@ -442,6 +478,22 @@ void cache_entry_pump(struct cache *c)
 	}
 }
 
+bool cache_entry_touch_readers(struct cache *c, const char *path)
+{
+	bool any = false;
+
+	for (struct strmap_node *n = strmap_next(&c->entries, NULL); n != NULL;
+	     n = strmap_next(&c->entries, n)) {
+		struct cache_entry *e = strmap_container_of(n, struct cache_entry, node);
+
+		if (e->read.n > 0 && cache_names_has(&e->read, path)) {
+			cache_entry_touch(c, e);
+			any = true;
+		}
+	}
+	return any;
+}
+
 void cache_entry_emit(struct cache *c, enum cache_event ev, struct cache_entry *e)
 {
 	const struct cache_events *cb = &c->opts.events;
@@ -498,6 +550,7 @@ static void cache_entry_load_done(uv_work_t *w, int status)
 	close(j->root_fd);
 	if (c->closing || e->timer_closed) {
 		asset_unref(j->asset);
+		cache_names_clear(&j->read);
 		free(j);
 		if (e->timer_closed)
 			cache_entry_free(e);
@@ -522,12 +575,21 @@ static void cache_entry_load_done(uv_work_t *w, int status)
 	}
 	if (j->asset != NULL)
 		e->companions = j->asset->companion_count > 0;
+	if (j->parsed) {
+		/* What this load read, even when it failed (a .bin that is not
+		 * there yet): its arrival must reload the entry. */
+		cache_names_clear(&e->read);
+		e->read = j->read;
+		j->read = (struct cache_names){ NULL, 0 };
+		e->companions |= e->read.n > 0;
+	}
 
 	if (rc == -ENOENT || rc == -ENOTDIR) {
 		/* Files vanish with their root too (rm -r removes them first). */
 		cache_watch_root_check(c);
 		if (c->root_fd < 0) {
 			asset_unref(j->asset);
+			cache_names_clear(&j->read);
 			free(j);
 			cache_release(c);
 			return;
@@ -609,6 +671,7 @@ static void cache_entry_load_done(uv_work_t *w, int status)
 	else if (!dropped && e->waiters != NULL && e->state == CACHE_IDLE)
 		cache_entry_queue_add(c, e, true, false);   /* wanted during a look */
 	asset_unref(j->asset);
+	cache_names_clear(&j->read);
 	free(j);
 	cache_entry_pump(c);
 	/* Last: the callback may close the cache (which then waits for this

@@ -69,6 +69,12 @@ struct cache_queue {
 	size_t count;
 };
 
+/* Names of files, a list that grows. */
+struct cache_names {
+	char **v;
+	size_t n;
+};
+
 struct cache_entry {
 	struct strmap_node node;
 	struct strorder_node order_node; /* in name order, while in the table */
@@ -92,6 +98,9 @@ struct cache_entry {
 	bool companions;                /* the last load read companion files: its
 					   hash covers them, so the file's own bytes
 					   alone cannot say it is unchanged */
+	struct cache_names read;        /* the companion files the last load asked
+					   for, found or not (a glTF's buffers): an
+					   event on one of them reloads this entry */
 
 	enum cache_state state;
 	bool dirty;                     /* an event arrived while loading */
@@ -243,6 +252,11 @@ void cache_entry_queue_add(struct cache *c, struct cache_entry *e, bool wanted, 
 /* Starts queued loads while a slot is free and the root is there: wanted
  * ones in every slot, background ones in all but one. */
 void cache_entry_pump(struct cache *c);
+
+/* Touches every entry whose last load read path (a glTF's .bin, found or
+ * not); whether there was one.  A walk of the entries: events on files
+ * that are no asset are few. */
+bool cache_entry_touch_readers(struct cache *c, const char *path);
 
 /* Calls the event callback for ev about e, if set; it may close the cache. */
 void cache_entry_emit(struct cache *c, enum cache_event ev, struct cache_entry *e);

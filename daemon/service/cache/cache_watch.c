@@ -230,6 +230,10 @@ void cache_watch_on_event(struct watcher *w, const char *path, int events, int s
 		cache_entry_touch(c, e);
 		return;
 	}
+	/* A file an entry's last load read (a glTF's .bin, whatever its name):
+	 * each such entry reloads. */
+	if (cache_entry_touch_readers(c, path))
+		return;
 	if (asset_path_is_asset(path)) {
 		e = cache_entry_new(c, path);
 		if (e != NULL)

@@ -376,7 +376,7 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	has_layers = rpc_args_maps(args, "layers", RPC_OPTIONAL, layer_maps, SAMPLE_MAX_LAYERS,
 				   &nlayers);
 	rpc_args_bool(args, "bind", RPC_OPTIONAL, &bind);
-	rpc_args_bool(args, "weights", RPC_OPTIONAL, &weights);
+	rpc_args_bool(args, "skin_weights", RPC_OPTIONAL, &weights);
 	if (rpc_args_finish(args) < 0)
 		return DISPATCH_ERROR;
 	/* "time" is required but for the bind pose, which takes no clock. */
@@ -393,7 +393,7 @@ enum dispatch_result method_sample(struct session *s, const struct rpc_request *
 	}
 	if (weights && space != SPACE_VERTICES) {
 		rpc_error_format(err, PROTO_ERR_BAD_REQUEST,
-				 "sample: \"weights\" come with the vertices space");
+				 "sample: \"skin_weights\" come with the vertices space");
 		return DISPATCH_ERROR;
 	}
 	if (lookup_asset(s->ctl, "sample", &name, &info, err) < 0)

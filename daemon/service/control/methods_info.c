@@ -87,8 +87,8 @@ static void status_put_memory(struct control *ctl, const struct cache_stats *cs,
 	rpc_put_lit(out, "other");
 	rpc_put_uint(out, cs->memory.other);
 	rpc_put_lit(out, "by_format");
-	rpc_put_map(out, ASSET_FORMAT_M2 + 1);
-	for (int f = 0; f <= ASSET_FORMAT_M2; f++) {
+	rpc_put_map(out, ASSET_FORMAT_COUNT);
+	for (int f = 0; f < ASSET_FORMAT_COUNT; f++) {
 		rpc_put_cstr(out, asset_format_name((enum asset_format)f));
 		rpc_put_uint(out, cs->format_bytes[f]);
 	}

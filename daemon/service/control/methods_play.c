@@ -140,6 +140,14 @@ int play_check_fit(const char *method, const struct instance *in, const struct a
 				 in->asset->attachment_count);
 		return -1;
 	}
+	/* And a weights stream's (glTF morph targets). */
+	if (a != in->asset && a->weight_count != in->asset->weight_count) {
+		rpc_error_format(err, PROTO_ERR_ASSET_ERROR,
+				 "%s: %s has %u morph weights, instance %llu's asset %u", method,
+				 name, a->weight_count, (unsigned long long)in->id,
+				 in->asset->weight_count);
+		return -1;
+	}
 	if (c->joint_count != in->clip->joint_count) {
 		rpc_error_format(err, PROTO_ERR_ASSET_ERROR,
 				 "%s: clip \"%s\" has %u joints, instance %llu %u", method, c->name,

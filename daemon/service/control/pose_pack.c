@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 
+#include "daemon/service/control/gltf_pack.h"
 #include "daemon/service/control/m2_pack.h"
 #include "daemon/service/control/mesh_pack.h"
 #include "proto/rpc.h"
@@ -125,7 +126,7 @@ static void pack_meshes(struct rpc_out *out, const struct sample_request *q,
 				rpc_put_uint(out, m->triangles[t][k]);
 		}
 		if (q->weights) {
-			rpc_put_lit(out, "weights");
+			rpc_put_lit(out, "skin_weights");
 			pack_weights(out, m);
 		}
 	}
@@ -213,6 +214,10 @@ void pose_pack(struct rpc_out *out, const struct sample_request *q, const char *
 		rpc_put_array(out, r->attachment_count);
 		for (uint32_t i = 0; i < r->attachment_count; i++)
 			m2_pack_attachment(out, q->asset, i, &r->attachment_states[i]);
+		break;
+	case SPACE_WEIGHTS:
+		rpc_put_lit(out, "weights");
+		gltf_pack_weights(out, q->asset, r->weights, r->weight_count);
 		break;
 	default:
 		rpc_put_lit(out, "joints");
@@ -329,7 +334,8 @@ static void pack_memory(struct rpc_out *out, const struct asset_memory *m)
 uint32_t pose_asset_info_pairs(const struct asset *a)
 {
 	return 12 + (a->format == ASSET_FORMAT_X ? 2 : 0) +
-	       (a->format == ASSET_FORMAT_M2 ? M2_PACK_ASSET_PAIRS : 0);
+	       (a->format == ASSET_FORMAT_M2 ? M2_PACK_ASSET_PAIRS : 0) +
+	       (a->format == ASSET_FORMAT_GLTF ? GLTF_PACK_ASSET_PAIRS : 0);
 }
 
 void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct asset *a)
@@ -372,6 +378,8 @@ void pose_pack_asset_info(struct rpc_out *out, const char *name, const struct as
 	}
 	if (a->format == ASSET_FORMAT_M2)
 		m2_pack_asset(out, a);
+	if (a->format == ASSET_FORMAT_GLTF)
+		gltf_pack_asset(out, a);
 	rpc_put_lit(out, "note");
 	pack_str_or_nil(out, a->note);
 	rpc_put_lit(out, "notes");

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/anim/morph.h"
 #include "daemon/anim/pose.h"
 #include "daemon/service/base/clock.h"
 #include "daemon/service/base/log.h"
@@ -90,6 +91,8 @@ struct stream_scratch {
 	uint32_t emitter_room;          /* capacity of emitters */
 	struct attachment_state *attachments;
 	uint32_t attachment_room;       /* capacity of attachments */
+	float *weights;                 /* morph weights (glTF) */
+	uint32_t weight_room;           /* capacity of weights */
 	vec3 *positions, *normals;      /* a mesh's, before interleaving */
 	uint32_t vertex_room;           /* capacity of each */
 	float *payload;                 /* a pose as it goes into a slot (slot_bytes) */
@@ -124,6 +127,7 @@ static uint32_t stream_shm_space(enum sample_space s)
 	case SPACE_VERTICES: return ANIMD_SHM_SPACE_VERTICES;
 	case SPACE_EMITTERS: return ANIMD_SHM_SPACE_EMITTERS;
 	case SPACE_ATTACHMENTS: return ANIMD_SHM_SPACE_ATTACHMENTS;
+	case SPACE_WEIGHTS: return ANIMD_SHM_SPACE_WEIGHTS;
 	default: return ANIMD_SHM_SPACE_CAMERA;
 	}
 }
@@ -196,15 +200,21 @@ int stream_check(const struct stream *st, const struct instance *in, char *err, 
 		snprintf(err, errlen, "an attachments stream needs an M2 asset");
 		return -EOPNOTSUPP;
 	}
+	if (st->space == SPACE_WEIGHTS && in->asset->format != ASSET_FORMAT_GLTF) {
+		snprintf(err, errlen, "a weights stream needs a glTF asset");
+		return -EOPNOTSUPP;
+	}
 	need = st->space == SPACE_VERTICES      ? stream_vertex_count(mesh)
 	       : st->space == SPACE_EMITTERS    ? in->asset->emitter_count
 	       : st->space == SPACE_ATTACHMENTS ? in->asset->attachment_count
+	       : st->space == SPACE_WEIGHTS     ? in->asset->weight_count
 						: skel->joint_count;
 	if (need > st->geom.max_elements) {
 		snprintf(err, errlen, "the pose has %u %s but the stream's slots hold %u", need,
 			 st->space == SPACE_VERTICES      ? "vertices"
 			 : st->space == SPACE_EMITTERS    ? "emitters"
 			 : st->space == SPACE_ATTACHMENTS ? "attachment points"
+			 : st->space == SPACE_WEIGHTS     ? "morph weights"
 							  : "joints",
 			 st->geom.max_elements);
 		return -E2BIG;
@@ -290,10 +300,20 @@ static uint32_t stream_from_model(const struct stream *st, struct stream_scratch
 	if (st->space == SPACE_ATTACHMENTS)
 		return stream_attachments(sc, in, ct, global_ns, model, out);
 	mesh = stream_mesh_asset(in);
+	/* Morph targets (glTF) first take the clip's weights. */
+	if (mesh->weight_count > 0)
+		morph_weights_sample(mesh->weights, mesh->weight_count, in->clip, ct->t_ns,
+				     sc->weights);
 	if (!st->normals) {
 		for (uint32_t i = 0; i < mesh->mesh_count; i++) {
-			mesh_skin_positions(mesh->meshes[i], model, (vec3 *)(void *)(out + 3 * (size_t)n));
-			n += mesh->meshes[i]->vertex_count;
+			const struct mesh *m = mesh->meshes[i];
+			vec3 *o = (vec3 *)(void *)(out + 3 * (size_t)n);
+
+			if (m->morph != NULL)
+				morph_skin_positions(m, sc->weights, model, o);
+			else
+				mesh_skin_positions(m, model, o);
+			n += m->vertex_count;
 		}
 		return n;
 	}
@@ -304,8 +324,13 @@ static uint32_t stream_from_model(const struct stream *st, struct stream_scratch
 		const struct mesh *m = mesh->meshes[i];
 		float *o = out + 6 * (size_t)n;
 
-		mesh_skin_positions(m, model, sc->positions);
-		mesh_skin_normals(m, sc->skin, sc->positions, sc->normals);
+		if (m->morph != NULL) {
+			morph_skin_positions(m, sc->weights, model, sc->positions);
+			morph_skin_normals(m, sc->weights, sc->skin, sc->normals);
+		} else {
+			mesh_skin_positions(m, model, sc->positions);
+			mesh_skin_normals(m, sc->skin, sc->positions, sc->normals);
+		}
 		for (uint32_t v = 0; v < m->vertex_count; v++, o += 6) {
 			memcpy(o, &sc->positions[v], 3 * sizeof *o);
 			memcpy(o + 3, &sc->normals[v], 3 * sizeof *o);
@@ -339,6 +364,14 @@ static uint32_t stream_evaluate(struct stream *st, struct stream_scratch *sc,
 		memcpy(out + 3, &f.rot, 4 * sizeof(float));
 		out[7] = f.fov;
 		return 1;
+	}
+	if (st->space == SPACE_WEIGHTS) {
+		/* The base clip's weights: layers blend joints. */
+		morph_weights_sample(in->asset->weights, in->asset->weight_count, in->clip, ct->t_ns,
+				     out);
+		if (next != UINT32_MAX)
+			stream_prefetch_channel(st, next);
+		return in->asset->weight_count;
 	}
 	model = st->space == SPACE_MODEL ? (mat34 *)(void *)out : sc->model;
 	if (in->clip != NULL && in->layer_count == 0 && st->space != SPACE_LOCAL &&
@@ -600,11 +633,19 @@ static void stream_tick_late(uv_check_t *c)
  * count) attached, at attach time or when a reload swaps a bigger version
  * in, never while publishing. */
 static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters,
-			  uint32_t attachments, uint32_t vertices)
+			  uint32_t attachments, uint32_t weights, uint32_t vertices)
 {
 	for (unsigned i = 0; i < st->parts; i++) {
 		struct stream_scratch *sc = &st->scratch[i];
 
+		if (weights > sc->weight_room) {
+			float *w = realloc(sc->weights, weights * sizeof *w);
+
+			if (w == NULL)
+				return -ENOMEM;
+			sc->weights = w;
+			sc->weight_room = weights;
+		}
 		if (vertices > sc->vertex_room) {
 			vec3 *p = realloc(sc->positions, vertices * sizeof *p), *n;
 
@@ -661,11 +702,13 @@ static int stream_reserve(struct stream *st, uint32_t joints, uint32_t emitters,
 int stream_fit(struct stream *st, const struct instance *in, char *err, size_t errlen)
 {
 	const struct skeleton *skel = stream_skeleton(in);
+	const struct asset *mesh = stream_mesh_asset(in);
 	int rc = stream_check(st, in, err, errlen);
 
 	if (rc == 0 && stream_reserve(st, skel != NULL ? skel->joint_count : 0,
 				      in->asset->emitter_count, in->asset->attachment_count,
-				      st->normals ? stream_largest_mesh(stream_mesh_asset(in)) : 0) < 0) {
+				      mesh != NULL ? mesh->weight_count : 0,
+				      st->normals ? stream_largest_mesh(mesh) : 0) < 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 	}
@@ -729,6 +772,7 @@ static void stream_handle_closed(uv_handle_t *h)
 		free(st->scratch[i].skin);
 		free(st->scratch[i].emitters);
 		free(st->scratch[i].attachments);
+		free(st->scratch[i].weights);
 		free(st->scratch[i].positions);
 		free(st->scratch[i].payload);
 		free(st->scratch[i].normals);
