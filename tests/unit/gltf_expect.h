@@ -23,6 +23,7 @@
 #include "daemon/assets/asset.h"
 #include "daemon/assets/sampling.h"
 #include "tests/support/gltf_writer.h"
+#include "tests/support/testdata.h"
 
 /* Files a document may name, in memory. */
 struct gx_file {
@@ -66,6 +67,27 @@ static inline int gx_load(const char *name, const void *buf, size_t len, struct 
 	struct asset_options o = { .read_companion = gx_read, .companion_ctx = files };
 
 	return asset_load_buffer_with(name, buf, len, &o, out, err, errlen);
+}
+
+/* A file loaded as asset_load_file does (companions read beside it), its
+ * clips kept raw: these tests hold the importer to the specification's and
+ * Blender's numbers, closer than the codec's precision in glTF's meters
+ * (docs/compression.md).  0 or the loader's error in err. */
+static inline int gx_load_file_raw(const char *path, struct asset **out, char *err, size_t errlen)
+{
+	size_t max = 0, len;
+	struct asset_options o = { .read_companion = asset_read_companion_file,
+				   .companion_ctx = &max, .raw_clips = 1 };
+	char *buf = test_file_read(path, &len);
+	int rc;
+
+	if (buf == NULL) {
+		snprintf(err, errlen, "%s: cannot read", path);
+		return -ENOENT;
+	}
+	rc = asset_load_buffer_with(path, buf, len, &o, out, err, errlen);
+	free(buf);
+	return rc;
 }
 
 /* The writer's document in `mode`, loaded as NAME.gltf / NAME.glb (its

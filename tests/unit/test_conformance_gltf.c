@@ -70,7 +70,7 @@ static struct asset *load(const char *rel, char *err, size_t errlen)
 	struct asset *a = NULL;
 	const char *path = testdata_path(rel);
 
-	return asset_load_file(path, 0, &a, err, errlen) == 0 ? a : NULL;
+	return gx_load_file_raw(path, &a, err, errlen) == 0 ? a : NULL;
 }
 
 static void assert_finite(const float *v, size_t n, const char *what, const char *file)

@@ -79,7 +79,7 @@ static void compare(const char *file, const uint32_t *map, uint32_t count, json_
 	char err[512];
 	float size = 3.0f, tol = 1e-4f * size;
 
-	if (asset_load_file(file, 0, &a, err, sizeof err) != 0)
+	if (gx_load_file_raw(file, &a, err, sizeof err) != 0)
 		fail_msg("%s", err);
 	assert_int_equal(a->clip_count, 1);
 	assert_int_equal(a->mesh_count, 1);
