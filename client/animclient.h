@@ -527,6 +527,10 @@ typedef struct animc_asset_summary {
 typedef struct animc_asset_list {
 	size_t count;
 	const animc_asset_summary *assets;      /* sorted by name */
+	/* Appended in 1.1: each asset's state, in the order of assets: "ok",
+	 * "loading" (indexed, not loaded yet), "failed" or "evicted" (dropped
+	 * for [assets] max_memory; a request naming it loads it again). */
+	const char *const *states;
 } animc_asset_list;
 
 /* One page of assets.list (animc_assets_list_page). */
@@ -534,6 +538,7 @@ typedef struct animc_asset_page {
 	size_t count;
 	const animc_asset_summary *assets;      /* sorted by name, after the cursor given */
 	const char *cursor;     /* the next page's cursor; NULL: this was the last page */
+	const char *const *states;      /* appended in 1.1: as animc_asset_list's */
 } animc_asset_page;
 
 /* Assets per page: the daemon's default and its most. */

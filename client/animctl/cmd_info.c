@@ -170,6 +170,7 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 			json_kuint(&j, "generation", a->generation);
 			json_kbool(&j, "ok", a->ok);
 			json_kstr(&j, "error", a->error);
+			json_kstr(&j, "state", l->states[i]);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
@@ -187,11 +188,10 @@ int cmd_list(struct ctl *ctl, int argc, char **argv)
 		for (size_t i = 0; i < l->count; i++) {
 			const animc_asset_summary *a = &l->assets[i];
 
-			/* Not in memory and no error: indexed and not loaded
-			 * yet, or evicted for the cap after a good version
-			 * (assets.list's state; a call naming it loads it). */
-			const char *state = a->ok ? "ok" : a->error ? "error"
-					  : a->generation > 0 ? "evicted" : "loading";
+			/* The daemon's state, its "failed" said as the error
+			 * it is (python3 -m animd list says it alike). */
+			const char *state = strcmp(l->states[i], "failed") == 0 ? "error"
+					    : l->states[i];
 
 			printf("%-*s  %-10s  %4" PRIu64 "  %s%s%s\n", w,
 			       a->name ? escape_text(a->name) : "?",
@@ -945,7 +945,7 @@ int cmd_sample(struct ctl *ctl, int argc, char **argv)
 		return ctl_usage_error("sample", "--bind takes no --time, --clip, --loop, "
 				       "--root-motion or layer");
 	if (time == NULL && bind == NULL)
-		return ctl_usage_error("sample", "--time (or --bind) is required");
+		return ctl_usage_error("sample", "--time is required, or --bind for the bind pose");
 	o.asset = pos[0];
 	o.clip = clip;
 	o.mesh = mesh;

@@ -27,14 +27,29 @@ static const char *assets_name(struct ac_parse *p, const msgpack_object *map)
 
 /* ---- assets.list ------------------------------------------------------ */
 
-/* The assets array of an assets.list reply into items (a res's). */
+/* An asset's state: the daemon's word, or for a daemon from before the
+ * index (which sends none) what ok and error say. */
+static const char *list_state(struct ac_parse *p, const msgpack_object *o,
+			      const animc_asset_summary *a)
+{
+	const char *state = ac_obj_get(o, "state") != NULL ? ac_obj_str(p, o, "state") : NULL;
+
+	if (state != NULL)
+		return state;
+	return a->ok ? "ok" : a->error != NULL ? "failed" : "loading";
+}
+
+/* The assets array of an assets.list reply into items and their states (a
+ * res's). */
 static int list_items(struct ac_parse *p, const msgpack_object *r,
-		      const animc_asset_summary **out, size_t *count)
+		      const animc_asset_summary **out, const char *const **states_out,
+		      size_t *count)
 {
 	const msgpack_object *arr = ac_obj_array(p, r, "assets", count);
 	animc_asset_summary *items = ac_res_alloc(p->res, *count * sizeof *items);
+	const char **states = ac_res_alloc(p->res, *count * sizeof *states + 1);
 
-	if (items == NULL)
+	if (items == NULL || states == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < *count; i++) {
 		const msgpack_object *o = &arr->via.array.ptr[i];
@@ -45,8 +60,10 @@ static int list_items(struct ac_parse *p, const msgpack_object *r,
 		items[i].generation = ac_obj_u64(p, o, "generation", 0);
 		items[i].ok = state != NULL ? ac_obj_is_str(state, "ok") : ac_obj_bool(p, o, "ok", 0);
 		items[i].error = ac_obj_str(p, o, "error");
+		states[i] = list_state(p, o, &items[i]);
 	}
 	*out = items;
+	*states_out = states;
 	return 0;
 }
 
@@ -69,7 +86,7 @@ static int list_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	if (l == NULL)
 		return -ENOMEM;
 	call->result = l;
-	rc = list_items(&p, r, &l->assets, &l->count);
+	rc = list_items(&p, r, &l->assets, &l->states, &l->count);
 	return rc < 0 ? rc : p.err;
 }
 
@@ -103,7 +120,7 @@ static int page_reply(animc_client *c, struct ac_call *call, const msgpack_objec
 	if (pg == NULL)
 		return -ENOMEM;
 	call->result = pg;
-	rc = list_items(&p, r, &pg->assets, &pg->count);
+	rc = list_items(&p, r, &pg->assets, &pg->states, &pg->count);
 	pg->cursor = ac_obj_str(&p, r, "cursor");
 	return rc < 0 ? rc : p.err;
 }
@@ -131,21 +148,28 @@ int animc_assets_list_page_async(animc_client *c, const char *cursor, uint32_t l
 static int list_append(animc_asset_list *l, size_t *cap, const animc_asset_page *pg)
 {
 	animc_asset_summary *items = (animc_asset_summary *)(uintptr_t)l->assets;
+	const char **states = (const char **)(uintptr_t)l->states;
 
 	if (l->count + pg->count > *cap) {
 		size_t want = *cap != 0 ? *cap : 1024;
 		animc_asset_summary *grown;
+		const char **grown_states;
 
 		while (want < l->count + pg->count)
 			want *= 2;
 		grown = ac_res_alloc(l, want * sizeof *grown);
-		if (grown == NULL)
+		grown_states = ac_res_alloc(l, want * sizeof *grown_states);
+		if (grown == NULL || grown_states == NULL)
 			return -ENOMEM;
-		if (l->count > 0)
+		if (l->count > 0) {
 			memcpy(grown, items, l->count * sizeof *grown);
+			memcpy(grown_states, states, l->count * sizeof *grown_states);
+		}
 		items = grown;
+		states = grown_states;
 		*cap = want;
 		l->assets = items;
+		l->states = states;
 	}
 	for (size_t i = 0; i < pg->count; i++) {
 		const animc_asset_summary *a = &pg->assets[i];
@@ -155,8 +179,9 @@ static int list_append(animc_asset_list *l, size_t *cap, const animc_asset_page 
 		d->name = a->name != NULL ? ac_res_str(l, a->name, strlen(a->name)) : NULL;
 		d->format = a->format != NULL ? ac_res_str(l, a->format, strlen(a->format)) : NULL;
 		d->error = a->error != NULL ? ac_res_str(l, a->error, strlen(a->error)) : NULL;
+		states[l->count + i] = ac_res_str(l, pg->states[i], strlen(pg->states[i]));
 		if ((a->name != NULL && d->name == NULL) || (a->format != NULL && d->format == NULL) ||
-		    (a->error != NULL && d->error == NULL))
+		    (a->error != NULL && d->error == NULL) || states[l->count + i] == NULL)
 			return -ENOMEM;
 	}
 	l->count += pg->count;

@@ -299,8 +299,10 @@ static void test_pages_while_assets_change(void **state)
 			assert_int_equal(animc_assets_list_page(ac, next, 1000, &pg), 0);
 			free(next);
 			next = pg->cursor != NULL ? strdup(pg->cursor) : NULL;
-			for (size_t i = 0; i < pg->count; i++)
+			for (size_t i = 0; i < pg->count; i++) {
 				names_add(&got, pg->assets[i].name);
+				assert_string_equal(pg->states[i], "ok");
+			}
 			assert_true(pg->count == 1000 || next == NULL);
 			animc_free(pg);
 			pages++;
@@ -316,6 +318,8 @@ static void test_pages_while_assets_change(void **state)
 					    strstr(l->assets[i].name, "many/") == l->assets[i].name
 						    ? "md5camera" : l->assets[i].format);
 			assert_true(l->assets[i].ok);
+			/* Copied page after page with the names. */
+			assert_string_equal(l->states[i], "ok");
 		}
 		animc_free(l);
 		expect_names(&got, &want, "animc_assets_list");

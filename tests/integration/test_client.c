@@ -180,6 +180,8 @@ static void test_hello_status_assets(void **state)
 	assert_string_equal(l->assets[5].format, "md5mesh");
 	assert_true(l->assets[3].ok);
 	assert_null(l->assets[3].error);
+	for (size_t i = 0; i < l->count; i++)
+		assert_string_equal(l->states[i], "ok");
 	animc_free(l);
 
 	expect_ok(fx->c, animc_assets_info(fx->c, "walker.md5mesh", &a));
