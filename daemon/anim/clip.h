@@ -195,8 +195,13 @@ void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum
  * keyed clip or one of fewer than eight joints.  0, or -ENOMEM. */
 int clip_block_frames(struct clip *c);
 
-/* What clip_compress keeps poses within, in model units: ACL's defaults
- * (0.01 cm at 3 cm from each joint) for rigs in inches, as id Tech's. */
+/* What clip_compress keeps poses within when not told: fractions of the
+ * rig's size (the largest diagonal of its joints' box in any frame), ACL's
+ * defaults (0.01 cm at 3 cm from each joint) on a 1.8 m character, so that
+ * a rig in inches, meters or WoW's yards gets the same relative error.  A
+ * rig with no size (one joint that never moves) gets the inch values. */
+#define CLIP_CODEC_AUTO_PRECISION 5.5e-5f
+#define CLIP_CODEC_AUTO_SHELL_DISTANCE (1.0f / 60.0f)
 #define CLIP_CODEC_DEFAULT_PRECISION 0.004f
 #define CLIP_CODEC_DEFAULT_SHELL_DISTANCE 1.2f
 
@@ -210,7 +215,8 @@ struct clip_codec_params {
  * and joint, the points at shell_distance from the joint along its axes,
  * in model space through `parents` (joint_count entries, parents[i] < i or
  * -1; NULL: every joint a root), stay within `precision` of where the raw
- * frames put them (NULL params, or a value <= 0: the defaults).  Frees the
+ * frames put them (NULL params, or a value <= 0: the rig's size times the
+ * CLIP_CODEC_AUTO_ fractions).  Frees the
  * frames and their blocks.  A keyed clip's key index has its poses at the
  * shared key times compressed the same way (its curves and the raw keys
  * stay).  Nothing to do for a clip already compressed or a keyed one

@@ -691,6 +691,52 @@ static struct clip_packed *pack_assemble(struct pack *pk, const uint8_t *data, s
 	return p;
 }
 
+/* The rig's size: the largest diagonal, over the frames, of the box
+ * around its joints in model space (0 for one joint, or none that moves
+ * apart from the others). */
+static float pack_rig_size(const struct pack *pk)
+{
+	float size = 0.0f;
+
+	for (uint32_t f = 0; f < pk->F; f++) {
+		const mat34 *m = pk->raw_model + (size_t)f * pk->J;
+		float lo[3], hi[3], d2 = 0.0f;
+
+		for (int a = 0; a < 3; a++)
+			lo[a] = hi[a] = m[0].m[a][3];
+		for (uint32_t j = 1; j < pk->J; j++)
+			for (int a = 0; a < 3; a++) {
+				lo[a] = fminf(lo[a], m[j].m[a][3]);
+				hi[a] = fmaxf(hi[a], m[j].m[a][3]);
+			}
+		for (int a = 0; a < 3; a++)
+			d2 += (hi[a] - lo[a]) * (hi[a] - lo[a]);
+		if (isfinite(d2) && sqrtf(d2) > size)
+			size = sqrtf(d2);
+	}
+	return size;
+}
+
+/* What was not given, from the rig's size (clip.h: CLIP_CODEC_AUTO_*). */
+static void pack_auto_params(struct pack *pk, const struct clip_codec_params *prm)
+{
+	int auto_precision = !(prm && prm->precision > 0.0f);
+	int auto_shell = !(prm && prm->shell_distance > 0.0f);
+	float size;
+
+	if (!auto_precision && !auto_shell)
+		return;
+	size = pack_rig_size(pk);
+	/* Below a millionth of the inch default nothing is worth measuring:
+	 * the rig is a point. */
+	if (!(size * CLIP_CODEC_AUTO_PRECISION > 1e-6f * CLIP_CODEC_DEFAULT_PRECISION))
+		return;
+	if (auto_precision)
+		pk->precision = size * CLIP_CODEC_AUTO_PRECISION;
+	if (auto_shell)
+		pk->shell = size * CLIP_CODEC_AUTO_SHELL_DISTANCE;
+}
+
 struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_count,
 			       uint32_t joints, const int32_t *parents,
 			       const struct clip_codec_params *prm, const struct transform *exact,
@@ -739,6 +785,7 @@ struct clip_packed *codec_pack(const struct transform *frames, uint32_t frame_co
 		model_of(&pk, exact != NULL ? exact + (size_t)f * pk.J : fr,
 			 pk.raw_model + (size_t)f * pk.J);
 	}
+	pack_auto_params(&pk, prm);
 	pack_drop(&pk);
 	if ((rc = pack_tolerances(&pk)) != 0 || (rc = pack_ranges(&pk)) != 0)
 		goto out;

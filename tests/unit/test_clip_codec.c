@@ -314,6 +314,82 @@ static void test_still_clip(void **state)
 	free_pair(raw, pk, s);
 }
 
+/* The rig's size over every frame, as the codec takes it (clip.h):
+ * the largest diagonal of the box around the joints in model space. */
+static double rig_size(const struct skeleton *s, const struct clip *c)
+{
+	uint32_t n = c->joint_count;
+	mat34 *m = calloc(n, sizeof *m);
+	double size = 0;
+
+	assert_non_null(m);
+	for (uint32_t f = 0; f < c->frame_count; f++) {
+		double lo[3], hi[3], d2 = 0;
+
+		pose_local_to_model(s, c->frames + (size_t)f * n, m);
+		for (int a = 0; a < 3; a++)
+			lo[a] = hi[a] = m[0].m[a][3];
+		for (uint32_t j = 1; j < n; j++)
+			for (int a = 0; a < 3; a++) {
+				lo[a] = fmin(lo[a], m[j].m[a][3]);
+				hi[a] = fmax(hi[a], m[j].m[a][3]);
+			}
+		for (int a = 0; a < 3; a++)
+			d2 += (hi[a] - lo[a]) * (hi[a] - lo[a]);
+		size = fmax(size, sqrt(d2));
+	}
+	free(m);
+	return size;
+}
+
+/* Without params, precision and shell follow the rig's size: the same
+ * motion in units 100 times smaller (inches and meters, nearly) gets a
+ * precision 100 times finer, about as many bytes, and keeps it; a rig
+ * that is a point gets the inch defaults. */
+static void test_auto_params_follow_size(void **state)
+{
+	struct skeleton *s;
+	struct clip *raw = make_raw(24, 40, SMOOTH, &s), *small, *pk, *pk_small;
+	size_t bytes = (size_t)raw->frame_count * raw->joint_count * sizeof *raw->frames;
+	float built, precision, shell, built_s, precision_s, shell_s;
+	double size = rig_size(s, raw);
+
+	(void)state;
+	small = calloc(1, sizeof *small);
+	assert_non_null(small);
+	*small = *raw;
+	small->frames = malloc(bytes);
+	assert_non_null(small->frames);
+	for (size_t i = 0; i < (size_t)raw->frame_count * raw->joint_count; i++) {
+		small->frames[i] = raw->frames[i];
+		small->frames[i].t = vec3_scale(raw->frames[i].t, 0.01f);
+	}
+	pk = packed_copy(raw, s, NULL);
+	pk_small = packed_copy(small, s, NULL);
+	assert_true(clip_packed_error(pk, &built, &precision, &shell));
+	assert_true(clip_packed_error(pk_small, &built_s, &precision_s, &shell_s));
+	assert_true(fabs(precision - CLIP_CODEC_AUTO_PRECISION * size) <= 1e-3 * precision);
+	assert_true(fabs(shell - CLIP_CODEC_AUTO_SHELL_DISTANCE * size) <= 1e-3 * shell);
+	assert_true(fabs(precision_s / precision - 0.01) < 1e-4);
+	assert_true(fabs(shell_s / shell - 0.01) < 1e-4);
+	assert_true(error_at_frames(s, raw, pk, shell) <= precision * 1.001);
+	assert_true(error_at_frames(s, small, pk_small, shell_s) <= precision_s * 1.001);
+	assert_true(clip_packed_bytes(pk_small) < clip_packed_bytes(pk) * 5 / 4 &&
+		    clip_packed_bytes(pk) < clip_packed_bytes(pk_small) * 5 / 4);
+	clip_free(small);
+	clip_free(pk_small);
+	free_pair(raw, pk, s);
+
+	raw = make_raw(1, 10, SMOOTH, &s);
+	for (uint32_t f = 0; f < 10; f++)
+		raw->frames[f].t = vec3_make(0, 0, 0);
+	pk = packed_copy(raw, s, NULL);
+	assert_true(clip_packed_error(pk, &built, &precision, &shell));
+	assert_true(precision == CLIP_CODEC_DEFAULT_PRECISION &&
+		    shell == CLIP_CODEC_DEFAULT_SHELL_DISTANCE);
+	free_pair(raw, pk, s);
+}
+
 /* clip_bytes: the struct and the codec's allocation, nothing of the
  * frames left. */
 static void test_bytes(void **state)
@@ -337,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_levels_agree),
 		cmocka_unit_test(test_still_clip),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_auto_params_follow_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,10 +125,10 @@ static void test_defaults(void **state)
 	assert_int_equal(c.log_format, LOG_FORMAT_AUTO);
 	assert_int_equal(c.x_ticks_per_second, 4800);
 	assert_true(c.clips_compress);
-	/* The codec's own defaults, which a clip compressed without the
-	 * daemon (animd check, inspect) gets. */
-	assert_true((float)c.clips_precision == CLIP_CODEC_DEFAULT_PRECISION);
-	assert_true((float)c.clips_shell_distance == CLIP_CODEC_DEFAULT_SHELL_DISTANCE);
+	/* auto, the codec's own choice from each rig's size, which a clip
+	 * compressed without the daemon (animd check, inspect) gets too. */
+	assert_true(c.clips_precision == 0.0);
+	assert_true(c.clips_shell_distance == 0.0);
 	assert_int_equal(config_validate(&c, NULL, 0), 0);
 	config_free(&c);
 	config_free(NULL);

@@ -480,11 +480,18 @@ static int config_store(struct config *cfg, const struct config_key *k, const ch
 
 	case CONFIG_TYPE_LENGTH: {
 		char *stop;
-		double d = strtod(value, &stop);
+		double d;
 
+		/* auto: from each rig's size (kept as 0). */
+		if (strcmp(value, "auto") == 0) {
+			*(double *)config_member(cfg, k) = 0.0;
+			return 0;
+		}
+		d = strtod(value, &stop);
 		if (*stop != '\0' || !(d > 0.0) || d > (double)k->max || value[0] == ' ') {
-			config_msg(msg, msglen, "%s must be a number above 0 and up to %llu, not %s",
-				   label, (unsigned long long)k->max, config_quote(q, value));
+			config_msg(msg, msglen, "%s must be auto or a number above 0 and up to "
+				   "%llu, not %s", label, (unsigned long long)k->max,
+				   config_quote(q, value));
 			return -EINVAL;
 		}
 		*(double *)config_member(cfg, k) = d;
@@ -1115,7 +1122,10 @@ const char *config_field_format(const struct config *cfg, enum config_field f, c
 		snprintf(buf, len, "%s", log_level_name(*(const enum log_level *)m));
 		break;
 	case CONFIG_TYPE_LENGTH:
-		snprintf(buf, len, "%.9g", *(const double *)m);
+		if (*(const double *)m > 0.0)
+			snprintf(buf, len, "%.9g", *(const double *)m);
+		else
+			snprintf(buf, len, "auto");
 		break;
 	case CONFIG_TYPE_LOG_FORMAT:
 		snprintf(buf, len, "%s", log_format_name(*(const enum log_format *)m));

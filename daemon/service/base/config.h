@@ -91,8 +91,9 @@
 #define CONFIG_DEFAULT_LOG_FORMAT LOG_FORMAT_AUTO
 #define CONFIG_DEFAULT_X_TICKS_PER_SECOND 4800u
 /* clip_compress's defaults (daemon/anim/clip.h; test_config checks). */
-#define CONFIG_DEFAULT_CLIP_PRECISION 0.004
-#define CONFIG_DEFAULT_CLIP_SHELL_DISTANCE 1.2
+/* 0: auto, from each rig's size (daemon/anim/clip.h: CLIP_CODEC_AUTO_*). */
+#define CONFIG_DEFAULT_CLIP_PRECISION 0.0
+#define CONFIG_DEFAULT_CLIP_SHELL_DISTANCE 0.0
 #define CONFIG_DEFAULT_CONTROL_OPERATORS CONFIG_OPERATORS_PRIVILEGED
 
 /* control.operators: which peers may use the operator methods, those that
