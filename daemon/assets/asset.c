@@ -436,8 +436,8 @@ int asset_open_file(const char *path, char *err, size_t errlen)
 	return fd < 0 ? asset_fail(path, -errno, err, errlen, "cannot open") : fd;
 }
 
-int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
-		    size_t errlen)
+static int asset_load_file_as(const char *path, size_t max_bytes, bool raw_clips,
+			      struct asset **out, char *err, size_t errlen)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -454,12 +454,24 @@ int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char
 		return rc;
 	{
 		struct asset_options o = { .read_companion = asset_read_companion_file,
-					   .companion_ctx = &max_bytes };
+					   .companion_ctx = &max_bytes, .raw_clips = raw_clips };
 
 		rc = asset_load_buffer_with(path, buf, len, &o, out, err, errlen);
 	}
 	free(buf);
 	return rc;
+}
+
+int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
+		    size_t errlen)
+{
+	return asset_load_file_as(path, max_bytes, false, out, err, errlen);
+}
+
+int asset_load_file_raw(const char *path, size_t max_bytes, struct asset **out, char *err,
+			size_t errlen)
+{
+	return asset_load_file_as(path, max_bytes, true, out, err, errlen);
 }
 
 const struct asset *asset_own_mesh(const struct asset *a)

@@ -200,6 +200,12 @@ int asset_read_fd(int fd, const char *name, size_t max_bytes, char **buf_out, si
 /* Read a file (at most max_bytes; 0 means ASSET_DEFAULT_MAX_BYTES) and load it. */
 int asset_load_file(const char *path, size_t max_bytes, struct asset **out, char *err,
 		    size_t errlen);
+/* The same with the clips left raw (not compressed): for a tool that
+ * validates a file and keeps nothing (animd check).  Compression refuses
+ * no file a load accepts but for lack of memory (or a clip whose
+ * compressed frames pass 4 GiB). */
+int asset_load_file_raw(const char *path, size_t max_bytes, struct asset **out, char *err,
+			size_t errlen);
 
 /* The asset itself when it supplies its own meshes and bind pose (an
  * md5mesh, or a file holding meshes and clips together: .x), else NULL:

@@ -9,7 +9,8 @@
  * the least assimp does to load a file (no post-processing; `assimp info`
  * does three times as much: validation, post-steps, printing).  Both are
  * whole processes: start-up, dynamic loading, reading, parsing, building
- * the objects, exit.  The two alternate (A B, then B A) over ROUNDS
+ * the objects, exit.  animd check keeps its clips raw, as assimp's scene
+ * is: the daemon compresses them on top (bench_parse's "convert" lines).  The two alternate (A B, then B A) over ROUNDS
  * rounds; each run's CPU time (user + system, from wait4) and minor page
  * faults are the kernel's accounting.  Printed: each side's median CPU time
  * with its minimum and maximum, median faults, and assimp's time over
