@@ -196,12 +196,17 @@ void clip_sample_matrices(const struct clip *c, int64_t t_ns, int64_t g_ns, enum
 int clip_block_frames(struct clip *c);
 
 /* What clip_compress keeps poses within when not told: fractions of the
- * rig's size (the largest diagonal of its joints' box in any frame), ACL's
- * defaults (0.01 cm at 3 cm from each joint) on a 1.8 m character, so that
- * a rig in inches, meters or WoW's yards gets the same relative error.  A
- * rig with no size (one joint that never moves) gets the inch values. */
-#define CLIP_CODEC_AUTO_PRECISION 5.5e-5f
-#define CLIP_CODEC_AUTO_SHELL_DISTANCE (1.0f / 60.0f)
+ * rig's size (the largest diagonal of its joints' box in any frame), so
+ * that a rig in inches, meters or WoW's yards gets one relative error: a
+ * millionth of the size, a few float ulps, measured a tenth of the size
+ * from each joint, where skins are, so that poses and vertices stay where
+ * the raw frames put them to 1e-6 of the model (reference tests compare at
+ * that).  Half of it is below what float poses can hold.  ACL's defaults
+ * (0.01 cm at 3 cm) on a 1.8 m character would be 5.5e-5 and 1/60: about
+ * 0.6 times the bytes.  A rig with no size (one joint that never moves)
+ * gets the inch values below. */
+#define CLIP_CODEC_AUTO_PRECISION 1e-6f
+#define CLIP_CODEC_AUTO_SHELL_DISTANCE 0.1f
 #define CLIP_CODEC_DEFAULT_PRECISION 0.004f
 #define CLIP_CODEC_DEFAULT_SHELL_DISTANCE 1.2f
 

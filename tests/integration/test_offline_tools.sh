@@ -103,8 +103,8 @@ expect_jq '(.clips[0].duration - 1.0 | fabs) < 1e-9' "$TMP/inspect.json"
 # and the clip list's one pointer.
 expect_jq '.memory | .total == .skeleton + .clips + .meshes + .camera + .emitters + .other' "$TMP/inspect.json"
 expect_jq '.clips[0].memory_bytes < 25 * 10 * 40 and .clips[0].key_index_bytes == 0 and .memory.clips == .clips[0].memory_bytes + 8 and .memory.meshes == 0' "$TMP/inspect.json"
-# precision and shell auto: 5.5e-5 and 1/60 of the rig's size (clip.h).
-expect_jq '.clips[0].compression | .bytes > 0 and .worst_error <= .precision and .precision > 0 and (.precision / .shell_distance - 0.0033 | fabs) < 1e-5' "$TMP/inspect.json"
+# precision and shell auto: 1e-6 and 1/10 of the rig's size (clip.h).
+expect_jq '.clips[0].compression | .bytes > 0 and .worst_error <= .precision and .precision > 0 and (.precision / .shell_distance - 1e-5 | fabs) < 1e-8' "$TMP/inspect.json"
 expect_status 0 "$ANIMD" inspect --json "$demo/walker.md5mesh"
 expect_jq '.meshes | length == 9 and .[0].vertex_count == 8 and .[0].triangle_count == 12 and .[0].skinned' "$TMP/out"
 expect_jq '.memory.meshes == ([.meshes[].memory_bytes] | add) + 9 * 8 and .memory.clips == 0' "$TMP/out"
