@@ -48,6 +48,7 @@
 #include "daemon/anim/skeleton.h"
 #include "daemon/assets/asset.h"
 #include "tests/support/testdata.h"
+#include "tests/support/shell_error.h"
 
 #ifdef BENCH_ACL
 #include "tests/bench/acl_compare.h"
@@ -197,42 +198,6 @@ static size_t frame_bytes(const struct clip *c)
 		return clip_packed_bytes(c);
 	return (size_t)c->frame_count * c->joint_count * sizeof(struct transform) +
 	       c->block_storage_bytes;
-}
-
-/* The worst displacement of the shell points over every frame and joint. */
-static double measured_error(const struct skeleton *s, const struct clip *raw,
-			     const struct clip *packed, float shell)
-{
-	uint32_t n = raw->joint_count;
-	struct transform *la = xmalloc(n * sizeof *la), *lb = xmalloc(n * sizeof *lb);
-	mat34 *ma = xmalloc(n * sizeof *ma), *mb = xmalloc(n * sizeof *mb);
-	double worst = 0;
-
-	for (uint32_t f = 0; f < raw->frame_count; f++) {
-		int64_t t = clip_frames_duration(f, raw->frame_rate);
-
-		clip_sample(raw, t, la);
-		clip_sample(packed, t, lb);
-		pose_local_to_model(s, la, ma);
-		pose_local_to_model(s, lb, mb);
-		for (uint32_t j = 0; j < n; j++)
-			for (int axis = 0; axis < 3; axis++) {
-				double e = 0;
-
-				for (int r = 0; r < 3; r++) {
-					double d = ((double)ma[j].m[r][axis] - mb[j].m[r][axis]) * shell +
-						   ((double)ma[j].m[r][3] - mb[j].m[r][3]);
-
-					e += d * d;
-				}
-				worst = fmax(worst, sqrt(e));
-			}
-	}
-	free(la);
-	free(lb);
-	free(ma);
-	free(mb);
-	return worst;
 }
 
 static double cpu_now(void)
@@ -411,7 +376,7 @@ static struct acl_clip *acl_side(const struct skeleton *s, const struct clip *ra
 	}
 	if (clip_block_frames(dec) != 0)
 		exit(1);
-	*error = measured_error(s, raw, dec, prm->shell_distance);
+	*error = shell_error(s, raw, dec, prm->shell_distance);
 	clip_free(dec);
 	free(fl);
 	return acl;
@@ -448,7 +413,7 @@ static void speed_and_size(const struct clip_codec_params *prm)
 			times[t] = (int64_t)(rnd() * (double)raw->duration_ns);
 		printf("  %4u joints: raw %.2f bytes/joint-frame, compressed %.2f (%zu bytes), worst "
 		       "error %.4g measured here (%.4g by the builder)\n", n, frame_bytes(raw) / cells,
-		       frame_bytes(pk) / cells, frame_bytes(pk), measured_error(s, raw, pk, bshell),
+		       frame_bytes(pk) / cells, frame_bytes(pk), shell_error(s, raw, pk, bshell),
 		       berr);
 		acl = acl_side(s, raw, prm, &acl_bytes, &acl_error);
 		if (acl != NULL)
@@ -493,7 +458,7 @@ static void still_clip(const struct clip_codec_params *prm)
 	pk = compressed_copy(raw, s, prm);
 	printf("bench_codec: a still pose clip (110 joints x 31 frames): raw %zu bytes, compressed "
 	       "%zu bytes, worst error %.3g\n", frame_bytes(raw), frame_bytes(pk),
-	       measured_error(s, raw, pk, prm->shell_distance));
+	       shell_error(s, raw, pk, prm->shell_distance));
 	{
 		size_t acl_bytes = 0;
 		double acl_error = 0;
@@ -564,7 +529,7 @@ static void real_clips(const struct clip_codec_params *prm)
 		    asset_load_buffer_with(paths[i], buf, len, &pk_opts, &pa, err, sizeof err) == 0) {
 			const struct clip *rc = ra->clips[0], *pc = pa->clips[0];
 			double cells = (double)rc->frame_count * rc->joint_count;
-			double e = measured_error(ra->skeleton, rc, pc, prm->shell_distance);
+			double e = shell_error(ra->skeleton, rc, pc, prm->shell_distance);
 			const char *base = strrchr(paths[i], '/');
 
 			printf("  %-28s %3u joints x %4u frames: raw %.2f, compressed %.2f bytes/joint-frame,"

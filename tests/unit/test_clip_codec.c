@@ -30,6 +30,8 @@
 #include "daemon/anim/pose.h"
 #include "daemon/anim/skeleton.h"
 
+#include "tests/support/shell_error.h"
+
 static uint32_t rng = 2024;
 
 static float rndf(void)
@@ -117,42 +119,6 @@ static struct clip *packed_copy(const struct clip *raw, const struct skeleton *s
 	return c;
 }
 
-/* The worst shell-point displacement at every frame. */
-static double error_at_frames(const struct skeleton *s, const struct clip *a, const struct clip *b,
-			      float shell)
-{
-	uint32_t n = a->joint_count;
-	struct transform *la = calloc(n, sizeof *la), *lb = calloc(n, sizeof *lb);
-	mat34 *ma = calloc(n, sizeof *ma), *mb = calloc(n, sizeof *mb);
-	double worst = 0;
-
-	for (uint32_t f = 0; f < a->frame_count; f++) {
-		int64_t t = clip_frames_duration(f, a->frame_rate);
-
-		clip_sample(a, t, la);
-		clip_sample(b, t, lb);
-		pose_local_to_model(s, la, ma);
-		pose_local_to_model(s, lb, mb);
-		for (uint32_t j = 0; j < n; j++)
-			for (int axis = 0; axis < 3; axis++) {
-				double e = 0;
-
-				for (int r = 0; r < 3; r++) {
-					double d = ((double)ma[j].m[r][axis] - mb[j].m[r][axis]) * shell +
-						   ((double)ma[j].m[r][3] - mb[j].m[r][3]);
-
-					e += d * d;
-				}
-				worst = fmax(worst, sqrt(e));
-			}
-	}
-	free(la);
-	free(lb);
-	free(ma);
-	free(mb);
-	return worst;
-}
-
 static void free_pair(struct clip *raw, struct clip *packed, struct skeleton *s)
 {
 	clip_free(raw);
@@ -179,7 +145,7 @@ static void test_round_trip_within_precision(void **state)
 				struct clip *raw = make_raw(n, frame_counts[fi], (enum flavour)fl, &s);
 				struct clip *pk = packed_copy(raw, s, &prm);
 				float built, precision, shell;
-				double e = error_at_frames(s, raw, pk, prm.shell_distance);
+				double e = shell_error(s, raw, pk, prm.shell_distance);
 
 				assert_true(clip_packed_error(pk, &built, &precision, &shell));
 				assert_true(precision == prm.precision && shell == prm.shell_distance);
@@ -310,7 +276,7 @@ static void test_still_clip(void **state)
 		memcpy(raw->frames + (size_t)f * 110, raw->frames, 110 * sizeof *raw->frames);
 	pk = packed_copy(raw, s, NULL);
 	assert_true(clip_packed_bytes(pk) < 110 * 40);
-	assert_true(error_at_frames(s, raw, pk, 1.2f) < 1e-4);
+	assert_true(shell_error(s, raw, pk, 1.2f) < 1e-4);
 	free_pair(raw, pk, s);
 }
 
@@ -372,8 +338,8 @@ static void test_auto_params_follow_size(void **state)
 	assert_true(fabs(shell - CLIP_CODEC_AUTO_SHELL_DISTANCE * size) <= 1e-3 * shell);
 	assert_true(fabs(precision_s / precision - 0.01) < 1e-4);
 	assert_true(fabs(shell_s / shell - 0.01) < 1e-4);
-	assert_true(error_at_frames(s, raw, pk, shell) <= precision * 1.001);
-	assert_true(error_at_frames(s, small, pk_small, shell_s) <= precision_s * 1.001);
+	assert_true(shell_error(s, raw, pk, shell) <= precision * 1.001);
+	assert_true(shell_error(s, small, pk_small, shell_s) <= precision_s * 1.001);
 	assert_true(clip_packed_bytes(pk_small) < clip_packed_bytes(pk) * 5 / 4 &&
 		    clip_packed_bytes(pk) < clip_packed_bytes(pk_small) * 5 / 4);
 	clip_free(small);
